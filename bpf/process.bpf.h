@@ -1,0 +1,80 @@
+/* Follows the target process tree in the kernel, so a child is traced from its first
+ * instruction without the recorder having to notice it. */
+#ifndef EZIO_PROCESS_BPF_H
+#define EZIO_PROCESS_BPF_H
+
+#include "common.bpf.h"
+#include "syscall.bpf.h"
+
+static __always_inline struct ezio_proc_rec* proc_record(__u8 kind, __u32 pid, __u32 tid) {
+  struct ezio_proc_rec* r = reserve(sizeof(*r), EZIO_LAYER_PROCESS);
+  if (!r) return 0;
+  fill_header(&r->h, kind, EZIO_LAYER_PROCESS, sizeof(*r), pid, tid);
+  r->ts = bpf_ktime_get_ns();
+  r->ppid = 0;
+  r->parent_tid = 0;
+  r->is_thread = 0;
+  r->exit_code = 0;
+  r->filename[0] = 0;
+  return r;
+}
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(ezio_fork, struct task_struct* parent, struct task_struct* child) {
+  __u32 ptgid = parent->tgid;
+  __u8* state = bpf_map_lookup_elem(&traced, &ptgid);
+  if (!state) return 0;
+  __u8 st = *state;
+  __u32 ctgid = child->tgid;
+  bool thread = ctgid == ptgid;
+  if (!thread && bpf_map_update_elem(&traced, &ctgid, &st, BPF_ANY)) {
+    count_drop(EZIO_LAYER_PROCESS);
+    return 0;
+  }
+  if (st != EZIO_ACTIVE) return 0;
+  struct ezio_proc_rec* r = proc_record(EZIO_REC_FORK, ctgid, child->pid);
+  if (!r) return 0;
+  r->ppid = ptgid;
+  r->parent_tid = parent->pid;
+  r->is_thread = thread;
+  bpf_probe_read_kernel_str(r->comm, sizeof(r->comm), child->comm);
+  submit(r);
+  return 0;
+}
+
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(ezio_exec, struct task_struct* p, pid_t old_pid, struct linux_binprm* bprm) {
+  __u32 tgid = p->tgid;
+  __u8* state = bpf_map_lookup_elem(&traced, &tgid);
+  if (!state) return 0;
+  *state = EZIO_ACTIVE;
+  struct ezio_proc_rec* r = proc_record(EZIO_REC_EXEC, tgid, p->pid);
+  if (!r) return 0;
+  bpf_probe_read_kernel_str(r->comm, sizeof(r->comm), p->comm);
+  bpf_probe_read_kernel_str(r->filename, sizeof(r->filename), BPF_CORE_READ(bprm, filename));
+  submit(r);
+  return 0;
+}
+
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(ezio_exit, struct task_struct* p) {
+  __u32 tgid = p->tgid;
+  __u8* state = bpf_map_lookup_elem(&traced, &tgid);
+  if (!state) return 0;
+  __u32 tid = p->pid;
+  /* exit_group() never returns: its in-flight entry must not linger. */
+  bpf_map_delete_elem(&inflight, &tid);
+  if (*state == EZIO_ACTIVE) {
+    struct ezio_proc_rec* r = proc_record(EZIO_REC_EXIT, tgid, tid);
+    if (r) {
+      r->exit_code = p->exit_code;
+      bpf_probe_read_kernel_str(r->comm, sizeof(r->comm), p->comm);
+      submit(r);
+    }
+  }
+  /* signal->live reaches 0 when the last thread of the group exits. */
+  if (BPF_CORE_READ(p, signal, live.counter) == 0) bpf_map_delete_elem(&traced, &tgid);
+  return 0;
+}
+
+#endif

@@ -1,0 +1,130 @@
+/* Syscall layer: entry and exit of the I/O syscalls of the target tree, paired in the kernel into
+ * one record per call. Which syscalls, and where their arguments are, comes from the recorder
+ * (sc_desc, set before load), so this code has no syscall numbers in it. */
+#ifndef EZIO_SYSCALL_BPF_H
+#define EZIO_SYSCALL_BPF_H
+
+#include "common.bpf.h"
+
+#define EZIO_MAX_IOV 16
+
+const volatile struct ezio_sc_desc sc_desc[EZIO_MAX_SYSCALL_NR] = {};
+
+struct inflight_call {
+  __u64 t_enter;
+  __u64 args[8]; /* 6 syscall arguments; 8 so that args[i & 7] needs no bounds check */
+  __u64 call_id;
+  __u32 nr;
+  __u32 pad;
+};
+
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(max_entries, 16384);
+  __type(key, __u32); /* tid */
+  __type(value, struct inflight_call);
+} inflight SEC(".maps");
+
+__u64 next_call_id = 0;
+
+static __always_inline __u64 arg_or(const struct inflight_call* c, __u8 idx, __u64 dflt) {
+  return idx == EZIO_NO_ARG ? dflt : c->args[idx & 7];
+}
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(ezio_sys_enter, struct pt_regs* regs, long id) {
+  if (id < 0 || id >= EZIO_MAX_SYSCALL_NR) return 0;
+  if (sc_desc[id].cls == EZIO_SC_IGNORE) return 0;
+  __u64 pid_tgid = bpf_get_current_pid_tgid();
+  if (!is_traced(pid_tgid >> 32)) return 0;
+  struct inflight_call c = {};
+  c.t_enter = bpf_ktime_get_ns();
+  c.nr = id;
+  c.args[0] = regs->di;
+  c.args[1] = regs->si;
+  c.args[2] = regs->dx;
+  c.args[3] = regs->r10;
+  c.args[4] = regs->r8;
+  c.args[5] = regs->r9;
+  c.call_id = __sync_fetch_and_add(&next_call_id, 1) + 1;
+  __u32 tid = pid_tgid;
+  if (bpf_map_update_elem(&inflight, &tid, &c, BPF_ANY)) count_drop(EZIO_LAYER_SYSCALL);
+  return 0;
+}
+
+static __always_inline __u64 sum_iov(__u64 iov_ptr, __u64 iovcnt, __u32* flags) {
+  __u64 total = 0;
+  if (iovcnt > EZIO_MAX_IOV) *flags |= EZIO_SCF_IOV_TRUNCATED;
+  for (int i = 0; i < EZIO_MAX_IOV; i++) {
+    if (i >= iovcnt) break;
+    struct iovec iov;
+    if (bpf_probe_read_user(&iov, sizeof(iov), (void*)(iov_ptr + i * sizeof(iov)))) break;
+    total += iov.iov_len;
+  }
+  return total;
+}
+
+static __always_inline void fill_syscall(struct ezio_syscall_rec* r, const struct inflight_call* c,
+                                         const volatile struct ezio_sc_desc* d, long ret,
+                                         __u64 pid_tgid, __u8 kind, __u32 size) {
+  fill_header(&r->h, kind, EZIO_LAYER_SYSCALL, size, pid_tgid >> 32, (__u32)pid_tgid);
+  r->call_id = c->call_id;
+  r->t_enter = c->t_enter;
+  r->t_exit = bpf_ktime_get_ns();
+  r->ret = ret;
+  r->nr = c->nr;
+  r->flags = 0;
+  r->fd = (__s64)arg_or(c, d->fd_arg, (__u64)-1);
+  r->offset = (__s64)arg_or(c, d->offset_arg, (__u64)-1);
+  r->arg = arg_or(c, d->extra_arg, 0);
+  if (d->cls == EZIO_SC_VECTOR)
+    r->count = sum_iov(c->args[1], arg_or(c, d->count_arg, 0), &r->flags);
+  else
+    r->count = arg_or(c, d->count_arg, 0);
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(ezio_sys_exit, struct pt_regs* regs, long ret) {
+  long id = regs->orig_ax;
+  if (id < 0 || id >= EZIO_MAX_SYSCALL_NR) return 0;
+  const volatile struct ezio_sc_desc* d = &sc_desc[id];
+  if (d->cls == EZIO_SC_IGNORE) return 0;
+  __u64 pid_tgid = bpf_get_current_pid_tgid();
+  __u32 tid = pid_tgid;
+  struct inflight_call* c = bpf_map_lookup_elem(&inflight, &tid);
+  if (!c) return 0;
+  if (c->nr != id) { /* a stale entry (the syscall was restarted as another one) */
+    bpf_map_delete_elem(&inflight, &tid);
+    return 0;
+  }
+  if (d->cls == EZIO_SC_OPEN) {
+    struct ezio_open_rec* r = reserve(sizeof(*r), EZIO_LAYER_SYSCALL);
+    if (r) {
+      fill_syscall(&r->sc, c, d, ret, pid_tgid, EZIO_REC_OPEN, sizeof(*r));
+      r->open_flags = arg_or(c, d->flags_arg, 0);
+      r->mode = arg_or(c, d->mode_arg, 0);
+      if (d->flags_arg == EZIO_NO_ARG && d->extra_arg != EZIO_NO_ARG) {
+        /* openat2: flags and mode live in the struct open_how the extra argument points to */
+        struct open_how how = {};
+        bpf_probe_read_user(&how, sizeof(how), (void*)r->sc.arg);
+        r->open_flags = how.flags;
+        r->mode = how.mode;
+      }
+      long n = bpf_probe_read_user_str(r->path, sizeof(r->path),
+                                       (void*)arg_or(c, d->path_arg, 0));
+      if (n < 0) r->path[0] = 0;
+      if (n == sizeof(r->path)) r->sc.flags |= EZIO_SCF_PATH_TRUNCATED;
+      submit(r);
+    }
+  } else {
+    struct ezio_syscall_rec* r = reserve(sizeof(*r), EZIO_LAYER_SYSCALL);
+    if (r) {
+      fill_syscall(r, c, d, ret, pid_tgid, EZIO_REC_SYSCALL, sizeof(*r));
+      submit(r);
+    }
+  }
+  bpf_map_delete_elem(&inflight, &tid);
+  return 0;
+}
+
+#endif

@@ -1,0 +1,8 @@
+#include "common/command.h"
+
+namespace ezio {
+int& command_status() {
+  static int status = 0;
+  return status;
+}
+}  // namespace ezio

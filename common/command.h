@@ -1,0 +1,5 @@
+#pragma once
+// Subcommands are CLI11 callbacks; each stores the exit status of the process here.
+namespace ezio {
+int& command_status();
+}  // namespace ezio

@@ -1,0 +1,7 @@
+#include "error.h"
+
+#include <cstring>
+
+namespace ezio {
+std::string errno_text(int err) { return std::strerror(err); }
+}  // namespace ezio

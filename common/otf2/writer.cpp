@@ -1,0 +1,265 @@
+#include "common/otf2/writer.h"
+
+#include "common/error.h"
+#include "common/otf2/check.h"
+
+namespace ezio::otf2 {
+namespace {
+
+OTF2_FlushType pre_flush(void*, OTF2_FileType, OTF2_LocationRef, void*, bool) {
+  return OTF2_FLUSH;
+}
+// No post_flush callback: events are written after sorting, so a BufferFlush record stamped with
+// the writing time would break the per-location time order.
+OTF2_FlushCallbacks flush_callbacks = {pre_flush, nullptr};
+
+}  // namespace
+
+void ArchiveDeleter::operator()(OTF2_Archive* a) const { OTF2_Archive_Close(a); }
+
+ArchiveWriter::ArchiveWriter(const std::filesystem::path& dir, std::string name)
+    : anchor_(dir / (name + ".otf2")) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) fail("cannot create {}: {}", dir.string(), ec.message());
+  if (std::filesystem::exists(anchor_)) fail("{} already exists", anchor_.string());
+  archive_.reset(OTF2_Archive_Open(dir.c_str(), name.c_str(), OTF2_FILEMODE_WRITE, 1024 * 1024,
+                                   4 * 1024 * 1024, OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE));
+  if (!archive_) fail("OTF2: cannot create archive {}", anchor_.string());
+  check(OTF2_Archive_SetFlushCallbacks(archive_.get(), &flush_callbacks, nullptr),
+        "setting flush callbacks");
+  check(OTF2_Archive_SetSerialCollectiveCallbacks(archive_.get()), "setting collectives");
+  check(OTF2_Archive_SetCreator(archive_.get(), "eziotrace"), "setting creator");
+  check(OTF2_Archive_OpenEvtFiles(archive_.get()), "opening event files");
+  attributes_.reset(OTF2_AttributeList_New());
+}
+
+ArchiveWriter::~ArchiveWriter() = default;
+
+Ref ArchiveWriter::string(std::string_view s) {
+  if (auto it = string_ids_.find(s); it != string_ids_.end()) return it->second;
+  Ref id = static_cast<Ref>(strings_.size());
+  strings_.emplace_back(s);
+  string_ids_.emplace(std::string(s), id);
+  return id;
+}
+
+Ref ArchiveWriter::region(std::string_view name, std::string_view canonical_name,
+                          std::string_view description, OTF2_RegionRole role,
+                          OTF2_Paradigm paradigm) {
+  if (auto it = region_ids_.find(canonical_name); it != region_ids_.end()) return it->second;
+  Ref id = static_cast<Ref>(regions_.size());
+  regions_.push_back({string(name), string(canonical_name), string(description), role, paradigm});
+  region_ids_.emplace(std::string(canonical_name), id);
+  return id;
+}
+
+Ref ArchiveWriter::attribute(std::string_view name, std::string_view description, OTF2_Type type) {
+  if (auto it = attribute_ids_.find(name); it != attribute_ids_.end()) return it->second;
+  Ref id = static_cast<Ref>(attribute_defs_.size());
+  attribute_defs_.push_back({string(name), string(description), type});
+  attribute_ids_.emplace(std::string(name), id);
+  return id;
+}
+
+Ref ArchiveWriter::system_tree_node(std::string_view name, std::string_view class_name,
+                                    Ref parent) {
+  nodes_.push_back({string(name), string(class_name), parent});
+  return static_cast<Ref>(nodes_.size() - 1);
+}
+
+Ref ArchiveWriter::location_group(std::string_view name, OTF2_LocationGroupType type, Ref node) {
+  location_groups_.push_back({string(name), type, node});
+  return static_cast<Ref>(location_groups_.size() - 1);
+}
+
+void ArchiveWriter::location(OTF2_LocationRef id, std::string_view name, OTF2_LocationType type,
+                             Ref group) {
+  auto [it, inserted] = locations_.try_emplace(id);
+  if (!inserted) fail("OTF2: location {} defined twice", id);
+  it->second.name = string(name);
+  it->second.type = type;
+  it->second.group = group;
+}
+
+Ref ArchiveWriter::io_paradigm(std::string_view identification, std::string_view name,
+                               OTF2_IoParadigmClass cls, OTF2_IoParadigmFlag flags) {
+  io_paradigms_.push_back({string(identification), string(name), cls, flags});
+  return static_cast<Ref>(io_paradigms_.size() - 1);
+}
+
+Ref ArchiveWriter::io_file(std::string_view path, Ref scope_node) {
+  auto key = std::make_pair(std::string(path), scope_node);
+  if (auto it = io_file_ids_.find(key); it != io_file_ids_.end()) return it->second;
+  Ref id = static_cast<Ref>(io_files_.size());
+  io_files_.push_back({string(path), scope_node});
+  io_file_ids_.emplace(std::move(key), id);
+  return id;
+}
+
+Ref ArchiveWriter::io_handle(std::string_view name, Ref file, Ref paradigm, OTF2_IoHandleFlag flags,
+                             Ref parent) {
+  io_handles_.push_back({string(name), file, paradigm, flags, parent});
+  return static_cast<Ref>(io_handles_.size() - 1);
+}
+
+Ref ArchiveWriter::group(std::string_view name, OTF2_GroupType type, OTF2_Paradigm paradigm,
+                         OTF2_GroupFlag flags, std::vector<uint64_t> members) {
+  groups_.push_back({string(name), type, paradigm, flags, std::move(members)});
+  return static_cast<Ref>(groups_.size() - 1);
+}
+
+Ref ArchiveWriter::paradigm(OTF2_Paradigm paradigm, std::string_view name, OTF2_ParadigmClass cls) {
+  paradigms_.push_back({paradigm, string(name), cls});
+  return static_cast<Ref>(paradigms_.size() - 1);
+}
+
+void ArchiveWriter::system_tree_node_property(Ref node, std::string_view name, OTF2_Type type,
+                                              OTF2_AttributeValue value) {
+  node_properties_.push_back({node, string(name), type, value});
+}
+
+void ArchiveWriter::system_tree_node_property(Ref node, std::string_view name, uint64_t value) {
+  OTF2_AttributeValue v;
+  v.uint64 = value;
+  system_tree_node_property(node, name, OTF2_TYPE_UINT64, v);
+}
+
+void ArchiveWriter::system_tree_node_property(Ref node, std::string_view name,
+                                              std::string_view value) {
+  OTF2_AttributeValue v;
+  v.stringRef = string(value);
+  system_tree_node_property(node, name, OTF2_TYPE_STRING, v);
+}
+
+void ArchiveWriter::location_group_property(Ref group, std::string_view name, uint64_t value) {
+  OTF2_AttributeValue v;
+  v.uint64 = value;
+  group_properties_.push_back({group, string(name), OTF2_TYPE_UINT64, v});
+}
+
+void ArchiveWriter::location_property(OTF2_LocationRef location, std::string_view name,
+                                      uint64_t value) {
+  location_properties_.push_back({location, string(name), value});
+}
+
+OTF2_EvtWriter* ArchiveWriter::events(OTF2_LocationRef location) {
+  auto it = locations_.find(location);
+  if (it == locations_.end()) fail("OTF2: events for undefined location {}", location);
+  if (!it->second.writer) {
+    it->second.writer = OTF2_Archive_GetEvtWriter(archive_.get(), location);
+    if (!it->second.writer) fail("OTF2: cannot open the event writer of location {}", location);
+  }
+  return it->second.writer;
+}
+
+void ArchiveWriter::close() {
+  if (closed_) return;
+  closed_ = true;
+  auto* a = archive_.get();
+  std::map<OTF2_LocationRef, uint64_t> event_counts;
+  for (auto& [id, loc] : locations_) {
+    uint64_t n = 0;
+    if (loc.writer) {
+      check(OTF2_EvtWriter_GetNumberOfEvents(loc.writer, &n), "counting events");
+      check(OTF2_Archive_CloseEvtWriter(a, loc.writer), "closing an event writer");
+      loc.writer = nullptr;
+    }
+    event_counts[id] = n;
+  }
+  check(OTF2_Archive_CloseEvtFiles(a), "closing event files");
+  // Local definition files are empty (all definitions are global) but readers expect them.
+  check(OTF2_Archive_OpenDefFiles(a), "opening definition files");
+  for (auto& [id, loc] : locations_) {
+    OTF2_DefWriter* dw = OTF2_Archive_GetDefWriter(a, id);
+    if (!dw) fail("OTF2: cannot open the definition writer of location {}", id);
+    check(OTF2_Archive_CloseDefWriter(a, dw), "closing a definition writer");
+  }
+  check(OTF2_Archive_CloseDefFiles(a), "closing definition files");
+
+  OTF2_GlobalDefWriter* gw = OTF2_Archive_GetGlobalDefWriter(a);
+  if (!gw) fail("OTF2: cannot open the global definition writer");
+  check(OTF2_GlobalDefWriter_WriteClockProperties(gw, clock_.resolution, clock_.global_offset,
+                                                  clock_.trace_length, clock_.realtime),
+        "writing clock properties");
+  for (auto& p : paradigms_) {
+    check(OTF2_GlobalDefWriter_WriteParadigm(gw, p.paradigm, p.name, p.cls), "writing a paradigm");
+  }
+  for (size_t i = 0; i < strings_.size(); ++i) {
+    check(OTF2_GlobalDefWriter_WriteString(gw, static_cast<Ref>(i), strings_[i].c_str()),
+          "writing a string");
+  }
+  for (size_t i = 0; i < attribute_defs_.size(); ++i) {
+    auto& d = attribute_defs_[i];
+    check(OTF2_GlobalDefWriter_WriteAttribute(gw, static_cast<Ref>(i), d.name, d.description,
+                                              d.type),
+          "writing an attribute");
+  }
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    auto& n = nodes_[i];
+    check(OTF2_GlobalDefWriter_WriteSystemTreeNode(gw, static_cast<Ref>(i), n.name, n.class_name,
+                                                   n.parent),
+          "writing a system tree node");
+  }
+  for (auto& p : node_properties_) {
+    check(OTF2_GlobalDefWriter_WriteSystemTreeNodeProperty(gw, p.owner, p.name, p.type, p.value),
+          "writing a system tree node property");
+  }
+  for (size_t i = 0; i < location_groups_.size(); ++i) {
+    auto& g = location_groups_[i];
+    check(OTF2_GlobalDefWriter_WriteLocationGroup(gw, static_cast<Ref>(i), g.name, g.type, g.node,
+                                                  OTF2_UNDEFINED_LOCATION_GROUP),
+          "writing a location group");
+  }
+  for (auto& p : group_properties_) {
+    check(OTF2_GlobalDefWriter_WriteLocationGroupProperty(gw, p.owner, p.name, p.type, p.value),
+          "writing a location group property");
+  }
+  for (auto& [id, loc] : locations_) {
+    check(OTF2_GlobalDefWriter_WriteLocation(gw, id, loc.name, loc.type, event_counts[id],
+                                             loc.group),
+          "writing a location");
+  }
+  for (auto& p : location_properties_) {
+    OTF2_AttributeValue v;
+    v.uint64 = p.value;
+    check(OTF2_GlobalDefWriter_WriteLocationProperty(gw, p.location, p.name, OTF2_TYPE_UINT64, v),
+          "writing a location property");
+  }
+  for (size_t i = 0; i < regions_.size(); ++i) {
+    auto& r = regions_[i];
+    check(OTF2_GlobalDefWriter_WriteRegion(gw, static_cast<Ref>(i), r.name, r.canonical,
+                                           r.description, r.role, r.paradigm,
+                                           OTF2_REGION_FLAG_NONE, OTF2_UNDEFINED_STRING, 0, 0),
+          "writing a region");
+  }
+  for (size_t i = 0; i < groups_.size(); ++i) {
+    auto& g = groups_[i];
+    check(OTF2_GlobalDefWriter_WriteGroup(gw, static_cast<Ref>(i), g.name, g.type, g.paradigm,
+                                          g.flags, static_cast<uint32_t>(g.members.size()),
+                                          g.members.data()),
+          "writing a group");
+  }
+  for (size_t i = 0; i < io_paradigms_.size(); ++i) {
+    auto& p = io_paradigms_[i];
+    check(OTF2_GlobalDefWriter_WriteIoParadigm(gw, static_cast<Ref>(i), p.identification, p.name,
+                                               p.cls, p.flags, 0, nullptr, nullptr, nullptr),
+          "writing an I/O paradigm");
+  }
+  for (size_t i = 0; i < io_files_.size(); ++i) {
+    auto& f = io_files_[i];
+    check(OTF2_GlobalDefWriter_WriteIoRegularFile(gw, static_cast<Ref>(i), f.name, f.scope),
+          "writing an I/O file");
+  }
+  for (size_t i = 0; i < io_handles_.size(); ++i) {
+    auto& h = io_handles_[i];
+    check(OTF2_GlobalDefWriter_WriteIoHandle(gw, static_cast<Ref>(i), h.name, h.file, h.paradigm,
+                                             h.flags, OTF2_UNDEFINED_COMM, h.parent),
+          "writing an I/O handle");
+  }
+  check(OTF2_Archive_CloseGlobalDefWriter(a, gw), "closing the global definition writer");
+  // OTF2_Archive_Close writes the anchor file.
+  check(OTF2_Archive_Close(archive_.release()), "closing the archive");
+}
+
+}  // namespace ezio::otf2

@@ -1,0 +1,172 @@
+#pragma once
+// Writes one OTF2 archive: definitions are registered (and de-duplicated) while events are written,
+// then everything is written in the order OTF2 readers expect when close() is called.
+// Events of one location must be written with non-decreasing timestamps (OTF2 rejects others).
+#include <otf2/otf2.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ezio::otf2 {
+
+using Ref = uint32_t;
+
+struct ArchiveDeleter {
+  void operator()(OTF2_Archive* a) const;
+};
+using ArchivePtr = std::unique_ptr<OTF2_Archive, ArchiveDeleter>;
+
+struct AttributeListDeleter {
+  void operator()(OTF2_AttributeList* l) const { OTF2_AttributeList_Delete(l); }
+};
+using AttributeListPtr = std::unique_ptr<OTF2_AttributeList, AttributeListDeleter>;
+
+struct Clock {
+  uint64_t resolution = 1'000'000'000;  // ticks per second
+  uint64_t global_offset = 0;
+  uint64_t trace_length = 0;
+  uint64_t realtime = OTF2_UNDEFINED_TIMESTAMP;  // ns since the epoch at global_offset
+};
+
+class ArchiveWriter {
+ public:
+  // Creates <dir>/<name>.otf2 and friends; dir must not hold an archive of that name.
+  explicit ArchiveWriter(const std::filesystem::path& dir, std::string name = "eziotrace");
+  ~ArchiveWriter();
+  ArchiveWriter(const ArchiveWriter&) = delete;
+  ArchiveWriter& operator=(const ArchiveWriter&) = delete;
+
+  Ref string(std::string_view s);
+  Ref region(std::string_view name, std::string_view canonical_name, std::string_view description,
+             OTF2_RegionRole role, OTF2_Paradigm paradigm = OTF2_PARADIGM_NONE);
+  Ref attribute(std::string_view name, std::string_view description, OTF2_Type type);
+  Ref system_tree_node(std::string_view name, std::string_view class_name,
+                       Ref parent = OTF2_UNDEFINED_SYSTEM_TREE_NODE);
+  Ref location_group(std::string_view name, OTF2_LocationGroupType type, Ref node);
+  // Thread locations use the TID as id; others pick ids that cannot clash (see trace-model.md).
+  void location(OTF2_LocationRef id, std::string_view name, OTF2_LocationType type, Ref group);
+  Ref io_paradigm(std::string_view identification, std::string_view name,
+                  OTF2_IoParadigmClass cls, OTF2_IoParadigmFlag flags);
+  Ref io_file(std::string_view path, Ref scope_node);
+  Ref io_handle(std::string_view name, Ref file, Ref paradigm,
+                OTF2_IoHandleFlag flags = OTF2_IO_HANDLE_FLAG_NONE,
+                Ref parent = OTF2_UNDEFINED_IO_HANDLE);
+  Ref group(std::string_view name, OTF2_GroupType type, OTF2_Paradigm paradigm,
+            OTF2_GroupFlag flags, std::vector<uint64_t> members);
+  Ref paradigm(OTF2_Paradigm paradigm, std::string_view name, OTF2_ParadigmClass cls);
+
+  void system_tree_node_property(Ref node, std::string_view name, OTF2_Type type,
+                                 OTF2_AttributeValue value);
+  void system_tree_node_property(Ref node, std::string_view name, uint64_t value);
+  void system_tree_node_property(Ref node, std::string_view name, std::string_view value);
+  void location_group_property(Ref group, std::string_view name, uint64_t value);
+  void location_property(OTF2_LocationRef location, std::string_view name, uint64_t value);
+  void clock(const Clock& c) { clock_ = c; }
+
+  // The event writer of a location defined with location().
+  OTF2_EvtWriter* events(OTF2_LocationRef location);
+  // A reusable attribute list; OTF2 empties it after each event written with it.
+  OTF2_AttributeList* attributes() { return attributes_.get(); }
+
+  // Writes definitions and closes the archive. After a failure the archive is left incomplete
+  // and the destructor still closes the OTF2 handle.
+  void close();
+  const std::filesystem::path& anchor() const { return anchor_; }
+
+ private:
+  struct Location {
+    Ref name;
+    OTF2_LocationType type;
+    Ref group;
+    OTF2_EvtWriter* writer = nullptr;
+  };
+  struct Property {
+    Ref owner;
+    Ref name;
+    OTF2_Type type;
+    OTF2_AttributeValue value;
+  };
+  template <typename T>
+  using Table = std::vector<T>;
+
+  void write_definitions(OTF2_GlobalDefWriter* w);
+
+  ArchivePtr archive_;
+  AttributeListPtr attributes_;
+  std::filesystem::path anchor_;
+  Clock clock_;
+  bool closed_ = false;
+
+  std::map<std::string, Ref, std::less<>> string_ids_;
+  std::vector<std::string> strings_;
+  std::map<std::string, Ref, std::less<>> region_ids_;  // by canonical name
+  struct RegionDef {
+    Ref name, canonical, description;
+    OTF2_RegionRole role;
+    OTF2_Paradigm paradigm;
+  };
+  std::vector<RegionDef> regions_;
+  std::map<std::string, Ref, std::less<>> attribute_ids_;
+  struct AttributeDef {
+    Ref name, description;
+    OTF2_Type type;
+  };
+  std::vector<AttributeDef> attribute_defs_;
+  struct NodeDef {
+    Ref name, class_name, parent;
+  };
+  std::vector<NodeDef> nodes_;
+  struct GroupDef {
+    Ref name;
+    OTF2_LocationGroupType type;
+    Ref node;
+  };
+  std::vector<GroupDef> location_groups_;
+  std::map<OTF2_LocationRef, Location> locations_;
+  struct IoParadigmDef {
+    Ref identification, name;
+    OTF2_IoParadigmClass cls;
+    OTF2_IoParadigmFlag flags;
+  };
+  std::vector<IoParadigmDef> io_paradigms_;
+  std::map<std::pair<std::string, Ref>, Ref, std::less<>> io_file_ids_;
+  struct IoFileDef {
+    Ref name, scope;
+  };
+  std::vector<IoFileDef> io_files_;
+  struct IoHandleDef {
+    Ref name, file, paradigm;
+    OTF2_IoHandleFlag flags;
+    Ref parent;
+  };
+  std::vector<IoHandleDef> io_handles_;
+  struct GroupMembersDef {
+    Ref name;
+    OTF2_GroupType type;
+    OTF2_Paradigm paradigm;
+    OTF2_GroupFlag flags;
+    std::vector<uint64_t> members;
+  };
+  std::vector<GroupMembersDef> groups_;
+  struct ParadigmDef {
+    OTF2_Paradigm paradigm;
+    Ref name;
+    OTF2_ParadigmClass cls;
+  };
+  std::vector<ParadigmDef> paradigms_;
+  std::vector<Property> node_properties_;
+  std::vector<Property> group_properties_;
+  struct LocationProperty {
+    OTF2_LocationRef location;
+    Ref name;
+    uint64_t value;
+  };
+  std::vector<LocationProperty> location_properties_;
+};
+
+}  // namespace ezio::otf2

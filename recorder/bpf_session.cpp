@@ -1,0 +1,111 @@
+#include "recorder/bpf_session.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdarg>
+#include <string>
+#include <vector>
+
+#include "common/error.h"
+#include "common/log.h"
+#include "eziotrace.skel.h"
+#include "recorder/record_store.h"
+#include "recorder/syscall_table.h"
+
+namespace ezio::recorder {
+
+void SkeletonDeleter::operator()(eziotrace* s) const { eziotrace__destroy(s); }
+void RingBufferDeleter::operator()(ring_buffer* rb) const { ring_buffer__free(rb); }
+
+namespace {
+
+int on_record(void* ctx, void* data, size_t size) {
+  static_cast<RecordStore*>(ctx)->add(data, size);
+  return 0;
+}
+
+int libbpf_log(enum libbpf_print_level level, const char* fmt, va_list args) {
+  char buf[1024];
+  int n = vsnprintf(buf, sizeof(buf), fmt, args);
+  std::string msg(buf, n > 0 ? std::min<size_t>(n, sizeof(buf) - 1) : 0);
+  while (!msg.empty() && msg.back() == '\n') msg.pop_back();
+  if (level == LIBBPF_WARN) {
+    spdlog::debug("libbpf: {}", msg);  // failures are reported by us, with context
+  } else if (level == LIBBPF_INFO) {
+    spdlog::debug("libbpf: {}", msg);
+  }
+  return 0;
+}
+
+}  // namespace
+
+void route_libbpf_logs() { libbpf_set_print(libbpf_log); }
+
+BpfSession::BpfSession(uint64_t ring_buffer_bytes, RecordStore& sink) {
+  long page = sysconf(_SC_PAGESIZE);
+  if (ring_buffer_bytes < static_cast<uint64_t>(page) ||
+      (ring_buffer_bytes & (ring_buffer_bytes - 1)) != 0) {
+    fail("the ring buffer size must be a power of two of at least {} bytes, not {}", page,
+         ring_buffer_bytes);
+  }
+  skel_.reset(eziotrace__open());
+  if (!skel_) fail("cannot open the BPF object: {}", errno_text(errno));
+
+  for (const auto& sc : syscall_table()) {
+    skel_->rodata->sc_desc[sc.nr] = sc.desc;
+  }
+  skel_->rodata->wakeup_bytes = ring_buffer_bytes / 8;
+  if (int err = bpf_map__set_max_entries(skel_->maps.events, ring_buffer_bytes)) {
+    fail("cannot size the ring buffer: {}", errno_text(-err));
+  }
+  if (int err = eziotrace__load(skel_.get())) {
+    fail("cannot load the BPF programs: {} (run with --verbose for the verifier log)",
+         errno_text(-err));
+  }
+  if (int err = eziotrace__attach(skel_.get())) {
+    fail("cannot attach the BPF programs: {}", errno_text(-err));
+  }
+  rb_.reset(ring_buffer__new(bpf_map__fd(skel_->maps.events), on_record, &sink, nullptr));
+  if (!rb_) fail("cannot open the ring buffer: {}", errno_text(errno));
+}
+
+BpfSession::~BpfSession() = default;
+
+void BpfSession::trace_process(pid_t pid) {
+  uint32_t key = pid;
+  uint8_t pending = 1;  // EZIO_PENDING_EXEC in common.bpf.h
+  if (bpf_map__update_elem(skel_->maps.traced, &key, sizeof(key), &pending, sizeof(pending),
+                           BPF_ANY)) {
+    fail("cannot add process {} to the traced set: {}", pid, errno_text(errno));
+  }
+}
+
+void BpfSession::poll(int timeout_ms) {
+  int n = ring_buffer__poll(rb_.get(), timeout_ms);
+  if (n < 0 && n != -EINTR) fail("reading the ring buffer failed: {}", errno_text(-n));
+}
+
+void BpfSession::drain() {
+  int n = ring_buffer__consume(rb_.get());
+  if (n < 0 && n != -EINTR) fail("reading the ring buffer failed: {}", errno_text(-n));
+}
+
+std::array<uint64_t, EZIO_LAYER_COUNT> BpfSession::drops() const {
+  std::array<uint64_t, EZIO_LAYER_COUNT> total{};
+  int ncpu = libbpf_num_possible_cpus();
+  if (ncpu <= 0) fail("cannot count the CPUs: {}", errno_text(-ncpu));
+  std::vector<uint64_t> per_cpu(ncpu);
+  for (uint32_t layer = 0; layer < EZIO_LAYER_COUNT; ++layer) {
+    if (bpf_map__lookup_elem(skel_->maps.drops, &layer, sizeof(layer), per_cpu.data(),
+                             per_cpu.size() * sizeof(uint64_t), 0)) {
+      fail("cannot read the drop counters: {}", errno_text(errno));
+    }
+    for (uint64_t v : per_cpu) total[layer] += v;
+  }
+  return total;
+}
+
+}  // namespace ezio::recorder

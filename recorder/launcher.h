@@ -1,0 +1,46 @@
+#pragma once
+// Starts the application stopped before execve, so that the BPF programs are already filtering on
+// its pid when its first instruction runs.
+#include <sys/types.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "recorder/privileges.h"
+
+namespace ezio::recorder {
+
+class Launcher {
+ public:
+  // Forks; the child takes the target user's identity and waits for release().
+  // env: the complete environment of the application ("NAME=value").
+  Launcher(const std::vector<std::string>& argv, const std::vector<std::string>& env,
+           const TargetUser& user);
+  ~Launcher();
+  Launcher(const Launcher&) = delete;
+  Launcher& operator=(const Launcher&) = delete;
+
+  pid_t pid() const { return pid_; }
+  // Lets the child exec. If the exec fails, throws ezio::Error with exit status 127 (not found) or
+  // 126 (not executable), as shells do.
+  void release();
+  // The exit status in the form `time` and shells use (128+N for signal N) once the child ended.
+  std::optional<int> poll_exit();
+  // A short description of how the application ended ("exit status 0", "killed by SIGSEGV").
+  const std::string& how_it_ended() const { return ended_; }
+  void signal(int sig);
+
+ private:
+  std::string name_;
+  pid_t pid_ = -1;
+  int go_fd_ = -1;     // write end: one byte releases the child
+  int error_fd_ = -1;  // read end: errno from a failed exec, EOF on success (CLOEXEC)
+  bool exited_ = false;
+  std::string ended_;
+};
+
+// The current environment, as a list, for Launcher.
+std::vector<std::string> current_environment();
+
+}  // namespace ezio::recorder

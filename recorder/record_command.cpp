@@ -1,0 +1,148 @@
+#include "recorder/record_command.h"
+
+#include <unistd.h>
+
+#include <array>
+
+#include "common/command.h"
+#include "common/error.h"
+#include "common/log.h"
+#include "recorder/bpf_session.h"
+#include "recorder/launcher.h"
+#include "recorder/output_dir.h"
+#include "recorder/privileges.h"
+#include "recorder/record_store.h"
+#include "recorder/signals.h"
+
+namespace fs = std::filesystem;
+
+namespace ezio::recorder {
+namespace {
+
+std::string readlink_or_empty(const std::string& path) {
+  std::array<char, 4096> buf{};
+  ssize_t n = readlink(path.c_str(), buf.data(), buf.size() - 1);
+  return n > 0 ? std::string(buf.data(), n) : std::string();
+}
+
+std::string host_name() {
+  std::array<char, 256> buf{};
+  return gethostname(buf.data(), buf.size() - 1) == 0 ? std::string(buf.data()) : "localhost";
+}
+
+std::string human_bytes(uint64_t b) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double v = static_cast<double>(b);
+  int u = 0;
+  while (v >= 1024 && u < 4) {
+    v /= 1024;
+    ++u;
+  }
+  return u == 0 ? fmt::format("{} B", b) : fmt::format("{:.1f} {}", v, units[u]);
+}
+
+}  // namespace
+
+RecordResult record(const RecordOptions& o) {
+  if (o.command.empty()) fail("no command to record");
+  check_recording_privileges();
+  TargetUser user = target_user();
+  RecordResult result;
+  result.archive = o.output.empty() ? default_output(o.command.front()) : fs::absolute(o.output);
+  check_output(result.archive, o.force);
+  fs::path staging = staging_dir(result.archive);
+
+  RecordingInfo& info = result.info;
+  info.command = o.command;
+  info.cwd = fs::current_path().string();
+  info.hostname = host_name();
+  for (int fd = 0; fd < 3; ++fd) info.stdio_paths[fd] = readlink_or_empty(fmt::format("/proc/self/fd/{}", fd));
+  info.probes[EZIO_LAYER_SYSCALL] = "tp_btf/sys_enter+sys_exit";
+  info.probes[EZIO_LAYER_PROCESS] = "tp_btf/sched_process_fork+exec+exit";
+
+  RecordStore store;
+  route_libbpf_logs();
+  BpfSession bpf(o.ring_buffer_mib * 1024 * 1024, store);
+  Launcher app(o.command, o.environment.empty() ? current_environment() : o.environment, user);
+  bpf.trace_process(app.pid());
+  SignalForwarding signals;
+  info.start_monotonic_ns = monotonic_ns();
+  info.start_realtime_ns = realtime_ns();
+  info.root_pid = app.pid();
+  app.release();
+
+  std::optional<int> status;
+  while (!(status = app.poll_exit())) {
+    bpf.poll(50);
+    if (int sig = signals.take()) app.signal(sig);
+  }
+  bpf.drain();
+  info.end_monotonic_ns = monotonic_ns();
+  result.exit_status = *status;
+  info.application_end = app.how_it_ended();
+  if (signals.received_any()) info.status = "interrupted";
+  info.lost = bpf.drops();
+  info.lost[EZIO_LAYER_SYSCALL] += store.malformed();
+
+  std::error_code ec;
+  fs::remove_all(staging, ec);  // left over from a recorder that died while writing
+  result.summary = write_kernel_archive(staging, store, info);
+  give_to(staging, user);
+  publish(staging, result.archive, o.force);
+  return result;
+}
+
+void print_summary(const RecordResult& r) {
+  const auto& info = r.info;
+  double seconds = (info.end_monotonic_ns - info.start_monotonic_ns) / 1e9;
+  std::string out = fmt::format("recorded {} for {:.3f} s ({}), {} processes, {} threads\n",
+                                fmt::join(info.command, " "), seconds, info.application_end,
+                                r.summary.processes, r.summary.threads);
+  out += fmt::format("  {:<10} {:>10} {:>10} {:>10} {:>10} {:>12} {:>12} {:>10}\n", "layer",
+                     "events", "reads", "writes", "other", "bytes read", "bytes written", "lost");
+  uint64_t total_lost = 0;
+  for (unsigned l = 0; l < EZIO_LAYER_COUNT; ++l) {
+    const auto& t = r.summary.layers[l];
+    total_lost += info.lost[l];
+    if (info.probes[l].empty() && t.events == 0 && info.lost[l] == 0) continue;
+    out += fmt::format("  {:<10} {:>10} {:>10} {:>10} {:>10} {:>12} {:>12} {:>10}\n", layer_name(l),
+                       t.events, t.reads, t.writes, t.other, human_bytes(t.bytes_read),
+                       human_bytes(t.bytes_written), info.lost[l]);
+  }
+  out += fmt::format("archive: {}/eziotrace.otf2{}", r.archive.string(),
+                     info.status == "complete" ? "" : " (recording interrupted)");
+  spdlog::info("{}", out);
+  if (total_lost > 0) {
+    spdlog::warn("{} events were lost in the kernel (ring buffer full): see the lost column; a "
+                 "larger --ring-buffer helps",
+                 total_lost);
+  }
+}
+
+const std::set<std::string>& record_value_options() {
+  static const std::set<std::string> v = {"-o", "--output", "--ring-buffer"};
+  return v;
+}
+
+void add_record_command(CLI::App& app, const std::vector<std::string>& command) {
+  auto opts = std::make_shared<RecordOptions>();
+  auto verbose = std::make_shared<bool>(false);
+  CLI::App* cmd = app.add_subcommand(
+      "record", "record the kernel I/O of a command and its children (no EZTrace)");
+  cmd->add_option("-o,--output", opts->output, "archive directory (default: ./<prog>_eziotrace)");
+  cmd->add_flag("-f,--force", opts->force, "replace an existing archive");
+  cmd->add_option("--ring-buffer", opts->ring_buffer_mib, "ring buffer size in MiB (power of two)")
+      ->check(CLI::Range(1, 4096));
+  cmd->add_flag("-v,--verbose", *verbose, "show libbpf and debug messages");
+  cmd->footer("Everything after the options (or after --) is the command and its arguments.");
+  cmd->callback([opts, verbose, command] {
+    if (*verbose) spdlog::set_level(spdlog::level::debug);
+    if (command.empty()) fail("no command given: eziotrace record [options] [--] command [args...]");
+    opts->command = command;
+    RecordResult r = record(*opts);
+    print_summary(r);
+    command_status() = r.exit_status;
+  });
+}
+
+}  // namespace ezio::recorder

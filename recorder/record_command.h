@@ -1,0 +1,38 @@
+#pragma once
+#include <CLI/CLI.hpp>
+
+#include <cstdint>
+#include <filesystem>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "recorder/kernel_archive.h"
+#include "recorder/recording_info.h"
+
+namespace ezio::recorder {
+
+struct RecordOptions {
+  std::filesystem::path output;  // empty: default_output(command[0])
+  bool force = false;
+  uint64_t ring_buffer_mib = 32;
+  std::vector<std::string> command;
+  std::vector<std::string> environment;  // empty: the recorder's own
+};
+
+struct RecordResult {
+  int exit_status = 0;  // the application's, as a shell reports it
+  std::filesystem::path archive;
+  RecordingInfo info;
+  ArchiveSummary summary;
+};
+
+// Runs the command under the kernel recorder and writes the archive.
+RecordResult record(const RecordOptions& options);
+void print_summary(const RecordResult& result);
+// command: the application's words, split off the command line by split_command_line().
+void add_record_command(CLI::App& app, const std::vector<std::string>& command);
+// Options of `record` that take a value (for split_command_line).
+const std::set<std::string>& record_value_options();
+
+}  // namespace ezio::recorder

@@ -1,0 +1,67 @@
+#include "recorder/record_store.h"
+
+#include <cstring>
+
+namespace ezio::recorder {
+namespace {
+
+// Kernel strings are NUL-terminated within their field, but a corrupt record must not make us read
+// past it.
+std::string bounded_string(const char* s, size_t max) { return std::string(s, strnlen(s, max)); }
+
+template <typename T>
+bool read_as(const void* data, size_t size, T& out) {
+  if (size != sizeof(T)) return false;
+  std::memcpy(&out, data, sizeof(T));
+  return true;
+}
+
+}  // namespace
+
+void RecordStore::add(const void* data, size_t size) {
+  ezio_header h;
+  if (size < sizeof(h)) {
+    ++malformed_;
+    return;
+  }
+  std::memcpy(&h, data, sizeof(h));
+  if (h.version != EZIO_RECORD_VERSION || h.size != size || h.layer >= EZIO_LAYER_COUNT) {
+    ++malformed_;
+    return;
+  }
+  bool ok = false;
+  switch (h.kind) {
+    case EZIO_REC_SYSCALL: {
+      ezio_syscall_rec r;
+      if ((ok = read_as(data, size, r))) syscalls_.push_back(r);
+      break;
+    }
+    case EZIO_REC_OPEN: {
+      ezio_open_rec r;
+      if ((ok = read_as(data, size, r))) {
+        opens_.push_back({r.sc, r.open_flags, r.mode, bounded_string(r.path, sizeof(r.path))});
+      }
+      break;
+    }
+    case EZIO_REC_FORK:
+    case EZIO_REC_EXEC:
+    case EZIO_REC_EXIT: {
+      ezio_proc_rec r;
+      if ((ok = read_as(data, size, r))) {
+        procs_.push_back({h.kind, r.ts, h.pid, h.tid, r.ppid, r.parent_tid, r.is_thread != 0,
+                          r.exit_code, bounded_string(r.comm, sizeof(r.comm)),
+                          bounded_string(r.filename, sizeof(r.filename))});
+      }
+      break;
+    }
+    default:
+      break;
+  }
+  if (ok) {
+    ++received_[h.layer];
+  } else {
+    ++malformed_;
+  }
+}
+
+}  // namespace ezio::recorder

@@ -1,0 +1,51 @@
+#pragma once
+// Holds the records received from the kernel, validated and decoded, until the archive is written.
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "record.h"
+
+namespace ezio::recorder {
+
+struct OpenCall {
+  ezio_syscall_rec sc;
+  uint32_t open_flags;
+  uint32_t mode;
+  std::string path;
+};
+
+struct ProcEvent {
+  uint8_t kind;  // EZIO_REC_FORK, EZIO_REC_EXEC, EZIO_REC_EXIT
+  uint64_t ts;
+  uint32_t pid, tid, ppid, parent_tid;
+  bool is_thread;
+  int32_t exit_code;
+  std::string comm;
+  std::string filename;
+};
+
+class RecordStore {
+ public:
+  // Decodes one ring-buffer record. A record of another layout version or of a size that does not
+  // match its kind is not trusted: it is counted in malformed() and reported as lost.
+  void add(const void* data, size_t size);
+
+  const std::vector<ezio_syscall_rec>& syscalls() const { return syscalls_; }
+  const std::vector<OpenCall>& opens() const { return opens_; }
+  const std::vector<ProcEvent>& procs() const { return procs_; }
+  uint64_t malformed() const { return malformed_; }
+  // Records received per layer (enum ezio_layer).
+  const std::array<uint64_t, EZIO_LAYER_COUNT>& received() const { return received_; }
+
+ private:
+  std::vector<ezio_syscall_rec> syscalls_;
+  std::vector<OpenCall> opens_;
+  std::vector<ProcEvent> procs_;
+  uint64_t malformed_ = 0;
+  std::array<uint64_t, EZIO_LAYER_COUNT> received_{};
+};
+
+}  // namespace ezio::recorder

@@ -1,0 +1,33 @@
+#pragma once
+// What is known about a recording besides its events: clock, losses, how it ended.
+#include <sys/types.h>
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "record.h"
+
+namespace ezio::recorder {
+
+struct RecordingInfo {
+  uint64_t start_monotonic_ns = 0;  // read just before the application is released
+  uint64_t start_realtime_ns = 0;   // read at the same instant
+  uint64_t end_monotonic_ns = 0;
+  std::array<uint64_t, EZIO_LAYER_COUNT> lost{};
+  std::array<std::string, EZIO_LAYER_COUNT> probes;  // hook used per layer ("" = not recorded)
+  std::string status = "complete";                    // or "interrupted"
+  std::string application_end;                        // "exit status 0", "killed by SIGSEGV"
+  pid_t root_pid = 0;
+  std::vector<std::string> command;
+  std::string cwd;                          // working directory of the launched application
+  std::array<std::string, 3> stdio_paths;  // what fds 0, 1, 2 of the application pointed to
+  std::string hostname;
+};
+
+const char* layer_name(unsigned layer);
+uint64_t monotonic_ns();
+uint64_t realtime_ns();
+
+}  // namespace ezio::recorder

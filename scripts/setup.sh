@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages eziotrace needs, only those missing. Quiet when nothing is missing.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build pkg-config clang llvm clang-format
+  libbpf-dev bpftool libelf-dev zlib1g-dev
+  libotf2-trace-dev otf2-tools python3-otf2
+  eztrace libeztrace-dev vite
+  libfmt-dev libspdlog-dev libcli11-dev nlohmann-json3-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  fio strace xvfb librsvg2-bin xfsprogs btrfs-progs e2fsprogs util-linux procps
+)
+
+if [ "$(id -u)" -ne 0 ]; then
+  echo "setup.sh: installing packages needs root (run it with sudo)" >&2
+  exit 1
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "setup.sh: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Quick start command 2: set up, build, run the whole test suite (real BPF on this kernel: needs root).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+bash scripts/build.sh
+cd build
+ctest --output-on-failure --timeout 900 "$@"
