@@ -1,0 +1,129 @@
+// The OTF2 writing of the recorder, on synthetic records: round trip through an independent reader.
+#include "recorder/kernel_archive.h"
+
+#include <gtest/gtest.h>
+#include <sys/syscall.h>
+
+#include <cstring>
+
+#include "run.h"
+
+using namespace ezio::recorder;
+
+namespace {
+
+constexpr uint32_t kPid = 1000;
+
+ezio_syscall_rec call(uint32_t tid, uint32_t nr, uint64_t t0, uint64_t t1, int64_t fd,
+                      uint64_t count, int64_t ret, uint64_t id, int64_t offset = -1) {
+  ezio_syscall_rec r{};
+  r.h = {EZIO_RECORD_VERSION, EZIO_REC_SYSCALL, EZIO_LAYER_SYSCALL, sizeof(r), kPid, tid};
+  r.call_id = id;
+  r.t_enter = t0;
+  r.t_exit = t1;
+  r.fd = fd;
+  r.count = count;
+  r.ret = ret;
+  r.offset = offset;
+  r.nr = nr;
+  return r;
+}
+
+void add_open(RecordStore& s, uint32_t pid, uint32_t tid, uint64_t t0, const char* path, int fd,
+              uint64_t id) {
+  ezio_open_rec r{};
+  r.sc = call(tid, SYS_openat, t0, t0 + 10, -100, 0, fd, id);
+  r.sc.h.pid = pid;
+  r.sc.h.kind = EZIO_REC_OPEN;
+  r.sc.h.size = sizeof(r);
+  r.open_flags = 0101;  // O_WRONLY | O_CREAT
+  std::strcpy(r.path, path);
+  s.add(&r, sizeof(r));
+}
+
+template <typename T>
+void add(RecordStore& s, T r) {
+  s.add(&r, sizeof(r));
+}
+
+RecordingInfo info_for(uint32_t root) {
+  RecordingInfo info;
+  info.root_pid = root;
+  info.command = {"/bin/app", "x"};
+  info.cwd = "/work/dir";
+  info.start_monotonic_ns = 500;
+  info.end_monotonic_ns = 100000;
+  info.lost[EZIO_LAYER_SYSCALL] = 3;
+  info.stdio_paths = {"/dev/null", "/dev/pts/1", "/dev/pts/1"};
+  return info;
+}
+
+}  // namespace
+
+TEST(KernelArchive, RecordsArriveOutOfOrderButEachLocationIsSorted) {
+  RecordStore s;
+  add_open(s, kPid, kPid, 900, "out.dat", 3, 1);  // relative: made absolute against cwd
+  // Thread 1001's records arrive before earlier ones of thread 1000, and in reverse order.
+  add(s, call(1001, SYS_read, 3000, 3100, 0, 10, 10, 5));
+  add(s, call(1001, SYS_read, 2000, 2100, 0, 10, 10, 4));
+  add(s, call(kPid, SYS_write, 1500, 1600, 3, 4096, 4096, 3));
+  add(s, call(kPid, SYS_write, 1000, 1100, 3, 4096, 4096, 2));
+  add(s, call(kPid, SYS_pwrite64, 1700, 1800, 3, 100, -28, 6, 8192));  // ENOSPC
+
+  auto dir = ezio::test::scratch_dir("archive_sorted");
+  ArchiveSummary sum = write_kernel_archive(dir, s, info_for(kPid));
+  EXPECT_EQ(sum.layers[EZIO_LAYER_SYSCALL].events, 6u);
+  EXPECT_EQ(sum.layers[EZIO_LAYER_SYSCALL].writes, 2u);
+  EXPECT_EQ(sum.layers[EZIO_LAYER_SYSCALL].bytes_written, 8192u);
+  EXPECT_EQ(sum.threads, 2u);
+
+  auto j = ezio::test::dump_archive(dir / "eziotrace.otf2");
+  ASSERT_FALSE(j.is_null());
+  EXPECT_EQ(j["properties"]["EZIOTRACE::LOST::syscall"], 3);
+  EXPECT_EQ(j["properties"]["EZIOTRACE::STATUS"], "complete");
+  EXPECT_EQ(j["clock"]["offset"], 500);
+  auto& main_calls = j["locations"]["1000"]["calls"];
+  ASSERT_EQ(main_calls.size(), 4u);
+  EXPECT_EQ(main_calls[0]["name"], "openat");
+  EXPECT_EQ(main_calls[0]["io"][0]["kind"], "IoCreateHandle");
+  EXPECT_EQ(main_calls[0]["io"][0]["file"], "/work/dir/out.dat");
+  EXPECT_EQ(main_calls[1]["t0"], 1000);
+  EXPECT_EQ(main_calls[2]["t0"], 1500);
+  EXPECT_EQ(main_calls[1]["io"][1]["file"], "/work/dir/out.dat");
+  EXPECT_EQ(main_calls[1]["io"][1]["bytes_result"], 4096);
+  EXPECT_EQ(main_calls[3]["syscall.offset"], 8192);
+  EXPECT_EQ(main_calls[3]["syscall.result"], -28);
+  EXPECT_EQ(main_calls[3]["io"][1]["kind"], "IoOperationCancelled");
+  auto& reader_calls = j["locations"]["1001"]["calls"];
+  ASSERT_EQ(reader_calls.size(), 2u);
+  EXPECT_EQ(reader_calls[0]["call.id"], 4);
+  EXPECT_EQ(reader_calls[1]["call.id"], 5);
+  // fd 0 of the root process was open before tracing: it is stdin as the recorder saw it.
+  EXPECT_EQ(reader_calls[0]["io"][0]["file"], "/dev/null");
+}
+
+TEST(KernelArchive, ForkedChildInheritsDescriptorsAndGetsItsOwnGroup) {
+  RecordStore s;
+  add_open(s, kPid, kPid, 100, "/data/f", 4, 1);
+  ezio_proc_rec fork{};
+  fork.h = {EZIO_RECORD_VERSION, EZIO_REC_FORK, EZIO_LAYER_PROCESS, sizeof(fork), 2000, 2000};
+  fork.ts = 200;
+  fork.ppid = kPid;
+  fork.parent_tid = kPid;
+  std::strcpy(fork.comm, "app");
+  add(s, fork);
+  auto w = call(2000, SYS_write, 300, 400, 4, 10, 10, 2);
+  w.h.pid = 2000;
+  add(s, w);
+
+  auto dir = ezio::test::scratch_dir("archive_fork");
+  write_kernel_archive(dir, s, info_for(kPid));
+  auto j = ezio::test::dump_archive(dir / "eziotrace.otf2");
+  ASSERT_FALSE(j.is_null());
+  auto& child = j["locations"]["2000"];
+  EXPECT_EQ(child["props"]["EZIOTRACE::PID"], 2000);
+  EXPECT_EQ(child["props"]["EZIOTRACE::PPID"], 1000);
+  ASSERT_EQ(child["calls"].size(), 1u);
+  EXPECT_EQ(child["calls"][0]["io"][0]["file"], "/data/f");
+  EXPECT_EQ(child["calls"][0]["io"][0]["handle"], "/data/f [pid 2000 fd 4]");
+}

@@ -1,0 +1,132 @@
+// How `eziotrace record` fails and ends: bad commands, signals, crashes, privileges.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <thread>
+
+#include "run.h"
+
+namespace fs = std::filesystem;
+using ezio::test::eziotrace;
+using ezio::test::program;
+
+TEST(RecordErrors, MissingCommandExits127WithoutArchive) {
+  auto dir = ezio::test::scratch_dir("missing");
+  auto r = eziotrace({"record", "-o", (dir / "t").string(), "--", "/no/such/program"});
+  EXPECT_EQ(r.status, 127);
+  EXPECT_NE(r.err.find("command not found"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir / "t"));
+  EXPECT_FALSE(fs::exists(dir / "t.incomplete"));
+}
+
+TEST(RecordErrors, NonExecutableFileExits126) {
+  auto dir = ezio::test::scratch_dir("noexec");
+  std::ofstream(dir / "script") << "#!/bin/sh\necho hi\n";
+  chmod((dir / "script").c_str(), 0644);
+  auto r = eziotrace({"record", "-o", (dir / "t").string(), "--", (dir / "script").string()});
+  EXPECT_EQ(r.status, 126);
+  EXPECT_NE(r.err.find("Permission denied"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir / "t"));
+}
+
+TEST(RecordErrors, NoCommandIsAUsageError) {
+  auto r = eziotrace({"record"});
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.err.find("no command"), std::string::npos) << r.err;
+}
+
+TEST(RecordErrors, ExistingOutputIsNotOverwrittenWithoutForce) {
+  auto dir = ezio::test::scratch_dir("exists");
+  auto out = (dir / "t").string();
+  ASSERT_EQ(eziotrace({"record", "-o", out, "--", "true"}).status, 0);
+  auto again = eziotrace({"record", "-o", out, "--", "true"});
+  EXPECT_NE(again.status, 0);
+  EXPECT_NE(again.err.find("already exists"), std::string::npos) << again.err;
+  EXPECT_EQ(eziotrace({"record", "-f", "-o", out, "--", "true"}).status, 0);
+}
+
+TEST(RecordErrors, ApplicationExitStatusIsPassedOn) {
+  auto dir = ezio::test::scratch_dir("status");
+  auto r = eziotrace({"record", "-o", (dir / "t").string(), "--", "sh", "-c", "exit 42"});
+  EXPECT_EQ(r.status, 42);
+  auto j = ezio::test::dump_archive(dir / "t" / "eziotrace.otf2");
+  EXPECT_EQ(j["properties"]["EZIOTRACE::APPLICATION_END"], "exit status 42");
+}
+
+TEST(RecordErrors, CrashingApplicationStillGivesACompleteArchive) {
+  auto dir = ezio::test::scratch_dir("crash");
+  auto r = eziotrace({"record", "-o", (dir / "t").string(), "--", program("busy_io"),
+                      (dir / "f").string(), "30", "crash"});
+  EXPECT_EQ(r.status, 128 + SIGSEGV);
+  auto j = ezio::test::dump_archive(dir / "t" / "eziotrace.otf2");
+  ASSERT_FALSE(j.is_null());
+  EXPECT_EQ(j["properties"]["EZIOTRACE::APPLICATION_END"], "killed by SIGSEGV");
+  EXPECT_EQ(j["properties"]["EZIOTRACE::STATUS"], "complete");
+  int pwrites = 0;
+  for (const auto& [id, loc] : j["locations"].items()) {
+    for (const auto& c : loc["calls"]) pwrites += c["name"] == "pwrite64";
+  }
+  EXPECT_EQ(pwrites, 11);  // the crash comes right after the 11th write
+}
+
+TEST(RecordErrors, InterruptIsForwardedAndArchiveSaysSo) {
+  auto dir = ezio::test::scratch_dir("interrupt");
+  auto file = dir / "f";
+  pid_t pid = fork();
+  if (pid == 0) {
+    int null = open("/dev/null", O_WRONLY);
+    dup2(null, 1);
+    dup2(null, 2);
+    execl(EZIO_BINARY, "eziotrace", "record", "-o", (dir / "t").c_str(), "--",
+          program("busy_io").c_str(), file.c_str(), "60", (char*)nullptr);
+    _exit(127);
+  }
+  // Interrupt once the application has started writing (not on a timer).
+  for (int i = 0; i < 3000 && (!fs::exists(file) || fs::file_size(file) < 8192); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_TRUE(fs::exists(file)) << "the application never started";
+  kill(pid, SIGINT);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 128 + SIGINT);
+  auto j = ezio::test::dump_archive(dir / "t" / "eziotrace.otf2");
+  ASSERT_FALSE(j.is_null());
+  EXPECT_EQ(j["properties"]["EZIOTRACE::STATUS"], "interrupted");
+  EXPECT_EQ(j["properties"]["EZIOTRACE::APPLICATION_END"], "killed by SIGINT");
+  EXPECT_FALSE(fs::exists(dir / "t.incomplete"));
+}
+
+TEST(RecordErrors, UnprivilegedUserGetsAClearMessage) {
+  auto r = ezio::test::run({"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                            EZIO_BINARY, "record", "-o", "/tmp/never_written", "--", "true"});
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.err.find("CAP_BPF"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists("/tmp/never_written"));
+}
+
+TEST(RecordErrors, UnderSudoTheApplicationRunsAsTheUserWhoOwnsTheOutput) {
+  auto dir = ezio::test::scratch_dir("sudo");
+  chmod(dir.c_str(), 0777);  // the application (as nobody) writes its file here
+  auto out = dir / "t";
+  auto r = ezio::test::run(
+      {EZIO_BINARY, "record", "-o", out.string(), "--", "sh", "-c", "id -u; id -g; echo x > " + (dir / "f").string()},
+      {"SUDO_UID=65534", "SUDO_GID=65534"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "65534\n65534\n");
+  struct stat st {};
+  ASSERT_EQ(stat((dir / "f").c_str(), &st), 0);
+  EXPECT_EQ(st.st_uid, 65534u);
+  for (const auto& e : fs::recursive_directory_iterator(out)) {
+    ASSERT_EQ(stat(e.path().c_str(), &st), 0);
+    EXPECT_EQ(st.st_uid, 65534u) << e.path();
+  }
+  ASSERT_EQ(stat(out.c_str(), &st), 0);
+  EXPECT_EQ(st.st_uid, 65534u);
+}

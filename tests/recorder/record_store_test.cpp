@@ -1,0 +1,79 @@
+#include "recorder/record_store.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+using ezio::recorder::RecordStore;
+
+namespace {
+
+ezio_syscall_rec syscall_record(uint32_t tid) {
+  ezio_syscall_rec r{};
+  r.h = {EZIO_RECORD_VERSION, EZIO_REC_SYSCALL, EZIO_LAYER_SYSCALL, sizeof(r), 100, tid};
+  r.call_id = 7;
+  r.t_enter = 1000;
+  r.t_exit = 2000;
+  r.ret = 4096;
+  r.fd = 3;
+  r.count = 4096;
+  r.offset = -1;
+  r.nr = 1;
+  return r;
+}
+
+}  // namespace
+
+TEST(RecordStore, DecodesSyscallRecord) {
+  RecordStore s;
+  auto r = syscall_record(101);
+  s.add(&r, sizeof(r));
+  ASSERT_EQ(s.syscalls().size(), 1u);
+  EXPECT_EQ(s.syscalls()[0].h.tid, 101u);
+  EXPECT_EQ(s.syscalls()[0].count, 4096u);
+  EXPECT_EQ(s.received()[EZIO_LAYER_SYSCALL], 1u);
+  EXPECT_EQ(s.malformed(), 0u);
+}
+
+TEST(RecordStore, RejectsOtherVersionAndWrongSizes) {
+  RecordStore s;
+  auto r = syscall_record(101);
+  r.h.version = EZIO_RECORD_VERSION + 1;
+  s.add(&r, sizeof(r));
+  r = syscall_record(101);
+  s.add(&r, sizeof(r) - 8);  // size disagrees with the header
+  r.h.size = sizeof(r) - 8;
+  s.add(&r, sizeof(r) - 8);  // consistent, but too short for its kind
+  s.add(&r, 3);              // shorter than a header
+  r = syscall_record(101);
+  r.h.kind = 99;
+  s.add(&r, sizeof(r));
+  EXPECT_TRUE(s.syscalls().empty());
+  EXPECT_EQ(s.malformed(), 5u);
+}
+
+TEST(RecordStore, OpenPathIsBoundedEvenWithoutTerminator) {
+  RecordStore s;
+  ezio_open_rec r{};
+  r.sc = syscall_record(5);
+  r.sc.h.kind = EZIO_REC_OPEN;
+  r.sc.h.size = sizeof(r);
+  std::memset(r.path, 'a', sizeof(r.path));  // no NUL: a corrupt record
+  s.add(&r, sizeof(r));
+  ASSERT_EQ(s.opens().size(), 1u);
+  EXPECT_EQ(s.opens()[0].path.size(), sizeof(r.path));
+}
+
+TEST(RecordStore, DecodesProcessRecords) {
+  RecordStore s;
+  ezio_proc_rec r{};
+  r.h = {EZIO_RECORD_VERSION, EZIO_REC_FORK, EZIO_LAYER_PROCESS, sizeof(r), 200, 200};
+  r.ppid = 100;
+  r.is_thread = 0;
+  std::strcpy(r.comm, "child");
+  s.add(&r, sizeof(r));
+  ASSERT_EQ(s.procs().size(), 1u);
+  EXPECT_EQ(s.procs()[0].ppid, 100u);
+  EXPECT_EQ(s.procs()[0].comm, "child");
+  EXPECT_FALSE(s.procs()[0].is_thread);
+}

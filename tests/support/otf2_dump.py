@@ -1,0 +1,82 @@
+#!/usr/bin/python3
+"""Dumps an OTF2 archive as JSON with python3-otf2, a reader independent of ours.
+
+Per location: its properties and the syscall-layer calls (ENTER/LEAVE of `syscall:*` regions) with
+their attributes and the I/O events written inside them. Usage: otf2_dump.py ARCHIVE.otf2
+"""
+import json
+import sys
+
+import otf2
+
+
+def value(v):
+    return v if isinstance(v, (int, float, str)) or v is None else str(v)
+
+
+def main(path):
+    out = {"properties": {}, "locations": {}, "clock": {}}
+    with otf2.reader.open(path) as r:
+        d = r.definitions
+        cp = d.clock_properties
+        out["clock"] = {"resolution": cp.timer_resolution, "offset": cp.global_offset,
+                        "length": cp.trace_length}
+        for p in d.system_tree_node_properties:
+            out["properties"][p.name] = value(p.value)
+        locs = {}
+        for loc in d.locations:
+            locs[loc] = {"name": loc.name, "group": loc.group.name, "events": loc.number_of_events,
+                         "calls": [], "other_regions": {}, "props": {}}
+        for p in d.location_properties:
+            locs[p.location]["props"][p.name] = value(p.value)
+        for p in d.location_group_properties:
+            for loc, entry in locs.items():
+                if loc.group == p.location_group:
+                    entry["props"][p.name] = value(p.value)
+        stack = {}
+        last_time = {}
+        for loc, ev in r.events:
+            entry = locs[loc]
+            if ev.time < last_time.get(loc, 0):
+                raise SystemExit(f"time goes backwards on {loc.name}")
+            last_time[loc] = ev.time
+            kind = type(ev).__name__
+            st = stack.setdefault(loc, [])
+            if kind == "Enter":
+                call = {"name": ev.region.name, "canonical": ev.region.canonical_name,
+                        "t0": ev.time, "io": []}
+                for a, v in (ev.attributes or {}).items():
+                    call[a.name] = value(v)
+                st.append(call)
+            elif kind == "Leave":
+                if not st or st[-1]["canonical"] != ev.region.canonical_name:
+                    raise SystemExit(f"unbalanced LEAVE of {ev.region.name} on {loc.name}")
+                call = st.pop()
+                call["t1"] = ev.time
+                if call["canonical"].startswith("syscall:"):
+                    entry["calls"].append(call)
+                else:
+                    entry["other_regions"][call["canonical"]] = \
+                        entry["other_regions"].get(call["canonical"], 0) + 1
+            elif kind.startswith("Io") and st:
+                io = {"kind": kind}
+                for attr in ("handle", "old_handle", "new_handle"):
+                    h = getattr(ev, attr, None)
+                    if h is not None:
+                        io[attr] = h.name
+                        if attr == "handle" and h.file is not None:
+                            io["file"] = h.file.name
+                for attr in ("bytes_request", "bytes_result", "matching_id", "offset_request",
+                             "offset_result"):
+                    if hasattr(ev, attr):
+                        io[attr] = value(getattr(ev, attr))
+                st[-1]["io"].append(io)
+        for loc, st in stack.items():
+            if st:
+                raise SystemExit(f"{len(st)} regions left open on {loc.name}")
+        out["locations"] = {str(loc._ref): e for loc, e in locs.items()}
+    json.dump(out, sys.stdout)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])

@@ -1,0 +1,87 @@
+#include "run.h"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <poll.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+
+extern char** environ;
+
+namespace ezio::test {
+
+Run run(const std::vector<std::string>& argv, const std::vector<std::string>& env) {
+  std::vector<std::string> full_env;
+  for (char** e = environ; *e; ++e) full_env.emplace_back(*e);
+  full_env.insert(full_env.end(), env.begin(), env.end());
+  std::vector<char*> cargv, cenv;
+  for (auto& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
+  cargv.push_back(nullptr);
+  for (auto& e : full_env) cenv.push_back(const_cast<char*>(e.c_str()));
+  cenv.push_back(nullptr);
+  int out[2], err[2];
+  if (pipe2(out, O_CLOEXEC) || pipe2(err, O_CLOEXEC)) throw std::runtime_error("pipe");
+  pid_t pid = fork();
+  if (pid == 0) {
+    int null = open("/dev/null", O_RDONLY);
+    dup2(null, 0);
+    dup2(out[1], 1);
+    dup2(err[1], 2);
+    execvpe(cargv[0], cargv.data(), cenv.data());
+    _exit(127);
+  }
+  close(out[1]);
+  close(err[1]);
+  Run r;
+  std::array<pollfd, 2> fds{{{out[0], POLLIN, 0}, {err[0], POLLIN, 0}}};
+  int open_fds = 2;
+  char buf[65536];
+  while (open_fds > 0) {
+    if (poll(fds.data(), fds.size(), -1) < 0) continue;
+    for (int i = 0; i < 2; ++i) {
+      if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP))) continue;
+      ssize_t n = read(fds[i].fd, buf, sizeof(buf));
+      if (n <= 0) {
+        close(fds[i].fd);
+        fds[i].fd = -1;
+        --open_fds;
+      } else {
+        (i == 0 ? r.out : r.err).append(buf, n);
+      }
+    }
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return r;
+}
+
+Run eziotrace(const std::vector<std::string>& args) {
+  std::vector<std::string> argv{EZIO_BINARY};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return run(argv);
+}
+
+nlohmann::json dump_archive(const std::filesystem::path& anchor) {
+  Run r = run({"/usr/bin/python3", EZIO_TEST_SUPPORT_DIR "/otf2_dump.py", anchor.string()});
+  if (r.status != 0) {
+    ADD_FAILURE() << "python3-otf2 rejects " << anchor << ": " << r.err;
+    return {};
+  }
+  return nlohmann::json::parse(r.out);
+}
+
+std::filesystem::path scratch_dir(const std::string& name) {
+  auto dir = std::filesystem::path(EZIO_TEST_SCRATCH_DIR) / name;
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+std::string program(const std::string& name) {
+  return (std::filesystem::path(EZIO_TEST_PROGRAM_DIR) / name).string();
+}
+
+}  // namespace ezio::test

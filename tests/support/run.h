@@ -1,0 +1,28 @@
+#pragma once
+// Test helpers: run a program and capture what it prints; read an archive through python3-otf2.
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace ezio::test {
+
+struct Run {
+  int status = -1;  // as a shell reports it: exit code, or 128+signal
+  std::string out;  // stdout
+  std::string err;  // stderr
+};
+
+// Runs argv (no shell), with extra environment entries; stdin is /dev/null.
+Run run(const std::vector<std::string>& argv, const std::vector<std::string>& env = {});
+// Runs `eziotrace args...`.
+Run eziotrace(const std::vector<std::string>& args);
+// The archive as tests/support/otf2_dump.py sees it; fails the test if the reader rejects it.
+nlohmann::json dump_archive(const std::filesystem::path& anchor);
+// A fresh empty directory under the build tree, removed at the end of the test program.
+std::filesystem::path scratch_dir(const std::string& name);
+// Path of a test program built next to the tests.
+std::string program(const std::string& name);
+
+}  // namespace ezio::test
