@@ -9,6 +9,7 @@ packages=(
   eztrace libeztrace-dev vite
   libfmt-dev libspdlog-dev libcli11-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  qemu-system-x86 busybox-static bc
   fio strace xvfb librsvg2-bin xfsprogs btrfs-progs e2fsprogs util-linux procps
 )
 

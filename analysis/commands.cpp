@@ -1,0 +1,5 @@
+#include "analysis/commands.h"
+
+namespace ezio::analysis {
+void add_commands(CLI::App&) {}
+}  // namespace ezio::analysis

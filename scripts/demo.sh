@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Quick start command 1: set up, build, record the bundled demo workload and print its analysis.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+bash scripts/build.sh >/dev/null
+ezt=$PWD/build/recorder/eziotrace
+work=${EZIO_DEMO_DIR:-$PWD/demo-output}
+mkdir -p "$work"
+rm -rf "$work/data" "$work/demo_eziotrace"
+mkdir -p "$work/data"
+cd "$work"
+echo "== recording the demo: eziotrace record -- demo_io $work/data" >&2
+"$ezt" record -o demo_eziotrace -- "$OLDPWD/build/demo/demo_io" "$work/data"
+archive=$work/demo_eziotrace/eziotrace.otf2
+if "$ezt" --help 2>/dev/null | grep -q "layers"; then
+  echo "== eziotrace layers $archive" >&2
+  "$ezt" layers "$archive"
+  echo "== eziotrace profile $archive" >&2
+  "$ezt" profile "$archive"
+fi
+cat >&2 <<EOT
+== the archive: $archive
+   open it in ViTE:        vite $archive
+   or print it:            otf2-print $archive | less
+EOT
