@@ -3,3 +3,7 @@
 #include "common.bpf.h"
 #include "syscall.bpf.h"
 #include "process.bpf.h"
+#include "vfs.bpf.h"
+#include "fs.bpf.h"
+#include "block.bpf.h"
+#include "pagecache.bpf.h"

@@ -31,6 +31,11 @@ enum ezio_kind {
   EZIO_REC_FORK = 3,    /* struct ezio_proc_rec: new process or new thread */
   EZIO_REC_EXEC = 4,    /* struct ezio_proc_rec with the program path */
   EZIO_REC_EXIT = 5,    /* struct ezio_proc_rec: a thread ended */
+  EZIO_REC_BLOCK = 6,     /* struct ezio_block_rec: one completed, attributed block request */
+  EZIO_REC_PAGECACHE = 7, /* struct ezio_pagecache_rec: a thread's page-cache counters */
+  EZIO_REC_VFS = 8,       /* struct ezio_vfs_rec: one VFS call (vfs_read, vfs_write, ...) */
+  EZIO_REC_FS = 9,        /* struct ezio_fs_rec: one file-system event (ext4, xfs, btrfs, iomap) */
+  EZIO_REC_FILE = 10,     /* struct ezio_file_rec: where a file is, the first time a process uses it */
 };
 
 /* How the syscall-layer program treats a syscall number. */
@@ -99,6 +104,160 @@ struct ezio_proc_rec {
   __s32 exit_code;   /* EXIT: task->exit_code */
   char comm[EZIO_COMM_LEN];
   char filename[EZIO_PATH_MAX]; /* EXEC: program path as exec'd */
+};
+
+/* How a block request was attributed (ezio_block_rec.cause). */
+enum ezio_block_cause {
+  EZIO_CAUSE_NONE = 0,      /* not attributed: counted per device, never recorded */
+  EZIO_CAUSE_SUBMITTER = 1, /* created by a traced thread: direct I/O, read miss, fault, fsync */
+  EZIO_CAUSE_DIRTIER = 2,   /* writeback by another context of pages a traced thread dirtied */
+  EZIO_CAUSE_FLUSH = 3,     /* cache flush the block layer issued for a traced thread's request */
+};
+
+#define EZIO_DISK_NAME_LEN 32
+
+/* One block request, from its creation to its completion. h.pid/h.tid are the attributed thread,
+ * not the context the record was written in (completion runs in interrupt context). */
+struct ezio_block_rec {
+  struct ezio_header h;
+  __u64 call_id;    /* syscall of the attributed thread that caused it; 0 if none was in flight */
+  __u64 t_queue;    /* request created from a bio (block_io_start), else first seen */
+  __u64 t_insert;   /* inserted into the I/O scheduler, 0 if it went straight to the driver */
+  __u64 t_issue;    /* handed to the driver */
+  __u64 t_complete; /* completed by the driver */
+  __u64 sector;
+  __u32 dev;        /* kernel dev_t (MAJOR << 20 | MINOR) of the partition or disk */
+  __u32 bytes;
+  __u32 cmd_flags;  /* req_opf: operation in the low 8 bits, REQ_* flags above */
+  __s32 error;      /* blk_status_t at completion */
+  __u32 cause;      /* enum ezio_block_cause */
+  __u32 pad;
+  char disk[EZIO_DISK_NAME_LEN];
+};
+
+/* Requests the recorder could not attribute, per device (BPF map block_unattributed). */
+struct ezio_block_unattributed {
+  __u64 requests;
+  __u64 bytes;
+};
+
+/* Cumulative page-cache counters of one traced thread, in pages. Sent at most every
+ * EZIO_PAGECACHE_PERIOD_NS per thread while it does page-cache work, and once when it exits. */
+struct ezio_pagecache_rec {
+  struct ezio_header h;
+  __u64 ts;
+  __u64 accessed;      /* pages the read path looked up (filemap_get_pages) */
+  __u64 hits;          /* of those, pages that were already cached */
+  __u64 added;         /* pages this thread inserted into the page cache (all reasons) */
+  __u64 readahead;     /* of those, pages beyond what the read path needed then */
+  __u64 faults;        /* page faults on file-backed mappings (filemap_fault) */
+  __u64 mapped_around; /* cached pages mapped by fault-around (filemap_map_pages) */
+  __u64 dirtied;       /* pages this thread made dirty */
+  __u64 evicted;       /* pages removed from the cache in this thread's context */
+  __u64 created;       /* of the added, pages a write allocated (no read needed: not a miss) */
+};
+
+#define EZIO_PAGECACHE_PERIOD_NS 10000000ull
+
+/* ---- VFS and FS layers (bpf/vfs.bpf.h, bpf/fs.bpf.h, bpf/file_info.bpf.h) ---- */
+
+/* The VFS entry points eziotrace knows. With fentry/fexit they are the kernel functions themselves;
+ * in the derived mode (no fentry, no kprobes) the syscall that calls them stands in for them. */
+enum ezio_vfs_op {
+  EZIO_VFS_NONE = 0,
+  EZIO_VFS_READ = 1,
+  EZIO_VFS_WRITE = 2,
+  EZIO_VFS_READV = 3,
+  EZIO_VFS_WRITEV = 4,
+  EZIO_VFS_ITER_READ = 5,
+  EZIO_VFS_ITER_WRITE = 6,
+  EZIO_VFS_FSYNC_RANGE = 7,
+  EZIO_VFS_OPEN = 8,
+  EZIO_VFS_OP_COUNT = 9,
+};
+
+#define EZIO_FSTYPE_LEN 16
+
+#define EZIO_VFSF_DERIVED 1u /* times are the syscall's: no hook inside the VFS fired */
+
+struct ezio_vfs_rec {
+  struct ezio_header h;
+  __u64 call_id; /* syscall in flight on this thread, 0 if none */
+  __u64 t_enter;
+  __u64 t_exit;
+  __u64 file_key; /* struct file address: joins this record with its ezio_file_rec */
+  __u64 ino;
+  __s64 offset; /* file position the call started at, -1 if unknown */
+  __s64 ret;    /* bytes moved, or -errno; 0 for a successful open/fsync */
+  __u32 dev;    /* i_sb->s_dev, kernel dev_t (MAJOR << 20 | MINOR) */
+  __u8 op;      /* enum ezio_vfs_op */
+  __u8 flags;   /* EZIO_VFSF_* */
+  __u16 pad;
+  char fstype[EZIO_FSTYPE_LEN]; /* i_sb->s_type->name */
+};
+
+#define EZIO_PATH_DEPTH 16   /* path components sent; deeper paths are marked truncated */
+#define EZIO_NAME_LEN 48     /* bytes per component, NUL included */
+#define EZIO_FILEF_PATH_TRUNCATED 1u /* more components than EZIO_PATH_DEPTH */
+#define EZIO_FILEF_NAME_TRUNCATED 2u /* a component longer than EZIO_NAME_LEN - 1 */
+
+/* Sent the first time a process uses a struct file (per file_key), so the path walk and its bytes
+ * are paid once per open file, not per call. Components are leaf first. */
+struct ezio_file_rec {
+  struct ezio_header h;
+  __u64 file_key;
+  __u64 ino;
+  __u32 dev;
+  __u16 depth;       /* components filled in names */
+  __u16 mount_depth; /* components below the file's mount point (names[0..mount_depth-1]) */
+  __u32 flags;       /* EZIO_FILEF_* */
+  __u32 pad;
+  char fstype[EZIO_FSTYPE_LEN];
+  char names[EZIO_PATH_DEPTH][EZIO_NAME_LEN];
+};
+
+/* File-system events. Names (recorder/fs_events.cpp) are the kernel's: the function for the fentry
+ * hooks, the tracepoint for the fallbacks. */
+enum ezio_fs_op {
+  EZIO_FS_NONE = 0,
+  /* fentry/fexit on the file operations: exact durations */
+  EZIO_FS_EXT4_FILE_READ_ITER = 1,
+  EZIO_FS_EXT4_FILE_WRITE_ITER = 2,
+  EZIO_FS_EXT4_SYNC_FILE = 3,
+  EZIO_FS_XFS_FILE_READ_ITER = 4,
+  EZIO_FS_XFS_FILE_WRITE_ITER = 5,
+  EZIO_FS_XFS_FILE_FSYNC = 6,
+  EZIO_FS_BTRFS_FILE_READ_ITER = 7,
+  EZIO_FS_BTRFS_FILE_WRITE_ITER = 8,
+  EZIO_FS_BTRFS_SYNC_FILE = 9,
+  /* tracepoints (fallback) */
+  EZIO_FS_TP_EXT4_DA_WRITE_BEGIN = 10,
+  EZIO_FS_TP_EXT4_WRITE_BEGIN = 11,
+  EZIO_FS_TP_EXT4_SYNC_FILE = 12, /* ext4_sync_file_enter/exit pair: a duration */
+  EZIO_FS_TP_XFS_FILE_BUFFERED_READ = 13,
+  EZIO_FS_TP_XFS_FILE_BUFFERED_WRITE = 14,
+  EZIO_FS_TP_XFS_FILE_DIRECT_READ = 15,
+  EZIO_FS_TP_XFS_FILE_DIRECT_WRITE = 16,
+  EZIO_FS_TP_XFS_FILE_FSYNC = 17,
+  EZIO_FS_TP_IOMAP_DIO_RW_BEGIN = 18,
+  EZIO_FS_TP_BTRFS_SYNC_FILE = 19,
+  EZIO_FS_OP_COUNT = 20,
+};
+
+#define EZIO_FSF_POINT 1u /* a single tracepoint: t_exit == t_enter, no duration */
+
+struct ezio_fs_rec {
+  struct ezio_header h;
+  __u64 call_id; /* syscall in flight on this thread, 0 if none */
+  __u64 t_enter;
+  __u64 t_exit;
+  __u64 ino;
+  __s64 offset; /* -1 if the hook does not give it */
+  __s64 bytes;  /* length asked for (write_begin, read/write_iter entry), -1 if not given */
+  __s64 ret;    /* return value for fexit and exit tracepoints, 0 otherwise */
+  __u32 dev;
+  __u16 op;    /* enum ezio_fs_op */
+  __u16 flags; /* EZIO_FSF_* */
 };
 
 #endif /* EZIO_RECORD_H */

@@ -52,6 +52,11 @@ int BPF_PROG(ezio_sys_enter, struct pt_regs* regs, long id) {
   return 0;
 }
 
+/* The derived VFS layer (vfs.bpf.h) hooks into the syscall exit. */
+static __always_inline void vfs_after_syscall(const struct inflight_call* c,
+                                              const volatile struct ezio_sc_desc* d, long ret,
+                                              __u64 pid_tgid);
+
 static __always_inline __u64 sum_iov(__u64 iov_ptr, __u64 iovcnt, __u32* flags) {
   __u64 total = 0;
   if (iovcnt > EZIO_MAX_IOV) *flags |= EZIO_SCF_IOV_TRUNCATED;
@@ -123,6 +128,7 @@ int BPF_PROG(ezio_sys_exit, struct pt_regs* regs, long ret) {
       submit(r);
     }
   }
+  vfs_after_syscall(c, d, ret, pid_tgid);
   bpf_map_delete_elem(&inflight, &tid);
   return 0;
 }

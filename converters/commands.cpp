@@ -1,5 +1,7 @@
 #include "converters/commands.h"
 
 namespace ezio::converters {
-void add_commands(CLI::App&) {}
+void add_merge_command(CLI::App& app);  // merge_command.cpp
+
+void add_commands(CLI::App& app) { add_merge_command(app); }
 }  // namespace ezio::converters

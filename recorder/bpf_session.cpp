@@ -12,6 +12,7 @@
 #include "common/error.h"
 #include "common/log.h"
 #include "eziotrace.skel.h"
+#include "recorder/probe_apply.h"
 #include "recorder/record_store.h"
 #include "recorder/syscall_table.h"
 
@@ -28,7 +29,7 @@ int on_record(void* ctx, void* data, size_t size) {
 }
 
 int libbpf_log(enum libbpf_print_level level, const char* fmt, va_list args) {
-  char buf[1024];
+  static char buf[1 << 20];
   int n = vsnprintf(buf, sizeof(buf), fmt, args);
   std::string msg(buf, n > 0 ? std::min<size_t>(n, sizeof(buf) - 1) : 0);
   while (!msg.empty() && msg.back() == '\n') msg.pop_back();
@@ -44,7 +45,7 @@ int libbpf_log(enum libbpf_print_level level, const char* fmt, va_list args) {
 
 void route_libbpf_logs() { libbpf_set_print(libbpf_log); }
 
-BpfSession::BpfSession(uint64_t ring_buffer_bytes, RecordStore& sink) {
+BpfSession::BpfSession(uint64_t ring_buffer_bytes, RecordStore& sink, const ProbePlan& plan) {
   long page = sysconf(_SC_PAGESIZE);
   if (ring_buffer_bytes < static_cast<uint64_t>(page) ||
       (ring_buffer_bytes & (ring_buffer_bytes - 1)) != 0) {
@@ -58,6 +59,7 @@ BpfSession::BpfSession(uint64_t ring_buffer_bytes, RecordStore& sink) {
     skel_->rodata->sc_desc[sc.nr] = sc.desc;
   }
   skel_->rodata->wakeup_bytes = ring_buffer_bytes / 8;
+  apply_probe_plan(skel_.get(), plan);
   if (int err = bpf_map__set_max_entries(skel_->maps.events, ring_buffer_bytes)) {
     fail("cannot size the ring buffer: {}", errno_text(-err));
   }
@@ -91,6 +93,12 @@ void BpfSession::poll(int timeout_ms) {
 void BpfSession::drain() {
   int n = ring_buffer__consume(rb_.get());
   if (n < 0 && n != -EINTR) fail("reading the ring buffer failed: {}", errno_text(-n));
+}
+
+int BpfSession::map_fd(const char* name) const {
+  int fd = bpf_object__find_map_fd_by_name(skel_->obj, name);
+  if (fd < 0) fail("the BPF object has no map {}", name);
+  return fd;
 }
 
 std::array<uint64_t, EZIO_LAYER_COUNT> BpfSession::drops() const {

@@ -14,6 +14,7 @@ struct ring_buffer;
 namespace ezio::recorder {
 
 class RecordStore;
+struct ProbePlan;
 
 struct SkeletonDeleter {
   void operator()(eziotrace* s) const;
@@ -26,7 +27,8 @@ class BpfSession {
  public:
   // Loads and attaches the programs; records go to `sink`. ring_buffer_bytes must be a power of two
   // and a multiple of the page size.
-  BpfSession(uint64_t ring_buffer_bytes, RecordStore& sink);
+  // `plan` (recorder/probe.h) says which layer's programs load.
+  BpfSession(uint64_t ring_buffer_bytes, RecordStore& sink, const ProbePlan& plan);
   ~BpfSession();
   BpfSession(const BpfSession&) = delete;
   BpfSession& operator=(const BpfSession&) = delete;
@@ -39,6 +41,8 @@ class BpfSession {
   void drain();
   // Events dropped in the kernel so far, per layer, summed over CPUs.
   std::array<uint64_t, EZIO_LAYER_COUNT> drops() const;
+  // The fd of a map of the BPF object (for the layers' counter tables); fails if there is none.
+  int map_fd(const char* name) const;
 
  private:
   std::unique_ptr<eziotrace, SkeletonDeleter> skel_;

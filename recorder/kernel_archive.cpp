@@ -8,8 +8,10 @@
 #include <vector>
 
 #include "common/otf2/writer.h"
+#include "recorder/block_archive.h"
 #include "recorder/fd_table.h"
 #include "recorder/process_table.h"
+#include "recorder/span_nesting.h"
 #include "recorder/syscall_table.h"
 
 namespace ezio::recorder {
@@ -93,10 +95,37 @@ class Builder {
                                                       : OTF2_REGION_ROLE_FUNCTION);
     }
     define_locations();
+    nested_.emplace(w_, store_, summary_);
   }
 
   ArchiveSummary run() {
     walk_timeline();
+    last_time_ = std::max(last_time_, write_block_layer(w_, machine_, store_, summary_));
+    last_time_ = std::max(
+        last_time_, write_pagecache_layer(
+                        w_, store_,
+                        [this](uint32_t pid) {
+                          auto it = groups_.find(pid);
+                          return it == groups_.end() ? otf2::Ref(OTF2_UNDEFINED_LOCATION_GROUP)
+                                                     : it->second;
+                        },
+                        [this](uint32_t pid, uint32_t tid) {
+                          auto it = procs_.processes().find(pid);
+                          return fmt::format(
+                              "{} [{}]", it == procs_.processes().end() ? "?" : it->second.comm,
+                              tid);
+                        },
+                        summary_.pagecache));
+    {  // the page-cache row of the layer table, in pages and bytes of 4 KiB pages
+      const PageCacheTotals& pc = summary_.pagecache;
+      auto& t = summary_.layers[EZIO_LAYER_PAGECACHE];
+      t.events = store_.pagecache().size();
+      t.reads = pc.accessed;
+      t.writes = pc.dirtied;
+      t.other = pc.faults;
+      t.bytes_read = (pc.misses + pc.readahead) * 4096;
+      t.bytes_written = pc.dirtied * 4096;
+    }
     write_properties();
     w_.clock({1'000'000'000, info_.start_monotonic_ns,
               std::max(last_time_, info_.end_monotonic_ns) - info_.start_monotonic_ns,
@@ -111,6 +140,7 @@ class Builder {
       otf2::Ref group = w_.location_group(fmt::format("{} [{}]", proc.comm, pid),
                                           OTF2_LOCATION_GROUP_TYPE_PROCESS, machine_);
       w_.location_group_property(group, "EZIOTRACE::PID", pid);
+      groups_[pid] = group;
       w_.location_group_property(group, "EZIOTRACE::PPID", proc.ppid);
       for (const auto& [tid, loc] : proc.threads) {
         w_.location(loc, fmt::format("{} [{}]", proc.comm, tid), OTF2_LOCATION_TYPE_CPU_THREAD,
@@ -129,6 +159,7 @@ class Builder {
       const ezio_syscall_rec* sc;
       const OpenCall* open;
       const ProcEvent* proc;
+      const NestedLayers::Orphan* orphan = nullptr;  // VFS/FS event outside any recorded syscall
     };
     std::vector<Item> items;
     items.reserve(store_.syscalls().size() + store_.opens().size() + store_.procs().size());
@@ -137,15 +168,28 @@ class Builder {
     for (const auto& p : store_.procs()) {
       if (p.kind == EZIO_REC_FORK && !p.is_thread) items.push_back({p.ts, nullptr, nullptr, &p});
     }
+    for (const auto& o : nested_->orphans()) items.push_back({o.t, nullptr, nullptr, nullptr, &o});
     std::stable_sort(items.begin(), items.end(),
                      [](const Item& a, const Item& b) { return a.t < b.t; });
     for (const auto& it : items) {
       if (it.proc) {
         fds_->fork(it.proc->ppid, it.proc->pid);
+      } else if (it.orphan) {
+        emit_orphan(*it.orphan);
       } else {
         emit_call(*it.sc, it.open);
       }
     }
+  }
+
+  void emit_orphan(const NestedLayers::Orphan& o) {
+    // A thread seen only in the VFS/FS layers has no location (none has syscalls, fork or exec).
+    auto p = procs_.processes().find(o.pid);
+    if (p == procs_.processes().end() || !p->second.threads.count(o.tid)) return;
+    uint64_t loc = procs_.location(o.pid, o.tid);
+    uint64_t& last = last_per_location_[loc];
+    nested_->emit_orphan(w_.events(loc), o, last);
+    last_time_ = std::max(last_time_, last);
   }
 
   std::string absolute_path(const OpenCall& o) {
@@ -180,6 +224,17 @@ class Builder {
     OTF2_AttributeList_AddUint64(a, attrs_.call_id, sc.call_id);
     OTF2_EvtWriter_Enter(evt, a, t0, region);
 
+    // The call's VFS and FS events go between the events at t0 and those at t1 (OTF2 refuses a
+    // timestamp lower than the previous one on a location).
+    bool nested_done = false;
+    auto nest = [&] {
+      if (!nested_done) nested_->emit_inside(evt, sc.h.pid, sc.call_id, t0, t1);
+      nested_done = true;
+    };
+    bool io_operation = info->kind == IoKind::Read || info->kind == IoKind::Write ||
+                        info->kind == IoKind::Flush;
+    if (!io_operation) nest();
+
     auto& totals = summary_.layers[EZIO_LAYER_SYSCALL];
     ++totals.events;
     totals.time_ns += t1 - t0;
@@ -194,6 +249,7 @@ class Builder {
                                                                   : OTF2_IO_OPERATION_MODE_FLUSH;
         OTF2_EvtWriter_IoOperationBegin(evt, nullptr, t0, h, mode, OTF2_IO_OPERATION_FLAG_NONE,
                                         info->kind == IoKind::Flush ? 0 : sc.count, sc.call_id);
+        nest();
         if (ok) {
           uint64_t done = info->kind == IoKind::Flush ? 0 : static_cast<uint64_t>(sc.ret);
           OTF2_EvtWriter_IoOperationComplete(evt, nullptr, t1, h, done, sc.call_id);
@@ -241,6 +297,7 @@ class Builder {
     } else {
       ++totals.other;
     }
+    nest();
     OTF2_EvtWriter_Leave(evt, nullptr, t1, region);
   }
 
@@ -273,9 +330,11 @@ class Builder {
   otf2::ArchiveWriter w_;
   otf2::Ref machine_ = 0;
   std::optional<FdTable> fds_;
+  std::optional<NestedLayers> nested_;
   Attributes attrs_{};
   std::unordered_map<uint32_t, otf2::Ref> regions_;
   std::unordered_map<uint64_t, uint64_t> last_per_location_;
+  std::unordered_map<uint32_t, otf2::Ref> groups_;  // pid -> location group
   uint64_t last_time_ = 0;
   ArchiveSummary summary_;
 };

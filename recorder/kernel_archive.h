@@ -3,7 +3,10 @@
 #include <array>
 #include <cstdint>
 #include <filesystem>
+#include <map>
+#include <string>
 
+#include "recorder/pagecache_archive.h"
 #include "recorder/record_store.h"
 #include "recorder/recording_info.h"
 
@@ -19,6 +22,8 @@ struct LayerTotals {
 struct ArchiveSummary {
   std::array<LayerTotals, EZIO_LAYER_COUNT> layers{};
   uint64_t processes = 0, threads = 0;
+  PageCacheTotals pagecache;                         // pages, all traced threads
+  std::map<std::string, UnattributedIo> unattributed;  // block requests per device name
 };
 
 // Writes the archive into dir (which must not hold one yet).

@@ -11,6 +11,7 @@
 #include "recorder/launcher.h"
 #include "recorder/output_dir.h"
 #include "recorder/privileges.h"
+#include "recorder/probe.h"
 #include "recorder/record_store.h"
 #include "recorder/signals.h"
 
@@ -60,9 +61,14 @@ RecordResult record(const RecordOptions& o) {
   info.probes[EZIO_LAYER_SYSCALL] = "tp_btf/sys_enter+sys_exit";
   info.probes[EZIO_LAYER_PROCESS] = "tp_btf/sched_process_fork+exec+exit";
 
-  RecordStore store;
   route_libbpf_logs();
-  BpfSession bpf(o.ring_buffer_mib * 1024 * 1024, store);
+  ProbePlan plan = plan_probes(parse_layers(o.layers));
+  for (unsigned l = 0; l < EZIO_LAYER_COUNT; ++l) {
+    if (l != EZIO_LAYER_PROCESS) info.probes[l] = probe_property(plan.layers[l]);
+  }
+
+  RecordStore store;
+  BpfSession bpf(o.ring_buffer_mib * 1024 * 1024, store, plan);
   Launcher app(o.command, o.environment.empty() ? current_environment() : o.environment, user);
   bpf.trace_process(app.pid());
   SignalForwarding signals;
@@ -83,6 +89,7 @@ RecordResult record(const RecordOptions& o) {
   if (signals.received_any()) info.status = "interrupted";
   info.lost = bpf.drops();
   info.lost[EZIO_LAYER_SYSCALL] += store.malformed();
+  store.devices() = read_device_use(bpf.map_fd("target_devs"), bpf.map_fd("block_unattributed"));
 
   std::error_code ec;
   fs::remove_all(staging, ec);  // left over from a recorder that died while writing
@@ -109,6 +116,16 @@ void print_summary(const RecordResult& r) {
                        t.events, t.reads, t.writes, t.other, human_bytes(t.bytes_read),
                        human_bytes(t.bytes_written), info.lost[l]);
   }
+  const PageCacheTotals& pc = r.summary.pagecache;
+  if (!info.probes[EZIO_LAYER_PAGECACHE].empty()) {
+    out += fmt::format("  page cache (pages): {} hits, {} misses, {} readahead, {} dirtied, {} faults, "
+                       "{} evicted\n",
+                       pc.hits, pc.misses, pc.readahead, pc.dirtied, pc.faults, pc.evicted);
+  }
+  for (const auto& [dev, un] : r.summary.unattributed) {
+    out += fmt::format("  block {}: {} requests not attributed to the target ({})\n", dev,
+                       un.requests, human_bytes(un.bytes));
+  }
   out += fmt::format("archive: {}/eziotrace.otf2{}", r.archive.string(),
                      info.status == "complete" ? "" : " (recording interrupted)");
   spdlog::info("{}", out);
@@ -120,7 +137,7 @@ void print_summary(const RecordResult& r) {
 }
 
 const std::set<std::string>& record_value_options() {
-  static const std::set<std::string> v = {"-o", "--output", "--ring-buffer"};
+  static const std::set<std::string> v = {"-o", "--output", "--ring-buffer", "--layers"};
   return v;
 }
 
@@ -133,9 +150,12 @@ void add_record_command(CLI::App& app, const std::vector<std::string>& command) 
   cmd->add_flag("-f,--force", opts->force, "replace an existing archive");
   cmd->add_option("--ring-buffer", opts->ring_buffer_mib, "ring buffer size in MiB (power of two)")
       ->check(CLI::Range(1, 4096));
+  cmd->add_option("--layers", opts->layers,
+                  "layers to record, comma-separated: syscall,vfs,fs,pagecache,block (default: "
+                  "all; syscall is always recorded, the others nest in it)");
   cmd->add_flag("-v,--verbose", *verbose, "show libbpf and debug messages");
   cmd->footer("Everything after the options (or after --) is the command and its arguments.");
-  cmd->callback([opts, verbose, command] {
+  cmd->callback([opts, verbose, &command] {
     if (*verbose) spdlog::set_level(spdlog::level::debug);
     if (command.empty()) fail("no command given: eziotrace record [options] [--] command [args...]");
     opts->command = command;

@@ -16,6 +16,7 @@ struct RecordOptions {
   std::filesystem::path output;  // empty: default_output(command[0])
   bool force = false;
   uint64_t ring_buffer_mib = 32;
+  std::string layers = "all";  // --layers (recorder/probe.h parse_layers)
   std::vector<std::string> command;
   std::vector<std::string> environment;  // empty: the recorder's own
 };
@@ -30,7 +31,8 @@ struct RecordResult {
 // Runs the command under the kernel recorder and writes the archive.
 RecordResult record(const RecordOptions& options);
 void print_summary(const RecordResult& result);
-// command: the application's words, split off the command line by split_command_line().
+// command: the application's words, split off the command line by split_command_line(); it is
+// read when the subcommand runs, so it may be filled after this call.
 void add_record_command(CLI::App& app, const std::vector<std::string>& command);
 // Options of `record` that take a value (for split_command_line).
 const std::set<std::string>& record_value_options();

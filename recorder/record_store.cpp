@@ -54,6 +54,31 @@ void RecordStore::add(const void* data, size_t size) {
       }
       break;
     }
+    case EZIO_REC_VFS: {
+      ezio_vfs_rec r;
+      if ((ok = read_as(data, size, r))) vfs_.push_back(r);
+      break;
+    }
+    case EZIO_REC_FS: {
+      ezio_fs_rec r;
+      if ((ok = read_as(data, size, r))) fs_.push_back(r);
+      break;
+    }
+    case EZIO_REC_FILE: {
+      ezio_file_rec r;
+      if ((ok = read_as(data, size, r))) files_.push_back(r);
+      break;
+    }
+    case EZIO_REC_BLOCK: {
+      ezio_block_rec r;
+      if ((ok = read_as(data, size, r))) block_.push_back(r);
+      break;
+    }
+    case EZIO_REC_PAGECACHE: {
+      ezio_pagecache_rec r;
+      if ((ok = read_as(data, size, r))) pagecache_.push_back(r);
+      break;
+    }
     default:
       break;
   }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "record.h"
+#include "recorder/device_use.h"
 
 namespace ezio::recorder {
 
@@ -36,6 +37,14 @@ class RecordStore {
   const std::vector<ezio_syscall_rec>& syscalls() const { return syscalls_; }
   const std::vector<OpenCall>& opens() const { return opens_; }
   const std::vector<ProcEvent>& procs() const { return procs_; }
+  const std::vector<ezio_vfs_rec>& vfs() const { return vfs_; }
+  const std::vector<ezio_fs_rec>& fs() const { return fs_; }
+  const std::vector<ezio_file_rec>& files() const { return files_; }
+  const std::vector<ezio_block_rec>& block_requests() const { return block_; }
+  const std::vector<ezio_pagecache_rec>& pagecache() const { return pagecache_; }
+  // Unattributed requests per device, read from the kernel at the end of the recording.
+  DeviceUse& devices() { return devices_; }
+  const DeviceUse& devices() const { return devices_; }
   uint64_t malformed() const { return malformed_; }
   // Records received per layer (enum ezio_layer).
   const std::array<uint64_t, EZIO_LAYER_COUNT>& received() const { return received_; }
@@ -44,6 +53,12 @@ class RecordStore {
   std::vector<ezio_syscall_rec> syscalls_;
   std::vector<OpenCall> opens_;
   std::vector<ProcEvent> procs_;
+  std::vector<ezio_vfs_rec> vfs_;
+  std::vector<ezio_fs_rec> fs_;
+  std::vector<ezio_file_rec> files_;
+  std::vector<ezio_block_rec> block_;
+  std::vector<ezio_pagecache_rec> pagecache_;
+  DeviceUse devices_;
   uint64_t malformed_ = 0;
   std::array<uint64_t, EZIO_LAYER_COUNT> received_{};
 };

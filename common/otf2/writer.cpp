@@ -84,6 +84,10 @@ void ArchiveWriter::location(OTF2_LocationRef id, std::string_view name, OTF2_Lo
 
 Ref ArchiveWriter::io_paradigm(std::string_view identification, std::string_view name,
                                OTF2_IoParadigmClass cls, OTF2_IoParadigmFlag flags) {
+  // One definition per identification: several layers (files, block devices) share "linux".
+  for (size_t i = 0; i < io_paradigms_.size(); ++i) {
+    if (strings_[io_paradigms_[i].identification] == identification) return static_cast<Ref>(i);
+  }
   io_paradigms_.push_back({string(identification), string(name), cls, flags});
   return static_cast<Ref>(io_paradigms_.size() - 1);
 }
@@ -107,6 +111,19 @@ Ref ArchiveWriter::group(std::string_view name, OTF2_GroupType type, OTF2_Paradi
                          OTF2_GroupFlag flags, std::vector<uint64_t> members) {
   groups_.push_back({string(name), type, paradigm, flags, std::move(members)});
   return static_cast<Ref>(groups_.size() - 1);
+}
+
+Ref ArchiveWriter::metric_member(std::string_view name, std::string_view description,
+                                 OTF2_MetricType type, OTF2_MetricMode mode, OTF2_Type value_type,
+                                 std::string_view unit) {
+  metric_members_.push_back({string(name), string(description), type, mode, value_type, string(unit)});
+  return static_cast<Ref>(metric_members_.size() - 1);
+}
+
+Ref ArchiveWriter::metric_class(std::vector<Ref> members, OTF2_MetricOccurrence occurrence,
+                                OTF2_RecorderKind kind) {
+  metric_classes_.push_back({std::move(members), occurrence, kind});
+  return static_cast<Ref>(metric_classes_.size() - 1);
 }
 
 Ref ArchiveWriter::paradigm(OTF2_Paradigm paradigm, std::string_view name, OTF2_ParadigmClass cls) {
@@ -159,12 +176,13 @@ void ArchiveWriter::close() {
   auto* a = archive_.get();
   std::map<OTF2_LocationRef, uint64_t> event_counts;
   for (auto& [id, loc] : locations_) {
+    // A location without events still needs its (empty) event file: readers open one per
+    // defined location and refuse the archive when it is missing.
+    OTF2_EvtWriter* w = events(id);
     uint64_t n = 0;
-    if (loc.writer) {
-      check(OTF2_EvtWriter_GetNumberOfEvents(loc.writer, &n), "counting events");
-      check(OTF2_Archive_CloseEvtWriter(a, loc.writer), "closing an event writer");
-      loc.writer = nullptr;
-    }
+    check(OTF2_EvtWriter_GetNumberOfEvents(w, &n), "counting events");
+    check(OTF2_Archive_CloseEvtWriter(a, w), "closing an event writer");
+    loc.writer = nullptr;
     event_counts[id] = n;
   }
   check(OTF2_Archive_CloseEvtFiles(a), "closing event files");
@@ -232,6 +250,20 @@ void ArchiveWriter::close() {
                                            r.description, r.role, r.paradigm,
                                            OTF2_REGION_FLAG_NONE, OTF2_UNDEFINED_STRING, 0, 0),
           "writing a region");
+  }
+  for (size_t i = 0; i < metric_members_.size(); ++i) {
+    auto& m = metric_members_[i];
+    check(OTF2_GlobalDefWriter_WriteMetricMember(gw, static_cast<Ref>(i), m.name, m.description,
+                                                 m.type, m.mode, m.value_type, OTF2_BASE_DECIMAL,
+                                                 0, m.unit),
+          "writing a metric member");
+  }
+  for (size_t i = 0; i < metric_classes_.size(); ++i) {
+    auto& c = metric_classes_[i];
+    check(OTF2_GlobalDefWriter_WriteMetricClass(gw, static_cast<Ref>(i),
+                                                static_cast<uint8_t>(c.members.size()),
+                                                c.members.data(), c.occurrence, c.kind),
+          "writing a metric class");
   }
   for (size_t i = 0; i < groups_.size(); ++i) {
     auto& g = groups_[i];

@@ -59,6 +59,11 @@ class ArchiveWriter {
   Ref group(std::string_view name, OTF2_GroupType type, OTF2_Paradigm paradigm,
             OTF2_GroupFlag flags, std::vector<uint64_t> members);
   Ref paradigm(OTF2_Paradigm paradigm, std::string_view name, OTF2_ParadigmClass cls);
+  // A metric member (one counter) and a metric class grouping members for MetricEvents.
+  Ref metric_member(std::string_view name, std::string_view description, OTF2_MetricType type,
+                    OTF2_MetricMode mode, OTF2_Type value_type, std::string_view unit);
+  Ref metric_class(std::vector<Ref> members, OTF2_MetricOccurrence occurrence,
+                   OTF2_RecorderKind kind);
 
   void system_tree_node_property(Ref node, std::string_view name, OTF2_Type type,
                                  OTF2_AttributeValue value);
@@ -159,6 +164,20 @@ class ArchiveWriter {
     OTF2_ParadigmClass cls;
   };
   std::vector<ParadigmDef> paradigms_;
+  struct MetricMemberDef {
+    Ref name, description;
+    OTF2_MetricType type;
+    OTF2_MetricMode mode;
+    OTF2_Type value_type;
+    Ref unit;
+  };
+  std::vector<MetricMemberDef> metric_members_;
+  struct MetricClassDef {
+    std::vector<Ref> members;
+    OTF2_MetricOccurrence occurrence;
+    OTF2_RecorderKind kind;
+  };
+  std::vector<MetricClassDef> metric_classes_;
   std::vector<Property> node_properties_;
   std::vector<Property> group_properties_;
   struct LocationProperty {

@@ -1,0 +1,179 @@
+#include "analysis/files.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+
+#include "analysis/layer_stats.h"
+#include "analysis/trace_run.h"
+#include "common/command.h"
+
+namespace ezio::analysis {
+namespace {
+
+struct FileLayer {
+  LayerStats stats;
+  Log2Histogram sizes;  // bytes of each read/write
+  uint64_t sequential = 0, random = 0;
+};
+
+struct FileStats {
+  std::array<FileLayer, kLayerCount> layers;
+  uint64_t bytes() const {
+    uint64_t b = 0;
+    for (auto& l : layers) {
+      b += l.stats.ops[static_cast<size_t>(Op::kRead)].bytes +
+           l.stats.ops[static_cast<size_t>(Op::kWrite)].bytes;
+    }
+    return b;
+  }
+};
+
+// Where the next implicit-offset access of an open file starts, and where the last one ended.
+struct HandleState {
+  uint64_t position = 0;
+  uint64_t last_end = 0;
+  bool accessed = false;
+};
+
+class FilesSink : public CallSink {
+ public:
+  FilesSink(const otf2::Definitions& defs, const FilesOptions& o)
+      : CallSink(defs), o_(o), ns_per_tick_(1e9 / static_cast<double>(defs.resolution)) {}
+
+  void on_call(const Call& c) override {
+    if (c.handle == OTF2_UNDEFINED_IO_HANDLE || !o_.common.filters.layer_selected(c.info->layer) ||
+        !o_.common.filters.region_selected(*c.info)) {
+      return;
+    }
+    FileStats* f = file(c.handle);
+    if (!f) return;
+    FileLayer& fl = f->layers[static_cast<size_t>(c.info->layer)];
+    fl.stats.add(c, ns_per_tick_);
+    if (c.op == Op::kOther || !c.has_bytes) return;
+    fl.sizes.add(c.bytes);
+    // Only the call that carried the I/O events moves the file position; the kernel calls nested
+    // in it inherit its handle but are the same access.
+    if (!c.owns_io) return;
+    HandleState& h = handles_[c.handle];
+    uint64_t start = c.has_offset ? c.offset : h.position;
+    bool seq = h.accessed ? start == h.last_end : start == 0;
+    ++(seq ? fl.sequential : fl.random);
+    h.accessed = true;
+    h.last_end = start + c.bytes;
+    if (!c.has_offset) h.position = h.last_end;
+  }
+  void on_seek(Ref handle, uint64_t offset) override { handles_[handle].position = offset; }
+
+  std::map<std::string, FileStats> files_;
+
+ private:
+  FileStats* file(Ref handle) {
+    auto it = by_handle_.find(handle);
+    if (it != by_handle_.end()) return it->second;
+    std::string path = defs().handle_path(handle);
+    FileStats* f = nullptr;
+    if (o_.files.empty() || std::any_of(o_.files.begin(), o_.files.end(), [&](auto& s) {
+          return path.find(s) != std::string::npos;
+        })) {
+      f = &files_[path];
+    }
+    by_handle_.emplace(handle, f);
+    return f;
+  }
+
+  const FilesOptions& o_;
+  double ns_per_tick_;
+  std::unordered_map<Ref, FileStats*> by_handle_;
+  std::unordered_map<Ref, HandleState> handles_;
+};
+
+std::string size_label(uint64_t v) {
+  static constexpr const char* units[] = {"", "K", "M", "G", "T", "P", "E"};
+  int u = 0;
+  while (v >= 1024 && v % 1024 == 0 && u < 6) v /= 1024, ++u;
+  return fmt::format("{}{}", v, units[u]);
+}
+
+Cell sizes_cell(const Log2Histogram& h) {
+  auto value = nlohmann::json::array();
+  std::string text;
+  for (int b = 0; b < Log2Histogram::kBuckets; ++b) {
+    if (h.bucket(b) == 0) continue;
+    uint64_t lo = Log2Histogram::bucket_low(b);
+    value.push_back({{"min_bytes", lo},
+                     {"max_bytes", Log2Histogram::bucket_high(b) - 1},
+                     {"count", h.bucket(b)}});
+    text += fmt::format("{}{}:{}", text.empty() ? "" : " ", size_label(lo), h.bucket(b));
+  }
+  return Cell{value, text.empty() ? "-" : text, false};
+}
+
+Cell share_cell(uint64_t part, uint64_t total) {
+  if (total == 0) return Cell{nullptr, "-", true};
+  return percent_cell(100.0 * static_cast<double>(part) / static_cast<double>(total));
+}
+
+}  // namespace
+
+Report run_files(const FilesOptions& o) {
+  o.common.filters.validate();
+  otf2::ArchiveReader reader(o.common.trace);
+  FilesSink sink(reader.defs(), o);
+  Report report;
+  run_trace(reader, sink, o.common.filters, report);
+  double tick = 1.0 / static_cast<double>(reader.defs().resolution);
+
+  Table t;
+  t.name = "files";
+  t.columns = {{"file", "File"},
+               {"layer", "Layer"},
+               {"reads", "Reads"},
+               {"writes", "Writes"},
+               {"other", "Other"},
+               {"read_bytes", "Read bytes"},
+               {"write_bytes", "Written bytes"},
+               {"time_s", "Time"},
+               {"sequential_percent", "Seq %"},
+               {"random_percent", "Random %"},
+               {"access_sizes", "Access sizes (log2 bucket:count)"}};
+  std::vector<std::pair<const std::string*, const FileStats*>> order;
+  for (auto& [path, f] : sink.files_) order.emplace_back(&path, &f);
+  std::stable_sort(order.begin(), order.end(),
+                   [](auto& a, auto& b) { return a.second->bytes() > b.second->bytes(); });
+  for (auto& [path, f] : order) {
+    for (Layer l : kAllLayers) {
+      const FileLayer& fl = f->layers[static_cast<size_t>(l)];
+      if (fl.stats.count() == 0) continue;
+      auto& ops = fl.stats.ops;
+      uint64_t classified = fl.sequential + fl.random;
+      t.add({text_cell(*path), text_cell(std::string(layer_key(l))), count_cell(ops[0].count),
+             count_cell(ops[1].count), count_cell(ops[2].count), bytes_cell(ops[0].bytes),
+             bytes_cell(ops[1].bytes), seconds_cell(static_cast<double>(fl.stats.ticks()) * tick),
+             share_cell(fl.sequential, classified), share_cell(fl.random, classified),
+             sizes_cell(fl.sizes)});
+    }
+  }
+  report.tables.push_back(std::move(t));
+  report.notes.push_back(
+      "Seq %: accesses starting where the previous access of the same open file ended (the "
+      "first one if it starts at offset 0). Access sizes: count per power-of-two size bucket.");
+  return report;
+}
+
+void add_files_command(CLI::App& app) {
+  auto o = std::make_shared<FilesOptions>();
+  auto* cmd = app.add_subcommand("files", "per-file I/O at every layer (Darshan-like)");
+  add_common_options(*cmd, o->common);
+  add_filter_options(*cmd, o->common.filters, false);
+  cmd->add_option("--file", o->files, "only files whose path contains this text (repeatable)")
+      ->allow_extra_args(false);
+  cmd->callback([o] {
+    emit(run_files(*o), o->common.format());
+    command_status() = 0;
+  });
+}
+
+}  // namespace ezio::analysis

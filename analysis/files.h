@@ -1,0 +1,19 @@
+#pragma once
+// `eziotrace files`: per file and layer, what Darshan reports per file (operations, bytes, access
+// sizes, sequential share, time) plus the kernel layers below the application.
+#include <CLI/CLI.hpp>
+
+#include "analysis/options.h"
+#include "analysis/table.h"
+
+namespace ezio::analysis {
+
+struct FilesOptions {
+  CommonOptions common;
+  std::vector<std::string> files;  // keep files whose path contains one of these
+};
+
+Report run_files(const FilesOptions& o);
+void add_files_command(CLI::App& app);
+
+}  // namespace ezio::analysis

@@ -1,0 +1,19 @@
+#pragma once
+// `eziotrace latency`: log2 latency histograms per layer and operation, as terminal bars, tables
+// and an SVG picture (--svg FILE).
+#include <CLI/CLI.hpp>
+
+#include "analysis/options.h"
+#include "analysis/table.h"
+
+namespace ezio::analysis {
+
+struct LatencyOptions {
+  CommonOptions common;
+  std::string svg;  // write the picture here when not empty
+};
+
+Report run_latency(const LatencyOptions& o);
+void add_latency_command(CLI::App& app);
+
+}  // namespace ezio::analysis

@@ -1,0 +1,54 @@
+#pragma once
+// Per-layer accumulation shared by `layers`, `files` and `latency`: operation counts, bytes, time
+// and a log2 latency histogram per operation kind.
+#include <array>
+#include <cstdint>
+
+#include "analysis/calls.h"
+#include "analysis/histogram.h"
+
+namespace ezio::analysis {
+
+struct OpStats {
+  uint64_t count = 0;
+  uint64_t bytes = 0;
+  uint64_t ticks = 0;
+  Log2Histogram latency_ns;
+};
+
+struct LayerStats {
+  std::array<OpStats, kOpCount> ops;
+
+  void add(const Call& c, double ns_per_tick) {
+    OpStats& s = ops[static_cast<size_t>(c.op)];
+    ++s.count;
+    if (c.has_bytes && c.op != Op::kOther) s.bytes += c.bytes;
+    if (c.point) return;  // no duration to time
+    s.ticks += c.duration();
+    s.latency_ns.add(static_cast<uint64_t>(static_cast<double>(c.duration()) * ns_per_tick));
+  }
+  void merge(const LayerStats& o) {
+    for (size_t i = 0; i < kOpCount; ++i) {
+      ops[i].count += o.ops[i].count;
+      ops[i].bytes += o.ops[i].bytes;
+      ops[i].ticks += o.ops[i].ticks;
+      ops[i].latency_ns.merge(o.ops[i].latency_ns);
+    }
+  }
+  uint64_t count() const { return ops[0].count + ops[1].count + ops[2].count; }
+  uint64_t ticks() const { return ops[0].ticks + ops[1].ticks + ops[2].ticks; }
+  Log2Histogram all_latency() const {
+    Log2Histogram h = ops[0].latency_ns;
+    h.merge(ops[1].latency_ns);
+    h.merge(ops[2].latency_ns);
+    return h;
+  }
+};
+
+// User-level regions are only I/O when they carry I/O events or the FILE_IO role (EZTrace also
+// records "Working", main, OpenMP...); every kernel-layer region is I/O.
+inline bool counts_as_io(const Call& c) {
+  return c.info->layer != Layer::kUser || c.is_io() || c.info->file_io_role;
+}
+
+}  // namespace ezio::analysis

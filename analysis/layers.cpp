@@ -1,0 +1,221 @@
+#include "analysis/layers.h"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <unordered_map>
+
+#include "analysis/layer_stats.h"
+#include "analysis/trace_run.h"
+#include "common/command.h"
+
+namespace ezio::analysis {
+namespace {
+
+using PerLayer = std::array<LayerStats, kLayerCount>;
+
+class LayersSink : public CallSink {
+ public:
+  LayersSink(const otf2::Definitions& defs, const LayersOptions& o)
+      : CallSink(defs), o_(o), ns_per_tick_(1e9 / static_cast<double>(defs.resolution)) {}
+
+  void begin_location(OTF2_LocationRef loc) override {
+    CallSink::begin_location(loc);
+    if (o_.group == GroupBy::kThread) {
+      const otf2::LocationDef* d = defs().location(loc);
+      location_key_ = d && !d->name.empty() ? d->name : fmt::format("location {}", loc);
+    } else if (o_.group == GroupBy::kProcess) {
+      location_key_ = defs().process_of(loc);
+      if (location_key_.empty()) location_key_ = "(unknown process)";
+    }
+    current_ = o_.group == GroupBy::kFile ? nullptr : &groups_[location_key_];
+  }
+
+  void on_call(const Call& c) override {
+    if (!counts_as_io(c) || !o_.common.filters.layer_selected(c.info->layer) ||
+        !o_.common.filters.region_selected(*c.info)) {
+      return;
+    }
+    PerLayer* target = current_;
+    if (!target) target = &groups_[file_key(c.handle)];
+    (*target)[static_cast<size_t>(c.info->layer)].add(c, ns_per_tick_);
+  }
+
+  // Page-cache counters are Metric events of members "pagecache.*" (docs/trace-model.md); they
+  // accumulate from the start, so the last event of a location holds its totals.
+  void metric(OTF2_LocationRef loc, uint64_t, Ref metric_class,
+              const std::vector<uint64_t>& values) override {
+    auto cls = defs().metric_classes.find(metric_class);
+    if (cls == defs().metric_classes.end()) return;
+    for (size_t i = 0; i < cls->second.size() && i < values.size(); ++i) {
+      auto m = defs().metric_members.find(cls->second[i]);
+      if (m == defs().metric_members.end() || m->second.rfind("pagecache.", 0) != 0) continue;
+      pagecache_[loc][m->second.substr(10)] = values[i];
+    }
+  }
+
+  std::map<std::string, PerLayer> groups_;
+  std::map<OTF2_LocationRef, std::map<std::string, uint64_t>> pagecache_;
+
+ private:
+  const std::string& file_key(Ref handle) {
+    if (handle == OTF2_UNDEFINED_IO_HANDLE) {
+      static const std::string none = "(no file)";
+      return none;
+    }
+    auto it = paths_.find(handle);
+    if (it == paths_.end()) it = paths_.emplace(handle, defs().handle_path(handle)).first;
+    return it->second;
+  }
+
+  const LayersOptions& o_;
+  double ns_per_tick_;
+  std::string location_key_;
+  PerLayer* current_ = nullptr;
+  std::unordered_map<Ref, std::string> paths_;
+};
+
+std::vector<Cell> layer_row(Layer l, const LayerStats& s, double tick) {
+  Log2Histogram h = s.all_latency();
+  auto& r = s.ops[static_cast<size_t>(Op::kRead)];
+  auto& w = s.ops[static_cast<size_t>(Op::kWrite)];
+  auto& other = s.ops[static_cast<size_t>(Op::kOther)];
+  return {text_cell(std::string(layer_title(l))),
+          count_cell(r.count),
+          count_cell(w.count),
+          count_cell(other.count),
+          bytes_cell(r.bytes),
+          bytes_cell(w.bytes),
+          seconds_cell(static_cast<double>(s.ticks()) * tick),
+          seconds_cell(h.mean() * 1e-9),
+          seconds_cell(h.quantile(0.5) * 1e-9),
+          seconds_cell(h.quantile(0.99) * 1e-9)};
+}
+
+Table cache_table(const PerLayer& all) {
+  Table t;
+  t.name = "cache";
+  t.title = "Application bytes reaching the block layer";
+  t.columns = {{"operation", "Operation"},     {"source_layer", "Measured at"},
+               {"app_bytes", "App bytes"},     {"block_bytes", "Block bytes"},
+               {"absorbed_bytes", "Absorbed"}, {"percent_to_block", "% to block"}};
+  for (Op op : {Op::kRead, Op::kWrite}) {
+    auto bytes_at = [&](Layer l) {
+      return all[static_cast<size_t>(l)].ops[static_cast<size_t>(op)].bytes;
+    };
+    // The application's view is the highest layer that saw bytes: EZTrace's, else the syscalls.
+    Layer source = bytes_at(Layer::kUser) > 0 ? Layer::kUser : Layer::kSyscall;
+    uint64_t app = bytes_at(source), block = bytes_at(Layer::kBlock);
+    double pct = app ? 100.0 * static_cast<double>(block) / static_cast<double>(app) : 0.0;
+    t.add({text_cell(std::string(op_name(op))), text_cell(std::string(layer_key(source))),
+           bytes_cell(app), bytes_cell(block), bytes_cell(app > block ? app - block : 0),
+           percent_cell(pct)});
+  }
+  return t;
+}
+
+Table pagecache_table(const LayersSink& sink, const otf2::Definitions& defs) {
+  static constexpr std::array<const char*, 8> counters = {
+      "accessed", "hits", "misses", "readahead", "faults", "mapped_around", "dirtied", "evicted"};
+  Table t;
+  t.name = "pagecache";
+  t.title = "Page cache (pages, from the recorder's counters)";
+  t.columns = {{"thread", "Thread"}};
+  for (const char* c : counters) t.columns.push_back({c, c});
+  t.columns.push_back({"hit_percent", "Hit %"});
+  std::map<std::string, uint64_t> all;
+  auto row = [&](const std::string& name, const std::map<std::string, uint64_t>& v) {
+    std::vector<Cell> cells = {text_cell(name)};
+    auto get = [&](const char* k) {
+      auto it = v.find(k);
+      return it == v.end() ? uint64_t{0} : it->second;
+    };
+    for (const char* c : counters) cells.push_back(count_cell(get(c)));
+    uint64_t looked_up = get("hits") + get("misses");
+    cells.push_back(looked_up ? percent_cell(100.0 * static_cast<double>(get("hits")) /
+                                             static_cast<double>(looked_up))
+                              : Cell{nullptr, "-", true});
+    t.add(std::move(cells));
+  };
+  for (auto& [loc, values] : sink.pagecache_) {
+    const otf2::LocationDef* d = defs.location(loc);
+    row(d && !d->name.empty() ? d->name : fmt::format("location {}", loc), values);
+    for (auto& [k, v] : values) all[k] += v;
+  }
+  if (!sink.pagecache_.empty()) row("All threads", all);
+  return t;
+}
+
+}  // namespace
+
+Report run_layers(const LayersOptions& o) {
+  o.common.filters.validate();
+  otf2::ArchiveReader reader(o.common.trace);
+  LayersSink sink(reader.defs(), o);
+  Report report;
+  run_trace(reader, sink, o.common.filters, report);
+  double tick = 1.0 / static_cast<double>(reader.defs().resolution);
+
+  Table t;
+  t.name = "layers";
+  std::vector<Column> cols = {
+      {"layer", "Layer"},        {"reads", "Reads"},           {"writes", "Writes"},
+      {"other", "Other"},        {"read_bytes", "Read bytes"}, {"write_bytes", "Written bytes"},
+      {"total_s", "Total time"}, {"mean_s", "Mean"},           {"p50_s", "p50"},
+      {"p99_s", "p99"}};
+  PerLayer all;
+  for (auto& [key, per] : sink.groups_) {
+    for (size_t i = 0; i < kLayerCount; ++i) all[i].merge(per[i]);
+  }
+  if (o.group == GroupBy::kNone) {
+    t.columns = cols;
+    for (Layer l : kAllLayers) {
+      if (o.common.filters.layer_selected(l))
+        t.add(layer_row(l, all[static_cast<size_t>(l)], tick));
+    }
+  } else {
+    static constexpr std::array<const char*, 4> keys = {"", "file", "thread", "process"};
+    static constexpr std::array<const char*, 4> titles = {"", "File", "Thread", "Process"};
+    size_t g = static_cast<size_t>(o.group);
+    t.columns = {{keys[g], titles[g]}};
+    t.columns.insert(t.columns.end(), cols.begin(), cols.end());
+    for (auto& [key, per] : sink.groups_) {
+      for (Layer l : kAllLayers) {
+        const LayerStats& s = per[static_cast<size_t>(l)];
+        if (s.count() == 0) continue;
+        auto row = layer_row(l, s, tick);
+        row.insert(row.begin(), text_cell(key));
+        t.add(std::move(row));
+      }
+    }
+  }
+  report.tables.push_back(std::move(t));
+  report.tables.push_back(cache_table(all));
+  if (o.common.filters.layer_selected(Layer::kPageCache)) {
+    report.tables.push_back(pagecache_table(sink, reader.defs()));
+  }
+  report.notes.push_back(
+      "p50/p99 come from log2 histograms (interpolated within a power-of-two bucket).");
+  return report;
+}
+
+void add_layers_command(CLI::App& app) {
+  auto o = std::make_shared<LayersOptions>();
+  auto* cmd = app.add_subcommand("layers", "I/O per layer: counts, bytes, time, latency");
+  add_common_options(*cmd, o->common);
+  add_filter_options(*cmd, o->common.filters, true);
+  auto* by_file = cmd->add_flag_callback(
+      "--by-file", [o] { o->group = GroupBy::kFile; }, "one row per file and layer");
+  auto* by_thread = cmd->add_flag_callback(
+      "--by-thread", [o] { o->group = GroupBy::kThread; }, "one row per thread and layer");
+  auto* by_process = cmd->add_flag_callback(
+      "--by-process", [o] { o->group = GroupBy::kProcess; }, "one row per process and layer");
+  by_file->excludes(by_thread)->excludes(by_process);
+  by_thread->excludes(by_process);
+  cmd->callback([o] {
+    emit(run_layers(*o), o->common.format());
+    command_status() = 0;
+  });
+}
+
+}  // namespace ezio::analysis

@@ -1,0 +1,19 @@
+#pragma once
+// `eziotrace profile`: per thread and in total, per region: inclusive/exclusive time, share of the
+// runtime, count, min/max/average and the interference score SCI (docs/analysis.md).
+#include <CLI/CLI.hpp>
+
+#include "analysis/options.h"
+#include "analysis/table.h"
+
+namespace ezio::analysis {
+
+struct ProfileOptions {
+  CommonOptions common;
+  bool total_only = false;
+};
+
+Report run_profile(const ProfileOptions& o);
+void add_profile_command(CLI::App& app);
+
+}  // namespace ezio::analysis

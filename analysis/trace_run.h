@@ -1,0 +1,17 @@
+#pragma once
+// Reading a trace for an analyzer: progress on stderr, warnings about losses and defects, and the
+// "meta" object of the report (trace path, events read, losses, completeness).
+#include "analysis/calls.h"
+#include "analysis/options.h"
+#include "analysis/table.h"
+#include "common/otf2/reader.h"
+
+namespace ezio::analysis {
+
+// Streams the selected locations of `reader` into `sink` and records what happened in report.meta.
+void run_trace(otf2::ArchiveReader& reader, CallSink& sink, const Filters& filters, Report& report);
+
+// Prints the report of a subcommand on stdout in the requested format.
+void emit(const Report& report, Format format);
+
+}  // namespace ezio::analysis

@@ -1,0 +1,101 @@
+/* Attribution: which traced thread (and which of its calls) caused a piece of kernel I/O.
+ * - The current thread, when it belongs to the target tree (synchronous I/O).
+ * - For writeback submitted by someone else (flusher kworkers, syncfs helpers): the last traced
+ *   thread that dirtied pages of the inode, remembered here when the page became dirty. */
+#ifndef EZIO_ATTRIBUTION_BPF_H
+#define EZIO_ATTRIBUTION_BPF_H
+
+#include "common.bpf.h"
+#include "syscall.bpf.h"
+
+struct ezio_cause {
+  __u32 pid;
+  __u32 tid;
+  __u64 call_id;
+};
+
+/* The inode pointer is the key; ino and dev are checked at lookup so that an inode freed and its
+ * memory reused for another file is not taken for the one that was dirtied. */
+struct ezio_dirtier {
+  struct ezio_cause who;
+  __u64 ino;
+  __u32 dev;
+  __u32 pad;
+};
+
+struct {
+  __uint(type, BPF_MAP_TYPE_LRU_HASH);
+  __uint(max_entries, 65536);
+  __type(key, __u64); /* struct inode * */
+  __type(value, struct ezio_dirtier);
+} dirtiers SEC(".maps");
+
+/* Block devices the target used (its requests, or file systems it dirtied pages on): the recorder
+ * reports unattributed requests for these devices only. */
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(max_entries, 1024);
+  __type(key, __u32); /* dev_t */
+  __type(value, __u8);
+} target_devs SEC(".maps");
+
+/* Kernel dev_t is MAJOR << 20 | MINOR. */
+static __always_inline __u32 inode_dev(struct inode* inode) {
+  return BPF_CORE_READ(inode, i_sb, s_dev);
+}
+
+/* The block device under an inode's file system (btrfs's s_dev is an anonymous device, so this is
+ * what block requests can be matched with). */
+static __always_inline __u32 inode_bdev(struct inode* inode) {
+  return BPF_CORE_READ(inode, i_sb, s_bdev, bd_dev);
+}
+
+static __always_inline void note_target_dev(__u32 dev) {
+  if (!dev || bpf_map_lookup_elem(&target_devs, &dev)) return;
+  __u8 one = 1;
+  bpf_map_update_elem(&target_devs, &dev, &one, BPF_ANY);
+}
+
+/* Fills *who with the current thread if it is traced, with the call it is in. */
+static __always_inline bool current_cause(struct ezio_cause* who) {
+  __u64 pid_tgid = bpf_get_current_pid_tgid();
+  if (!is_traced(pid_tgid >> 32)) return false;
+  who->pid = pid_tgid >> 32;
+  who->tid = (__u32)pid_tgid;
+  __u32 tid = who->tid;
+  struct inflight_call* c = bpf_map_lookup_elem(&inflight, &tid);
+  who->call_id = c ? c->call_id : 0;
+  return true;
+}
+
+static __always_inline void note_dirtier(struct inode* inode, const struct ezio_cause* who) {
+  if (!inode) return;
+  __u64 key = (__u64)inode;
+  struct ezio_dirtier d = {};
+  d.who = *who;
+  d.ino = BPF_CORE_READ(inode, i_ino);
+  d.dev = inode_dev(inode);
+  if (bpf_map_update_elem(&dirtiers, &key, &d, BPF_ANY)) count_drop(EZIO_LAYER_BLOCK);
+  note_target_dev(inode_bdev(inode));
+}
+
+static __always_inline bool find_dirtier(struct inode* inode, struct ezio_cause* who) {
+  if (!inode) return false;
+  __u64 key = (__u64)inode;
+  struct ezio_dirtier* d = bpf_map_lookup_elem(&dirtiers, &key);
+  if (!d) return false;
+  if (d->ino != BPF_CORE_READ(inode, i_ino) || d->dev != inode_dev(inode)) return false;
+  *who = d->who;
+  return true;
+}
+
+/* The file inode a page-cache page belongs to; 0 for anonymous or movable pages (the low bits of
+ * page->mapping tag those: PAGE_MAPPING_ANON / PAGE_MAPPING_MOVABLE). */
+static __always_inline struct inode* page_inode(struct page* page) {
+  if (!page) return 0;
+  struct address_space* mapping = BPF_CORE_READ(page, mapping);
+  if (!mapping || ((unsigned long)mapping & 3)) return 0;
+  return BPF_CORE_READ(mapping, host);
+}
+
+#endif

@@ -1,0 +1,198 @@
+/* File-system layer (ext4, xfs, btrfs). Exact mode: fentry/fexit on each file system's
+ * read_iter / write_iter / fsync file operations. Fallback: the file systems' own tracepoints, as
+ * tp_btf (typed, no tracefs needed); most are single points (EZIO_FSF_POINT), ext4_sync_file_enter
+ * and _exit pair into a duration. Which programs load is decided by recorder/probe.cpp. */
+#ifndef EZIO_FS_BPF_H
+#define EZIO_FS_BPF_H
+
+#include "common.bpf.h"
+#include "file_info.bpf.h"
+
+struct fs_pending_key {
+  __u32 tid;
+  __u32 op;
+};
+
+struct fs_pending {
+  __u64 t;
+  __u64 ino;
+  __s64 offset;
+  __s64 bytes;
+  __u32 dev;
+  __u32 pad;
+};
+
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(max_entries, 16384);
+  __type(key, struct fs_pending_key);
+  __type(value, struct fs_pending);
+} fs_pending SEC(".maps");
+
+static __always_inline void inode_ident(struct inode* inode, __u64* ino, __u32* dev) {
+  *ino = BPF_CORE_READ(inode, i_ino);
+  *dev = BPF_CORE_READ(inode, i_sb, s_dev);
+}
+
+static __always_inline void fs_emit(__u16 op, __u64 pid_tgid, __u64 t_enter, __u64 ino,
+                                    __u32 dev, __s64 offset, __s64 bytes, __s64 ret,
+                                    __u16 flags) {
+  struct ezio_fs_rec* r = reserve(sizeof(*r), EZIO_LAYER_FS);
+  if (!r) return;
+  fill_header(&r->h, EZIO_REC_FS, EZIO_LAYER_FS, sizeof(*r), pid_tgid >> 32, (__u32)pid_tgid);
+  r->call_id = current_call_id((__u32)pid_tgid);
+  r->t_enter = t_enter;
+  r->t_exit = flags & EZIO_FSF_POINT ? t_enter : bpf_ktime_get_ns();
+  r->ino = ino;
+  r->dev = dev;
+  r->offset = offset;
+  r->bytes = bytes;
+  r->ret = ret;
+  r->op = op;
+  r->flags = flags;
+  submit(r);
+}
+
+/* A single tracepoint: a point event at this instant. */
+static __always_inline void fs_point(__u16 op, struct inode* inode, __s64 offset, __s64 bytes) {
+  __u64 pid_tgid = bpf_get_current_pid_tgid();
+  if (!is_traced(pid_tgid >> 32)) return;
+  __u64 ino;
+  __u32 dev;
+  inode_ident(inode, &ino, &dev);
+  fs_emit(op, pid_tgid, bpf_ktime_get_ns(), ino, dev, offset, bytes, 0, EZIO_FSF_POINT);
+}
+
+static __always_inline void fs_begin(__u16 op, struct inode* inode, __s64 offset, __s64 bytes) {
+  __u64 pid_tgid = bpf_get_current_pid_tgid();
+  if (!is_traced(pid_tgid >> 32)) return;
+  struct fs_pending_key key = {.tid = (__u32)pid_tgid, .op = op};
+  struct fs_pending p = {.t = bpf_ktime_get_ns(), .offset = offset, .bytes = bytes};
+  inode_ident(inode, &p.ino, &p.dev);
+  if (bpf_map_update_elem(&fs_pending, &key, &p, BPF_ANY)) count_drop(EZIO_LAYER_FS);
+}
+
+static __always_inline void fs_end(__u16 op, long ret) {
+  __u64 pid_tgid = bpf_get_current_pid_tgid();
+  if (!is_traced(pid_tgid >> 32)) return;
+  struct fs_pending_key key = {.tid = (__u32)pid_tgid, .op = op};
+  struct fs_pending* p = bpf_map_lookup_elem(&fs_pending, &key);
+  if (!p) return;
+  fs_emit(op, pid_tgid, p->t, p->ino, p->dev, p->offset, p->bytes, ret, 0);
+  bpf_map_delete_elem(&fs_pending, &key);
+}
+
+static __always_inline struct inode* kiocb_inode(struct kiocb* iocb) {
+  return BPF_CORE_READ(iocb, ki_filp, f_inode);
+}
+
+static __always_inline void iter_begin(__u16 op, struct kiocb* iocb, struct iov_iter* it) {
+  fs_begin(op, kiocb_inode(iocb), BPF_CORE_READ(iocb, ki_pos), BPF_CORE_READ(it, count));
+}
+
+static __always_inline void iter_point(__u16 op, struct kiocb* iocb, struct iov_iter* it) {
+  fs_point(op, kiocb_inode(iocb), BPF_CORE_READ(iocb, ki_pos), BPF_CORE_READ(it, count));
+}
+
+/* ---- exact mode: fentry/fexit on the file operations ---- */
+
+#define EZIO_FS_ITER_PAIR(fn, op)                                                \
+  SEC("fentry/" #fn)                                                            \
+  int BPF_PROG(ezio_fs_##fn##_entry, struct kiocb* iocb, struct iov_iter* it) { \
+    iter_begin(op, iocb, it);                                                   \
+    return 0;                                                                   \
+  }                                                                             \
+  SEC("fexit/" #fn)                                                             \
+  int BPF_PROG(ezio_fs_##fn##_exit, struct kiocb* iocb, struct iov_iter* it, long ret) { \
+    fs_end(op, ret);                                                            \
+    return 0;                                                                   \
+  }
+
+#define EZIO_FS_FSYNC_PAIR(fn, op)                                                           \
+  SEC("fentry/" #fn)                                                                        \
+  int BPF_PROG(ezio_fs_##fn##_entry, struct file* f, loff_t start, loff_t end) {            \
+    fs_begin(op, BPF_CORE_READ(f, f_inode), start, end == LLONG_MAX ? -1 : end - start + 1); \
+    return 0;                                                                               \
+  }                                                                                         \
+  SEC("fexit/" #fn)                                                                         \
+  int BPF_PROG(ezio_fs_##fn##_exit, struct file* f, loff_t start, loff_t end, int datasync, \
+               int ret) {                                                                   \
+    fs_end(op, ret);                                                                        \
+    return 0;                                                                               \
+  }
+
+#ifndef LLONG_MAX
+#define LLONG_MAX 0x7fffffffffffffffLL
+#endif
+
+EZIO_FS_ITER_PAIR(ext4_file_read_iter, EZIO_FS_EXT4_FILE_READ_ITER)
+EZIO_FS_ITER_PAIR(ext4_file_write_iter, EZIO_FS_EXT4_FILE_WRITE_ITER)
+EZIO_FS_FSYNC_PAIR(ext4_sync_file, EZIO_FS_EXT4_SYNC_FILE)
+EZIO_FS_ITER_PAIR(xfs_file_read_iter, EZIO_FS_XFS_FILE_READ_ITER)
+EZIO_FS_ITER_PAIR(xfs_file_write_iter, EZIO_FS_XFS_FILE_WRITE_ITER)
+EZIO_FS_FSYNC_PAIR(xfs_file_fsync, EZIO_FS_XFS_FILE_FSYNC)
+EZIO_FS_ITER_PAIR(btrfs_file_read_iter, EZIO_FS_BTRFS_FILE_READ_ITER)
+EZIO_FS_ITER_PAIR(btrfs_file_write_iter, EZIO_FS_BTRFS_FILE_WRITE_ITER)
+EZIO_FS_FSYNC_PAIR(btrfs_sync_file, EZIO_FS_BTRFS_SYNC_FILE)
+
+/* ---- fallback: the file systems' tracepoints ---- */
+
+SEC("tp_btf/ext4_da_write_begin")
+int BPF_PROG(ezio_fs_tp_ext4_da_write_begin, struct inode* inode, loff_t pos, unsigned int len) {
+  fs_point(EZIO_FS_TP_EXT4_DA_WRITE_BEGIN, inode, pos, len);
+  return 0;
+}
+SEC("tp_btf/ext4_write_begin")
+int BPF_PROG(ezio_fs_tp_ext4_write_begin, struct inode* inode, loff_t pos, unsigned int len) {
+  fs_point(EZIO_FS_TP_EXT4_WRITE_BEGIN, inode, pos, len);
+  return 0;
+}
+SEC("tp_btf/ext4_sync_file_enter")
+int BPF_PROG(ezio_fs_tp_ext4_sync_file_enter, struct file* f, int datasync) {
+  fs_begin(EZIO_FS_TP_EXT4_SYNC_FILE, BPF_CORE_READ(f, f_inode), -1, -1);
+  return 0;
+}
+SEC("tp_btf/ext4_sync_file_exit")
+int BPF_PROG(ezio_fs_tp_ext4_sync_file_exit, struct inode* inode, int ret) {
+  fs_end(EZIO_FS_TP_EXT4_SYNC_FILE, ret);
+  return 0;
+}
+SEC("tp_btf/xfs_file_buffered_read")
+int BPF_PROG(ezio_fs_tp_xfs_file_buffered_read, struct kiocb* iocb, struct iov_iter* it) {
+  iter_point(EZIO_FS_TP_XFS_FILE_BUFFERED_READ, iocb, it);
+  return 0;
+}
+SEC("tp_btf/xfs_file_buffered_write")
+int BPF_PROG(ezio_fs_tp_xfs_file_buffered_write, struct kiocb* iocb, struct iov_iter* it) {
+  iter_point(EZIO_FS_TP_XFS_FILE_BUFFERED_WRITE, iocb, it);
+  return 0;
+}
+SEC("tp_btf/xfs_file_direct_read")
+int BPF_PROG(ezio_fs_tp_xfs_file_direct_read, struct kiocb* iocb, struct iov_iter* it) {
+  iter_point(EZIO_FS_TP_XFS_FILE_DIRECT_READ, iocb, it);
+  return 0;
+}
+SEC("tp_btf/xfs_file_direct_write")
+int BPF_PROG(ezio_fs_tp_xfs_file_direct_write, struct kiocb* iocb, struct iov_iter* it) {
+  iter_point(EZIO_FS_TP_XFS_FILE_DIRECT_WRITE, iocb, it);
+  return 0;
+}
+SEC("tp_btf/xfs_file_fsync")
+int BPF_PROG(ezio_fs_tp_xfs_file_fsync, struct xfs_inode* ip) {
+  fs_point(EZIO_FS_TP_XFS_FILE_FSYNC, (struct inode*)((char*)ip +
+                                                      bpf_core_field_offset(struct xfs_inode, i_vnode)),
+           -1, -1);
+  return 0;
+}
+SEC("tp_btf/iomap_dio_rw_begin")
+int BPF_PROG(ezio_fs_tp_iomap_dio_rw_begin, struct kiocb* iocb, struct iov_iter* it) {
+  iter_point(EZIO_FS_TP_IOMAP_DIO_RW_BEGIN, iocb, it);
+  return 0;
+}
+SEC("tp_btf/btrfs_sync_file")
+int BPF_PROG(ezio_fs_tp_btrfs_sync_file, const struct file* f, int datasync) {
+  fs_point(EZIO_FS_TP_BTRFS_SYNC_FILE, BPF_CORE_READ(f, f_inode), -1, -1);
+  return 0;
+}
+
+#endif

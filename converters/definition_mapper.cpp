@@ -1,0 +1,203 @@
+#include "converters/definition_mapper.h"
+
+#include <fmt/format.h>
+
+namespace ezio::converters {
+
+otf2::Ref DefinitionMapper::string(Ref r) { return shared_.writer.string(defs_.str(r)); }
+
+otf2::Ref DefinitionMapper::region(Ref r) {
+  if (auto it = regions_.find(r); it != regions_.end()) return it->second;
+  otf2::Ref out;
+  if (auto d = defs_.regions.find(r); d != defs_.regions.end()) {
+    const RegionDef& def = d->second;
+    std::string canonical = defs_.str(def.canonical);
+    if (canonical.empty()) canonical = defs_.str(def.name);
+    out = shared_.writer.region(defs_.str(def.name), canonical, defs_.str(def.description),
+                                def.role, def.paradigm);
+  } else {
+    // A dangling region reference: keep the event, under a name that says what happened.
+    std::string name = fmt::format("undefined region {}", r);
+    out = shared_.writer.region(name, name, "region missing in the input archive",
+                                OTF2_REGION_ROLE_UNKNOWN, OTF2_PARADIGM_UNKNOWN);
+  }
+  return regions_[r] = out;
+}
+
+otf2::Ref DefinitionMapper::attribute(Ref r) {
+  auto d = defs_.attributes.find(r);
+  if (d == defs_.attributes.end()) {
+    return shared_.writer.attribute(fmt::format("undefined attribute {}", r), "", OTF2_TYPE_UINT64);
+  }
+  return shared_.writer.attribute(defs_.str(d->second.name), defs_.str(d->second.description),
+                                  d->second.type);
+}
+
+otf2::Ref DefinitionMapper::io_paradigm(Ref r) {
+  std::string ident = "unknown", name = "unknown";
+  OTF2_IoParadigmClass cls = OTF2_IO_PARADIGM_CLASS_SERIAL;
+  OTF2_IoParadigmFlag flags = OTF2_IO_PARADIGM_FLAG_NONE;
+  if (auto d = defs_.io_paradigms.find(r); d != defs_.io_paradigms.end()) {
+    ident = defs_.str(d->second.identification);
+    name = defs_.str(d->second.name);
+    cls = d->second.cls;
+    flags = d->second.flags;
+  }
+  if (auto it = shared_.io_paradigms.find(ident); it != shared_.io_paradigms.end()) {
+    return it->second;
+  }
+  otf2::Ref out = shared_.writer.io_paradigm(ident, name, cls, flags);
+  shared_.io_paradigms.emplace(ident, out);
+  return out;
+}
+
+otf2::Ref DefinitionMapper::io_file(Ref r) {
+  if (auto it = files_.find(r); it != files_.end()) return it->second;
+  auto d = defs_.io_files.find(r);
+  std::string path =
+      d != defs_.io_files.end() ? defs_.str(d->second.name) : fmt::format("<undefined file {}>", r);
+  // All inputs describe one machine: files are scoped to the merged archive's machine node.
+  return files_[r] = shared_.writer.io_file(path, shared_.machine);
+}
+
+otf2::Ref DefinitionMapper::io_handle(Ref r) {
+  if (auto it = handles_.find(r); it != handles_.end()) return it->second;
+  auto d = defs_.io_handles.find(r);
+  otf2::Ref out;
+  if (d == defs_.io_handles.end()) {
+    std::string name = fmt::format("<undefined handle {}>", r);
+    out = shared_.writer.io_handle(name, shared_.writer.io_file(name, shared_.machine),
+                                   io_paradigm(OTF2_UNDEFINED_IO_PARADIGM));
+  } else {
+    const IoHandleDef& h = d->second;
+    otf2::Ref file;
+    std::optional<std::string> tied = file_of_handle_ ? file_of_handle_(r) : std::nullopt;
+    if (tied) {
+      file = shared_.writer.io_file(*tied, shared_.machine);
+    } else if (defs_.io_files.count(h.file)) {
+      file = io_file(h.file);
+    } else {
+      // EZTrace's dangling IoFile: the handle's name is the path the program opened.
+      file = shared_.writer.io_file(defs_.str(h.name), shared_.machine);
+    }
+    otf2::Ref parent = h.parent == OTF2_UNDEFINED_IO_HANDLE || h.parent == r
+                           ? OTF2_UNDEFINED_IO_HANDLE
+                           : io_handle(h.parent);
+    out =
+        shared_.writer.io_handle(defs_.str(h.name), file, io_paradigm(h.paradigm), h.flags, parent);
+  }
+  return handles_[r] = out;
+}
+
+otf2::Ref DefinitionMapper::metric(Ref r) {
+  if (auto it = metrics_.find(r); it != metrics_.end()) return it->second;
+  std::vector<otf2::Ref> members;
+  OTF2_MetricOccurrence occurrence = OTF2_METRIC_ASYNCHRONOUS;
+  OTF2_RecorderKind kind = OTF2_RECORDER_KIND_UNKNOWN;
+  if (auto c = defs_.metric_classes.find(r); c != defs_.metric_classes.end()) {
+    occurrence = c->second.occurrence;
+    kind = c->second.kind;
+    for (Ref m : c->second.members) {
+      auto md = defs_.metric_members.find(m);
+      if (md == defs_.metric_members.end()) continue;
+      const MetricMemberDef& def = md->second;
+      members.push_back(shared_.writer.metric_member(defs_.str(def.name),
+                                                     defs_.str(def.description), def.type, def.mode,
+                                                     def.value_type, defs_.str(def.unit)));
+    }
+  }
+  return metrics_[r] = shared_.writer.metric_class(std::move(members), occurrence, kind);
+}
+
+OTF2_AttributeList* DefinitionMapper::attributes(const std::vector<Attribute>& attrs) {
+  if (attrs.empty()) return nullptr;
+  OTF2_AttributeList* list = shared_.writer.attributes();
+  for (const Attribute& a : attrs) {
+    OTF2_AttributeValue v = a.value;
+    switch (a.type) {
+      case OTF2_TYPE_STRING:
+        v.stringRef = string(v.stringRef);
+        break;
+      case OTF2_TYPE_REGION:
+        v.regionRef = region(v.regionRef);
+        break;
+      case OTF2_TYPE_IO_HANDLE:
+        v.ioHandleRef = io_handle(v.ioHandleRef);
+        break;
+      case OTF2_TYPE_IO_FILE:
+        v.ioFileRef = io_file(v.ioFileRef);
+        break;
+      case OTF2_TYPE_ATTRIBUTE:
+        v.attributeRef = attribute(v.attributeRef);
+        break;
+      case OTF2_TYPE_COMM:
+      case OTF2_TYPE_GROUP:
+        // Comms and groups are not carried over (see docs/merge.md).
+        v.commRef = OTF2_UNDEFINED_COMM;
+        break;
+      default:
+        break;  // plain values and location ids (kept: thread locations keep the TID)
+    }
+    OTF2_AttributeList_AddAttribute(list, attribute(a.id), a.type, v);
+  }
+  return list;
+}
+
+void DefinitionMapper::write(OTF2_EvtWriter* w, const Event& e, uint64_t t) {
+  OTF2_AttributeList* a = attributes(e.attributes);
+  switch (e.kind) {
+    case EventKind::Enter:
+      OTF2_EvtWriter_Enter(w, a, t, region(e.ref));
+      break;
+    case EventKind::Leave:
+      OTF2_EvtWriter_Leave(w, a, t, region(e.ref));
+      break;
+    case EventKind::ThreadBegin:
+      OTF2_EvtWriter_ThreadBegin(w, a, t, OTF2_UNDEFINED_COMM, e.a);
+      break;
+    case EventKind::ThreadEnd:
+      OTF2_EvtWriter_ThreadEnd(w, a, t, OTF2_UNDEFINED_COMM, e.a);
+      break;
+    case EventKind::IoCreateHandle:
+      OTF2_EvtWriter_IoCreateHandle(w, a, t, io_handle(e.ref), e.f1, e.f2, e.f3);
+      break;
+    case EventKind::IoDestroyHandle:
+      OTF2_EvtWriter_IoDestroyHandle(w, a, t, io_handle(e.ref));
+      break;
+    case EventKind::IoDuplicateHandle:
+      OTF2_EvtWriter_IoDuplicateHandle(w, a, t, io_handle(e.ref), io_handle(e.ref2), e.f1);
+      break;
+    case EventKind::IoSeek:
+      OTF2_EvtWriter_IoSeek(w, a, t, io_handle(e.ref), static_cast<int64_t>(e.a),
+                            static_cast<OTF2_IoSeekOption>(e.f1), e.b);
+      break;
+    case EventKind::IoChangeStatusFlags:
+      OTF2_EvtWriter_IoChangeStatusFlags(w, a, t, io_handle(e.ref), e.f1);
+      break;
+    case EventKind::IoDeleteFile:
+      OTF2_EvtWriter_IoDeleteFile(w, a, t, io_paradigm(e.ref), io_file(e.ref2));
+      break;
+    case EventKind::IoOperationBegin:
+      OTF2_EvtWriter_IoOperationBegin(w, a, t, io_handle(e.ref),
+                                      static_cast<OTF2_IoOperationMode>(e.f1), e.f2, e.a, e.b);
+      break;
+    case EventKind::IoOperationTest:
+      OTF2_EvtWriter_IoOperationTest(w, a, t, io_handle(e.ref), e.b);
+      break;
+    case EventKind::IoOperationIssued:
+      OTF2_EvtWriter_IoOperationIssued(w, a, t, io_handle(e.ref), e.b);
+      break;
+    case EventKind::IoOperationComplete:
+      OTF2_EvtWriter_IoOperationComplete(w, a, t, io_handle(e.ref), e.a, e.b);
+      break;
+    case EventKind::IoOperationCancelled:
+      OTF2_EvtWriter_IoOperationCancelled(w, a, t, io_handle(e.ref), e.b);
+      break;
+    case EventKind::Metric:
+      OTF2_EvtWriter_Metric(w, a, t, metric(e.ref), static_cast<uint8_t>(e.metric_types.size()),
+                            e.metric_types.data(), e.metric_values.data());
+      break;
+  }
+}
+
+}  // namespace ezio::converters

@@ -1,0 +1,48 @@
+#pragma once
+// Renumbers one input archive's definitions into the merged archive, lazily: only what the
+// written events use is defined, densely, and ArchiveWriter de-duplicates what both inputs share
+// (strings, regions by canonical name, attributes by name, files by path).
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "common/otf2/writer.h"
+#include "converters/archive_model.h"
+
+namespace ezio::converters {
+
+// I/O paradigms are shared by identification across the inputs.
+struct SharedDefinitions {
+  otf2::ArchiveWriter& writer;
+  otf2::Ref machine;
+  std::map<std::string, otf2::Ref> io_paradigms;
+};
+
+class DefinitionMapper {
+ public:
+  // file_of_handle: for handles whose IoFile is missing (EZTrace's), the path to tie them to.
+  DefinitionMapper(const Definitions& defs, SharedDefinitions& shared,
+                   std::function<std::optional<std::string>(Ref)> file_of_handle = {})
+      : defs_(defs), shared_(shared), file_of_handle_(std::move(file_of_handle)) {}
+
+  otf2::Ref string(Ref r);
+  otf2::Ref region(Ref r);
+  otf2::Ref attribute(Ref r);
+  otf2::Ref io_paradigm(Ref r);
+  otf2::Ref io_file(Ref r);
+  otf2::Ref io_handle(Ref r);
+  otf2::Ref metric(Ref r);
+  // Rewrites an event's attribute list into the writer's reusable list.
+  OTF2_AttributeList* attributes(const std::vector<Attribute>& attrs);
+  // Writes one event with its references renumbered, at time t.
+  void write(OTF2_EvtWriter* w, const Event& e, uint64_t t);
+
+ private:
+  const Definitions& defs_;
+  SharedDefinitions& shared_;
+  std::function<std::optional<std::string>(Ref)> file_of_handle_;
+  std::map<Ref, otf2::Ref> regions_, handles_, metrics_, files_;
+};
+
+}  // namespace ezio::converters

@@ -1,0 +1,50 @@
+#pragma once
+// Running a command under EZTrace for `eziotrace [options] -- cmd`, and merging afterwards.
+//
+//   auto setup = ezio::converters::prepare_eztrace({"posixio"}, work_dir);
+//   // start the command with setup.env added to its environment, record the kernel layers
+//   auto summary = ezio::converters::finish_eztrace(setup, kernel_anchor, out_dir);
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "converters/merge.h"
+
+namespace ezio::converters {
+
+struct EztraceSetup {
+  std::vector<std::string> env;       // "NAME=value" entries to add to the command's environment
+  std::filesystem::path trace_dir;    // EZTRACE_TRACE_DIR: EZTrace writes <prog>_trace here
+  std::filesystem::path sidecar_dir;  // EZIOTRACE_SIDECAR_DIR: the helper's alignment files
+  std::vector<std::string> modules;   // as loaded, e.g. {"posixio"}
+};
+
+// Builds the environment the `eztrace -t` launcher would (LD_PRELOAD of libeztrace-lib.so and
+// libeztrace-<module>.so, EZTRACE_TRACE) plus the preload helper, with EZTrace's output and the
+// alignment files in work_dir (created; should be private and empty). modules: names as
+// `eztrace -t` takes them, each entry may hold several separated by ',' or ' '.
+// Throws ezio::Error with a clear message when EZTrace or a module is not installed.
+EztraceSetup prepare_eztrace(const std::vector<std::string>& modules,
+                             const std::filesystem::path& work_dir);
+
+struct MergeSummary {
+  MergeReport report;
+  std::filesystem::path anchor;  // <out_dir>/eziotrace.otf2
+};
+
+// After the command ended: finds every EZTrace archive and alignment file of the run, merges them
+// with the kernel archive into out_dir, logs the report (loudly on alignment violations).
+MergeSummary finish_eztrace(const EztraceSetup& setup, const std::filesystem::path& kernel_anchor,
+                            const std::filesystem::path& out_dir);
+
+// `eziotrace merge`: eztrace = eztrace_log.otf2, its <prog>_trace directory, or a directory of
+// <prog>_trace directories; sidecar_dir empty = <that directory>/eziotrace-alignment.
+MergeSummary merge_recorded(const std::filesystem::path& eztrace,
+                            const std::filesystem::path& kernel_anchor,
+                            const std::filesystem::path& out_dir,
+                            const std::filesystem::path& sidecar_dir);
+
+// Where the preload helper library is: next to the running executable.
+std::filesystem::path preload_helper_path();
+
+}  // namespace ezio::converters

@@ -1,0 +1,54 @@
+#pragma once
+// Merges EZTrace's user-level archives with eziotrace's kernel archive into one OTF2 archive
+// whose user and kernel events share CLOCK_MONOTONIC and the kernel's thread locations.
+// docs/merge.md describes the rules.
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "converters/archive_model.h"
+#include "converters/sidecar.h"
+
+namespace ezio::converters {
+
+// One EZTrace archive and the alignment data of the process that wrote it.
+struct EztraceInput {
+  Sidecar process;
+  Archive archive;
+};
+
+struct MergeReport {
+  uint64_t processes = 0;         // EZTrace archives merged
+  uint64_t user_events = 0;       // EZTrace events written (all of them)
+  uint64_t kernel_events = 0;     // kernel events written
+  uint64_t own_io_calls = 0;      // kernel calls dropped as EZTrace's (or the helper's) own I/O
+  uint64_t own_io_processes = 0;  // kernel processes dropped (EZTrace's `rm -rf` child)
+  uint64_t checked_calls = 0;     // user calls that must contain their system call
+  uint64_t violations = 0;
+  uint64_t clamped_events = 0;  // events whose time had to be raised to keep a location ordered
+  uint64_t unsupported_events = 0;
+  std::vector<std::string> violation_details;  // the first ones, for the user to read
+  std::vector<std::string> warnings;
+};
+
+// Writes <out_dir>/eziotrace.otf2. own_dirs: directories whose files are EZTrace's own or the
+// helper's (trace dirs are added from the sidecars); kernel calls touching them are dropped.
+MergeReport merge_archives(const std::vector<EztraceInput>& eztrace, const Archive& kernel,
+                           const std::filesystem::path& out_dir,
+                           const std::vector<std::filesystem::path>& own_dirs);
+
+// Finds the EZTrace archive of every sidecar of sidecar_dir (search_dirs: extra directories that
+// may hold <program>_trace, e.g. one given on the command line) and reads it. Processes whose
+// archive is missing are reported in warnings and skipped.
+std::vector<EztraceInput> load_eztrace_inputs(const std::filesystem::path& sidecar_dir,
+                                              const std::vector<std::filesystem::path>& search_dirs,
+                                              std::vector<std::string>& warnings);
+
+// True for an event that came from EZTrace in a merged archive: user regions (no kernel layer
+// prefix), thread begin/end, and I/O events on handles of a paradigm other than "linux".
+bool is_user_event(const Definitions& defs, const Event& e);
+// The kernel layer of a region's canonical name ("syscall", "vfs", ...), "" for user regions.
+std::string_view region_layer(std::string_view canonical);
+
+}  // namespace ezio::converters

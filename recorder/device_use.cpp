@@ -1,0 +1,56 @@
+#include "recorder/device_use.h"
+
+#include <bpf/bpf.h>
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <fstream>
+
+#include "common/error.h"
+#include "record.h"
+
+namespace ezio::recorder {
+namespace {
+
+// Calls fn(key) for every key of a hash map with 32-bit keys.
+template <typename Fn>
+void for_each_key(int fd, Fn fn) {
+  uint32_t key = 0;
+  uint32_t next = 0;
+  const void* prev = nullptr;
+  while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+    fn(next);
+    key = next;
+    prev = &key;
+  }
+  if (errno != ENOENT) fail("cannot walk a BPF map: {}", errno_text(errno));
+}
+
+}  // namespace
+
+uint32_t dev_major(uint32_t dev) { return dev >> 20; }
+uint32_t dev_minor(uint32_t dev) { return dev & 0xfffff; }
+
+DeviceUse read_device_use(int target_devs_fd, int unattributed_fd) {
+  DeviceUse use;
+  for_each_key(target_devs_fd, [&](uint32_t dev) { use.used.insert(dev); });
+  for_each_key(unattributed_fd, [&](uint32_t dev) {
+    ezio_block_unattributed v{};
+    if (bpf_map_lookup_elem(unattributed_fd, &dev, &v) == 0) {
+      use.unattributed[dev] = {v.requests, v.bytes};
+    }
+  });
+  return use;
+}
+
+std::string device_name(uint32_t dev, std::string_view kernel_name) {
+  std::ifstream in(fmt::format("/sys/dev/block/{}:{}/uevent", dev_major(dev), dev_minor(dev)));
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("DEVNAME=", 0) == 0) return line.substr(8);
+  }
+  if (!kernel_name.empty()) return std::string(kernel_name);
+  return fmt::format("{}:{}", dev_major(dev), dev_minor(dev));
+}
+
+}  // namespace ezio::recorder

@@ -1,0 +1,136 @@
+#include "recorder/probe_kernel.h"
+
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include <linux/perf_event.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <fstream>
+
+#include "common/error.h"
+
+namespace ezio::recorder {
+namespace {
+
+// Closes a file descriptor on scope exit.
+class Fd {
+ public:
+  explicit Fd(int fd) : fd_(fd) {}
+  ~Fd() {
+    if (fd_ >= 0) close(fd_);
+  }
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+ProbeOutcome failed(int err) { return {false, errno_text(err)}; }
+
+}  // namespace
+
+void KernelProber::BtfDeleter::operator()(btf* b) const { btf__free(b); }
+
+KernelProber::KernelProber() {
+  vmlinux_.reset(btf__load_vmlinux_btf());
+  if (!vmlinux_) vmlinux_error_ = fmt::format("no kernel BTF: {}", errno_text(errno));
+}
+
+KernelProber::~KernelProber() {
+  for (auto& [name, m] : modules_) {
+    if (m.fd >= 0) close(m.fd);
+  }
+}
+
+void KernelProber::load_modules() {
+  if (modules_loaded_ || !vmlinux_) return;
+  modules_loaded_ = true;
+  uint32_t id = 0;
+  while (bpf_btf_get_next_id(id, &id) == 0) {
+    int fd = bpf_btf_get_fd_by_id(id);
+    if (fd < 0) continue;
+    char name[64] = {};
+    bpf_btf_info info = {};
+    info.name = reinterpret_cast<uintptr_t>(name);
+    info.name_len = sizeof(name);
+    uint32_t len = sizeof(info);
+    if (bpf_obj_get_info_by_fd(fd, &info, &len) || !info.kernel_btf ||
+        std::string(name) == "vmlinux" || modules_.count(name)) {
+      close(fd);
+      continue;
+    }
+    ModuleBtf m;
+    m.types.reset(btf__load_from_kernel_by_id_split(id, vmlinux_.get()));
+    if (!m.types) {
+      close(fd);
+      continue;
+    }
+    m.fd = fd;
+    modules_.emplace(name, std::move(m));
+  }
+}
+
+std::pair<int, int> KernelProber::find(const std::string& name, uint32_t kind) {
+  if (!vmlinux_) return {-ENOENT, 0};
+  int id = btf__find_by_name_kind(vmlinux_.get(), name.c_str(), kind);
+  if (id > 0) return {id, 0};
+  load_modules();
+  for (auto& [mod, m] : modules_) {
+    id = btf__find_by_name_kind(m.types.get(), name.c_str(), kind);
+    if (id > 0) return {id, m.fd};
+  }
+  return {-ENOENT, 0};
+}
+
+ProbeOutcome KernelProber::load_and_attach(uint32_t expected_attach_type, const std::string& name,
+                                           uint32_t kind) {
+  if (!vmlinux_) return {false, vmlinux_error_};
+  auto [id, obj_fd] = find(name, kind);
+  if (id < 0) return {false, fmt::format("{} not in the kernel's BTF", name)};
+  // r0 = 0; exit: the smallest program the verifier accepts for a tracing hook.
+  bpf_insn insns[2] = {};
+  insns[0].code = BPF_ALU64 | BPF_MOV | BPF_K;
+  insns[0].dst_reg = BPF_REG_0;
+  insns[1].code = BPF_JMP | BPF_EXIT;
+  LIBBPF_OPTS(bpf_prog_load_opts, opts);
+  opts.expected_attach_type = static_cast<bpf_attach_type>(expected_attach_type);
+  opts.attach_btf_id = id;
+  opts.attach_btf_obj_fd = obj_fd;
+  Fd prog(bpf_prog_load(BPF_PROG_TYPE_TRACING, "ezio_probe", "GPL", insns, 2, &opts));
+  if (prog.get() < 0) return failed(errno);
+  // BPF_RAW_TRACEPOINT_OPEN with no name attaches fentry/fexit/tp_btf programs on every kernel
+  // that has them (5.5+); BPF_LINK_CREATE for tracing programs only came with 5.19.
+  Fd link(bpf_raw_tracepoint_open(nullptr, prog.get()));
+  if (link.get() < 0) return failed(errno);
+  return {true, ""};
+}
+
+ProbeOutcome KernelProber::fentry(const std::string& function) {
+  return load_and_attach(BPF_TRACE_FENTRY, function, BTF_KIND_FUNC);
+}
+
+ProbeOutcome KernelProber::tp_btf(const std::string& tracepoint) {
+  return load_and_attach(BPF_TRACE_RAW_TP, "btf_trace_" + tracepoint, BTF_KIND_TYPEDEF);
+}
+
+ProbeOutcome KernelProber::kprobe(const std::string& function) {
+  std::ifstream type_file("/sys/bus/event_source/devices/kprobe/type");
+  int type = -1;
+  if (!(type_file >> type)) return {false, "no kprobe PMU (kernel built without CONFIG_KPROBES)"};
+  perf_event_attr attr = {};
+  attr.size = sizeof(attr);
+  attr.type = type;
+  attr.config1 = reinterpret_cast<uintptr_t>(function.c_str());
+  attr.config2 = 0;
+  Fd fd(static_cast<int>(syscall(SYS_perf_event_open, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC)));
+  if (fd.get() < 0) return failed(errno);
+  return {true, ""};
+}
+
+}  // namespace ezio::recorder

@@ -1,0 +1,53 @@
+#pragma once
+// Asks the running kernel whether a hook can be used, by really loading and attaching a minimal
+// program (as bcc's libbpf-tools do), never by guessing from the kernel version.
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+
+struct btf;
+
+namespace ezio::recorder {
+
+struct ProbeOutcome {
+  bool ok = false;
+  std::string why;  // errno text when !ok
+};
+
+class KernelProber {
+ public:
+  KernelProber();
+  ~KernelProber();
+  KernelProber(const KernelProber&) = delete;
+  KernelProber& operator=(const KernelProber&) = delete;
+
+  // fentry (and by the same trampoline fexit) on a kernel or module function.
+  ProbeOutcome fentry(const std::string& function);
+  // tp_btf on a tracepoint (vmlinux or module), e.g. "ext4_da_write_begin".
+  ProbeOutcome tp_btf(const std::string& tracepoint);
+  // A kprobe on function can be registered (perf kprobe PMU).
+  ProbeOutcome kprobe(const std::string& function);
+
+ private:
+  struct BtfDeleter {
+    void operator()(btf* b) const;
+  };
+  struct ModuleBtf {
+    std::unique_ptr<btf, BtfDeleter> types;
+    int fd = -1;  // kept open: attach_btf_obj_fd
+  };
+  // Finds a type by name in vmlinux, then in the modules; returns {type id, BTF object fd (0 for
+  // vmlinux)} or {-errno, 0}.
+  std::pair<int, int> find(const std::string& name, uint32_t kind);
+  void load_modules();
+  ProbeOutcome load_and_attach(uint32_t expected_attach_type, const std::string& name,
+                               uint32_t kind);
+
+  std::unique_ptr<btf, BtfDeleter> vmlinux_;
+  std::string vmlinux_error_;
+  bool modules_loaded_ = false;
+  std::map<std::string, ModuleBtf> modules_;
+};
+
+}  // namespace ezio::recorder

@@ -1,0 +1,102 @@
+#include "recorder/run_command.h"
+
+#include <filesystem>
+
+#include "common/command.h"
+#include "common/error.h"
+#include "common/log.h"
+#include "converters/eztrace_run.h"
+#include "recorder/launcher.h"
+#include "recorder/output_dir.h"
+#include "recorder/privileges.h"
+#include "recorder/record_command.h"
+
+namespace fs = std::filesystem;
+
+namespace ezio::recorder {
+namespace {
+
+struct RunOptions {
+  RecordOptions record;
+  std::vector<std::string> modules{"posixio"};
+  bool keep_parts = false;
+};
+
+void run(RunOptions& o) {
+  if (o.record.command.empty()) {
+    fail("no command given: eziotrace [options] [--] command [args...]");
+  }
+  fs::path out = o.record.output.empty() ? default_output(o.record.command.front())
+                                         : fs::absolute(o.record.output);
+  check_output(out, o.record.force);
+  fs::path parts = out;
+  parts += ".parts";
+  std::error_code ec;
+  fs::remove_all(parts, ec);  // left over from an earlier run that died
+  // The parts go away when anything fails, and at the end unless --keep-parts.
+  struct PartsCleanup {
+    fs::path dir;
+    bool keep = false;
+    ~PartsCleanup() {
+      std::error_code ignored;
+      if (!keep) fs::remove_all(dir, ignored);
+    }
+  } cleanup{parts};
+
+  auto setup = converters::prepare_eztrace(o.modules, parts / "eztrace");
+  // EZTrace writes its trace from the application's process: under sudo that is the user.
+  give_to(parts / "eztrace", target_user());
+  RecordOptions kernel = o.record;
+  kernel.output = parts / "kernel";
+  kernel.force = false;
+  kernel.environment = current_environment();
+  kernel.environment.insert(kernel.environment.end(), setup.env.begin(), setup.env.end());
+  RecordResult r = record(kernel);
+
+  fs::path staging = staging_dir(out);
+  fs::remove_all(staging, ec);
+  auto merged = converters::finish_eztrace(setup, r.archive / "eziotrace.otf2", staging);
+  give_to(staging, target_user());
+  publish(staging, out, o.record.force);
+  r.archive = out;
+  print_summary(r);
+  if (o.keep_parts) {
+    cleanup.keep = true;
+    give_to(parts, target_user());
+    spdlog::info("the EZTrace and kernel archives are kept in {}", parts.string());
+  }
+  spdlog::info("open it in ViTE: vite {}", (out / "eziotrace.otf2").string());
+  command_status() = r.exit_status;
+}
+
+}  // namespace
+
+const std::set<std::string>& run_value_options() {
+  static const std::set<std::string> v = {"-o", "--output", "--ring-buffer", "-t", "--eztrace"};
+  return v;
+}
+
+void add_run_command(CLI::App& app, const std::vector<std::string>& command) {
+  auto o = std::make_shared<RunOptions>();
+  auto verbose = std::make_shared<bool>(false);
+  CLI::App* cmd = app.add_subcommand(
+      "run", "run a command under EZTrace and record its kernel I/O into one archive (the "
+             "default: `eziotrace [options] command` means `eziotrace run [options] command`)");
+  cmd->add_option("-o,--output", o->record.output, "archive directory (default: ./<prog>_eziotrace)");
+  cmd->add_flag("-f,--force", o->record.force, "replace an existing archive");
+  cmd->add_option("--ring-buffer", o->record.ring_buffer_mib, "ring buffer size in MiB (power of two)")
+      ->check(CLI::Range(1, 4096));
+  cmd->add_option("-t,--eztrace", o->modules,
+                  "EZTrace modules, as `eztrace -t` takes them (default: posixio)")
+      ->delimiter(',');
+  cmd->add_flag("--keep-parts", o->keep_parts, "also keep EZTrace's archive and the kernel archive");
+  cmd->add_flag("-v,--verbose", *verbose, "show libbpf and debug messages");
+  cmd->footer("Everything after the options (or after --) is the command and its arguments.");
+  cmd->callback([o, verbose, &command] {
+    if (*verbose) spdlog::set_level(spdlog::level::debug);
+    o->record.command = command;
+    run(*o);
+  });
+}
+
+}  // namespace ezio::recorder

@@ -1,0 +1,64 @@
+#pragma once
+// Nests the VFS and FS layers inside the syscalls on each thread's location (syscall -> VFS -> FS
+// ENTER/LEAVE), with timestamps clamped into the parent so that every location stays properly
+// nested and non-decreasing (OTF2 refuses decreasing timestamps).
+#include <cstdint>
+#include <map>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+#include <vector>
+
+#include "common/otf2/writer.h"
+#include "recorder/kernel_archive.h"
+#include "recorder/record_store.h"
+
+namespace ezio::recorder {
+
+class NestedLayers {
+ public:
+  NestedLayers(otf2::ArchiveWriter& w, const RecordStore& store, ArchiveSummary& summary);
+
+  // A VFS or FS event with no recorded syscall around it (none was in flight, e.g. the vfs_open
+  // of an execve, or its syscall record was lost): written on its own, in time order.
+  struct Orphan {
+    uint64_t t;
+    uint32_t pid, tid;
+    const ezio_vfs_rec* vfs;  // one of vfs, fs is set
+    const ezio_fs_rec* fs;
+  };
+  const std::vector<Orphan>& orphans() const { return orphans_; }
+
+  // Writes the events of call `call_id` of process pid inside [t0, t1], the syscall's ENTER and
+  // LEAVE times as written.
+  void emit_inside(OTF2_EvtWriter* evt, uint32_t pid, uint64_t call_id, uint64_t t0, uint64_t t1);
+  // Writes an orphan at or after `last` (the location's last timestamp), and advances `last`.
+  void emit_orphan(OTF2_EvtWriter* evt, const Orphan& o, uint64_t& last);
+
+ private:
+  struct FileInfo {
+    std::string path, mount, fstype;
+  };
+  struct Attrs {
+    otf2::Ref inode, dev, fstype, path, mount, offset, result, derived;
+    otf2::Ref fs_inode, fs_offset, fs_bytes, fs_result, fs_point;
+  };
+  // Writes one VFS event (and the FS events inside it) within [lo, hi]; returns its LEAVE time.
+  uint64_t emit_vfs(OTF2_EvtWriter* evt, const ezio_vfs_rec& v,
+                    const std::vector<const ezio_fs_rec*>& inside, uint64_t lo, uint64_t hi);
+  uint64_t emit_fs(OTF2_EvtWriter* evt, const ezio_fs_rec& f, uint64_t lo, uint64_t hi);
+  otf2::Ref vfs_region(uint8_t op);
+  otf2::Ref fs_region(uint16_t op);
+  const FileInfo* file(uint32_t pid, const ezio_vfs_rec& v) const;
+
+  otf2::ArchiveWriter& w_;
+  ArchiveSummary& summary_;
+  Attrs attrs_{};
+  std::unordered_map<uint64_t, std::vector<const ezio_vfs_rec*>> vfs_by_call_;
+  std::unordered_map<uint64_t, std::vector<const ezio_fs_rec*>> fs_by_call_;
+  std::map<std::tuple<uint32_t, uint64_t, uint64_t>, FileInfo> files_;  // pid, file_key, ino
+  std::vector<Orphan> orphans_;
+  std::map<uint32_t, otf2::Ref> vfs_regions_, fs_regions_;
+};
+
+}  // namespace ezio::recorder

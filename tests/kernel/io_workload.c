@@ -1,0 +1,107 @@
+/* The I/O patterns of the kernel-layer tests, one per mode, run under `eziotrace record`.
+ * Prints "tid=<tid>" (the thread that did the I/O) and, for the modes that measure the device,
+ * "stat_ios=<n>": requests /sys/block/<dev>/stat counted while the I/O ran, read from inside the
+ * recording so the window matches the trace's. Exits non-zero on any failure. */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static void die(const char* what) {
+  perror(what);
+  exit(2);
+}
+
+/* Completed requests of all kinds: reads, writes, discards, flushes (Documentation/block/stat). */
+static unsigned long long device_ios(const char* dev) {
+  char path[256];
+  snprintf(path, sizeof(path), "/sys/block/%s/stat", dev);
+  FILE* f = fopen(path, "r");
+  if (!f) die(path);
+  unsigned long long v[17] = {0};
+  int n = 0;
+  while (n < 17 && fscanf(f, "%llu", &v[n]) == 1) ++n;
+  fclose(f);
+  if (n < 11) die("short /sys/block stat");
+  return v[0] + v[4] + (n > 11 ? v[11] : 0) + (n > 15 ? v[15] : 0);
+}
+
+static void* aligned_buffer(size_t bytes, int fill) {
+  void* buf;
+  if (posix_memalign(&buf, 4096, bytes)) die("posix_memalign");
+  memset(buf, fill, bytes);
+  return buf;
+}
+
+int main(int argc, char** argv) {
+  if (argc < 4) {
+    fprintf(
+        stderr,
+        "usage: %s odirect|buffered-fsync|buffered-syncfs|read|mmap-read|drop FILE COUNT [DEV]\n",
+        argv[0]);
+    return 2;
+  }
+  const char* mode = argv[1];
+  const char* file = argv[2];
+  long count = atol(argv[3]);
+  const char* dev = argc > 4 ? argv[4] : NULL;
+  const size_t bs = 64 * 1024;
+  unsigned long long before = dev ? device_ios(dev) : 0;
+
+  if (!strcmp(mode, "odirect")) {
+    int fd = open(file, O_WRONLY | O_DIRECT);
+    if (fd < 0) die("open O_DIRECT");
+    void* buf = aligned_buffer(bs, 'd');
+    for (long i = 0; i < count; ++i) {
+      if (pwrite(fd, buf, bs, i * bs) != (ssize_t)bs) die("pwrite");
+    }
+    close(fd);
+  } else if (!strcmp(mode, "buffered-fsync") || !strcmp(mode, "buffered-syncfs")) {
+    int fd = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0) die("open");
+    void* buf = aligned_buffer(bs, 'b');
+    for (long i = 0; i < count; ++i) {
+      if (write(fd, buf, bs) != (ssize_t)bs) die("write");
+    }
+    /* syncfs hands the writeback to the flusher kworker and waits: a kernel thread submits. */
+    if (!strcmp(mode, "buffered-fsync") ? fsync(fd) : syncfs(fd)) die("sync");
+    close(fd);
+  } else if (!strcmp(mode, "read")) {
+    int fd = open(file, O_RDONLY);
+    if (fd < 0) die("open");
+    void* buf = aligned_buffer(bs, 0);
+    for (long i = 0; i < count; ++i) {
+      if (read(fd, buf, bs) != (ssize_t)bs) die("read");
+    }
+    close(fd);
+  } else if (!strcmp(mode, "drop")) {
+    /* Write back and drop the file's pages, so the next read is cold. */
+    int fd = open(file, O_RDONLY);
+    if (fd < 0) die("open");
+    if (fdatasync(fd)) die("fdatasync");
+    if (posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED)) die("posix_fadvise");
+    close(fd);
+  } else if (!strcmp(mode, "mmap-read")) {
+    int fd = open(file, O_RDONLY);
+    if (fd < 0) die("open");
+    size_t len = count * bs;
+    volatile unsigned char* p = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+    if (p == MAP_FAILED) die("mmap");
+    unsigned long sum = 0;
+    for (size_t off = 0; off < len; off += 4096) sum += p[off];
+    printf("sum=%lu\n", sum);
+    munmap((void*)p, len);
+    close(fd);
+  } else {
+    fprintf(stderr, "unknown mode %s\n", mode);
+    return 2;
+  }
+  if (dev) printf("stat_ios=%llu\n", device_ios(dev) - before);
+  printf("tid=%ld\n", (long)syscall(SYS_gettid));
+  return 0;
+}

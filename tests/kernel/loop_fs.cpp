@@ -1,0 +1,78 @@
+#include "loop_fs.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <stdexcept>
+
+#include "run.h"
+
+namespace ezio::test {
+
+std::string must_run(const std::vector<std::string>& argv) {
+  Run r = run(argv);
+  if (r.status != 0) {
+    std::string cmd;
+    for (const auto& a : argv) cmd += a + " ";
+    throw std::runtime_error("`" + cmd + "` failed (" + std::to_string(r.status) + "): " + r.err +
+                             r.out);
+  }
+  return r.out;
+}
+
+LoopFs::LoopFs(const std::string& fstype) {
+  if (geteuid() != 0) throw std::runtime_error("the kernel-layer tests need root (BPF, losetup)");
+  try {
+    setup(fstype);
+  } catch (...) {
+    teardown();
+    throw;
+  }
+}
+
+void LoopFs::setup(const std::string& fstype) {
+  static int serial = 0;
+  dir_ = scratch_dir(fmt::format("loop-{}-{}-{}", fstype, getpid(), serial++));
+  img_ = dir_ / "fs.img";
+  mnt_ = dir_ / "mnt";
+  std::filesystem::create_directories(mnt_);
+  // xfs refuses file systems under 300 MB since xfsprogs 5.19.
+  must_run({"truncate", "-s", fstype == "xfs" ? "512M" : "256M", img_.string()});
+  std::string dev = must_run({"losetup", "--find", "--show", img_.string()});
+  while (!dev.empty() && (dev.back() == '\n' || dev.back() == ' ')) dev.pop_back();
+  if (dev.rfind("/dev/", 0) != 0) throw std::runtime_error("losetup gave no device: " + dev);
+  attached_ = true;
+  dev_ = dev.substr(5);
+  if (fstype == "ext4") {
+    // No lazy initialisation: ext4lazyinit would write in the background during the tests.
+    must_run({"mkfs.ext4", "-q", "-F", "-E", "lazy_itable_init=0,lazy_journal_init=0", dev});
+  } else if (fstype == "xfs") {
+    must_run({"mkfs.xfs", "-q", "-f", dev});
+  } else if (fstype == "btrfs") {
+    must_run({"mkfs.btrfs", "-q", "-f", dev});
+  } else {
+    throw std::runtime_error("unknown file system " + fstype);
+  }
+  must_run({"mount", "-o", "noatime", dev, mnt_.string()});
+  mounted_ = true;
+  must_run({"chmod", "0777", mnt_.string()});
+}
+
+LoopFs::~LoopFs() { teardown(); }
+
+void LoopFs::teardown() {
+  if (mounted_) {
+    // A process the test killed may still hold a file open for a moment.
+    for (int i = 0; i < 50 && run({"umount", mnt_.string()}).status != 0; ++i) usleep(100 * 1000);
+    run({"umount", "-l", mnt_.string()});
+    mounted_ = false;
+  }
+  if (attached_) {
+    run({"losetup", "-d", "/dev/" + dev_});
+    attached_ = false;
+  }
+  std::error_code ec;
+  std::filesystem::remove_all(dir_, ec);
+}
+
+}  // namespace ezio::test

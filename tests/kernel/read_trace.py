@@ -1,0 +1,55 @@
+#!/usr/bin/python3
+"""Prints, as JSON, what the kernel-layer tests check in an eziotrace archive, read with the
+independent python3-otf2 reader (Debian's /usr/bin/python3): block requests with their
+attribution, unattributed counts per device, the last page-cache counters per thread, and the
+thread of every recorded call."""
+import json
+import sys
+
+import otf2
+
+
+def attrs(event):
+    out = {}
+    for a, v in (event.attributes or {}).items():
+        out[a.name] = v if isinstance(v, (int, float)) else str(v)
+    return out
+
+
+def main(anchor):
+    result = {"block": [], "unattributed": {}, "pagecache": {}, "calls": {}, "lost": {}}
+    with otf2.reader.open(anchor) as trace:
+        defs = trace.definitions
+        for p in defs.location_properties:
+            if p.name == "EZIOTRACE::UNATTRIBUTED_REQUESTS":
+                result["unattributed"][p.location.name] = int(p.value)
+        for p in defs.system_tree_node_properties:
+            if p.name.startswith("EZIOTRACE::LOST::"):
+                result["lost"][p.name.split("::")[-1]] = int(p.value)
+        tids = {}
+        for p in defs.location_properties:
+            if p.name == "EZIOTRACE::TID":
+                tids[p.location.name] = int(p.value)
+        for location, event in trace.events:
+            if isinstance(event, otf2.events.IoOperationBegin) and location.name.startswith("block "):
+                a = attrs(event)
+                result["block"].append({
+                    "device": location.name[len("block "):],
+                    "pid": a["block.pid"], "tid": a["block.tid"], "call_id": a["call.id"],
+                    "op": a["block.op"], "flags": a["block.flags"], "cause": a["block.cause"],
+                    "bytes": event.bytes_request, "sector": a["block.sector"],
+                })
+            elif isinstance(event, otf2.events.Metric) and location.name.startswith("pagecache "):
+                members = [m.name for m in event.metric.members]
+                result["pagecache"][str(tids[location.name])] = dict(
+                    zip(members, [int(v) for v in event.values]))
+            elif isinstance(event, otf2.events.Enter):
+                a = attrs(event)
+                if "call.id" in a:
+                    result["calls"][str(a["call.id"])] = {
+                        "tid": tids.get(location.name, 0), "region": event.region.name}
+    json.dump(result, sys.stdout, indent=1)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])

@@ -1,0 +1,186 @@
+#!/usr/bin/env bash
+# Boots Debian's 6.1 kernel in qemu (TCG, no KVM) with a busybox initramfs, runs a guest script in it
+# and exits with that script's exit status. See docs/qemu-test.md.
+#
+# usage: run-in-vm.sh [options] BINARIES GUEST_SCRIPT
+#   BINARIES      an executable, or a directory whose top-level executables are all taken; each is
+#                 copied to /ezio/bin (on the guest's PATH) with every shared library ldd lists.
+#                 Pass - for none.
+#   GUEST_SCRIPT  run by busybox sh inside the VM, cwd = the ext4 disk; its stdout+stderr is
+#                 printed here. It sees EZIO_BIN, EZIO_FILES, EZIO_DISK (/mnt/disk, ext4 on
+#                 EZIO_DISK_DEV=/dev/vda) and EZIO_OUT (a directory on that disk, see --out).
+# options:
+#   --bin FILE          one more executable for /ezio/bin, with its libraries; repeatable
+#   --file SRC[:DEST]   also put SRC into the initramfs (default DEST: /ezio/files/<name>); repeatable
+#   --module NAME       also load kernel module NAME (and its dependencies); repeatable
+#   --out DIR           after the run, copy the guest's $EZIO_OUT to the host's DIR
+#   --disk-mb N         size of the virtio ext4 disk (default 256)
+#   --mem MB, --smp N   guest memory (default 1024) and CPUs (default 2)
+#   --timeout S         hard limit on the whole VM run (default 300)
+#   --keep DIR          keep the work files (initramfs, disk image, console.log) in DIR
+# exit status: the guest script's; 124 if the VM hit the timeout; 125 if the harness itself failed.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+prog=run-in-vm.sh
+die() { echo "$prog: error: $*" >&2; exit 125; }
+
+bins=() files=() modules=() out_dir='' disk_mb=256 mem=1024 smp=2 vm_timeout=300 keep=''
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --bin) bins+=("$2"); shift 2 ;;
+    --file) files+=("$2"); shift 2 ;;
+    --module) modules+=("$2"); shift 2 ;;
+    --out) out_dir=$2; shift 2 ;;
+    --disk-mb) disk_mb=$2; shift 2 ;;
+    --mem) mem=$2; shift 2 ;;
+    --smp) smp=$2; shift 2 ;;
+    --timeout) vm_timeout=$2; shift 2 ;;
+    --keep) keep=$2; shift 2 ;;
+    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    --) shift; break ;;
+    -?*) die "unknown option $1 (see --help)" ;;
+    *) break ;;
+  esac
+done
+[ $# -eq 2 ] || die "usage: $prog [options] BINARIES GUEST_SCRIPT (see --help)"
+binaries=$1 guest_script=$2
+[ -f "$guest_script" ] || die "guest script $guest_script not found"
+[ "$binaries" = - ] || [ -e "$binaries" ] || die "$binaries not found"
+
+# Kernel, qemu and busybox: fetched once, then cached (fails loudly when they cannot be had).
+kdir=$(bash "$here/fetch-kernel.sh") || die "cannot obtain qemu, busybox or the Debian 6.1 kernel (see above)"
+# shellcheck source=/dev/null
+. "$kdir/kernel.env"
+moddir=$kdir/lib/modules/$EZIO_KVER
+
+if [ -n "$keep" ]; then
+  rm -rf "$keep"; mkdir -p "$keep"; work=$(cd "$keep" && pwd)
+else
+  work=$(mktemp -d "${TMPDIR:-/tmp}/ezio-vm.XXXXXX")
+  trap 'rm -rf "$work"' EXIT
+fi
+root=$work/initramfs
+mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,etc,ezio/bin,ezio/files,ezio/modules}
+
+# --- binaries and their shared libraries --------------------------------------------------------
+add_libs() {  # copies every library ldd lists for $1 (and the dynamic loader) to the same path
+  local out lib
+  out=$(ldd "$1" 2>&1) || return 0            # static binary or not an ELF: nothing to add
+  if grep -q 'not found' <<<"$out"; then die "$1 needs libraries that are missing here:
+$(grep 'not found' <<<"$out")"; fi
+  for lib in $(sed -n 's/.*=> \(\/[^ ]*\) (0x.*/\1/p; s/^[[:space:]]*\(\/[^ ]*\) (0x.*/\1/p' <<<"$out"); do
+    [ -e "$root$lib" ] && continue
+    mkdir -p "$root$(dirname "$lib")"
+    cp -L "$lib" "$root$lib"
+  done
+}
+add_bin() {
+  cp -L "$1" "$root/ezio/bin/$(basename "$1")"
+  chmod 755 "$root/ezio/bin/$(basename "$1")"
+  add_libs "$1"
+}
+if [ "$binaries" != - ]; then
+  if [ -d "$binaries" ]; then
+    found=0
+    for f in "$binaries"/*; do
+      [ -f "$f" ] && [ -x "$f" ] || continue
+      add_bin "$f"; found=1
+    done
+    [ $found -eq 1 ] || die "no executable file in directory $binaries"
+  else
+    add_bin "$binaries"
+  fi
+fi
+for f in ${bins[@]+"${bins[@]}"}; do
+  [ -f "$f" ] || die "--bin $f not found"
+  add_bin "$f"
+done
+for spec in ${files[@]+"${files[@]}"}; do
+  src=${spec%%:*}; dest=${spec#*:}
+  [ "$dest" != "$spec" ] || dest=/ezio/files/$(basename "$src")
+  [ -e "$src" ] || die "--file $src not found"
+  mkdir -p "$root$(dirname "$dest")"
+  cp -rL "$src" "$root$dest"
+done
+cp /bin/busybox "$root/bin/busybox"
+cp "$here/guest-init.sh" "$root/init"
+cp "$guest_script" "$root/ezio/guest.sh"
+chmod 755 "$root/init" "$root/ezio/guest.sh"
+
+# --- kernel modules, dependencies first ---------------------------------------------------------
+# crc32c_generic: ext4's checksums ask for "crc32c" through the crypto API (a softdep, not a depends).
+want=(virtio_pci virtio_blk crc32c_generic ext4 loop ${modules[@]+"${modules[@]}"})
+declare -A ko_path=() loaded=()
+while IFS= read -r f; do
+  n=$(basename "$f"); n=${n%%.ko*}; ko_path[${n//-/_}]=$f
+done < <(find "$moddir/kernel" -name '*.ko*')
+: > "$root/ezio/modules.list"
+add_module() {  # $1: module name; appends it to modules.list after its dependencies
+  local name=${1//-/_} src dst deps d
+  [ -z "${loaded[$name]:-}" ] || return 0
+  loaded[$name]=1
+  src=${ko_path[$name]:-}
+  if [ -z "$src" ]; then
+    grep -q "/${name//_/[-_]}\.ko" "$moddir/modules.builtin" && return 0
+    die "kernel module $name is neither built into $EZIO_KVER nor shipped as a .ko"
+  fi
+  dst=$root/ezio/modules/$name.ko
+  case "$src" in
+    *.ko) cp "$src" "$dst" ;;
+    *.ko.xz) xz -dc "$src" > "$dst" ;;
+    *.ko.zst) zstd -qdc "$src" > "$dst" ;;
+    *) die "unknown module format $src" ;;
+  esac
+  deps=$(objcopy -O binary --only-section=.modinfo "$dst" /dev/stdout | tr '\0' '\n' |
+         sed -n 's/^depends=//p' | tr ',' ' ')
+  for d in $deps; do add_module "$d"; done
+  echo "/ezio/modules/$name.ko" >> "$root/ezio/modules.list"
+}
+for m in "${want[@]}"; do add_module "$m"; done
+
+# --- initramfs and disk -------------------------------------------------------------------------
+(cd "$root" && find . | /bin/busybox cpio -o -H newc 2>/dev/null | gzip -1) > "$work/initrd.gz"
+truncate -s "${disk_mb}M" "$work/disk.img"
+mkfs.ext4 -q -F -L ezio-disk "$work/disk.img"
+
+# --- boot ---------------------------------------------------------------------------------------
+# TCG only: /dev/kvm exists on these machines but KVM fails on an MSR. -no-reboot turns the panic
+# that follows an init that dies (panic=-1) into a qemu exit, so a broken guest cannot spin forever.
+console=$work/console.log
+set +e
+timeout --kill-after=10 "$vm_timeout" qemu-system-x86_64 \
+  -machine q35 -accel tcg -cpu max -smp "$smp" -m "$mem" \
+  -display none -monitor none -serial "file:$console" -nic none -no-reboot \
+  -kernel "$kdir/vmlinuz" -initrd "$work/initrd.gz" \
+  -append "console=ttyS0 quiet panic=-1 oops=panic" \
+  -drive "file=$work/disk.img,if=virtio,format=raw" </dev/null >"$work/qemu.out" 2>&1
+qrc=$?
+set -e
+tr -d '\r' < "$console" > "$console.txt" 2>/dev/null || : > "$console.txt"
+
+if [ $qrc -eq 124 ] || [ $qrc -eq 137 ]; then
+  echo "$prog: error: the VM did not finish within ${vm_timeout}s; console tail:" >&2
+  tail -n 30 "$console.txt" >&2
+  exit 124
+fi
+[ $qrc -eq 0 ] || { echo "$prog: error: qemu exited with $qrc:" >&2; cat "$work/qemu.out" >&2; exit 125; }
+if grep -q '^EZIO-GUEST-SETUP-FAILED' "$console.txt"; then
+  echo "$prog: error: the guest could not set up: $(grep -m1 '^EZIO-GUEST-SETUP-FAILED' "$console.txt")" >&2
+  tail -n 30 "$console.txt" >&2
+  exit 125
+fi
+if ! grep -q '^EZIO-GUEST-BEGIN$' "$console.txt" || ! grep -q '^EZIO-GUEST-END rc=' "$console.txt"; then
+  echo "$prog: error: the guest script's markers are missing from the console; console tail:" >&2
+  tail -n 40 "$console.txt" >&2
+  exit 125
+fi
+sed -n '/^EZIO-GUEST-BEGIN$/,/^EZIO-GUEST-END rc=/{/^EZIO-GUEST-/d;p}' "$console.txt"
+rc=$(sed -n 's/^EZIO-GUEST-END rc=\([0-9]*\)$/\1/p' "$console.txt" | tail -n 1)
+
+if [ -n "$out_dir" ]; then
+  mkdir -p "$out_dir"
+  debugfs -R "rdump /out $work" "$work/disk.img" >/dev/null 2>&1 || die "cannot copy /out off the disk image"
+  cp -r "$work/out/." "$out_dir/"
+fi
+exit "${rc:-125}"
