@@ -72,7 +72,7 @@ void log_report(const MergeReport& r, const std::filesystem::path& anchor) {
     spdlog::warn("{} events were moved forward in time to keep their location ordered",
                  r.clamped_events);
   }
-  spdlog::info("merged archive: {}", anchor.string());
+  spdlog::debug("merged archive written to {}", anchor.string());
 }
 
 }  // namespace

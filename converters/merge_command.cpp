@@ -27,6 +27,7 @@ void add_merge_command(CLI::App& app) {
                   "<EZTrace directory>/eziotrace-alignment)");
   cmd->callback([opts] {
     MergeSummary s = merge_recorded(opts->eztrace, opts->kernel, opts->out, opts->sidecars);
+    spdlog::info("merged archive: {}", s.anchor.string());
     command_status() = s.report.violations ? 3 : 0;
   });
 }

@@ -10,17 +10,17 @@ mkdir -p "$work"
 rm -rf "$work/data" "$work/demo_eziotrace"
 mkdir -p "$work/data"
 cd "$work"
-echo "== recording the demo: eziotrace record -- demo_io $work/data" >&2
-"$ezt" record -o demo_eziotrace -- "$OLDPWD/build/demo/demo_io" "$work/data"
+echo "== eziotrace -o demo_eziotrace -- demo_io $work/data" >&2
+"$ezt" -o demo_eziotrace -- "$OLDPWD/build/demo/demo_io" "$work/data"
 archive=$work/demo_eziotrace/eziotrace.otf2
-if "$ezt" --help 2>/dev/null | grep -q "layers"; then
-  echo "== eziotrace layers $archive" >&2
-  "$ezt" layers "$archive"
-  echo "== eziotrace profile $archive" >&2
-  "$ezt" profile "$archive"
-fi
+echo "== eziotrace layers $archive" >&2
+"$ezt" layers "$archive"
+echo "== eziotrace profile --total $archive" >&2
+"$ezt" profile --total "$archive"
 cat >&2 <<EOT
 == the archive: $archive
-   open it in ViTE:        vite $archive
-   or print it:            otf2-print $archive | less
+   open it in ViTE:     vite $archive
+   per file:            $ezt files $archive
+   latency histograms:  $ezt latency $archive --svg latency.svg
+   print it:            otf2-print $archive | less
 EOT
