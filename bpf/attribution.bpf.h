@@ -62,8 +62,7 @@ static __always_inline bool current_cause(struct ezio_cause* who) {
   if (!is_traced(pid_tgid >> 32)) return false;
   who->pid = pid_tgid >> 32;
   who->tid = (__u32)pid_tgid;
-  __u32 tid = who->tid;
-  struct inflight_call* c = bpf_map_lookup_elem(&inflight, &tid);
+  struct inflight_call* c = current_call();
   who->call_id = c ? c->call_id : 0;
   return true;
 }

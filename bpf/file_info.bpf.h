@@ -154,7 +154,8 @@ __noinline int ezio_send_file(__u64 file, __u64 pid_tgid, __u32 layer) {
 
 /* The call_id of the syscall the current thread is in (syscall.bpf.h's inflight), 0 if none. */
 static __always_inline __u64 current_call_id(__u32 tid) {
-  struct inflight_call* c = bpf_map_lookup_elem(&inflight, &tid);
+  (void)tid;  // task storage finds the current thread's entry itself
+  struct inflight_call* c = current_call();
   return c ? c->call_id : 0;
 }
 

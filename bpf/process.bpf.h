@@ -62,8 +62,6 @@ int BPF_PROG(ezio_exit, struct task_struct* p) {
   __u8* state = bpf_map_lookup_elem(&traced, &tgid);
   if (!state) return 0;
   __u32 tid = p->pid;
-  /* exit_group() never returns: its in-flight entry must not linger. */
-  bpf_map_delete_elem(&inflight, &tid);
   if (*state == EZIO_ACTIVE) {
     struct ezio_proc_rec* r = proc_record(EZIO_REC_EXIT, tgid, tid);
     if (r) {

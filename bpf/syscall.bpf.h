@@ -15,15 +15,23 @@ struct inflight_call {
   __u64 args[8]; /* 6 syscall arguments; 8 so that args[i & 7] needs no bounds check */
   __u64 call_id;
   __u32 nr;
-  __u32 pad;
+  __u32 active; /* 1 between sys_enter and sys_exit */
 };
 
+/* Per-thread storage rather than a hash keyed by tid: no lookup, insert and delete on a shared
+ * table for every call, and the entry goes away with the thread (exit_group never returns). */
 struct {
-  __uint(type, BPF_MAP_TYPE_HASH);
-  __uint(max_entries, 16384);
-  __type(key, __u32); /* tid */
+  __uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+  __uint(map_flags, BPF_F_NO_PREALLOC);
+  __type(key, int);
   __type(value, struct inflight_call);
 } inflight SEC(".maps");
+
+/* The traced syscall the current thread is in, or NULL. */
+static __always_inline struct inflight_call* current_call(void) {
+  struct inflight_call* c = bpf_task_storage_get(&inflight, bpf_get_current_task_btf(), 0, 0);
+  return c && c->active ? c : 0;
+}
 
 __u64 next_call_id = 0;
 
@@ -37,18 +45,22 @@ int BPF_PROG(ezio_sys_enter, struct pt_regs* regs, long id) {
   if (sc_desc[id].cls == EZIO_SC_IGNORE) return 0;
   __u64 pid_tgid = bpf_get_current_pid_tgid();
   if (!is_traced(pid_tgid >> 32)) return 0;
-  struct inflight_call c = {};
-  c.t_enter = bpf_ktime_get_ns();
-  c.nr = id;
-  c.args[0] = regs->di;
-  c.args[1] = regs->si;
-  c.args[2] = regs->dx;
-  c.args[3] = regs->r10;
-  c.args[4] = regs->r8;
-  c.args[5] = regs->r9;
-  c.call_id = __sync_fetch_and_add(&next_call_id, 1) + 1;
-  __u32 tid = pid_tgid;
-  if (bpf_map_update_elem(&inflight, &tid, &c, BPF_ANY)) count_drop(EZIO_LAYER_SYSCALL);
+  struct inflight_call* c = bpf_task_storage_get(&inflight, bpf_get_current_task_btf(), 0,
+                                                 BPF_LOCAL_STORAGE_GET_F_CREATE);
+  if (!c) {
+    count_drop(EZIO_LAYER_SYSCALL);
+    return 0;
+  }
+  c->t_enter = bpf_ktime_get_ns();
+  c->nr = id;
+  c->args[0] = regs->di;
+  c->args[1] = regs->si;
+  c->args[2] = regs->dx;
+  c->args[3] = regs->r10;
+  c->args[4] = regs->r8;
+  c->args[5] = regs->r9;
+  c->call_id = __sync_fetch_and_add(&next_call_id, 1) + 1;
+  c->active = 1;
   return 0;
 }
 
@@ -94,14 +106,11 @@ int BPF_PROG(ezio_sys_exit, struct pt_regs* regs, long ret) {
   if (id < 0 || id >= EZIO_MAX_SYSCALL_NR) return 0;
   const volatile struct ezio_sc_desc* d = &sc_desc[id];
   if (d->cls == EZIO_SC_IGNORE) return 0;
-  __u64 pid_tgid = bpf_get_current_pid_tgid();
-  __u32 tid = pid_tgid;
-  struct inflight_call* c = bpf_map_lookup_elem(&inflight, &tid);
+  struct inflight_call* c = current_call();
   if (!c) return 0;
-  if (c->nr != id) { /* a stale entry (the syscall was restarted as another one) */
-    bpf_map_delete_elem(&inflight, &tid);
-    return 0;
-  }
+  c->active = 0;
+  if (c->nr != id) return 0; /* a stale entry (the syscall was restarted as another one) */
+  __u64 pid_tgid = bpf_get_current_pid_tgid();
   if (d->cls == EZIO_SC_OPEN) {
     struct ezio_open_rec* r = reserve(sizeof(*r), EZIO_LAYER_SYSCALL);
     if (r) {
@@ -129,7 +138,6 @@ int BPF_PROG(ezio_sys_exit, struct pt_regs* regs, long ret) {
     }
   }
   vfs_after_syscall(c, d, ret, pid_tgid);
-  bpf_map_delete_elem(&inflight, &tid);
   return 0;
 }
 

@@ -82,11 +82,16 @@ TEST_P(ODirect, RequestsMatchDiskStatsAndAttributeToTheThread) {
   must_run({"dd", "if=/dev/zero", "of=" + file, "bs=64k", "count=" + std::to_string(kWrites)});
   must_run({"sync"});
   Recording r = record(fs, {"odirect", file, std::to_string(kWrites), fs.device()});
-  const auto& block = r.trace["block"];
+  // Requests on other devices are the workload's too (its program paged in from the root disk
+  // after a rebuild): attributed to it, but not part of the loop device's count.
+  nlohmann::json block = nlohmann::json::array();
+  for (const auto& b : r.trace["block"]) {
+    EXPECT_EQ(b["tid"], r.tid) << b.dump();
+    if (b["device"] == fs.device()) block.push_back(b);
+  }
   EXPECT_EQ(long(block.size()), r.stat_ios) << block.dump(1);
   EXPECT_EQ(long(requests(r.trace, "write").size()), kWrites);
   for (const auto& b : block) {
-    EXPECT_EQ(b["device"], fs.device());
     EXPECT_EQ(b["tid"], r.tid);
     EXPECT_EQ(b["cause"], "submitter");
     if (b["op"] == "write") {
