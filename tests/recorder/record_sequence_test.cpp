@@ -2,7 +2,9 @@
 // checks every call the archive holds against what the program did.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <regex>
+#include <set>
 
 #include "run.h"
 
@@ -142,4 +144,51 @@ TEST(RecordSequence, OnlyTheTargetTreeIsRecorded) {
     }
   }
   EXPECT_EQ(pids, (std::set<int>{r.main_tid, r.child_pid}));
+}
+
+// The analyzers on a real recording agree with an independent reader (python3-otf2) call for call.
+TEST(RecordSequence, AnalyzersAgreeWithAnIndependentReader) {
+  const auto& r = recording();
+  auto anchor = (r.dir / "trace" / "eziotrace.otf2").string();
+  std::map<std::string, long> count;
+  long writes = 0, written = 0, reads = 0, read_bytes = 0;
+  const std::set<std::string> write_calls = {"write", "pwrite64", "writev", "pwritev", "pwritev2"};
+  const std::set<std::string> read_calls = {"read", "pread64", "readv", "preadv", "preadv2"};
+  for (const auto& [id, loc] : r.archive["locations"].items()) {
+    for (const auto& c : loc["calls"]) {
+      std::string name = c["name"];
+      ++count[name];
+      long result = c["syscall.result"];
+      if (result < 0) continue;
+      if (write_calls.count(name)) ++writes, written += result;
+      if (read_calls.count(name)) ++reads, read_bytes += result;
+    }
+  }
+  ASSERT_GE(count["pread64"], 10);
+  auto profile = ezio::test::eziotrace({"profile", "--total", "--json", anchor});
+  ASSERT_EQ(profile.status, 0) << profile.err;
+  std::map<std::string, long> profiled;
+  json profile_json = json::parse(profile.out);
+  for (const auto& row : profile_json["profile"]) {
+    if (row["layer"] == "syscall") {
+      profiled[row["function"].get<std::string>()] = row["count"].get<long>();
+    }
+  }
+  EXPECT_GE(profiled["pread64"], 10);
+  for (const auto& [name, n] : count) EXPECT_EQ(profiled[name], n) << name;
+
+  auto layers = ezio::test::eziotrace({"layers", "--json", anchor});
+  ASSERT_EQ(layers.status, 0) << layers.err;
+  json layers_json = json::parse(layers.out);
+  int syscall_rows = 0;
+  for (const auto& row : layers_json["layers"]) {
+    if (row["layer"] != "Syscall") continue;
+    ++syscall_rows;
+    EXPECT_EQ(row["writes"], writes);
+    EXPECT_EQ(row["write_bytes"], written);
+    EXPECT_EQ(row["reads"], reads);
+    EXPECT_EQ(row["read_bytes"], read_bytes);
+  }
+  EXPECT_EQ(syscall_rows, 1);
+  EXPECT_GE(written, 100 * 65536 + 3 * 1000);
 }
