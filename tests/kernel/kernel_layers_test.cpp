@@ -157,11 +157,16 @@ TEST(PageCache, ColdReadsMissWarmReadsHit) {
   }
   EXPECT_GE(bytes, 64 * kBlock);
 
+  // Warm: read once more unrecorded right before, so the claim does not rest on nothing having
+  // evicted pages since the cold pass. The page-cache counters are per thread, so they include the
+  // program's own page-ins; the block layer shows the file itself: no read reaches its device.
+  workload({"read", file, "64"});
   Recording warm = record(fs, {"read", file, "64"});
   auto wpc = pagecache_of(warm);
-  EXPECT_EQ(wpc["pagecache.misses"], 0);
   EXPECT_GE(wpc["pagecache.hits"].get<long>(), 64 * kBlock / 4096);
-  EXPECT_TRUE(requests(warm.trace, "read").empty()) << warm.trace["block"].dump(1);
+  for (const auto& b : requests(warm.trace, "read")) {
+    EXPECT_NE(b["device"], fs.device()) << warm.trace["block"].dump(1);
+  }
 }
 
 // mmap I/O: no read syscall, yet faults and block reads attributed to the process.
