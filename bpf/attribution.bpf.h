@@ -6,7 +6,7 @@
 #define EZIO_ATTRIBUTION_BPF_H
 
 #include "common.bpf.h"
-#include "syscall.bpf.h"
+#include "task.bpf.h"
 
 struct ezio_cause {
   __u32 pid;
@@ -56,24 +56,38 @@ static __always_inline void note_target_dev(__u32 dev) {
   bpf_map_update_elem(&target_devs, &dev, &one, BPF_ANY);
 }
 
-/* Fills *who with the current thread if it is traced, with the call it is in. */
-static __always_inline bool current_cause(struct ezio_cause* who) {
+/* Fills *who with the current thread, traced (state t), with the call it is in. */
+static __always_inline void cause_of(const struct ezio_task* t, struct ezio_cause* who) {
   __u64 pid_tgid = bpf_get_current_pid_tgid();
-  if (!is_traced(pid_tgid >> 32)) return false;
   who->pid = pid_tgid >> 32;
   who->tid = (__u32)pid_tgid;
-  struct inflight_call* c = current_call();
-  who->call_id = c ? c->call_id : 0;
+  who->call_id = call_id_of(t);
+}
+
+/* Fills *who with the current thread if it is traced, with the call it is in. */
+static __always_inline bool current_cause(struct ezio_cause* who, __u32 layer) {
+  struct ezio_task* t = traced_task(layer);
+  if (!t) return false;
+  cause_of(t, who);
   return true;
 }
 
+/* Called for every page dirtied: a write of 1 MiB dirties 256. When the inode already has its
+ * entry, only the cause changes, in place: an LRU update per page would cost more than the rest. */
 static __always_inline void note_dirtier(struct inode* inode, const struct ezio_cause* who) {
   if (!inode) return;
   __u64 key = (__u64)inode;
+  __u64 ino = BPF_CORE_READ(inode, i_ino);
+  __u32 dev = inode_dev(inode);
+  struct ezio_dirtier* known = bpf_map_lookup_elem(&dirtiers, &key);
+  if (known && known->ino == ino && known->dev == dev) {
+    known->who = *who;
+    return;
+  }
   struct ezio_dirtier d = {};
   d.who = *who;
-  d.ino = BPF_CORE_READ(inode, i_ino);
-  d.dev = inode_dev(inode);
+  d.ino = ino;
+  d.dev = dev;
   if (bpf_map_update_elem(&dirtiers, &key, &d, BPF_ANY)) count_drop(EZIO_LAYER_BLOCK);
   note_target_dev(inode_bdev(inode));
 }

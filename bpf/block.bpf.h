@@ -61,7 +61,7 @@ static __always_inline bool rq_wants_flush(__u32 cmd_flags) {
 
 /* The traced thread that caused the request being created in the current context, if any. */
 static __always_inline __u32 attribute_request(struct request* rq, struct ezio_cause* who) {
-  if (current_cause(who)) return EZIO_CAUSE_SUBMITTER;
+  if (current_cause(who, EZIO_LAYER_BLOCK)) return EZIO_CAUSE_SUBMITTER;
   /* Someone else writes: writeback of pages a traced thread dirtied. Reads are never
    * attributed this way, so another process reading a file the target wrote stays its own. */
   __u32 op = BPF_CORE_READ(rq, cmd_flags) & EZIO_REQ_OP_MASK;

@@ -20,13 +20,18 @@ struct {
   __type(value, __u64);
 } files_seen SEC(".maps");
 
-/* task->files->fdt->fd[fd]; 0 when fd is not open (closed meanwhile, or never was). */
+/* task->files->fdt->fd[fd]; 0 when fd is not open (closed meanwhile, or never was). task is the
+ * BTF pointer of bpf_get_current_task_btf(): walking it with plain loads costs no helper call per
+ * step (the verifier makes them fault-safe). The array slot is a pointer to a pointer, which the
+ * verifier only lets a probe read follow. */
 static __always_inline struct file* file_of_fd(struct task_struct* task, __s64 fd) {
   if (fd < 0) return 0;
-  struct fdtable* fdt = BPF_CORE_READ(task, files, fdt);
+  struct files_struct* files = task->files;
+  if (!files) return 0;
+  struct fdtable* fdt = files->fdt;
   if (!fdt) return 0;
-  if (fd >= BPF_CORE_READ(fdt, max_fds)) return 0;
-  struct file** array = BPF_CORE_READ(fdt, fd);
+  if (fd >= fdt->max_fds) return 0;
+  struct file** array = fdt->fd;
   struct file* f = 0;
   bpf_probe_read_kernel(&f, sizeof(f), &array[fd]);
   return f;
@@ -114,9 +119,10 @@ static long walk_step(__u32 i, void* ctx) {
 }
 
 /* Sends an ezio_file_rec unless this process already got one for this struct file and inode:
- * the path walk and its bytes are paid once per open file, not per call. A global (noinline)
- * function, so the verifier checks it once and not inside every caller. Arguments are scalars,
- * as global functions require. */
+ * the path walk and its bytes are paid once per open file, not per call. Returns 1 when the
+ * process has the file's record (sent now or before), 0 when it could not be sent. A global
+ * (noinline) function, so the verifier checks it once and not inside every caller. Arguments are
+ * scalars, as global functions require. */
 __noinline int ezio_send_file(__u64 file, __u64 pid_tgid, __u32 layer) {
   struct file* f = (struct file*)file;
   struct file_ident id = {};
@@ -124,7 +130,7 @@ __noinline int ezio_send_file(__u64 file, __u64 pid_tgid, __u32 layer) {
   file_ident(f, &id, fstype);
   struct file_seen_key key = {.tgid = pid_tgid >> 32, .file = file};
   __u64* ino = bpf_map_lookup_elem(&files_seen, &key);
-  if (ino && *ino == id.ino) return 0;
+  if (ino && *ino == id.ino) return 1;
   __u32 zero = 0;
   struct ezio_file_rec* r = bpf_map_lookup_elem(&file_scratch, &zero);
   if (!r) return 0;
@@ -149,14 +155,7 @@ __noinline int ezio_send_file(__u64 file, __u64 pid_tgid, __u32 layer) {
     return 0;
   }
   bpf_map_update_elem(&files_seen, &key, &id.ino, BPF_ANY);
-  return 0;
-}
-
-/* The call_id of the syscall the current thread is in (syscall.bpf.h's inflight), 0 if none. */
-static __always_inline __u64 current_call_id(__u32 tid) {
-  (void)tid;  // task storage finds the current thread's entry itself
-  struct inflight_call* c = current_call();
-  return c ? c->call_id : 0;
+  return 1;
 }
 
 #endif

@@ -7,6 +7,7 @@
 
 #include "common.bpf.h"
 #include "file_info.bpf.h"
+#include "task.bpf.h"
 
 struct fs_pending_key {
   __u32 tid;
@@ -34,13 +35,14 @@ static __always_inline void inode_ident(struct inode* inode, __u64* ino, __u32* 
   *dev = BPF_CORE_READ(inode, i_sb, s_dev);
 }
 
-static __always_inline void fs_emit(__u16 op, __u64 pid_tgid, __u64 t_enter, __u64 ino,
-                                    __u32 dev, __s64 offset, __s64 bytes, __s64 ret,
+static __always_inline void fs_emit(__u16 op, const struct ezio_task* t, __u64 t_enter,
+                                    __u64 ino, __u32 dev, __s64 offset, __s64 bytes, __s64 ret,
                                     __u16 flags) {
+  __u64 pid_tgid = bpf_get_current_pid_tgid();
   struct ezio_fs_rec* r = reserve(sizeof(*r), EZIO_LAYER_FS);
   if (!r) return;
   fill_header(&r->h, EZIO_REC_FS, EZIO_LAYER_FS, sizeof(*r), pid_tgid >> 32, (__u32)pid_tgid);
-  r->call_id = current_call_id((__u32)pid_tgid);
+  r->call_id = call_id_of(t);
   r->t_enter = t_enter;
   r->t_exit = flags & EZIO_FSF_POINT ? t_enter : bpf_ktime_get_ns();
   r->ino = ino;
@@ -55,17 +57,17 @@ static __always_inline void fs_emit(__u16 op, __u64 pid_tgid, __u64 t_enter, __u
 
 /* A single tracepoint: a point event at this instant. */
 static __always_inline void fs_point(__u16 op, struct inode* inode, __s64 offset, __s64 bytes) {
-  __u64 pid_tgid = bpf_get_current_pid_tgid();
-  if (!is_traced(pid_tgid >> 32)) return;
+  struct ezio_task* t = traced_task(EZIO_LAYER_FS);
+  if (!t) return;
   __u64 ino;
   __u32 dev;
   inode_ident(inode, &ino, &dev);
-  fs_emit(op, pid_tgid, bpf_ktime_get_ns(), ino, dev, offset, bytes, 0, EZIO_FSF_POINT);
+  fs_emit(op, t, bpf_ktime_get_ns(), ino, dev, offset, bytes, 0, EZIO_FSF_POINT);
 }
 
 static __always_inline void fs_begin(__u16 op, struct inode* inode, __s64 offset, __s64 bytes) {
+  if (!traced_task(EZIO_LAYER_FS)) return;
   __u64 pid_tgid = bpf_get_current_pid_tgid();
-  if (!is_traced(pid_tgid >> 32)) return;
   struct fs_pending_key key = {.tid = (__u32)pid_tgid, .op = op};
   struct fs_pending p = {.t = bpf_ktime_get_ns(), .offset = offset, .bytes = bytes};
   inode_ident(inode, &p.ino, &p.dev);
@@ -73,12 +75,13 @@ static __always_inline void fs_begin(__u16 op, struct inode* inode, __s64 offset
 }
 
 static __always_inline void fs_end(__u16 op, long ret) {
+  struct ezio_task* t = traced_task(EZIO_LAYER_FS);
+  if (!t) return;
   __u64 pid_tgid = bpf_get_current_pid_tgid();
-  if (!is_traced(pid_tgid >> 32)) return;
   struct fs_pending_key key = {.tid = (__u32)pid_tgid, .op = op};
   struct fs_pending* p = bpf_map_lookup_elem(&fs_pending, &key);
   if (!p) return;
-  fs_emit(op, pid_tgid, p->t, p->ino, p->dev, p->offset, p->bytes, ret, 0);
+  fs_emit(op, t, p->t, p->ino, p->dev, p->offset, p->bytes, ret, 0);
   bpf_map_delete_elem(&fs_pending, &key);
 }
 

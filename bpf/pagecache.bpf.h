@@ -9,39 +9,20 @@
 #include "attribution.bpf.h"
 #include "common.bpf.h"
 
-struct pc_state {
-  __u32 pid;
-  __u32 pad;
-  __u64 last_sent;
-  __u64 pending_added; /* pages added since the read path last looked up a batch */
-  __u64 accessed, hits, added, readahead, faults, mapped_around, dirtied, evicted, created;
-};
-
-struct {
-  __uint(type, BPF_MAP_TYPE_HASH);
-  __uint(max_entries, 65536);
-  __type(key, __u32); /* tid */
-  __type(value, struct pc_state);
-} pc_threads SEC(".maps");
-
+/* The counters live in the thread's state (task.bpf.h). */
 static __always_inline struct pc_state* pc_current(void) {
-  __u64 pid_tgid = bpf_get_current_pid_tgid();
-  if (!is_traced(pid_tgid >> 32)) return 0;
-  __u32 tid = pid_tgid;
-  struct pc_state* s = bpf_map_lookup_elem(&pc_threads, &tid);
-  if (s) return s;
-  struct pc_state fresh = {};
-  fresh.pid = pid_tgid >> 32;
-  bpf_map_update_elem(&pc_threads, &tid, &fresh, BPF_NOEXIST);
-  s = bpf_map_lookup_elem(&pc_threads, &tid);
-  if (!s) count_drop(EZIO_LAYER_PAGECACHE); /* table full */
-  return s;
+  struct ezio_task* t = traced_task(EZIO_LAYER_PAGECACHE);
+  if (!t) return 0;
+  t->pc.seen = 1;
+  return &t->pc;
 }
 
-static __always_inline void pc_send(struct pc_state* s, __u32 tid, __u64 now) {
+static __always_inline void pc_send(struct pc_state* s, __u64 now) {
   struct ezio_pagecache_rec* r = reserve(sizeof(*r), EZIO_LAYER_PAGECACHE);
   if (!r) return;
-  fill_header(&r->h, EZIO_REC_PAGECACHE, EZIO_LAYER_PAGECACHE, sizeof(*r), s->pid, tid);
+  __u64 pid_tgid = bpf_get_current_pid_tgid();
+  fill_header(&r->h, EZIO_REC_PAGECACHE, EZIO_LAYER_PAGECACHE, sizeof(*r), pid_tgid >> 32,
+              (__u32)pid_tgid);
   r->ts = now;
   r->accessed = s->accessed;
   r->hits = s->hits;
@@ -59,7 +40,7 @@ static __always_inline void pc_send(struct pc_state* s, __u32 tid, __u64 now) {
 static __always_inline void pc_maybe_send(struct pc_state* s) {
   __u64 now = bpf_ktime_get_ns();
   if (now - s->last_sent >= EZIO_PAGECACHE_PERIOD_NS) {
-    pc_send(s, (__u32)bpf_get_current_pid_tgid(), now);
+    pc_send(s, now);
   }
 }
 
@@ -140,11 +121,14 @@ int BPF_PROG(ezio_pc_delete, struct folio* folio) {
  * for the block layer, which sees the writeback later, usually from a flusher kworker. */
 SEC("tp_btf/writeback_dirty_folio")
 int BPF_PROG(ezio_pc_dirty, struct folio* folio, struct address_space* mapping) {
+  if (!mapping) return 0;
+  struct ezio_task* t = traced_task(EZIO_LAYER_PAGECACHE);
+  if (!t) return 0;
   struct ezio_cause who;
-  if (!mapping || !current_cause(&who)) return 0;
+  cause_of(t, &who);
   note_dirtier(BPF_CORE_READ(mapping, host), &who);
-  struct pc_state* s = pc_current();
-  if (!s) return 0;
+  struct pc_state* s = &t->pc;
+  s->seen = 1;
   __u64 n = folio_pages(folio);
   s->dirtied += n;
   /* Pages a write just inserted are dirtied right away: they were created, not missed. */
@@ -155,15 +139,15 @@ int BPF_PROG(ezio_pc_dirty, struct folio* folio, struct address_space* mapping) 
   return 0;
 }
 
-/* Last snapshot of an exiting thread. A second program on this tracepoint, next to the process
- * layer's: the counter table is what tells whether the thread was traced. */
+/* Last snapshot of an exiting thread that touched the page cache. A second program on this
+ * tracepoint, next to the process layer's; it runs in the exiting thread, whose state is still
+ * there. */
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(ezio_pc_exit, struct task_struct* p) {
-  __u32 tid = p->pid;
-  struct pc_state* s = bpf_map_lookup_elem(&pc_threads, &tid);
-  if (!s) return 0;
-  pc_send(s, tid, bpf_ktime_get_ns());
-  bpf_map_delete_elem(&pc_threads, &tid);
+  struct ezio_task* t = bpf_task_storage_get(&tasks, bpf_get_current_task_btf(), 0, 0);
+  if (!t || !t->pc.seen) return 0;
+  pc_send(&t->pc, bpf_ktime_get_ns());
+  t->pc.seen = 0;
   return 0;
 }
 

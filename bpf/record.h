@@ -10,7 +10,7 @@
 #include <linux/types.h>
 #endif
 
-#define EZIO_RECORD_VERSION 1
+#define EZIO_RECORD_VERSION 2
 #define EZIO_PATH_MAX 256
 #define EZIO_COMM_LEN 16
 #define EZIO_MAX_SYSCALL_NR 512
@@ -36,6 +36,7 @@ enum ezio_kind {
   EZIO_REC_VFS = 8,       /* struct ezio_vfs_rec: one VFS call (vfs_read, vfs_write, ...) */
   EZIO_REC_FS = 9,        /* struct ezio_fs_rec: one file-system event (ext4, xfs, btrfs, iomap) */
   EZIO_REC_FILE = 10,     /* struct ezio_file_rec: where a file is, the first time a process uses it */
+  EZIO_REC_SYSCALL_VFS = 11, /* struct ezio_syscall_vfs_rec: a syscall and its derived VFS call */
 };
 
 /* How the syscall-layer program treats a syscall number. */
@@ -194,6 +195,24 @@ struct ezio_vfs_rec {
   __u8 flags;   /* EZIO_VFSF_* */
   __u16 pad;
   char fstype[EZIO_FSTYPE_LEN]; /* i_sb->s_type->name */
+};
+
+/* The derived VFS layer's part of a syscall (EZIO_REC_SYSCALL_VFS): the file the call worked on.
+ * Sent in the syscall's own record, not as a second one: its times, result and call id are the
+ * syscall's, and one ring-buffer record per call instead of two is half the recording's cost. */
+struct ezio_vfs_part {
+  __u64 file_key; /* as in ezio_vfs_rec */
+  __u64 ino;
+  __s64 offset; /* file position the call started at, -1 if unknown */
+  __u32 dev;
+  __u8 op; /* enum ezio_vfs_op */
+  __u8 pad[3];
+  char fstype[EZIO_FSTYPE_LEN];
+};
+
+struct ezio_syscall_vfs_rec {
+  struct ezio_syscall_rec sc;
+  struct ezio_vfs_part vfs;
 };
 
 #define EZIO_PATH_DEPTH 16   /* path components sent; deeper paths are marked truncated */

@@ -5,52 +5,22 @@
 #define EZIO_SYSCALL_BPF_H
 
 #include "common.bpf.h"
+#include "task.bpf.h"
+#include "vfs.bpf.h"
 
 #define EZIO_MAX_IOV 16
 
 const volatile struct ezio_sc_desc sc_desc[EZIO_MAX_SYSCALL_NR] = {};
 
-struct inflight_call {
-  __u64 t_enter;
-  __u64 args[8]; /* 6 syscall arguments; 8 so that args[i & 7] needs no bounds check */
-  __u64 call_id;
-  __u32 nr;
-  __u32 active; /* 1 between sys_enter and sys_exit */
-};
-
-/* Per-thread storage rather than a hash keyed by tid: no lookup, insert and delete on a shared
- * table for every call, and the entry goes away with the thread (exit_group never returns). */
-struct {
-  __uint(type, BPF_MAP_TYPE_TASK_STORAGE);
-  __uint(map_flags, BPF_F_NO_PREALLOC);
-  __type(key, int);
-  __type(value, struct inflight_call);
-} inflight SEC(".maps");
-
-/* The traced syscall the current thread is in, or NULL. */
-static __always_inline struct inflight_call* current_call(void) {
-  struct inflight_call* c = bpf_task_storage_get(&inflight, bpf_get_current_task_btf(), 0, 0);
-  return c && c->active ? c : 0;
-}
-
 __u64 next_call_id = 0;
-
-static __always_inline __u64 arg_or(const struct inflight_call* c, __u8 idx, __u64 dflt) {
-  return idx == EZIO_NO_ARG ? dflt : c->args[idx & 7];
-}
 
 SEC("tp_btf/sys_enter")
 int BPF_PROG(ezio_sys_enter, struct pt_regs* regs, long id) {
   if (id < 0 || id >= EZIO_MAX_SYSCALL_NR) return 0;
   if (sc_desc[id].cls == EZIO_SC_IGNORE) return 0;
-  __u64 pid_tgid = bpf_get_current_pid_tgid();
-  if (!is_traced(pid_tgid >> 32)) return 0;
-  struct inflight_call* c = bpf_task_storage_get(&inflight, bpf_get_current_task_btf(), 0,
-                                                 BPF_LOCAL_STORAGE_GET_F_CREATE);
-  if (!c) {
-    count_drop(EZIO_LAYER_SYSCALL);
-    return 0;
-  }
+  struct ezio_task* t = traced_task(EZIO_LAYER_SYSCALL);
+  if (!t) return 0;
+  struct inflight_call* c = &t->call;
   c->t_enter = bpf_ktime_get_ns();
   c->nr = id;
   c->args[0] = regs->di;
@@ -63,11 +33,6 @@ int BPF_PROG(ezio_sys_enter, struct pt_regs* regs, long id) {
   c->active = 1;
   return 0;
 }
-
-/* The derived VFS layer (vfs.bpf.h) hooks into the syscall exit. */
-static __always_inline void vfs_after_syscall(const struct inflight_call* c,
-                                              const volatile struct ezio_sc_desc* d, long ret,
-                                              __u64 pid_tgid);
 
 static __always_inline __u64 sum_iov(__u64 iov_ptr, __u64 iovcnt, __u32* flags) {
   __u64 total = 0;
@@ -106,8 +71,9 @@ int BPF_PROG(ezio_sys_exit, struct pt_regs* regs, long ret) {
   if (id < 0 || id >= EZIO_MAX_SYSCALL_NR) return 0;
   const volatile struct ezio_sc_desc* d = &sc_desc[id];
   if (d->cls == EZIO_SC_IGNORE) return 0;
-  struct inflight_call* c = current_call();
-  if (!c) return 0;
+  struct ezio_task* t = bpf_task_storage_get(&tasks, bpf_get_current_task_btf(), 0, 0);
+  if (!t || !t->call.active) return 0;
+  struct inflight_call* c = &t->call;
   c->active = 0;
   if (c->nr != id) return 0; /* a stale entry (the syscall was restarted as another one) */
   __u64 pid_tgid = bpf_get_current_pid_tgid();
@@ -130,6 +96,21 @@ int BPF_PROG(ezio_sys_exit, struct pt_regs* regs, long ret) {
       if (n == sizeof(r->path)) r->sc.flags |= EZIO_SCF_PATH_TRUNCATED;
       submit(r);
     }
+    vfs_after_open(t, d, ret, pid_tgid);
+    return 0;
+  }
+  __u8 op = EZIO_VFS_NONE;
+  struct file* f = vfs_derived_file(c, d, ret, &op);
+  if (f) {
+    struct ezio_syscall_vfs_rec* r = reserve(sizeof(*r), EZIO_LAYER_SYSCALL);
+    if (!r) {
+      count_drop(EZIO_LAYER_VFS);
+      return 0;
+    }
+    fill_syscall(&r->sc, c, d, ret, pid_tgid, EZIO_REC_SYSCALL_VFS, sizeof(*r));
+    bool path_unsent = vfs_fill_part(&r->vfs, t, f, op, c, d, ret);
+    submit(r);
+    vfs_file_sent(t, f, path_unsent, pid_tgid);
   } else {
     struct ezio_syscall_rec* r = reserve(sizeof(*r), EZIO_LAYER_SYSCALL);
     if (r) {
@@ -137,7 +118,6 @@ int BPF_PROG(ezio_sys_exit, struct pt_regs* regs, long ret) {
       submit(r);
     }
   }
-  vfs_after_syscall(c, d, ret, pid_tgid);
   return 0;
 }
 

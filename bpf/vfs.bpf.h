@@ -10,64 +10,118 @@
 
 #include "common.bpf.h"
 #include "file_info.bpf.h"
-#include "syscall.bpf.h"
+#include "task.bpf.h"
 
 const volatile bool vfs_derived = false;
 /* enum ezio_vfs_op per syscall number, for the derived mode (recorder/vfs_events.cpp). */
 const volatile __u8 vfs_op_of_nr[EZIO_MAX_SYSCALL_NR] = {};
 
-static __always_inline void fill_vfs(struct ezio_vfs_rec* r, struct file* f, __u8 op,
-                                     __u64 pid_tgid, __u64 call_id) {
+/* The file's identity: from the thread's cache when f is the file it used last and whose path is
+ * known to have been sent, else read from the file (and the cache refilled). Returns whether the
+ * path still has to be sent (vfs_file_sent). */
+static __always_inline bool vfs_file_ident(struct ezio_task* t, struct file* f, __u64* ino,
+                                           __u32* dev, char* fstype) {
+  struct file_cache* fc = &t->file;
+  __u64 inode = (__u64)BPF_CORE_READ(f, f_inode);
+  if (fc->sent && fc->file == (__u64)f && fc->inode == inode) {
+    *ino = fc->ino;
+    *dev = fc->dev;
+    __builtin_memcpy(fstype, fc->fstype, EZIO_FSTYPE_LEN);
+    return false;
+  }
+  struct file_ident id = {};
+  file_ident(f, &id, fstype);
+  *ino = id.ino;
+  *dev = id.dev;
+  fc->file = (__u64)f;
+  fc->inode = inode;
+  fc->ino = id.ino;
+  fc->dev = id.dev;
+  fc->sent = 0;
+  __builtin_memcpy(fc->fstype, fstype, EZIO_FSTYPE_LEN);
+  return true;
+}
+
+/* After the record is submitted (no ring-buffer reservation held across the call). The file
+ * pointer goes through a probe read: a BTF-typed pointer (fentry/fexit arguments) passed as a
+ * global function's scalar argument is refused by 6.1's verifier ("Caller passes invalid args"). */
+static __always_inline void vfs_file_sent(struct ezio_task* t, struct file* f, bool path_unsent,
+                                          __u64 pid_tgid) {
+  if (!path_unsent) return;
+  __u64 key = 0;
+  bpf_probe_read_kernel(&key, sizeof(key), &f);
+  if (key && ezio_send_file(key, pid_tgid, EZIO_LAYER_VFS) && t->file.file == key) {
+    t->file.sent = 1;
+  }
+}
+
+static __always_inline bool fill_vfs(struct ezio_vfs_rec* r, struct ezio_task* t, struct file* f,
+                                     __u8 op, __u64 pid_tgid, __u64 call_id) {
   fill_header(&r->h, EZIO_REC_VFS, EZIO_LAYER_VFS, sizeof(*r), pid_tgid >> 32, (__u32)pid_tgid);
   r->call_id = call_id;
   r->file_key = (__u64)f;
   r->op = op;
   r->flags = 0;
   r->pad = 0;
-  struct file_ident id = {};
-  file_ident(f, &id, r->fstype);
-  r->ino = id.ino;
-  r->dev = id.dev;
+  return vfs_file_ident(t, f, &r->ino, &r->dev, r->fstype);
 }
 
-/* After the VFS record is submitted (no ring-buffer reservation held across the call). The file
- * pointer goes through a probe read: a BTF-typed pointer (fentry/fexit arguments) passed as a
- * global function's scalar argument is refused by 6.1's verifier ("Caller passes invalid args"). */
-static __always_inline void send_file_of(struct file* f, __u64 pid_tgid) {
-  __u64 key = 0;
-  bpf_probe_read_kernel(&key, sizeof(key), &f);
-  if (key) ezio_send_file(key, pid_tgid, EZIO_LAYER_VFS);
+/* ---- derived mode: from the syscall exit ---- */
+
+/* The file a syscall worked on, resolved at its exit from its fd (for open, the new fd), or NULL
+ * when the derived VFS layer is off or the call has no VFS counterpart. At exit the fd still
+ * refers to the file the call used, unless another thread closed it meanwhile. */
+static __always_inline struct file* vfs_derived_file(const struct inflight_call* c,
+                                                     const volatile struct ezio_sc_desc* d,
+                                                     long ret, __u8* op) {
+  if (!vfs_derived) return 0;
+  *op = vfs_op_of_nr[c->nr & (EZIO_MAX_SYSCALL_NR - 1)];
+  if (*op == EZIO_VFS_NONE) return 0;
+  __s64 fd = *op == EZIO_VFS_OPEN ? ret : (__s64)arg_or(c, d->fd_arg, (__u64)-1);
+  return file_of_fd(bpf_get_current_task_btf(), fd);
 }
 
-/* Derived mode, called by the sys_exit program with the paired call. At exit the fd still refers
- * to the file the call used (unless another thread closed it meanwhile); for open it is the new fd. */
-static __always_inline void vfs_after_syscall(const struct inflight_call* c,
-                                              const volatile struct ezio_sc_desc* d, long ret,
-                                              __u64 pid_tgid) {
-  if (!vfs_derived) return;
-  __u8 op = vfs_op_of_nr[c->nr & (EZIO_MAX_SYSCALL_NR - 1)];
-  if (op == EZIO_VFS_NONE) return;
-  __s64 fd = op == EZIO_VFS_OPEN ? ret : (__s64)arg_or(c, d->fd_arg, (__u64)-1);
-  struct file* f = file_of_fd(bpf_get_current_task_btf(), fd);
+static __always_inline __s64 vfs_derived_offset(const struct inflight_call* c,
+                                                const volatile struct ezio_sc_desc* d, __u8 op,
+                                                struct file* f, long ret) {
+  if (d->offset_arg != EZIO_NO_ARG) return (__s64)arg_or(c, d->offset_arg, (__u64)-1);
+  if ((op == EZIO_VFS_READ || op == EZIO_VFS_WRITE || op == EZIO_VFS_READV ||
+       op == EZIO_VFS_WRITEV) && ret >= 0) {
+    /* the position after the call minus what it moved: where it started */
+    return BPF_CORE_READ(f, f_pos) - ret;
+  }
+  return -1;
+}
+
+/* The VFS part of a syscall record. Returns whether the file's path is still to be sent. */
+static __always_inline bool vfs_fill_part(struct ezio_vfs_part* v, struct ezio_task* t,
+                                          struct file* f, __u8 op, const struct inflight_call* c,
+                                          const volatile struct ezio_sc_desc* d, long ret) {
+  v->file_key = (__u64)f;
+  v->op = op;
+  v->pad[0] = v->pad[1] = v->pad[2] = 0;
+  v->offset = vfs_derived_offset(c, d, op, f, ret);
+  return vfs_file_ident(t, f, &v->ino, &v->dev, v->fstype);
+}
+
+/* An open's VFS call, as a record of its own: the open record is already long (its path). */
+static __always_inline void vfs_after_open(struct ezio_task* t,
+                                           const volatile struct ezio_sc_desc* d, long ret,
+                                           __u64 pid_tgid) {
+  const struct inflight_call* c = &t->call;
+  __u8 op = EZIO_VFS_NONE;
+  struct file* f = vfs_derived_file(c, d, ret, &op);
   if (!f) return;
   struct ezio_vfs_rec* r = reserve(sizeof(*r), EZIO_LAYER_VFS);
   if (!r) return;
-  fill_vfs(r, f, op, pid_tgid, c->call_id);
+  bool path_unsent = fill_vfs(r, t, f, op, pid_tgid, c->call_id);
   r->flags = EZIO_VFSF_DERIVED;
   r->t_enter = c->t_enter;
   r->t_exit = bpf_ktime_get_ns();
   r->ret = ret;
-  if (d->offset_arg != EZIO_NO_ARG) {
-    r->offset = (__s64)arg_or(c, d->offset_arg, (__u64)-1);
-  } else if ((op == EZIO_VFS_READ || op == EZIO_VFS_WRITE || op == EZIO_VFS_READV ||
-              op == EZIO_VFS_WRITEV) && ret >= 0) {
-    /* the position after the call minus what it moved: where it started */
-    r->offset = BPF_CORE_READ(f, f_pos) - ret;
-  } else {
-    r->offset = -1;
-  }
+  r->offset = vfs_derived_offset(c, d, op, f, ret);
   submit(r);
-  send_file_of(f, pid_tgid);
+  vfs_file_sent(t, f, path_unsent, pid_tgid);
 }
 
 /* ---- exact mode: fentry/fexit ---- */
@@ -97,16 +151,17 @@ static __always_inline __s64 read_pos(loff_t* pos) {
 }
 
 static __always_inline void vfs_begin(__u8 op, struct file* f, __s64 offset) {
+  if (!traced_task(EZIO_LAYER_VFS)) return;
   __u64 pid_tgid = bpf_get_current_pid_tgid();
-  if (!is_traced(pid_tgid >> 32)) return;
   struct vfs_pending_key key = {.tid = (__u32)pid_tgid, .op = op};
   struct vfs_pending p = {.t = bpf_ktime_get_ns(), .offset = offset, .file = (__u64)f};
   if (bpf_map_update_elem(&vfs_pending, &key, &p, BPF_ANY)) count_drop(EZIO_LAYER_VFS);
 }
 
 static __always_inline void vfs_end(__u8 op, struct file* f, long ret) {
+  struct ezio_task* t = traced_task(EZIO_LAYER_VFS);
+  if (!t) return;
   __u64 pid_tgid = bpf_get_current_pid_tgid();
-  if (!is_traced(pid_tgid >> 32)) return;
   struct vfs_pending_key key = {.tid = (__u32)pid_tgid, .op = op};
   struct vfs_pending* p = bpf_map_lookup_elem(&vfs_pending, &key);
   if (!p) return;
@@ -115,11 +170,11 @@ static __always_inline void vfs_end(__u8 op, struct file* f, long ret) {
     if (r) {
       r->t_enter = p->t;
       r->offset = p->offset;
-      fill_vfs(r, f, op, pid_tgid, current_call_id((__u32)pid_tgid));
+      bool path_unsent = fill_vfs(r, t, f, op, pid_tgid, call_id_of(t));
       r->t_exit = bpf_ktime_get_ns();
       r->ret = ret;
       submit(r);
-      send_file_of(f, pid_tgid);
+      vfs_file_sent(t, f, path_unsent, pid_tgid);
     }
   }
   bpf_map_delete_elem(&vfs_pending, &key);

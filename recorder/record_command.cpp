@@ -68,7 +68,9 @@ RecordResult record(const RecordOptions& o) {
   }
 
   RecordStore store;
+  uint64_t t_load = monotonic_ns();
   BpfSession bpf(o.ring_buffer_mib * 1024 * 1024, store, plan);
+  spdlog::debug("BPF programs loaded and attached in {:.3f} s", (monotonic_ns() - t_load) / 1e9);
   Launcher app(o.command, o.environment.empty() ? current_environment() : o.environment, user);
   bpf.trace_process(app.pid());
   SignalForwarding signals;
@@ -93,7 +95,9 @@ RecordResult record(const RecordOptions& o) {
 
   std::error_code ec;
   fs::remove_all(staging, ec);  // left over from a recorder that died while writing
+  uint64_t t_write = monotonic_ns();
   result.summary = write_kernel_archive(staging, store, info);
+  spdlog::debug("archive written in {:.3f} s", (monotonic_ns() - t_write) / 1e9);
   give_to(staging, user);
   publish(staging, result.archive, o.force);
   return result;

@@ -16,6 +16,26 @@ bool read_as(const void* data, size_t size, T& out) {
   return true;
 }
 
+ezio_vfs_rec derived_vfs(const ezio_syscall_vfs_rec& r) {
+  ezio_vfs_rec v{};
+  v.h = r.sc.h;
+  v.h.kind = EZIO_REC_VFS;
+  v.h.layer = EZIO_LAYER_VFS;
+  v.h.size = sizeof(v);
+  v.call_id = r.sc.call_id;
+  v.t_enter = r.sc.t_enter;
+  v.t_exit = r.sc.t_exit;
+  v.file_key = r.vfs.file_key;
+  v.ino = r.vfs.ino;
+  v.offset = r.vfs.offset;
+  v.ret = r.sc.ret;
+  v.dev = r.vfs.dev;
+  v.op = r.vfs.op;
+  v.flags = EZIO_VFSF_DERIVED;
+  std::memcpy(v.fstype, r.vfs.fstype, sizeof(v.fstype));
+  return v;
+}
+
 }  // namespace
 
 void RecordStore::add(const void* data, size_t size) {
@@ -34,6 +54,17 @@ void RecordStore::add(const void* data, size_t size) {
     case EZIO_REC_SYSCALL: {
       ezio_syscall_rec r;
       if ((ok = read_as(data, size, r))) syscalls_.push_back(r);
+      break;
+    }
+    case EZIO_REC_SYSCALL_VFS: {
+      // Split into the two records the layers are made of: the VFS call shares the syscall's
+      // times, result and call id (its hook is the syscall exit).
+      ezio_syscall_vfs_rec r;
+      if ((ok = read_as(data, size, r))) {
+        syscalls_.push_back(r.sc);
+        vfs_.push_back(derived_vfs(r));
+        ++received_[EZIO_LAYER_VFS];
+      }
       break;
     }
     case EZIO_REC_OPEN: {

@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cstring>
-#include <unordered_set>
+#include <span>
+#include <type_traits>
+#include <vector>
 
 #include "recorder/fs_events.h"
 #include "recorder/vfs_events.h"
@@ -14,18 +16,67 @@ namespace {
 
 uint64_t clamp(uint64_t t, uint64_t lo, uint64_t hi) { return std::min(std::max(t, lo), hi); }
 
-std::string bounded(const char* s, size_t max) { return std::string(s, strnlen(s, max)); }
-
 // Kernel dev_t: MAJOR << 20 | MINOR (include/linux/kdev_t.h).
 std::string dev_text(uint32_t dev) { return fmt::format("{}:{}", dev >> 20, dev & 0xfffff); }
 
 template <typename Rec>
-void by_time(std::vector<const Rec*>& v) {
-  std::stable_sort(v.begin(), v.end(),
-                   [](const Rec* a, const Rec* b) { return a->t_enter < b->t_enter; });
+NestedLayers::Orphan orphan_of(const Rec& r) {
+  if constexpr (std::is_same_v<Rec, ezio_vfs_rec>) {
+    return {r.t_enter, r.h.pid, r.h.tid, &r, nullptr};
+  } else {
+    return {r.t_enter, r.h.pid, r.h.tid, nullptr, &r};
+  }
 }
 
 }  // namespace
+
+template <typename Rec>
+void NestedLayers::ByCall<Rec>::build(const std::vector<Rec>& records,
+                                      const std::vector<ezio_syscall_rec>& syscalls,
+                                      const std::vector<OpenCall>& opens,
+                                      std::vector<Orphan>& orphans) {
+  sorted.reserve(records.size());
+  for (const auto& r : records) {
+    if (r.call_id) {
+      sorted.push_back(&r);
+    } else {
+      orphans.push_back(orphan_of(r));
+    }
+  }
+  std::stable_sort(sorted.begin(), sorted.end(), [](const Rec* a, const Rec* b) {
+    return a->call_id != b->call_id ? a->call_id < b->call_id : a->t_enter < b->t_enter;
+  });
+  ranges.reserve(sorted.size());
+  for (uint32_t i = 0; i < sorted.size();) {
+    uint32_t j = i;
+    while (j < sorted.size() && sorted[j]->call_id == sorted[i]->call_id) ++j;
+    ranges.emplace(sorted[i]->call_id, Range{i, j, false});
+    i = j;
+  }
+  auto mark = [this](uint64_t id) {
+    if (auto it = ranges.find(id); it != ranges.end()) it->second.called = true;
+  };
+  for (const auto& sc : syscalls) mark(sc.call_id);
+  for (const auto& o : opens) mark(o.sc.call_id);
+  // Records whose syscall was not recorded (lost, or not one eziotrace traces) stand alone.
+  for (auto it = ranges.begin(); it != ranges.end();) {
+    if (it->second.called) {
+      ++it;
+      continue;
+    }
+    for (uint32_t k = it->second.begin; k < it->second.end; ++k) {
+      orphans.push_back(orphan_of(*sorted[k]));
+    }
+    it = ranges.erase(it);
+  }
+}
+
+template <typename Rec>
+std::span<const Rec* const> NestedLayers::ByCall<Rec>::of(uint64_t call_id) const {
+  auto it = ranges.find(call_id);
+  if (it == ranges.end()) return {};
+  return {sorted.data() + it->second.begin, sorted.data() + it->second.end};
+}
 
 NestedLayers::NestedLayers(otf2::ArchiveWriter& w, const RecordStore& store,
                            ArchiveSummary& summary)
@@ -47,28 +98,23 @@ NestedLayers::NestedLayers(otf2::ArchiveWriter& w, const RecordStore& store,
             w_.attribute("fs.point", "1: a single tracepoint, no duration", OTF2_TYPE_UINT8)};
   for (const auto& f : store.files()) {
     FilePath p = file_path(f);
-    files_[{f.h.pid, f.file_key, f.ino}] = {p.path, p.mount_point,
-                                            bounded(f.fstype, sizeof(f.fstype))};
+    files_[{f.h.pid, f.file_key, f.ino}] = {w_.string(p.path), w_.string(p.mount_point)};
   }
-  std::unordered_set<uint64_t> calls;
-  for (const auto& s : store.syscalls()) calls.insert(s.call_id);
-  for (const auto& o : store.opens()) calls.insert(o.sc.call_id);
-  for (const auto& v : store.vfs()) {
-    if (v.call_id && calls.count(v.call_id)) {
-      vfs_by_call_[v.call_id].push_back(&v);
-    } else {
-      orphans_.push_back({v.t_enter, v.h.pid, v.h.tid, &v, nullptr});
-    }
-  }
-  for (const auto& f : store.fs()) {
-    if (f.call_id && calls.count(f.call_id)) {
-      fs_by_call_[f.call_id].push_back(&f);
-    } else {
-      orphans_.push_back({f.t_enter, f.h.pid, f.h.tid, nullptr, &f});
-    }
-  }
-  for (auto& [id, v] : vfs_by_call_) by_time(v);
-  for (auto& [id, v] : fs_by_call_) by_time(v);
+  vfs_by_call_.build(store.vfs(), store.syscalls(), store.opens(), orphans_);
+  fs_by_call_.build(store.fs(), store.syscalls(), store.opens(), orphans_);
+}
+
+otf2::Ref NestedLayers::dev_string(uint32_t dev) {
+  auto it = dev_strings_.find(dev);
+  if (it != dev_strings_.end()) return it->second;
+  return dev_strings_[dev] = w_.string(dev_text(dev));
+}
+
+otf2::Ref NestedLayers::fstype_string(const char (&fstype)[EZIO_FSTYPE_LEN]) {
+  std::string_view name(fstype, strnlen(fstype, EZIO_FSTYPE_LEN));
+  auto it = fstype_strings_.find(name);
+  if (it != fstype_strings_.end()) return it->second;
+  return fstype_strings_[std::string(name)] = w_.string(name);
 }
 
 otf2::Ref NestedLayers::vfs_region(uint8_t op) {
@@ -126,18 +172,18 @@ uint64_t NestedLayers::emit_fs(OTF2_EvtWriter* evt, const ezio_fs_rec& f, uint64
 }
 
 uint64_t NestedLayers::emit_vfs(OTF2_EvtWriter* evt, const ezio_vfs_rec& v,
-                                const std::vector<const ezio_fs_rec*>& inside, uint64_t lo,
+                                std::span<const ezio_fs_rec* const> inside, uint64_t lo,
                                 uint64_t hi) {
   uint64_t t0 = clamp(v.t_enter, lo, hi);
   uint64_t t1 = clamp(v.t_exit, t0, hi);
   otf2::Ref region = vfs_region(v.op);
   OTF2_AttributeList* a = w_.attributes();
   OTF2_AttributeList_AddUint64(a, attrs_.inode, v.ino);
-  OTF2_AttributeList_AddStringRef(a, attrs_.dev, w_.string(dev_text(v.dev)));
-  OTF2_AttributeList_AddStringRef(a, attrs_.fstype, w_.string(bounded(v.fstype, sizeof(v.fstype))));
+  OTF2_AttributeList_AddStringRef(a, attrs_.dev, dev_string(v.dev));
+  OTF2_AttributeList_AddStringRef(a, attrs_.fstype, fstype_string(v.fstype));
   if (const FileInfo* f = file(v.h.pid, v)) {
-    OTF2_AttributeList_AddStringRef(a, attrs_.path, w_.string(f->path));
-    OTF2_AttributeList_AddStringRef(a, attrs_.mount, w_.string(f->mount));
+    OTF2_AttributeList_AddStringRef(a, attrs_.path, f->path);
+    OTF2_AttributeList_AddStringRef(a, attrs_.mount, f->mount);
   }
   if (v.offset >= 0) OTF2_AttributeList_AddInt64(a, attrs_.offset, v.offset);
   OTF2_AttributeList_AddInt64(a, attrs_.result, v.ret);
@@ -165,17 +211,17 @@ uint64_t NestedLayers::emit_vfs(OTF2_EvtWriter* evt, const ezio_vfs_rec& v,
 void NestedLayers::emit_inside(OTF2_EvtWriter* evt, uint32_t pid, uint64_t call_id, uint64_t t0,
                                uint64_t t1) {
   (void)pid;
-  static const std::vector<const ezio_vfs_rec*> no_vfs;
-  static const std::vector<const ezio_fs_rec*> no_fs;
-  auto vi = vfs_by_call_.find(call_id);
-  auto fi = fs_by_call_.find(call_id);
-  const auto& vfs = vi == vfs_by_call_.end() ? no_vfs : vi->second;
-  const auto& fs = fi == fs_by_call_.end() ? no_fs : fi->second;
+  auto vfs = vfs_by_call_.of(call_id);
+  auto fs = fs_by_call_.of(call_id);
   if (vfs.empty() && fs.empty()) return;
   // Each FS event goes into the first VFS event whose (original) interval holds it; the others
   // are written at the syscall's level, between the VFS events.
-  std::vector<std::vector<const ezio_fs_rec*>> inside(vfs.size());
-  std::vector<const ezio_fs_rec*> loose;
+  // Scratch vectors kept across calls: this runs once per recorded syscall.
+  auto& inside = inside_scratch_;
+  auto& loose = loose_scratch_;
+  if (inside.size() < vfs.size()) inside.resize(vfs.size());
+  for (size_t i = 0; i < vfs.size(); ++i) inside[i].clear();
+  loose.clear();
   for (const ezio_fs_rec* f : fs) {
     bool placed = false;
     for (size_t i = 0; i < vfs.size() && !placed; ++i) {

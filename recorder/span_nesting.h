@@ -4,6 +4,7 @@
 // nested and non-decreasing (OTF2 refuses decreasing timestamps).
 #include <cstdint>
 #include <map>
+#include <span>
 #include <string>
 #include <tuple>
 #include <unordered_map>
@@ -36,8 +37,24 @@ class NestedLayers {
   void emit_orphan(OTF2_EvtWriter* evt, const Orphan& o, uint64_t& last);
 
  private:
+  // A file's strings, interned once: every VFS event on it carries them.
   struct FileInfo {
-    std::string path, mount, fstype;
+    otf2::Ref path, mount;
+  };
+  // The VFS or FS records of each recorded call: a range of a vector sorted by (call id, time),
+  // found by hash, as this is looked up once per syscall.
+  template <typename Rec>
+  struct ByCall {
+    struct Range {
+      uint32_t begin, end;
+      bool called;  // the call's syscall record exists
+    };
+    std::vector<const Rec*> sorted;
+    std::unordered_map<uint64_t, Range> ranges;
+    // Indexes records; those of no recorded call go to orphans.
+    void build(const std::vector<Rec>& records, const std::vector<ezio_syscall_rec>& syscalls,
+               const std::vector<OpenCall>& opens, std::vector<Orphan>& orphans);
+    std::span<const Rec* const> of(uint64_t call_id) const;
   };
   struct Attrs {
     otf2::Ref inode, dev, fstype, path, mount, offset, result, derived;
@@ -45,7 +62,9 @@ class NestedLayers {
   };
   // Writes one VFS event (and the FS events inside it) within [lo, hi]; returns its LEAVE time.
   uint64_t emit_vfs(OTF2_EvtWriter* evt, const ezio_vfs_rec& v,
-                    const std::vector<const ezio_fs_rec*>& inside, uint64_t lo, uint64_t hi);
+                    std::span<const ezio_fs_rec* const> inside, uint64_t lo, uint64_t hi);
+  otf2::Ref dev_string(uint32_t dev);
+  otf2::Ref fstype_string(const char (&fstype)[EZIO_FSTYPE_LEN]);
   uint64_t emit_fs(OTF2_EvtWriter* evt, const ezio_fs_rec& f, uint64_t lo, uint64_t hi);
   otf2::Ref vfs_region(uint8_t op);
   otf2::Ref fs_region(uint16_t op);
@@ -54,9 +73,13 @@ class NestedLayers {
   otf2::ArchiveWriter& w_;
   ArchiveSummary& summary_;
   Attrs attrs_{};
-  std::unordered_map<uint64_t, std::vector<const ezio_vfs_rec*>> vfs_by_call_;
-  std::unordered_map<uint64_t, std::vector<const ezio_fs_rec*>> fs_by_call_;
+  ByCall<ezio_vfs_rec> vfs_by_call_;
+  ByCall<ezio_fs_rec> fs_by_call_;
   std::map<std::tuple<uint32_t, uint64_t, uint64_t>, FileInfo> files_;  // pid, file_key, ino
+  std::unordered_map<uint32_t, otf2::Ref> dev_strings_;
+  std::vector<std::vector<const ezio_fs_rec*>> inside_scratch_;
+  std::vector<const ezio_fs_rec*> loose_scratch_;
+  std::map<std::string, otf2::Ref, std::less<>> fstype_strings_;
   std::vector<Orphan> orphans_;
   std::map<uint32_t, otf2::Ref> vfs_regions_, fs_regions_;
 };

@@ -52,6 +52,42 @@ TEST(RecordStore, RejectsOtherVersionAndWrongSizes) {
   EXPECT_EQ(s.malformed(), 5u);
 }
 
+TEST(RecordStore, SyscallWithDerivedVfsPartBecomesTwoLayerRecords) {
+  RecordStore s;
+  ezio_syscall_vfs_rec r{};
+  r.sc = syscall_record(101);
+  r.sc.h.kind = EZIO_REC_SYSCALL_VFS;
+  r.sc.h.size = sizeof(r);
+  r.vfs.file_key = 0xffff888012345678ull;
+  r.vfs.ino = 42;
+  r.vfs.offset = 8192;
+  r.vfs.dev = (8u << 20) | 1;
+  r.vfs.op = EZIO_VFS_WRITE;
+  std::strcpy(r.vfs.fstype, "ext4");
+  s.add(&r, sizeof(r));
+  ASSERT_EQ(s.syscalls().size(), 1u);
+  EXPECT_EQ(s.syscalls()[0].h.kind, EZIO_REC_SYSCALL_VFS);
+  EXPECT_EQ(s.syscalls()[0].call_id, 7u);
+  ASSERT_EQ(s.vfs().size(), 1u);
+  const ezio_vfs_rec& v = s.vfs()[0];
+  EXPECT_EQ(v.h.layer, EZIO_LAYER_VFS);
+  EXPECT_EQ(v.h.tid, 101u);
+  EXPECT_EQ(v.call_id, 7u);
+  EXPECT_EQ(v.t_enter, 1000u);
+  EXPECT_EQ(v.t_exit, 2000u);
+  EXPECT_EQ(v.ret, 4096);
+  EXPECT_EQ(v.file_key, 0xffff888012345678ull);
+  EXPECT_EQ(v.ino, 42u);
+  EXPECT_EQ(v.offset, 8192);
+  EXPECT_EQ(v.dev, (8u << 20) | 1);
+  EXPECT_EQ(v.op, EZIO_VFS_WRITE);
+  EXPECT_EQ(v.flags, EZIO_VFSF_DERIVED);
+  EXPECT_STREQ(v.fstype, "ext4");
+  EXPECT_EQ(s.received()[EZIO_LAYER_SYSCALL], 1u);
+  EXPECT_EQ(s.received()[EZIO_LAYER_VFS], 1u);
+  EXPECT_EQ(s.malformed(), 0u);
+}
+
 TEST(RecordStore, OpenPathIsBoundedEvenWithoutTerminator) {
   RecordStore s;
   ezio_open_rec r{};

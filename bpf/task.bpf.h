@@ -1,0 +1,79 @@
+/* Per-thread state of the target's threads, in one task-local storage: the syscall in flight, the
+ * page-cache counters and the last file the derived VFS layer resolved. A thread gets its storage
+ * only once its process is traced and active, so finding it answers "is this thread traced?" and
+ * gives its state in one lookup; a hash of TGIDs plus one table per layer cost a lookup each on
+ * every hook, which is what the recording's overhead is made of. */
+#ifndef EZIO_TASK_BPF_H
+#define EZIO_TASK_BPF_H
+
+#include "common.bpf.h"
+
+struct inflight_call {
+  __u64 t_enter;
+  __u64 args[8]; /* 6 syscall arguments; 8 so that args[i & 7] needs no bounds check */
+  __u64 call_id;
+  __u32 nr;
+  __u32 active; /* 1 between sys_enter and sys_exit */
+};
+
+struct pc_state {
+  __u32 seen; /* the thread touched the page cache: it gets a last snapshot at exit */
+  __u32 pad;
+  __u64 last_sent;
+  __u64 pending_added; /* pages added since the read path last looked up a batch */
+  __u64 accessed, hits, added, readahead, faults, mapped_around, dirtied, evicted, created;
+};
+
+/* What the derived VFS layer read from the last struct file it resolved. A thread usually calls on
+ * the same file again and again; the file's inode never changes while the file lives, and the
+ * inode pointer is compared too, so a struct file freed and reused for another file is caught. */
+struct file_cache {
+  __u64 file;
+  __u64 inode;
+  __u64 ino;
+  __u32 dev;
+  __u32 sent; /* ezio_send_file accepted this file: its path is in the ring buffer */
+  char fstype[EZIO_FSTYPE_LEN];
+};
+
+struct ezio_task {
+  struct inflight_call call;
+  struct pc_state pc;
+  struct file_cache file;
+};
+
+struct {
+  __uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+  __uint(map_flags, BPF_F_NO_PREALLOC);
+  __type(key, int);
+  __type(value, struct ezio_task);
+} tasks SEC(".maps");
+
+/* The current thread's state if it is traced, else NULL. A traced thread without state yet gets it
+ * (its first hooked event); untraced threads never get any. */
+static __always_inline struct ezio_task* traced_task(__u32 layer) {
+  struct task_struct* task = bpf_get_current_task_btf();
+  struct ezio_task* t = bpf_task_storage_get(&tasks, task, 0, 0);
+  if (t) return t;
+  if (!is_traced(bpf_get_current_pid_tgid() >> 32)) return 0;
+  t = bpf_task_storage_get(&tasks, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+  if (!t) count_drop(layer); /* no memory for the state: the event is lost */
+  return t;
+}
+
+/* The traced syscall the current thread is in, or NULL. */
+static __always_inline struct inflight_call* current_call(void) {
+  struct ezio_task* t = bpf_task_storage_get(&tasks, bpf_get_current_task_btf(), 0, 0);
+  return t && t->call.active ? &t->call : 0;
+}
+
+static __always_inline __u64 arg_or(const struct inflight_call* c, __u8 idx, __u64 dflt) {
+  return idx == EZIO_NO_ARG ? dflt : c->args[idx & 7];
+}
+
+/* The call_id of the syscall the current thread is in, 0 if none. */
+static __always_inline __u64 call_id_of(const struct ezio_task* t) {
+  return t->call.active ? t->call.call_id : 0;
+}
+
+#endif
