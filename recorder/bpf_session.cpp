@@ -7,11 +7,13 @@
 #include <cerrno>
 #include <cstdarg>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/error.h"
 #include "common/log.h"
 #include "eziotrace.skel.h"
+#include "recorder/concurrent_close.h"
 #include "recorder/probe_apply.h"
 #include "recorder/record_store.h"
 #include "recorder/syscall_table.h"
@@ -93,6 +95,15 @@ void BpfSession::poll(int timeout_ms) {
 void BpfSession::drain() {
   int n = ring_buffer__consume(rb_.get());
   if (n < 0 && n != -EINTR) fail("reading the ring buffer failed: {}", errno_text(-n));
+}
+
+void BpfSession::detach() {
+  std::vector<bpf_link*> links;
+  for (int i = 0; i < skel_->skeleton->prog_cnt; ++i) {
+    bpf_link** link = skel_->skeleton->progs[i].link;
+    if (*link) links.push_back(std::exchange(*link, nullptr));
+  }
+  destroy_concurrently(links);
 }
 
 int BpfSession::map_fd(const char* name) const {

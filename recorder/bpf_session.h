@@ -39,6 +39,9 @@ class BpfSession {
   void poll(int timeout_ms);
   // Hands every record still in the ring buffer to the sink.
   void drain();
+  // Unhooks every program (all links at once): nothing is recorded after this. The maps and the
+  // ring buffer stay readable.
+  void detach();
   // Events dropped in the kernel so far, per layer, summed over CPUs.
   std::array<uint64_t, EZIO_LAYER_COUNT> drops() const;
   // The fd of a map of the BPF object (for the layers' counter tables); fails if there is none.

@@ -10,8 +10,10 @@
 
 #include <cerrno>
 #include <fstream>
+#include <utility>
 
 #include "common/error.h"
+#include "recorder/concurrent_close.h"
 
 namespace ezio::recorder {
 namespace {
@@ -26,6 +28,7 @@ class Fd {
   Fd(const Fd&) = delete;
   Fd& operator=(const Fd&) = delete;
   int get() const { return fd_; }
+  int release() { return std::exchange(fd_, -1); }
 
  private:
   int fd_;
@@ -43,6 +46,7 @@ KernelProber::KernelProber() {
 }
 
 KernelProber::~KernelProber() {
+  close_concurrently(links_);
   for (auto& [name, m] : modules_) {
     if (m.fd >= 0) close(m.fd);
   }
@@ -108,6 +112,7 @@ ProbeOutcome KernelProber::load_and_attach(uint32_t expected_attach_type, const 
   // that has them (5.5+); BPF_LINK_CREATE for tracing programs only came with 5.19.
   Fd link(bpf_raw_tracepoint_open(nullptr, prog.get()));
   if (link.get() < 0) return failed(errno);
+  links_.push_back(link.release());  // closed all together at the end (concurrent_close.h)
   return {true, ""};
 }
 

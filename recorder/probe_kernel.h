@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 struct btf;
 
@@ -46,6 +47,7 @@ class KernelProber {
 
   std::unique_ptr<btf, BtfDeleter> vmlinux_;
   std::string vmlinux_error_;
+  std::vector<int> links_;  // attached trial programs, closed by the destructor
   bool modules_loaded_ = false;
   std::map<std::string, ModuleBtf> modules_;
 };

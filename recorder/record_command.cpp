@@ -86,6 +86,8 @@ RecordResult record(const RecordOptions& o) {
   }
   bpf.drain();
   info.end_monotonic_ns = monotonic_ns();
+  bpf.detach();
+  bpf.drain();  // what was in flight while the programs were unhooked
   result.exit_status = *status;
   info.application_end = app.how_it_ended();
   if (signals.received_any()) info.status = "interrupted";
