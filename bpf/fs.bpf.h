@@ -52,13 +52,73 @@ static __always_inline void fs_emit(__u16 op, const struct ezio_task* t, __u64 t
   r->ret = ret;
   r->op = op;
   r->flags = flags;
+  r->hits = 1;
+  r->pad = 0;
   submit(r);
+}
+
+/* ext4's write_begin tracepoints fire once per page written. */
+static __always_inline bool fs_op_per_page(__u16 op) {
+  return op == EZIO_FS_TP_EXT4_DA_WRITE_BEGIN || op == EZIO_FS_TP_EXT4_WRITE_BEGIN;
+}
+
+/* Sends the thread's run as an FS record of its own, when it cannot travel in its syscall's. */
+static __always_inline void fs_flush_run(struct ezio_task* t) {
+  struct fs_run* run = &t->fs_run;
+  if (!run->part.hits) return;
+  struct ezio_fs_rec* r = reserve(sizeof(*r), EZIO_LAYER_FS);
+  if (r) {
+    __u64 pid_tgid = bpf_get_current_pid_tgid();
+    fill_header(&r->h, EZIO_REC_FS, EZIO_LAYER_FS, sizeof(*r), pid_tgid >> 32, (__u32)pid_tgid);
+    r->call_id = run->call_id;
+    r->t_enter = run->part.t_first;
+    r->t_exit = run->part.t_last;
+    r->ino = run->part.ino;
+    r->offset = run->part.offset;
+    r->bytes = run->part.bytes;
+    r->ret = 0;
+    r->dev = run->part.dev;
+    r->op = run->part.op;
+    r->flags = EZIO_FSF_POINT | EZIO_FSF_RUN;
+    r->hits = run->part.hits;
+    r->pad = 0;
+    submit(r);
+  }
+  run->part.hits = 0;
+}
+
+/* A per-page hit inside a call: extends the call's run when it continues it, else starts one. */
+static __always_inline void fs_add_to_run(struct ezio_task* t, __u16 op, struct inode* inode,
+                                          __s64 offset, __s64 bytes) {
+  struct fs_run* run = &t->fs_run;
+  __u64 now = bpf_ktime_get_ns();
+  if (run->part.hits && run->call_id == t->call.call_id && run->part.op == op &&
+      run->inode == (__u64)inode && offset == run->part.offset + run->part.bytes) {
+    run->part.bytes += bytes;
+    run->part.t_last = now;
+    run->part.hits += 1;
+    return;
+  }
+  fs_flush_run(t);
+  run->call_id = t->call.call_id;
+  run->inode = (__u64)inode;
+  run->part.op = op;
+  run->part.t_first = now;
+  run->part.t_last = now;
+  inode_ident(inode, &run->part.ino, &run->part.dev);
+  run->part.offset = offset;
+  run->part.bytes = bytes;
+  run->part.hits = 1;
 }
 
 /* A single tracepoint: a point event at this instant. */
 static __always_inline void fs_point(__u16 op, struct inode* inode, __s64 offset, __s64 bytes) {
   struct ezio_task* t = traced_task(EZIO_LAYER_FS);
   if (!t) return;
+  if (fs_op_per_page(op) && t->call.active) {
+    fs_add_to_run(t, op, inode, offset, bytes);
+    return;
+  }
   __u64 ino;
   __u32 dev;
   inode_ident(inode, &ino, &dev);

@@ -36,7 +36,8 @@ enum ezio_kind {
   EZIO_REC_VFS = 8,       /* struct ezio_vfs_rec: one VFS call (vfs_read, vfs_write, ...) */
   EZIO_REC_FS = 9,        /* struct ezio_fs_rec: one file-system event (ext4, xfs, btrfs, iomap) */
   EZIO_REC_FILE = 10,     /* struct ezio_file_rec: where a file is, the first time a process uses it */
-  EZIO_REC_SYSCALL_VFS = 11, /* struct ezio_syscall_vfs_rec: a syscall and its derived VFS call */
+  EZIO_REC_SYSCALL_VFS = 11, /* struct ezio_syscall_vfs_rec: a syscall, its derived VFS call and
+                                the FS tracepoint hits inside */
 };
 
 /* How the syscall-layer program treats a syscall number. */
@@ -210,11 +211,6 @@ struct ezio_vfs_part {
   char fstype[EZIO_FSTYPE_LEN];
 };
 
-struct ezio_syscall_vfs_rec {
-  struct ezio_syscall_rec sc;
-  struct ezio_vfs_part vfs;
-};
-
 #define EZIO_PATH_DEPTH 16   /* path components sent; deeper paths are marked truncated */
 #define EZIO_NAME_LEN 48     /* bytes per component, NUL included */
 #define EZIO_FILEF_PATH_TRUNCATED 1u /* more components than EZIO_PATH_DEPTH */
@@ -264,6 +260,10 @@ enum ezio_fs_op {
 };
 
 #define EZIO_FSF_POINT 1u /* a single tracepoint: t_exit == t_enter, no duration */
+/* Hits of a per-page tracepoint (ext4 write_begin) in one call, one after the other on one file,
+ * merged: t_enter/t_exit are the first and last hit, offset the first, bytes the sum, hits their
+ * number. A 1 MiB write is one event, not 256. Set with EZIO_FSF_POINT. */
+#define EZIO_FSF_RUN 2u
 
 struct ezio_fs_rec {
   struct ezio_header h;
@@ -277,6 +277,28 @@ struct ezio_fs_rec {
   __u32 dev;
   __u16 op;    /* enum ezio_fs_op */
   __u16 flags; /* EZIO_FSF_* */
+  __u32 hits;  /* tracepoint hits merged (EZIO_FSF_RUN); 1 otherwise */
+  __u32 pad;
+};
+
+/* The FS tracepoint hits of a syscall, merged (EZIO_FSF_RUN), in the syscall's own record when it
+ * has one (EZIO_REC_SYSCALL_VFS); hits == 0: none. */
+struct ezio_fs_part {
+  __u64 t_first;
+  __u64 t_last;
+  __u64 ino;
+  __s64 offset;
+  __s64 bytes;
+  __u32 dev;
+  __u32 hits;
+  __u16 op;
+  __u16 pad[3];
+};
+
+struct ezio_syscall_vfs_rec {
+  struct ezio_syscall_rec sc;
+  struct ezio_vfs_part vfs;
+  struct ezio_fs_part fs;
 };
 
 #endif /* EZIO_RECORD_H */

@@ -6,6 +6,7 @@
 
 #include "common.bpf.h"
 #include "task.bpf.h"
+#include "fs.bpf.h"
 #include "vfs.bpf.h"
 
 #define EZIO_MAX_IOV 16
@@ -75,7 +76,10 @@ int BPF_PROG(ezio_sys_exit, struct pt_regs* regs, long ret) {
   if (!t || !t->call.active) return 0;
   struct inflight_call* c = &t->call;
   c->active = 0;
-  if (c->nr != id) return 0; /* a stale entry (the syscall was restarted as another one) */
+  if (c->nr != id) { /* a stale entry (the syscall was restarted as another one) */
+    fs_flush_run(t);
+    return 0;
+  }
   __u64 pid_tgid = bpf_get_current_pid_tgid();
   if (d->cls == EZIO_SC_OPEN) {
     struct ezio_open_rec* r = reserve(sizeof(*r), EZIO_LAYER_SYSCALL);
@@ -97,18 +101,31 @@ int BPF_PROG(ezio_sys_exit, struct pt_regs* regs, long ret) {
       submit(r);
     }
     vfs_after_open(t, d, ret, pid_tgid);
+    fs_flush_run(t);
     return 0;
   }
   __u8 op = EZIO_VFS_NONE;
   struct file* f = vfs_derived_file(c, d, ret, &op);
   if (f) {
+    struct fs_run* run = &t->fs_run;
+    bool run_here = run->part.hits && run->call_id == c->call_id;
     struct ezio_syscall_vfs_rec* r = reserve(sizeof(*r), EZIO_LAYER_SYSCALL);
-    if (!r) {
+    if (!r) { /* the call's VFS and FS events were to travel with it: lost as well */
       count_drop(EZIO_LAYER_VFS);
+      if (run_here) {
+        count_drop(EZIO_LAYER_FS);
+        run->part.hits = 0;
+      }
       return 0;
     }
     fill_syscall(&r->sc, c, d, ret, pid_tgid, EZIO_REC_SYSCALL_VFS, sizeof(*r));
     bool path_unsent = vfs_fill_part(&r->vfs, t, f, op, c, d, ret);
+    if (run_here) {
+      r->fs = run->part;
+      run->part.hits = 0;
+    } else {
+      __builtin_memset(&r->fs, 0, sizeof(r->fs));
+    }
     submit(r);
     vfs_file_sent(t, f, path_unsent, pid_tgid);
   } else {
@@ -118,6 +135,7 @@ int BPF_PROG(ezio_sys_exit, struct pt_regs* regs, long ret) {
       submit(r);
     }
   }
+  fs_flush_run(t); /* hits that could not travel with the call, if any */
   return 0;
 }
 

@@ -1,5 +1,5 @@
 /* Per-thread state of the target's threads, in one task-local storage: the syscall in flight, the
- * page-cache counters and the last file the derived VFS layer resolved. A thread gets its storage
+ * page-cache counters and the files the VFS layer resolved last. A thread gets its storage
  * only once its process is traced and active, so finding it answers "is this thread traced?" and
  * gives its state in one lookup; a hash of TGIDs plus one table per layer cost a lookup each on
  * every hook, which is what the recording's overhead is made of. */
@@ -24,9 +24,12 @@ struct pc_state {
   __u64 accessed, hits, added, readahead, faults, mapped_around, dirtied, evicted, created;
 };
 
-/* What the derived VFS layer read from the last struct file it resolved. A thread usually calls on
- * the same file again and again; the file's inode never changes while the file lives, and the
- * inode pointer is compared too, so a struct file freed and reused for another file is caught. */
+/* What the VFS layer read from the files a thread used last, in slots chosen by the struct file
+ * address (struct files are 256-byte slab objects: bits 8 and up tell neighbours apart): a thread
+ * calls on the same few files again and again (dd alternates between its input and its output). The inode never changes while the file lives, and the inode pointer
+ * is compared too, so a struct file freed and reused for another file is caught. */
+#define EZIO_FILE_SLOTS 8
+
 struct file_cache {
   __u64 file;
   __u64 inode;
@@ -36,11 +39,24 @@ struct file_cache {
   char fstype[EZIO_FSTYPE_LEN];
 };
 
+/* The per-page FS tracepoint hits of the current call, merged while they continue each other on
+ * one file (fs.bpf.h); sent with the call's record at its exit. */
+struct fs_run {
+  struct ezio_fs_part part; /* part.hits == 0: no run */
+  __u64 call_id;
+  __u64 inode; /* struct inode *: extending the run needs no read of the inode */
+};
+
 struct ezio_task {
   struct inflight_call call;
+  struct fs_run fs_run;
   struct pc_state pc;
-  struct file_cache file;
+  struct file_cache files[EZIO_FILE_SLOTS];
 };
+
+static __always_inline struct file_cache* file_slot(struct ezio_task* t, __u64 file) {
+  return &t->files[(file >> 8) & (EZIO_FILE_SLOTS - 1)];
+}
 
 struct {
   __uint(type, BPF_MAP_TYPE_TASK_STORAGE);

@@ -16,12 +16,12 @@ const volatile bool vfs_derived = false;
 /* enum ezio_vfs_op per syscall number, for the derived mode (recorder/vfs_events.cpp). */
 const volatile __u8 vfs_op_of_nr[EZIO_MAX_SYSCALL_NR] = {};
 
-/* The file's identity: from the thread's cache when f is the file it used last and whose path is
+/* The file's identity: from the thread's cache when f is a file it used lately and whose path is
  * known to have been sent, else read from the file (and the cache refilled). Returns whether the
  * path still has to be sent (vfs_file_sent). */
 static __always_inline bool vfs_file_ident(struct ezio_task* t, struct file* f, __u64* ino,
                                            __u32* dev, char* fstype) {
-  struct file_cache* fc = &t->file;
+  struct file_cache* fc = file_slot(t, (__u64)f);
   __u64 inode = (__u64)BPF_CORE_READ(f, f_inode);
   if (fc->sent && fc->file == (__u64)f && fc->inode == inode) {
     *ino = fc->ino;
@@ -50,9 +50,9 @@ static __always_inline void vfs_file_sent(struct ezio_task* t, struct file* f, b
   if (!path_unsent) return;
   __u64 key = 0;
   bpf_probe_read_kernel(&key, sizeof(key), &f);
-  if (key && ezio_send_file(key, pid_tgid, EZIO_LAYER_VFS) && t->file.file == key) {
-    t->file.sent = 1;
-  }
+  if (!key || !ezio_send_file(key, pid_tgid, EZIO_LAYER_VFS)) return;
+  struct file_cache* fc = file_slot(t, key);
+  if (fc->file == key) fc->sent = 1;
 }
 
 static __always_inline bool fill_vfs(struct ezio_vfs_rec* r, struct ezio_task* t, struct file* f,

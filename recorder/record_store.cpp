@@ -36,6 +36,25 @@ ezio_vfs_rec derived_vfs(const ezio_syscall_vfs_rec& r) {
   return v;
 }
 
+ezio_fs_rec fs_run(const ezio_syscall_vfs_rec& r) {
+  ezio_fs_rec f{};
+  f.h = r.sc.h;
+  f.h.kind = EZIO_REC_FS;
+  f.h.layer = EZIO_LAYER_FS;
+  f.h.size = sizeof(f);
+  f.call_id = r.sc.call_id;
+  f.t_enter = r.fs.t_first;
+  f.t_exit = r.fs.t_last;
+  f.ino = r.fs.ino;
+  f.offset = r.fs.offset;
+  f.bytes = r.fs.bytes;
+  f.dev = r.fs.dev;
+  f.op = r.fs.op;
+  f.flags = EZIO_FSF_POINT | EZIO_FSF_RUN;
+  f.hits = r.fs.hits;
+  return f;
+}
+
 }  // namespace
 
 void RecordStore::add(const void* data, size_t size) {
@@ -57,13 +76,17 @@ void RecordStore::add(const void* data, size_t size) {
       break;
     }
     case EZIO_REC_SYSCALL_VFS: {
-      // Split into the two records the layers are made of: the VFS call shares the syscall's
-      // times, result and call id (its hook is the syscall exit).
+      // Split into the records the layers are made of: the VFS call shares the syscall's times,
+      // result and call id (its hook is the syscall exit); the FS hits are there when hits > 0.
       ezio_syscall_vfs_rec r;
       if ((ok = read_as(data, size, r))) {
         syscalls_.push_back(r.sc);
         vfs_.push_back(derived_vfs(r));
         ++received_[EZIO_LAYER_VFS];
+        if (r.fs.hits) {
+          fs_.push_back(fs_run(r));
+          ++received_[EZIO_LAYER_FS];
+        }
       }
       break;
     }

@@ -95,7 +95,10 @@ NestedLayers::NestedLayers(otf2::ArchiveWriter& w, const RecordStore& store,
             w_.attribute("fs.offset", "file offset", OTF2_TYPE_INT64),
             w_.attribute("fs.bytes", "length asked for", OTF2_TYPE_INT64),
             w_.attribute("fs.result", "return value of the function", OTF2_TYPE_INT64),
-            w_.attribute("fs.point", "1: a single tracepoint, no duration", OTF2_TYPE_UINT8)};
+            w_.attribute("fs.point", "1: a single tracepoint, no duration", OTF2_TYPE_UINT8),
+            w_.attribute("fs.hits",
+                         "per-page tracepoint hits merged into this event (first to last hit)",
+                         OTF2_TYPE_UINT32)};
   for (const auto& f : store.files()) {
     FilePath p = file_path(f);
     files_[{f.h.pid, f.file_key, f.ino}] = {w_.string(p.path), w_.string(p.mount_point)};
@@ -153,6 +156,7 @@ uint64_t NestedLayers::emit_fs(OTF2_EvtWriter* evt, const ezio_fs_rec& f, uint64
   bool point = f.flags & EZIO_FSF_POINT;
   if (!point) OTF2_AttributeList_AddInt64(a, attrs_.fs_result, f.ret);
   OTF2_AttributeList_AddUint8(a, attrs_.fs_point, point ? 1 : 0);
+  if (f.flags & EZIO_FSF_RUN) OTF2_AttributeList_AddUint32(a, attrs_.fs_hits, f.hits);
   OTF2_EvtWriter_Enter(evt, a, t0, region);
   OTF2_EvtWriter_Leave(evt, nullptr, t1, region);
   auto& totals = summary_.layers[EZIO_LAYER_FS];

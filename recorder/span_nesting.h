@@ -58,7 +58,7 @@ class NestedLayers {
   };
   struct Attrs {
     otf2::Ref inode, dev, fstype, path, mount, offset, result, derived;
-    otf2::Ref fs_inode, fs_offset, fs_bytes, fs_result, fs_point;
+    otf2::Ref fs_inode, fs_offset, fs_bytes, fs_result, fs_point, fs_hits;
   };
   // Writes one VFS event (and the FS events inside it) within [lo, hi]; returns its LEAVE time.
   uint64_t emit_vfs(OTF2_EvtWriter* evt, const ezio_vfs_rec& v,

@@ -42,7 +42,8 @@ int main(int argc, char** argv) {
   if (argc < 4) {
     fprintf(
         stderr,
-        "usage: %s odirect|buffered-fsync|buffered-syncfs|read|mmap-read|drop FILE COUNT [DEV]\n",
+        "usage: %s odirect|odirect-amid-noise|odirect-forever|buffered-fsync|buffered-syncfs|read|mmap-read|drop FILE "
+        "COUNT [DEV]\n",
         argv[0]);
     return 2;
   }
@@ -53,7 +54,7 @@ int main(int argc, char** argv) {
   const size_t bs = 64 * 1024;
   unsigned long long before = dev ? device_ios(dev) : 0;
 
-  if (!strcmp(mode, "odirect")) {
+  if (!strcmp(mode, "odirect") || !strcmp(mode, "odirect-amid-noise")) {
     int fd = open(file, O_WRONLY | O_DIRECT);
     if (fd < 0) die("open O_DIRECT");
     void* buf = aligned_buffer(bs, 'd');
@@ -61,6 +62,22 @@ int main(int argc, char** argv) {
       if (pwrite(fd, buf, bs, i * bs) != (ssize_t)bs) die("pwrite");
     }
     close(fd);
+    /* Amid noise: stays until the device has counted requests of someone else, so that the
+     * recording surely overlaps the other process's I/O (on a busy machine a few milliseconds of
+     * writes may not). Gives up after 10 s; stat_ios then says no noise was seen. */
+    for (int i = 0; dev && !strcmp(mode, "odirect-amid-noise") && i < 10000; ++i) {
+      if (device_ios(dev) - before > (unsigned long long)count) break;
+      usleep(1000);
+    }
+  } else if (!strcmp(mode, "odirect-forever")) {
+    /* The unrelated process of the isolation test: rewrites COUNT blocks until killed, one process
+     * issuing requests all the time (a shell loop of dd leaves gaps at each exec). */
+    int fd = open(file, O_WRONLY | O_CREAT | O_DIRECT, 0644);
+    if (fd < 0) die("open O_DIRECT");
+    void* buf = aligned_buffer(bs, 'n');
+    for (long i = 0;; ++i) {
+      if (pwrite(fd, buf, bs, (i % count) * bs) != (ssize_t)bs) die("pwrite");
+    }
   } else if (!strcmp(mode, "buffered-fsync") || !strcmp(mode, "buffered-syncfs")) {
     int fd = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (fd < 0) die("open");

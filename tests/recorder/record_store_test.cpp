@@ -83,9 +83,40 @@ TEST(RecordStore, SyscallWithDerivedVfsPartBecomesTwoLayerRecords) {
   EXPECT_EQ(v.op, EZIO_VFS_WRITE);
   EXPECT_EQ(v.flags, EZIO_VFSF_DERIVED);
   EXPECT_STREQ(v.fstype, "ext4");
+  EXPECT_TRUE(s.fs().empty()) << "hits == 0: the call had no FS tracepoint hits";
   EXPECT_EQ(s.received()[EZIO_LAYER_SYSCALL], 1u);
   EXPECT_EQ(s.received()[EZIO_LAYER_VFS], 1u);
   EXPECT_EQ(s.malformed(), 0u);
+}
+
+TEST(RecordStore, FsHitsInTheSyscallRecordBecomeOneMergedFsEvent) {
+  RecordStore s;
+  ezio_syscall_vfs_rec r{};
+  r.sc = syscall_record(101);
+  r.sc.h.kind = EZIO_REC_SYSCALL_VFS;
+  r.sc.h.size = sizeof(r);
+  r.sc.count = 65536;
+  r.vfs.op = EZIO_VFS_WRITE;
+  r.fs.t_first = 1100;
+  r.fs.t_last = 1900;
+  r.fs.ino = 42;
+  r.fs.offset = 0;
+  r.fs.bytes = 65536;
+  r.fs.dev = 7;
+  r.fs.hits = 16;
+  r.fs.op = EZIO_FS_TP_EXT4_DA_WRITE_BEGIN;
+  s.add(&r, sizeof(r));
+  ASSERT_EQ(s.fs().size(), 1u);
+  const ezio_fs_rec& f = s.fs()[0];
+  EXPECT_EQ(f.h.layer, EZIO_LAYER_FS);
+  EXPECT_EQ(f.call_id, 7u);
+  EXPECT_EQ(f.t_enter, 1100u);
+  EXPECT_EQ(f.t_exit, 1900u);
+  EXPECT_EQ(f.bytes, 65536);
+  EXPECT_EQ(f.hits, 16u);
+  EXPECT_EQ(f.op, EZIO_FS_TP_EXT4_DA_WRITE_BEGIN);
+  EXPECT_EQ(f.flags, EZIO_FSF_POINT | EZIO_FSF_RUN);
+  EXPECT_EQ(s.received()[EZIO_LAYER_FS], 1u);
 }
 
 TEST(RecordStore, OpenPathIsBoundedEvenWithoutTerminator) {
