@@ -16,12 +16,15 @@ bool read_as(const void* data, size_t size, T& out) {
   return true;
 }
 
+// The header of a record split out of a syscall's: same process, thread and version.
+template <typename Rec>
+ezio_header split_header(const ezio_header& h, uint8_t kind, uint8_t layer) {
+  return {h.version, kind, layer, sizeof(Rec), h.pid, h.tid};
+}
+
 ezio_vfs_rec derived_vfs(const ezio_syscall_vfs_rec& r) {
   ezio_vfs_rec v{};
-  v.h = r.sc.h;
-  v.h.kind = EZIO_REC_VFS;
-  v.h.layer = EZIO_LAYER_VFS;
-  v.h.size = sizeof(v);
+  v.h = split_header<ezio_vfs_rec>(r.sc.h, EZIO_REC_VFS, EZIO_LAYER_VFS);
   v.call_id = r.sc.call_id;
   v.t_enter = r.sc.t_enter;
   v.t_exit = r.sc.t_exit;
@@ -38,10 +41,7 @@ ezio_vfs_rec derived_vfs(const ezio_syscall_vfs_rec& r) {
 
 ezio_fs_rec fs_run(const ezio_syscall_vfs_rec& r) {
   ezio_fs_rec f{};
-  f.h = r.sc.h;
-  f.h.kind = EZIO_REC_FS;
-  f.h.layer = EZIO_LAYER_FS;
-  f.h.size = sizeof(f);
+  f.h = split_header<ezio_fs_rec>(r.sc.h, EZIO_REC_FS, EZIO_LAYER_FS);
   f.call_id = r.sc.call_id;
   f.t_enter = r.fs.t_first;
   f.t_exit = r.fs.t_last;
