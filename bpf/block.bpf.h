@@ -92,10 +92,47 @@ int BPF_PROG(ezio_blk_io_start, struct request* rq) {
   return 0;
 }
 
+/* Before 6.5 (no block_io_start): block_getrq fires in the submitting context right after the
+ * request for bio was allocated, and bio becomes the request's first bio; the state waits here,
+ * keyed by the bio, until insert or issue finds it through rq->bio. */
+struct {
+  __uint(type, BPF_MAP_TYPE_LRU_HASH);
+  __uint(max_entries, 32768);
+  __type(key, __u64); /* struct bio * */
+  __type(value, struct blk_req_state);
+} block_bios SEC(".maps");
+
+SEC("tp_btf/block_getrq")
+int BPF_PROG(ezio_blk_getrq, struct bio* bio) {
+  struct blk_req_state s = {};
+  if (!current_cause(&s.who, EZIO_LAYER_BLOCK)) return 0;
+  s.cause = EZIO_CAUSE_SUBMITTER;
+  s.t_queue = bpf_ktime_get_ns();
+  __u32 dev = BPF_CORE_READ(bio, bi_bdev, bd_dev);
+  note_target_dev(dev);
+  __u32 opf = BPF_CORE_READ(bio, bi_opf);
+  if (rq_wants_flush(opf)) bpf_map_update_elem(&flush_cause, &dev, &s.who, BPF_ANY);
+  __u64 key = (__u64)bio;
+  if (bpf_map_update_elem(&block_bios, &key, &s, BPF_ANY)) count_drop(EZIO_LAYER_BLOCK);
+  return 0;
+}
+
+static __always_inline struct blk_req_state* req_from_bio(struct request* rq) {
+  __u64 bkey = (__u64)BPF_CORE_READ(rq, bio);
+  if (!bkey) return 0;
+  struct blk_req_state* b = bpf_map_lookup_elem(&block_bios, &bkey);
+  if (!b) return 0;
+  __u64 key = (__u64)rq;
+  if (bpf_map_update_elem(&block_reqs, &key, b, BPF_ANY)) count_drop(EZIO_LAYER_BLOCK);
+  bpf_map_delete_elem(&block_bios, &bkey);
+  return bpf_map_lookup_elem(&block_reqs, &key);
+}
+
 SEC("tp_btf/block_rq_insert")
 int BPF_PROG(ezio_blk_rq_insert, struct request* rq) {
   __u64 key = (__u64)rq;
   struct blk_req_state* s = bpf_map_lookup_elem(&block_reqs, &key);
+  if (!s) s = req_from_bio(rq);
   if (s && !s->t_insert) s->t_insert = bpf_ktime_get_ns();
   return 0;
 }
@@ -113,6 +150,7 @@ int BPF_PROG(ezio_blk_rq_issue, struct request* rq) {
   __u64 now = bpf_ktime_get_ns();
   __u64 key = (__u64)rq;
   struct blk_req_state* s = bpf_map_lookup_elem(&block_reqs, &key);
+  if (!s) s = req_from_bio(rq);
   if (!s) {
     struct blk_req_state fresh = {};
     fresh.t_queue = now;

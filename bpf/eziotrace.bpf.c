@@ -4,6 +4,7 @@
 #include "syscall.bpf.h"
 #include "process.bpf.h"
 #include "vfs.bpf.h"
+#include "vfs_kprobe.bpf.h"
 #include "fs.bpf.h"
 #include "block.bpf.h"
 #include "pagecache.bpf.h"

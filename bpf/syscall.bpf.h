@@ -127,7 +127,7 @@ int BPF_PROG(ezio_sys_exit, struct pt_regs* regs, long ret) {
       __builtin_memset(&r->fs, 0, sizeof(r->fs));
     }
     submit(r);
-    vfs_file_sent(t, f, path_unsent, pid_tgid);
+    vfs_file_sent(t, (__u64)f, path_unsent, pid_tgid); /* f: read from the fd table, a number */
   } else {
     struct ezio_syscall_rec* r = reserve(sizeof(*r), EZIO_LAYER_SYSCALL);
     if (r) {

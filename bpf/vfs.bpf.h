@@ -18,10 +18,11 @@ const volatile __u8 vfs_op_of_nr[EZIO_MAX_SYSCALL_NR] = {};
 
 /* The file's identity: from the thread's cache when f is a file it used lately and whose path is
  * known to have been sent, else read from the file (and the cache refilled). Returns whether the
- * path still has to be sent (vfs_file_sent). */
-static __always_inline bool vfs_file_ident(struct ezio_task* t, struct file* f, __u64* ino,
-                                           __u32* dev, char* fstype) {
-  struct file_cache* fc = file_slot(t, (__u64)f);
+ * path still has to be sent (vfs_file_sent). fkey is f's address as a plain number: 6.1's
+ * verifier refuses shifting a BTF-typed pointer (fentry/fexit arguments) to pick the slot. */
+static __always_inline bool vfs_file_ident(struct ezio_task* t, struct file* f, __u64 fkey,
+                                           __u64* ino, __u32* dev, char* fstype) {
+  struct file_cache* fc = file_slot(t, fkey);
   __u64 inode = (__u64)BPF_CORE_READ(f, f_inode);
   if (fc->sent && fc->file == (__u64)f && fc->inode == inode) {
     *ino = fc->ino;
@@ -42,28 +43,26 @@ static __always_inline bool vfs_file_ident(struct ezio_task* t, struct file* f, 
   return true;
 }
 
-/* After the record is submitted (no ring-buffer reservation held across the call). The file
- * pointer goes through a probe read: a BTF-typed pointer (fentry/fexit arguments) passed as a
- * global function's scalar argument is refused by 6.1's verifier ("Caller passes invalid args"). */
-static __always_inline void vfs_file_sent(struct ezio_task* t, struct file* f, bool path_unsent,
+/* After the record is submitted (no ring-buffer reservation held across the call). The file goes
+ * to the global function as the plain number fkey: a BTF-typed pointer (fentry/fexit arguments)
+ * passed as a global function's scalar argument is refused by 6.1's verifier ("Caller passes
+ * invalid args"). */
+static __always_inline void vfs_file_sent(struct ezio_task* t, __u64 fkey, bool path_unsent,
                                           __u64 pid_tgid) {
-  if (!path_unsent) return;
-  __u64 key = 0;
-  bpf_probe_read_kernel(&key, sizeof(key), &f);
-  if (!key || !ezio_send_file(key, pid_tgid, EZIO_LAYER_VFS)) return;
-  struct file_cache* fc = file_slot(t, key);
-  if (fc->file == key) fc->sent = 1;
+  if (!path_unsent || !fkey || !ezio_send_file(fkey, pid_tgid, EZIO_LAYER_VFS)) return;
+  struct file_cache* fc = file_slot(t, fkey);
+  if (fc->file == fkey) fc->sent = 1;
 }
 
 static __always_inline bool fill_vfs(struct ezio_vfs_rec* r, struct ezio_task* t, struct file* f,
-                                     __u8 op, __u64 pid_tgid, __u64 call_id) {
+                                     __u64 fkey, __u8 op, __u64 pid_tgid, __u64 call_id) {
   fill_header(&r->h, EZIO_REC_VFS, EZIO_LAYER_VFS, sizeof(*r), pid_tgid >> 32, (__u32)pid_tgid);
   r->call_id = call_id;
   r->file_key = (__u64)f;
   r->op = op;
   r->flags = 0;
   r->pad = 0;
-  return vfs_file_ident(t, f, &r->ino, &r->dev, r->fstype);
+  return vfs_file_ident(t, f, fkey, &r->ino, &r->dev, r->fstype);
 }
 
 /* ---- derived mode: from the syscall exit ---- */
@@ -93,7 +92,8 @@ static __always_inline __s64 vfs_derived_offset(const struct inflight_call* c,
   return -1;
 }
 
-/* The VFS part of a syscall record. Returns whether the file's path is still to be sent. */
+/* The VFS part of a syscall record. Returns whether the file's path is still to be sent. f came
+ * from the fd table through a probe read: a plain number, usable as its own key. */
 static __always_inline bool vfs_fill_part(struct ezio_vfs_part* v, struct ezio_task* t,
                                           struct file* f, __u8 op, const struct inflight_call* c,
                                           const volatile struct ezio_sc_desc* d, long ret) {
@@ -101,7 +101,7 @@ static __always_inline bool vfs_fill_part(struct ezio_vfs_part* v, struct ezio_t
   v->op = op;
   v->pad[0] = v->pad[1] = v->pad[2] = 0;
   v->offset = vfs_derived_offset(c, d, op, f, ret);
-  return vfs_file_ident(t, f, &v->ino, &v->dev, v->fstype);
+  return vfs_file_ident(t, f, (__u64)f, &v->ino, &v->dev, v->fstype);
 }
 
 /* An open's VFS call, as a record of its own: the open record is already long (its path). */
@@ -114,14 +114,14 @@ static __always_inline void vfs_after_open(struct ezio_task* t,
   if (!f) return;
   struct ezio_vfs_rec* r = reserve(sizeof(*r), EZIO_LAYER_VFS);
   if (!r) return;
-  bool path_unsent = fill_vfs(r, t, f, op, pid_tgid, c->call_id);
+  bool path_unsent = fill_vfs(r, t, f, (__u64)f, op, pid_tgid, c->call_id);
   r->flags = EZIO_VFSF_DERIVED;
   r->t_enter = c->t_enter;
   r->t_exit = bpf_ktime_get_ns();
   r->ret = ret;
   r->offset = vfs_derived_offset(c, d, op, f, ret);
   submit(r);
-  vfs_file_sent(t, f, path_unsent, pid_tgid);
+  vfs_file_sent(t, (__u64)f, path_unsent, pid_tgid);
 }
 
 /* ---- exact mode: fentry/fexit ---- */
@@ -170,11 +170,13 @@ static __always_inline void vfs_end(__u8 op, struct file* f, long ret) {
     if (r) {
       r->t_enter = p->t;
       r->offset = p->offset;
-      bool path_unsent = fill_vfs(r, t, f, op, pid_tgid, call_id_of(t));
+      __u64 fkey = 0;
+      bpf_probe_read_kernel(&fkey, sizeof(fkey), &f);
+      bool path_unsent = fill_vfs(r, t, f, fkey, op, pid_tgid, call_id_of(t));
       r->t_exit = bpf_ktime_get_ns();
       r->ret = ret;
       submit(r);
-      vfs_file_sent(t, f, path_unsent, pid_tgid);
+      vfs_file_sent(t, fkey, path_unsent, pid_tgid);
     }
   }
   bpf_map_delete_elem(&vfs_pending, &key);

@@ -36,9 +36,35 @@ const char* event_kind_name(EventKind k) {
       return "IO_OPERATION_CANCELLED";
     case EventKind::Metric:
       return "METRIC";
+    case EventKind::MpiSend:
+      return "MPI_SEND";
+    case EventKind::MpiIsend:
+      return "MPI_ISEND";
+    case EventKind::MpiIsendComplete:
+      return "MPI_ISEND_COMPLETE";
+    case EventKind::MpiIrecvRequest:
+      return "MPI_IRECV_REQUEST";
+    case EventKind::MpiRecv:
+      return "MPI_RECV";
+    case EventKind::MpiIrecv:
+      return "MPI_IRECV";
+    case EventKind::MpiRequestTest:
+      return "MPI_REQUEST_TEST";
+    case EventKind::MpiRequestCancelled:
+      return "MPI_REQUEST_CANCELLED";
+    case EventKind::MpiCollectiveBegin:
+      return "MPI_COLLECTIVE_BEGIN";
+    case EventKind::MpiCollectiveEnd:
+      return "MPI_COLLECTIVE_END";
   }
   return "?";
 }
+
+bool is_io_event(EventKind k) {
+  return k >= EventKind::IoCreateHandle && k <= EventKind::IoOperationCancelled;
+}
+
+bool is_mpi_event(EventKind k) { return k >= EventKind::MpiSend; }
 
 const std::string& Definitions::str(Ref r) const {
   static const std::string empty;

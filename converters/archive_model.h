@@ -38,19 +38,36 @@ enum class EventKind {
   IoOperationComplete,
   IoOperationCancelled,
   Metric,
+  MpiSend,
+  MpiIsend,
+  MpiIsendComplete,
+  MpiIrecvRequest,
+  MpiRecv,
+  MpiIrecv,
+  MpiRequestTest,
+  MpiRequestCancelled,
+  MpiCollectiveBegin,
+  MpiCollectiveEnd,
 };
 const char* event_kind_name(EventKind k);
+// I/O events: their ref is an IoHandle (IoDeleteFile: an IoParadigm).
+bool is_io_event(EventKind k);
+// MPI events: those with a communicator have it in ref.
+bool is_mpi_event(EventKind k);
 
 // One event; the meaning of the generic fields depends on kind (see archive_reader.cpp, which
 // fills them, and archive_events.cpp, which writes them back).
 struct Event {
   EventKind kind;
   uint64_t time;
-  Ref ref = 0;                      // region, handle, comm (thread events), paradigm, metric
-  Ref ref2 = 0;                     // second handle (duplicate), file (delete)
-  uint64_t a = 0;                   // bytes request/result, offset request, sequence count
-  uint64_t b = 0;                   // matching id, offset result
-  uint32_t f1 = 0, f2 = 0, f3 = 0;  // modes and flags
+  Ref ref = 0;      // region, handle, comm (thread and MPI events), paradigm, metric
+  Ref ref2 = 0;     // second handle (duplicate), file (delete)
+  uint64_t a = 0;   // bytes request/result, offset request, sequence count, MPI message length
+                    // or bytes sent
+  uint64_t b = 0;   // matching id, offset result, MPI request id or bytes received
+  uint32_t f1 = 0;  // mode, flags; MPI peer rank (receiver, sender) or collective operation
+  uint32_t f2 = 0;  // flags; MPI tag or collective root
+  uint32_t f3 = 0;  // flags
   std::vector<Attribute> attributes;
   std::vector<OTF2_Type> metric_types;
   std::vector<OTF2_MetricValue> metric_values;
@@ -90,9 +107,10 @@ struct IoHandleDef {
   Ref name, file, paradigm;
   OTF2_IoHandleFlag flags;
   Ref comm, parent;
+  size_t comm_index;  // into Definitions::comms: the latest comm of that id defined before it
 };
-// Groups and comms keep their definition order: EZTrace reuses ids, and a comm refers to the
-// latest group of that id defined before it.
+// Groups and comms keep their definition order: EZTrace reuses ids, and a comm (an IoHandle)
+// refers to the latest group (comm) of that id defined before it.
 struct GroupDef {
   Ref id, name;
   OTF2_GroupType type;

@@ -98,8 +98,13 @@ void set_definition_callbacks(OTF2_GlobalDefReaderCallbacks* c) {
       c, +[](void* u, OTF2_IoHandleRef self, OTF2_StringRef name, OTF2_IoFileRef file,
              OTF2_IoParadigmRef paradigm, OTF2_IoHandleFlag flags, OTF2_CommRef comm,
              OTF2_IoHandleRef parent) {
-        defs(u).io_handles.try_emplace(self,
-                                       IoHandleDef{name, file, paradigm, flags, comm, parent});
+        auto& d = defs(u);
+        size_t index = SIZE_MAX;  // the latest comm of that id defined so far
+        for (size_t i = 0; i < d.comms.size(); ++i) {
+          if (d.comms[i].id == comm) index = i;
+        }
+        d.io_handles.try_emplace(self,
+                                 IoHandleDef{name, file, paradigm, flags, comm, parent, index});
         return kOk;
       });
   OTF2_GlobalDefReaderCallbacks_SetGroupCallback(
@@ -294,6 +299,82 @@ void set_event_callbacks(OTF2_EvtReaderCallbacks* c) {
         Event& e = push(u, loc, t, attrs, EventKind::IoOperationCancelled);
         e.ref = h;
         e.b = matching;
+        return kOk;
+      });
+  OTF2_EvtReaderCallbacks_SetMpiSendCallback(
+      c, +[](EZIO_EVT_ARGS, uint32_t receiver, OTF2_CommRef comm, uint32_t tag, uint64_t length) {
+        Event& e = push(u, loc, t, attrs, EventKind::MpiSend);
+        e.f1 = receiver;
+        e.ref = comm;
+        e.f2 = tag;
+        e.a = length;
+        return kOk;
+      });
+  OTF2_EvtReaderCallbacks_SetMpiIsendCallback(
+      c, +[](EZIO_EVT_ARGS, uint32_t receiver, OTF2_CommRef comm, uint32_t tag, uint64_t length,
+             uint64_t request) {
+        Event& e = push(u, loc, t, attrs, EventKind::MpiIsend);
+        e.f1 = receiver;
+        e.ref = comm;
+        e.f2 = tag;
+        e.a = length;
+        e.b = request;
+        return kOk;
+      });
+  OTF2_EvtReaderCallbacks_SetMpiIsendCompleteCallback(
+      c, +[](EZIO_EVT_ARGS, uint64_t request) {
+        push(u, loc, t, attrs, EventKind::MpiIsendComplete).b = request;
+        return kOk;
+      });
+  OTF2_EvtReaderCallbacks_SetMpiIrecvRequestCallback(
+      c, +[](EZIO_EVT_ARGS, uint64_t request) {
+        push(u, loc, t, attrs, EventKind::MpiIrecvRequest).b = request;
+        return kOk;
+      });
+  OTF2_EvtReaderCallbacks_SetMpiRecvCallback(
+      c, +[](EZIO_EVT_ARGS, uint32_t sender, OTF2_CommRef comm, uint32_t tag, uint64_t length) {
+        Event& e = push(u, loc, t, attrs, EventKind::MpiRecv);
+        e.f1 = sender;
+        e.ref = comm;
+        e.f2 = tag;
+        e.a = length;
+        return kOk;
+      });
+  OTF2_EvtReaderCallbacks_SetMpiIrecvCallback(
+      c, +[](EZIO_EVT_ARGS, uint32_t sender, OTF2_CommRef comm, uint32_t tag, uint64_t length,
+             uint64_t request) {
+        Event& e = push(u, loc, t, attrs, EventKind::MpiIrecv);
+        e.f1 = sender;
+        e.ref = comm;
+        e.f2 = tag;
+        e.a = length;
+        e.b = request;
+        return kOk;
+      });
+  OTF2_EvtReaderCallbacks_SetMpiRequestTestCallback(
+      c, +[](EZIO_EVT_ARGS, uint64_t request) {
+        push(u, loc, t, attrs, EventKind::MpiRequestTest).b = request;
+        return kOk;
+      });
+  OTF2_EvtReaderCallbacks_SetMpiRequestCancelledCallback(
+      c, +[](EZIO_EVT_ARGS, uint64_t request) {
+        push(u, loc, t, attrs, EventKind::MpiRequestCancelled).b = request;
+        return kOk;
+      });
+  OTF2_EvtReaderCallbacks_SetMpiCollectiveBeginCallback(
+      c, +[](EZIO_EVT_ARGS) {
+        push(u, loc, t, attrs, EventKind::MpiCollectiveBegin);
+        return kOk;
+      });
+  OTF2_EvtReaderCallbacks_SetMpiCollectiveEndCallback(
+      c, +[](EZIO_EVT_ARGS, OTF2_CollectiveOp op, OTF2_CommRef comm, uint32_t root, uint64_t sent,
+             uint64_t received) {
+        Event& e = push(u, loc, t, attrs, EventKind::MpiCollectiveEnd);
+        e.f1 = op;
+        e.ref = comm;
+        e.f2 = root;
+        e.a = sent;
+        e.b = received;
         return kOk;
       });
   OTF2_EvtReaderCallbacks_SetMetricCallback(

@@ -65,9 +65,19 @@ otf2::Ref DefinitionMapper::io_handle(Ref r) {
   auto d = defs_.io_handles.find(r);
   otf2::Ref out;
   if (d == defs_.io_handles.end()) {
-    std::string name = fmt::format("<undefined handle {}>", r);
+    // EZTrace's MPI ranks other than 0 lose their handle definitions. When the kernel saw the
+    // open inside the user call, the handle is that file's; otherwise it says what happened.
+    std::optional<std::string> tied = file_of_handle_ ? file_of_handle_(r) : std::nullopt;
+    std::string name = tied ? *tied : fmt::format("<undefined handle {}>", r);
+    Ref paradigm = OTF2_UNDEFINED_IO_PARADIGM;
+    for (const auto& [ref, p] : defs_.io_paradigms) {
+      if (!defs_.str(p.identification).empty()) {
+        paradigm = ref;
+        break;
+      }
+    }
     out = shared_.writer.io_handle(name, shared_.writer.io_file(name, shared_.machine),
-                                   io_paradigm(OTF2_UNDEFINED_IO_PARADIGM));
+                                   io_paradigm(paradigm));
   } else {
     const IoHandleDef& h = d->second;
     otf2::Ref file;
@@ -83,8 +93,8 @@ otf2::Ref DefinitionMapper::io_handle(Ref r) {
     otf2::Ref parent = h.parent == OTF2_UNDEFINED_IO_HANDLE || h.parent == r
                            ? OTF2_UNDEFINED_IO_HANDLE
                            : io_handle(h.parent);
-    out =
-        shared_.writer.io_handle(defs_.str(h.name), file, io_paradigm(h.paradigm), h.flags, parent);
+    out = shared_.writer.io_handle(defs_.str(h.name), file, io_paradigm(h.paradigm), h.flags,
+                                   parent, shared_.comms.comm_at(defs_, h.comm_index));
   }
   return handles_[r] = out;
 }
@@ -131,9 +141,10 @@ OTF2_AttributeList* DefinitionMapper::attributes(const std::vector<Attribute>& a
         v.attributeRef = attribute(v.attributeRef);
         break;
       case OTF2_TYPE_COMM:
+        v.commRef = comm(v.commRef);
+        break;
       case OTF2_TYPE_GROUP:
-        // Comms and groups are not carried over (see docs/merge.md).
-        v.commRef = OTF2_UNDEFINED_COMM;
+        v.groupRef = shared_.comms.group(defs_, v.groupRef);
         break;
       default:
         break;  // plain values and location ids (kept: thread locations keep the TID)
@@ -153,10 +164,10 @@ void DefinitionMapper::write(OTF2_EvtWriter* w, const Event& e, uint64_t t) {
       OTF2_EvtWriter_Leave(w, a, t, region(e.ref));
       break;
     case EventKind::ThreadBegin:
-      OTF2_EvtWriter_ThreadBegin(w, a, t, OTF2_UNDEFINED_COMM, e.a);
+      OTF2_EvtWriter_ThreadBegin(w, a, t, comm(e.ref), e.a);
       break;
     case EventKind::ThreadEnd:
-      OTF2_EvtWriter_ThreadEnd(w, a, t, OTF2_UNDEFINED_COMM, e.a);
+      OTF2_EvtWriter_ThreadEnd(w, a, t, comm(e.ref), e.a);
       break;
     case EventKind::IoCreateHandle:
       OTF2_EvtWriter_IoCreateHandle(w, a, t, io_handle(e.ref), e.f1, e.f2, e.f3);
@@ -196,6 +207,38 @@ void DefinitionMapper::write(OTF2_EvtWriter* w, const Event& e, uint64_t t) {
     case EventKind::Metric:
       OTF2_EvtWriter_Metric(w, a, t, metric(e.ref), static_cast<uint8_t>(e.metric_types.size()),
                             e.metric_types.data(), e.metric_values.data());
+      break;
+    // Peer ranks and roots are ranks of the communicator: valid as they are (see comm_mapper.h).
+    case EventKind::MpiSend:
+      OTF2_EvtWriter_MpiSend(w, a, t, e.f1, comm(e.ref), e.f2, e.a);
+      break;
+    case EventKind::MpiIsend:
+      OTF2_EvtWriter_MpiIsend(w, a, t, e.f1, comm(e.ref), e.f2, e.a, e.b);
+      break;
+    case EventKind::MpiIsendComplete:
+      OTF2_EvtWriter_MpiIsendComplete(w, a, t, e.b);
+      break;
+    case EventKind::MpiIrecvRequest:
+      OTF2_EvtWriter_MpiIrecvRequest(w, a, t, e.b);
+      break;
+    case EventKind::MpiRecv:
+      OTF2_EvtWriter_MpiRecv(w, a, t, e.f1, comm(e.ref), e.f2, e.a);
+      break;
+    case EventKind::MpiIrecv:
+      OTF2_EvtWriter_MpiIrecv(w, a, t, e.f1, comm(e.ref), e.f2, e.a, e.b);
+      break;
+    case EventKind::MpiRequestTest:
+      OTF2_EvtWriter_MpiRequestTest(w, a, t, e.b);
+      break;
+    case EventKind::MpiRequestCancelled:
+      OTF2_EvtWriter_MpiRequestCancelled(w, a, t, e.b);
+      break;
+    case EventKind::MpiCollectiveBegin:
+      OTF2_EvtWriter_MpiCollectiveBegin(w, a, t);
+      break;
+    case EventKind::MpiCollectiveEnd:
+      OTF2_EvtWriter_MpiCollectiveEnd(w, a, t, static_cast<OTF2_CollectiveOp>(e.f1), comm(e.ref),
+                                      e.f2, e.a, e.b);
       break;
   }
 }

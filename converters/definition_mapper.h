@@ -9,13 +9,15 @@
 
 #include "common/otf2/writer.h"
 #include "converters/archive_model.h"
+#include "converters/comm_mapper.h"
 
 namespace ezio::converters {
 
-// I/O paradigms are shared by identification across the inputs.
+// I/O paradigms are shared by identification across the inputs; comms and groups by content.
 struct SharedDefinitions {
   otf2::ArchiveWriter& writer;
   otf2::Ref machine;
+  CommMapper& comms;
   std::map<std::string, otf2::Ref> io_paradigms;
 };
 
@@ -33,6 +35,7 @@ class DefinitionMapper {
   otf2::Ref io_file(Ref r);
   otf2::Ref io_handle(Ref r);
   otf2::Ref metric(Ref r);
+  otf2::Ref comm(Ref r) { return shared_.comms.comm(defs_, r); }
   // Rewrites an event's attribute list into the writer's reusable list.
   OTF2_AttributeList* attributes(const std::vector<Attribute>& attrs);
   // Writes one event with its references renumbered, at time t.

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <optional>
 #include <sstream>
 
 #include "common/error.h"
@@ -143,23 +144,136 @@ EztraceSetup prepare_eztrace(const std::vector<std::string>& module_args,
   return s;
 }
 
-MergeSummary finish_eztrace(const EztraceSetup& setup, const std::filesystem::path& kernel_anchor,
-                            const std::filesystem::path& out_dir) {
+namespace {
+
+// own: directories all of whose files are EZTrace's or the helper's (each process's
+// <prog>_trace and the helper's directory are added).
+MergeSummary merge_from(const EztraceSetup& setup, const std::filesystem::path& kernel_anchor,
+                        const std::filesystem::path& out_dir,
+                        std::vector<std::filesystem::path> own) {
   MergeSummary s;
   std::vector<std::string> warnings;
   auto inputs = load_eztrace_inputs(setup.sidecar_dir, {setup.trace_dir}, warnings);
   if (inputs.empty()) {
+    for (const auto& w : warnings) spdlog::warn("{}", w);
     fail(
         "no EZTrace archive to merge: the traced command wrote no alignment file in {} "
-        "(did it run, and exit normally?)",
+        "(did it run under EZTrace, and exit normally?)",
         setup.sidecar_dir.string());
   }
   Archive kernel = read_archive(kernel_anchor);
-  s.report = merge_archives(inputs, kernel, out_dir, {setup.sidecar_dir, setup.trace_dir});
+  // The helper's files were written where the recording put them, maybe not where they are now.
+  own.push_back(setup.sidecar_dir);
+  for (const auto& in : inputs) {
+    if (!in.process.sidecar_dir.empty()) own.push_back(in.process.sidecar_dir);
+  }
+  s.report = merge_archives(inputs, kernel, out_dir, own);
   s.report.warnings.insert(s.report.warnings.begin(), warnings.begin(), warnings.end());
   s.anchor = out_dir / "eziotrace.otf2";
   log_report(s.report, s.anchor);
   return s;
+}
+
+}  // namespace
+
+MergeSummary finish_eztrace(const EztraceSetup& setup, const std::filesystem::path& kernel_anchor,
+                            const std::filesystem::path& out_dir) {
+  // EZTRACE_TRACE_DIR is private to the run: everything in it is EZTrace's.
+  return merge_from(setup, kernel_anchor, out_dir, {setup.trace_dir});
+}
+
+namespace {
+
+std::optional<std::string> env_value(const std::vector<std::string>& env, std::string_view name) {
+  std::optional<std::string> out;
+  for (const auto& e : env) {
+    if (e.size() > name.size() && e.compare(0, name.size(), name) == 0 && e[name.size()] == '=') {
+      out = e.substr(name.size() + 1);
+    }
+  }
+  return out;
+}
+
+void set_env(std::vector<std::string>& env, std::string_view name, const std::string& value) {
+  std::erase_if(env, [&](const std::string& e) {
+    return e.size() > name.size() && e.compare(0, name.size(), name) == 0 && e[name.size()] == '=';
+  });
+  env.push_back(fmt::format("{}={}", name, value));
+}
+
+// The program a command runs, as the kernel will exec it (PATH searched, symlinks followed).
+std::filesystem::path resolved_program(const std::string& word,
+                                       const std::vector<std::string>& env) {
+  std::error_code ec;
+  if (word.find('/') != std::string::npos) return std::filesystem::canonical(word, ec);
+  std::stringstream path(env_value(env, "PATH").value_or("/usr/local/bin:/usr/bin:/bin"));
+  for (std::string dir; std::getline(path, dir, ':');) {
+    std::filesystem::path p = std::filesystem::path(dir.empty() ? "." : dir) / word;
+    if (access(p.c_str(), X_OK) == 0) return std::filesystem::canonical(p, ec);
+  }
+  return {};
+}
+
+}  // namespace
+
+std::vector<std::string> eztrace_command(const EztraceSetup& setup,
+                                         const std::vector<std::string>& command,
+                                         std::vector<std::string>& env) {
+  if (command.empty() ||
+      !resolved_program(command.front(), env).filename().string().starts_with("mpiexec.hydra")) {
+    for (const auto& e : setup.env)
+      set_env(env, e.substr(0, e.find('=')), e.substr(e.find('=') + 1));
+    return command;
+  }
+  // Global options go first: `mpiexec -genv N V ... -np 2 prog`. The launcher keeps the other
+  // settings too: they say that this run collects its alignment data itself.
+  std::vector<std::string> out = {command.front()};
+  for (const auto& e : setup.env) {
+    std::string name = e.substr(0, e.find('=')), value = e.substr(e.find('=') + 1);
+    out.insert(out.end(), {"-genv", name, value});
+    if (name != "LD_PRELOAD") set_env(env, name, value);
+  }
+  out.insert(out.end(), command.begin() + 1, command.end());
+  return out;
+}
+
+bool runs_eztrace(const std::vector<std::string>& command, const std::vector<std::string>& env) {
+  for (const auto& word : command) {
+    if (std::filesystem::path(word).filename() == "eztrace") return true;
+  }
+  return env_value(env, "LD_PRELOAD").value_or("").find("libeztrace") != std::string::npos;
+}
+
+AlignmentCapture::AlignmentCapture(const std::filesystem::path& out, std::vector<std::string>& env)
+    : dir_(std::filesystem::path(out) += ".alignment") {
+  std::error_code ec;
+  std::filesystem::remove_all(dir_, ec);  // left over from a recorder that died
+  if (!std::filesystem::create_directories(dir_, ec) || ec) {
+    fail("cannot create {}: {}", dir_.string(), ec ? ec.message() : "it exists");
+  }
+  // After EZTrace's libraries, whatever put them there (the eztrace launcher prepends its own).
+  std::string preload = env_value(env, "LD_PRELOAD").value_or("");
+  preload += (preload.empty() ? "" : ":") + preload_helper_path().string();
+  set_env(env, "LD_PRELOAD", preload);
+  set_env(env, "EZIOTRACE_SIDECAR_DIR", dir_.string());
+}
+
+AlignmentCapture::~AlignmentCapture() {
+  std::error_code ec;
+  if (!stored_) std::filesystem::remove_all(dir_, ec);
+}
+
+size_t AlignmentCapture::store_into(const std::filesystem::path& archive_dir) {
+  std::filesystem::path to = archive_dir / kAlignmentDirName;
+  std::error_code ec;
+  std::filesystem::rename(dir_, to, ec);
+  if (ec)
+    fail("cannot move the alignment data {} to {}: {}", dir_.string(), to.string(), ec.message());
+  stored_ = true;
+  size_t n = 0;
+  for (const auto& e : std::filesystem::directory_iterator(to, ec))
+    n += e.path().extension() == ".json";
+  return n;
 }
 
 MergeSummary merge_recorded(const std::filesystem::path& eztrace,
@@ -170,18 +284,35 @@ MergeSummary merge_recorded(const std::filesystem::path& eztrace,
   std::filesystem::path base = std::filesystem::absolute(eztrace);
   if (base.extension() == ".otf2") base = base.parent_path();
   if (base.filename().string().ends_with("_trace")) base = base.parent_path();
+  std::filesystem::path kernel = std::filesystem::absolute(kernel_anchor);
+  if (std::filesystem::is_directory(kernel)) kernel /= "eziotrace.otf2";
   EztraceSetup setup;
   setup.trace_dir = base;
-  setup.sidecar_dir = sidecar_dir.empty() ? base / "eziotrace-alignment" : sidecar_dir;
-  if (!std::filesystem::is_directory(setup.sidecar_dir)) {
-    fail(
-        "no alignment data for {}: {} does not exist. The merge needs each process's EZTrace "
-        "first_timestamp and thread table, written by the preload helper during the run "
-        "(eziotrace -- cmd does it; or LD_PRELOAD libeziotrace-preload.so with "
-        "EZIOTRACE_SIDECAR_DIR set) — give their directory with --alignment",
-        eztrace.string(), setup.sidecar_dir.string());
+  if (!sidecar_dir.empty()) {
+    setup.sidecar_dir = sidecar_dir;
+    if (!std::filesystem::is_directory(setup.sidecar_dir)) {
+      fail("--alignment {}: no such directory", sidecar_dir.string());
+    }
+  } else {
+    std::filesystem::path in_kernel = kernel.parent_path() / kAlignmentDirName;
+    std::filesystem::path beside = base / kAlignmentDirName;
+    if (std::filesystem::is_directory(in_kernel)) {
+      setup.sidecar_dir = in_kernel;
+    } else if (std::filesystem::is_directory(beside)) {
+      setup.sidecar_dir = beside;
+    } else {
+      fail(
+          "no alignment data: the kernel archive carries none ({} does not exist) and neither "
+          "does the EZTrace directory ({}). The merge needs each process's EZTrace "
+          "first_timestamp and thread table, written at run time by the preload helper: record "
+          "with `eziotrace record -- eztrace -t MODULES prog` (or `eziotrace -- prog`), or "
+          "preload libeziotrace-preload.so with EZIOTRACE_SIDECAR_DIR set and give that "
+          "directory with --alignment",
+          in_kernel.string(), beside.string());
+    }
   }
-  return finish_eztrace(setup, kernel_anchor, out_dir);
+  // The EZTrace directory is only where the archives are: it may hold the application's files.
+  return merge_from(setup, kernel, out_dir, {});
 }
 
 }  // namespace ezio::converters

@@ -38,7 +38,9 @@ MergeSummary finish_eztrace(const EztraceSetup& setup, const std::filesystem::pa
                             const std::filesystem::path& out_dir);
 
 // `eziotrace merge`: eztrace = eztrace_log.otf2, its <prog>_trace directory, or a directory of
-// <prog>_trace directories; sidecar_dir empty = <that directory>/eziotrace-alignment.
+// <prog>_trace directories; kernel = eziotrace.otf2 or its directory; sidecar_dir empty = the
+// kernel archive's eziotrace-alignment (eziotrace record), else <EZTrace directory>/
+// eziotrace-alignment.
 MergeSummary merge_recorded(const std::filesystem::path& eztrace,
                             const std::filesystem::path& kernel_anchor,
                             const std::filesystem::path& out_dir,
@@ -46,5 +48,41 @@ MergeSummary merge_recorded(const std::filesystem::path& eztrace,
 
 // Where the preload helper library is: next to the running executable.
 std::filesystem::path preload_helper_path();
+
+// The command line that runs `command` under EZTrace as set up: setup.env is added to env, except
+// when the command is MPICH's launcher (mpiexec.hydra, also as mpirun): then the settings reach
+// the ranks only, through -genv, because EZTrace's MPI module preloaded into the launcher and its
+// proxies (which never call MPI_Init) makes them abort at exit.
+std::vector<std::string> eztrace_command(const EztraceSetup& setup,
+                                         const std::vector<std::string>& command,
+                                         std::vector<std::string>& env);
+
+// `eziotrace record` of a command that runs EZTrace itself (`eztrace -t ...`, or EZTrace's
+// libraries in LD_PRELOAD): true when the command line or env says so.
+bool runs_eztrace(const std::vector<std::string>& command, const std::vector<std::string>& env);
+
+// Lets `eziotrace record` keep the helper's alignment data with the kernel archive, so that
+// `eziotrace merge` needs nothing else. The files are written to <out>.alignment during the run
+// (the staging directory is only created once the application has ended) and moved into the
+// archive directory by store_into(); the directory is removed when that never happens.
+class AlignmentCapture {
+ public:
+  // Creates the directory and adds the helper (LD_PRELOAD, after what is there) and
+  // EZIOTRACE_SIDECAR_DIR to env.
+  AlignmentCapture(const std::filesystem::path& out, std::vector<std::string>& env);
+  ~AlignmentCapture();
+  AlignmentCapture(const AlignmentCapture&) = delete;
+  AlignmentCapture& operator=(const AlignmentCapture&) = delete;
+  const std::filesystem::path& dir() const { return dir_; }
+  // Moves the alignment files to <archive_dir>/eziotrace-alignment; returns how many there are.
+  size_t store_into(const std::filesystem::path& archive_dir);
+
+ private:
+  std::filesystem::path dir_;
+  bool stored_ = false;
+};
+
+// The alignment directory inside a kernel archive directory.
+inline constexpr const char* kAlignmentDirName = "eziotrace-alignment";
 
 }  // namespace ezio::converters

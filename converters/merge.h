@@ -4,6 +4,7 @@
 // docs/merge.md describes the rules.
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -12,10 +13,13 @@
 
 namespace ezio::converters {
 
-// One EZTrace archive and the alignment data of the process that wrote it.
+// One EZTrace process: its alignment data, the archive it wrote, and which of the archive's
+// locations are its threads. In MPI mode all ranks write one shared archive, each its own
+// locations; otherwise a process owns its whole archive.
 struct EztraceInput {
   Sidecar process;
-  Archive archive;
+  std::shared_ptr<const Archive> archive;
+  std::vector<OTF2_LocationRef> locations;
 };
 
 struct MergeReport {
@@ -24,6 +28,8 @@ struct MergeReport {
   uint64_t kernel_events = 0;     // kernel events written
   uint64_t own_io_calls = 0;      // kernel calls dropped as EZTrace's (or the helper's) own I/O
   uint64_t own_io_processes = 0;  // kernel processes dropped (EZTrace's `rm -rf` child)
+  uint64_t own_io_block_requests = 0;  // block requests caused by a dropped call (call.id)
+  uint64_t comms = 0, groups = 0;      // EZTrace's communicators and groups, as written
   uint64_t checked_calls = 0;     // user calls that must contain their system call
   uint64_t violations = 0;
   uint64_t clamped_events = 0;  // events whose time had to be raised to keep a location ordered

@@ -23,10 +23,25 @@ Sidecar parse_sidecar(const std::string& line) {
   s.program = j.at("program").get<std::string>();
   s.cwd = j.at("cwd").get<std::string>();
   s.trace_dir_env = j.value("trace_dir_env", "");
+  s.sidecar_dir = j.value("sidecar_dir", "");
   s.first_timestamp = j.at("first_timestamp").get<uint64_t>();
   s.ctor_ns = j.value("ctor_ns", uint64_t{0});
   s.ctor_before_eztrace = j.value("ctor_before_eztrace", false);
   s.exit_ns = j.value("exit_ns", uint64_t{0});
+  s.clock = j.value("clock", std::string("CLOCK_MONOTONIC"));
+  if (s.clock == "MPI_Wtime") {
+    if (!j.contains("clock_offset_ns")) {
+      fail(
+          "{} [{}] stamped its EZTrace events with MPI_Wtime, but the helper could not measure "
+          "that clock against CLOCK_MONOTONIC (EZTrace's atexit callbacks did not run before "
+          "MPI_Finalize): its events cannot be placed",
+          s.program, s.pid);
+    }
+    s.clock_offset_ns = j.at("clock_offset_ns").get<int64_t>();
+    s.clock_offset_error_ns = j.value("clock_offset_error_ns", uint64_t{0});
+  } else if (s.clock != "CLOCK_MONOTONIC") {
+    fail("{} [{}]: unknown EZTrace clock '{}' in the alignment data", s.program, s.pid, s.clock);
+  }
   for (const auto& t : j.at("threads")) {
     s.threads.push_back({t.at("tid").get<uint32_t>(), t.at("rank").get<int>(),
                          t.at("location").get<uint64_t>(), t.value("name", "")});

@@ -22,14 +22,22 @@ struct Sidecar {
   std::string program;  // argv[0] without directories: EZTrace names its archive <program>_trace
   std::filesystem::path cwd;
   std::string trace_dir_env;     // EZTRACE_TRACE_DIR, "" when unset
-  uint64_t first_timestamp = 0;  // CLOCK_MONOTONIC ns; EZTrace time = monotonic - this
+  std::filesystem::path sidecar_dir;  // where the helper wrote this file (its I/O is filtered)
+  uint64_t first_timestamp = 0;       // in EZTrace's clock; EZTrace time = that clock - this
   uint64_t ctor_ns = 0;          // helper constructor: start of EZTrace's own start-up I/O
   bool ctor_before_eztrace = false;
   uint64_t exit_ns = 0;
+  // EZTrace's clock: CLOCK_MONOTONIC, or MPI_Wtime()*1e9 in MPI mode, whose offset to
+  // CLOCK_MONOTONIC (clock - monotonic) the helper measured to within clock_offset_error_ns.
+  std::string clock = "CLOCK_MONOTONIC";
+  int64_t clock_offset_ns = 0;
+  uint64_t clock_offset_error_ns = 0;
   std::vector<EztraceThread> threads;
 
   // Where EZTrace wrote this process's archive: <EZTRACE_TRACE_DIR or cwd>/<program>_trace.
   std::filesystem::path trace_dir() const;
+  // CLOCK_MONOTONIC = EZTrace time + this.
+  uint64_t time_offset() const { return first_timestamp - static_cast<uint64_t>(clock_offset_ns); }
 };
 
 // Parses every *.json file of dir; throws ezio::Error on a malformed file.

@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <sstream>
+#include <string_view>
 
 #include "common/error.h"
 #include "common/log.h"
@@ -14,7 +16,9 @@ namespace {
 
 struct FentryPair {
   const char* function;
-  const char* program;  // skeleton programs <program>_entry and <program>_exit
+  // skeleton programs <program>_entry and <program>_exit (fentry/fexit); for the VFS functions
+  // also <program>_kprobe and <program>_kretprobe (bpf/vfs_kprobe.bpf.h)
+  const char* program;
 };
 
 constexpr FentryPair kVfsFunctions[] = {
@@ -102,6 +106,9 @@ class Planner {
   bool try_tp(unsigned layer, const std::string& tp) {
     return record(layer, "tp_btf/" + tp, k_.tp_btf(tp));
   }
+  bool try_kprobe(unsigned layer, const std::string& fn, bool retprobe) {
+    return record(layer, (retprobe ? "kretprobe/" : "kprobe/") + fn, k_.kprobe(fn, retprobe));
+  }
   bool record(unsigned layer, std::string hook, const ProbeOutcome& o) {
     plan_.trials.push_back({layer, {std::move(hook), o.ok, o.why}});
     return o.ok;
@@ -120,32 +127,49 @@ class Planner {
     p.accuracy = "exact";
   }
 
+  // fentry/fexit first, then kprobe/kretprobe: both give the real VFS times. A kind takes the layer
+  // when it hooks vfs_read and vfs_write, with every other VFS function it can hook. Only one kind
+  // is loaded: a call seen by both would be recorded twice.
   void plan_vfs() {
-    std::vector<std::string> exact;
-    for (const auto& f : kVfsFunctions) {
-      if (try_fentry(EZIO_LAYER_VFS, f.function)) {
-        exact.push_back(f.function);
-        add_pair(f.program);
-      }
-    }
     auto& p = plan_.layers[EZIO_LAYER_VFS];
-    bool has_rw = std::find(exact.begin(), exact.end(), "vfs_read") != exact.end() &&
-                  std::find(exact.begin(), exact.end(), "vfs_write") != exact.end();
-    if (has_rw) {
-      p.hook = "fentry/fexit " + join(exact, ",");
+    for (VfsHook kind : {VfsHook::fentry, VfsHook::kprobe}) {
+      std::vector<std::string> hooked = hook_vfs(kind);
+      if (hooked.empty()) continue;
+      plan_.vfs_hook = kind;
+      p.hook = fmt::format("{} {}", kind == VfsHook::fentry ? "fentry/fexit" : "kprobe/kretprobe",
+                           join(hooked, ","));
       p.accuracy = "exact";
       return;
     }
-    // Without fentry, kprobes would be next; eziotrace has no kprobe programs yet, so the probe is
-    // only reported (tests/qemu and docs/kernel-layers.md say where kprobes are).
-    record(EZIO_LAYER_VFS, "kprobe/vfs_read", k_.kprobe("vfs_read"));
-    for (const auto& f : kVfsFunctions) {
-      plan_.programs.erase(std::string(f.program) + "_entry");
-      plan_.programs.erase(std::string(f.program) + "_exit");
-    }
+    plan_.vfs_hook = VfsHook::derived;
     plan_.vfs_derived = true;
     p.hook = "derived from tp_btf/sys_exit (fd -> struct file)";
     p.accuracy = "derived";
+  }
+
+  // The VFS functions this kind of hook attaches to, their programs added to the plan; empty, and
+  // nothing added, when vfs_read or vfs_write is not among them (they come first in
+  // kVfsFunctions, so a kind that cannot have them is not tried further).
+  std::vector<std::string> hook_vfs(VfsHook kind) {
+    std::vector<std::string> hooked;
+    for (const auto& f : kVfsFunctions) {
+      bool ok = kind == VfsHook::fentry ? try_fentry(EZIO_LAYER_VFS, f.function)
+                                        : try_kprobe(EZIO_LAYER_VFS, f.function, false) &&
+                                              try_kprobe(EZIO_LAYER_VFS, f.function, true);
+      std::string_view fn = f.function;
+      if (!ok && (fn == "vfs_read" || fn == "vfs_write")) return {};
+      if (ok) hooked.push_back(f.function);
+    }
+    for (const auto& f : kVfsFunctions) {
+      if (std::find(hooked.begin(), hooked.end(), f.function) == hooked.end()) continue;
+      if (kind == VfsHook::fentry) {
+        add_pair(f.program);
+      } else {
+        plan_.programs.insert(std::string(f.program) + "_kprobe");
+        plan_.programs.insert(std::string(f.program) + "_kretprobe");
+      }
+    }
+    return hooked;
   }
 
   void plan_fs() {
@@ -242,6 +266,20 @@ LayerSet parse_layers(const std::string& text) {
 
 ProbePlan plan_probes(const LayerSet& layers) { return Planner(layers).run(); }
 
+const char* vfs_hook_name(VfsHook h) {
+  switch (h) {
+    case VfsHook::off:
+      return "off";
+    case VfsHook::fentry:
+      return "fentry";
+    case VfsHook::kprobe:
+      return "kprobe";
+    case VfsHook::derived:
+      return "derived";
+  }
+  return "?";
+}
+
 std::string probe_property(const LayerPlan& p) {
   return p.on ? fmt::format("{} ({})", p.hook, p.accuracy) : std::string();
 }
@@ -258,6 +296,10 @@ void add_probes_command(CLI::App& app) {
       if (l == EZIO_LAYER_PROCESS) continue;
       const auto& p = plan.layers[l];
       out += fmt::format("{:<10} {:<9} {}\n", layer_name(l), p.accuracy, p.hook);
+    }
+    if (!denied_hook_kinds().empty()) {
+      out += fmt::format("\nhook kinds denied by EZIOTRACE_DENY_HOOKS (test aid): {}\n",
+                         join(denied_hook_kinds(), ","));
     }
     if (*verbose) {
       out += "\nhooks tried:\n";

@@ -29,9 +29,15 @@ struct LayerPlan {
   std::string accuracy;  // "exact", "derived", "mixed" or "off"
 };
 
+// How the VFS layer is hooked, in order of preference: fentry/fexit and kprobe/kretprobe give the
+// real entry and exit times, derived takes them from the syscall.
+enum class VfsHook { off, fentry, kprobe, derived };
+const char* vfs_hook_name(VfsHook h);
+
 struct ProbePlan {
   std::array<LayerPlan, EZIO_LAYER_COUNT> layers;
-  bool vfs_derived = false;
+  VfsHook vfs_hook = VfsHook::off;
+  bool vfs_derived = false;        // vfs_hook == derived
   std::set<std::string> programs;  // VFS/FS BPF programs to load (skeleton program names)
   std::vector<std::pair<unsigned, HookTrial>> trials;  // layer, what was tried
 };

@@ -8,8 +8,12 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <fstream>
+#include <optional>
+#include <sstream>
 #include <utility>
 
 #include "common/error.h"
@@ -36,7 +40,47 @@ class Fd {
 
 ProbeOutcome failed(int err) { return {false, errno_text(err)}; }
 
+constexpr const char* kDenyVariable = "EZIOTRACE_DENY_HOOKS";
+
+// An outcome that says why the hook is not tried, or nothing when kind is allowed.
+std::optional<ProbeOutcome> denial(const char* kind) {
+  const auto& denied = denied_hook_kinds();
+  if (std::find(denied.begin(), denied.end(), kind) == denied.end()) return std::nullopt;
+  return ProbeOutcome{false, fmt::format("{} hooks denied by {}", kind, kDenyVariable)};
+}
+
+// The bit of perf_event_attr.config that makes a kprobe PMU event a kretprobe ("config:0").
+int retprobe_bit() {
+  std::ifstream in("/sys/bus/event_source/devices/kprobe/format/retprobe");
+  std::string format;
+  if (!(in >> format) || format.rfind("config:", 0) != 0) return -1;
+  try {
+    return std::stoi(format.substr(7));
+  } catch (const std::exception&) {
+    return -1;
+  }
+}
+
 }  // namespace
+
+const std::vector<std::string>& denied_hook_kinds() {
+  static const std::vector<std::string> kinds = [] {
+    std::vector<std::string> v;
+    const char* env = std::getenv(kDenyVariable);
+    std::stringstream in(env ? env : "");
+    std::string word;
+    while (std::getline(in, word, ',')) {
+      if (word.empty()) continue;
+      if (word != "fentry" && word != "kprobe" && word != "tp_btf") {
+        fail("{}: unknown hook kind '{}' (fentry, kprobe, tp_btf; comma-separated)", kDenyVariable,
+             word);
+      }
+      v.push_back(word);
+    }
+    return v;
+  }();
+  return kinds;
+}
 
 void KernelProber::BtfDeleter::operator()(btf* b) const { btf__free(b); }
 
@@ -117,24 +161,45 @@ ProbeOutcome KernelProber::load_and_attach(uint32_t expected_attach_type, const 
 }
 
 ProbeOutcome KernelProber::fentry(const std::string& function) {
+  if (auto d = denial("fentry")) return *d;
   return load_and_attach(BPF_TRACE_FENTRY, function, BTF_KIND_FUNC);
 }
 
 ProbeOutcome KernelProber::tp_btf(const std::string& tracepoint) {
+  if (auto d = denial("tp_btf")) return *d;
   return load_and_attach(BPF_TRACE_RAW_TP, "btf_trace_" + tracepoint, BTF_KIND_TYPEDEF);
 }
 
-ProbeOutcome KernelProber::kprobe(const std::string& function) {
+ProbeOutcome KernelProber::kprobe(const std::string& function, bool retprobe) {
+  if (auto d = denial("kprobe")) return *d;
   std::ifstream type_file("/sys/bus/event_source/devices/kprobe/type");
   int type = -1;
   if (!(type_file >> type)) return {false, "no kprobe PMU (kernel built without CONFIG_KPROBES)"};
   perf_event_attr attr = {};
   attr.size = sizeof(attr);
   attr.type = type;
+  if (retprobe) {
+    int bit = retprobe_bit();
+    if (bit < 0) return {false, "the kprobe PMU has no retprobe format"};
+    attr.config |= 1ull << bit;
+  }
   attr.config1 = reinterpret_cast<uintptr_t>(function.c_str());
   attr.config2 = 0;
-  Fd fd(static_cast<int>(syscall(SYS_perf_event_open, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC)));
-  if (fd.get() < 0) return failed(errno);
+  // The probe is registered system-wide on CPU 0 but never enabled: it only has to exist and take
+  // the program.
+  Fd event(static_cast<int>(syscall(SYS_perf_event_open, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC)));
+  if (event.get() < 0) return failed(errno);
+  // A kernel can register the kprobe and still refuse BPF on it (built without CONFIG_BPF_EVENTS,
+  // a security policy): only a program really attached answers.
+  bpf_insn insns[2] = {};
+  insns[0].code = BPF_ALU64 | BPF_MOV | BPF_K;
+  insns[0].dst_reg = BPF_REG_0;
+  insns[1].code = BPF_JMP | BPF_EXIT;
+  Fd prog(bpf_prog_load(BPF_PROG_TYPE_KPROBE, "ezio_probe", "GPL", insns, 2, nullptr));
+  if (prog.get() < 0) return failed(errno);
+  if (ioctl(event.get(), PERF_EVENT_IOC_SET_BPF, prog.get()) < 0) return failed(errno);
+  // Unregistering a kprobe waits for an RCU grace period: closed with the trial links.
+  links_.push_back(event.release());
   return {true, ""};
 }
 

@@ -11,6 +11,11 @@ struct btf;
 
 namespace ezio::recorder {
 
+// Hook kinds (fentry, kprobe, tp_btf) named in the environment variable EZIOTRACE_DENY_HOOKS
+// (comma-separated), which every probe then reports as unavailable: a test and debugging aid that
+// makes a kernel with the preferred hooks take the fallbacks. Fails on an unknown kind.
+const std::vector<std::string>& denied_hook_kinds();
+
 struct ProbeOutcome {
   bool ok = false;
   std::string why;  // errno text when !ok
@@ -27,8 +32,9 @@ class KernelProber {
   ProbeOutcome fentry(const std::string& function);
   // tp_btf on a tracepoint (vmlinux or module), e.g. "ext4_da_write_begin".
   ProbeOutcome tp_btf(const std::string& tracepoint);
-  // A kprobe on function can be registered (perf kprobe PMU).
-  ProbeOutcome kprobe(const std::string& function);
+  // A kprobe (or kretprobe) on function takes a BPF program: one is loaded and attached through
+  // the perf kprobe PMU.
+  ProbeOutcome kprobe(const std::string& function, bool retprobe = false);
 
  private:
   struct BtfDeleter {

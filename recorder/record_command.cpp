@@ -2,11 +2,14 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
+#include <optional>
 
 #include "common/command.h"
 #include "common/error.h"
 #include "common/log.h"
+#include "converters/eztrace_run.h"
 #include "recorder/bpf_session.h"
 #include "recorder/launcher.h"
 #include "recorder/output_dir.h"
@@ -67,11 +70,24 @@ RecordResult record(const RecordOptions& o) {
     if (l != EZIO_LAYER_PROCESS) info.probes[l] = probe_property(plan.layers[l]);
   }
 
+  std::vector<std::string> env = o.environment.empty() ? current_environment() : o.environment;
+  // An EZTrace-traced command: the helper's alignment data goes into the archive, so that
+  // `eziotrace merge` can align EZTrace's trace later. Not when the caller (eziotrace run)
+  // collects it itself.
+  std::optional<converters::AlignmentCapture> alignment;
+  bool collected = std::any_of(env.begin(), env.end(), [](const std::string& e) {
+    return e.starts_with("EZIOTRACE_SIDECAR_DIR=");
+  });
+  if (!collected && (o.eztrace_alignment || converters::runs_eztrace(o.command, env))) {
+    alignment.emplace(result.archive, env);
+    give_to(alignment->dir(), user);  // written by the application's processes
+  }
+
   RecordStore store;
   uint64_t t_load = monotonic_ns();
   BpfSession bpf(o.ring_buffer_mib * 1024 * 1024, store, plan);
   spdlog::debug("BPF programs loaded and attached in {:.3f} s", (monotonic_ns() - t_load) / 1e9);
-  Launcher app(o.command, o.environment.empty() ? current_environment() : o.environment, user);
+  Launcher app(o.command, env, user);
   bpf.trace_process(app.pid());
   SignalForwarding signals;
   info.start_monotonic_ns = monotonic_ns();
@@ -100,6 +116,11 @@ RecordResult record(const RecordOptions& o) {
   uint64_t t_write = monotonic_ns();
   result.summary = write_kernel_archive(staging, store, info);
   spdlog::debug("archive written in {:.3f} s", (monotonic_ns() - t_write) / 1e9);
+  if (alignment) {
+    size_t n = alignment->store_into(staging);
+    spdlog::info("alignment data of {} EZTrace process(es) kept in the archive ({})", n,
+                 converters::kAlignmentDirName);
+  }
   give_to(staging, user);
   publish(staging, result.archive, o.force);
   return result;
@@ -159,6 +180,10 @@ void add_record_command(CLI::App& app, const std::vector<std::string>& command) 
   cmd->add_option("--layers", opts->layers,
                   "layers to record, comma-separated: syscall,vfs,fs,pagecache,block (default: "
                   "all; syscall is always recorded, the others nest in it)");
+  cmd->add_flag("--eztrace-alignment", opts->eztrace_alignment,
+                "keep the alignment data of EZTrace-traced processes in the archive, for "
+                "`eziotrace merge` (automatic when the command runs `eztrace` or preloads "
+                "EZTrace)");
   cmd->add_flag("-v,--verbose", *verbose, "show libbpf and debug messages");
   cmd->footer("Everything after the options (or after --) is the command and its arguments.");
   cmd->callback([opts, verbose, &command] {

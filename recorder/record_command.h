@@ -19,6 +19,9 @@ struct RecordOptions {
   std::string layers = "all";  // --layers (recorder/probe.h parse_layers)
   std::vector<std::string> command;
   std::vector<std::string> environment;  // empty: the recorder's own
+  // Keep the EZTrace alignment data in the archive (eziotrace merge needs it). Done anyway when
+  // the command runs EZTrace (converters::runs_eztrace).
+  bool eztrace_alignment = false;
 };
 
 struct RecordResult {

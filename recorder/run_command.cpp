@@ -50,7 +50,7 @@ void run(RunOptions& o) {
   kernel.output = parts / "kernel";
   kernel.force = false;
   kernel.environment = current_environment();
-  kernel.environment.insert(kernel.environment.end(), setup.env.begin(), setup.env.end());
+  kernel.command = converters::eztrace_command(setup, o.record.command, kernel.environment);
   RecordResult r = record(kernel);
 
   fs::path staging = staging_dir(out);

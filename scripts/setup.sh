@@ -6,7 +6,7 @@ packages=(
   build-essential cmake ninja-build pkg-config clang llvm clang-format
   libbpf-dev bpftool libelf-dev zlib1g-dev
   libotf2-trace-dev otf2-tools python3-otf2
-  eztrace libeztrace-dev vite
+  eztrace libeztrace-dev vite mpich libmpich-dev
   libfmt-dev libspdlog-dev libcli11-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   qemu-system-x86 busybox-static bc

@@ -102,8 +102,8 @@ Ref ArchiveWriter::io_file(std::string_view path, Ref scope_node) {
 }
 
 Ref ArchiveWriter::io_handle(std::string_view name, Ref file, Ref paradigm, OTF2_IoHandleFlag flags,
-                             Ref parent) {
-  io_handles_.push_back({string(name), file, paradigm, flags, parent});
+                             Ref parent, Ref comm) {
+  io_handles_.push_back({string(name), file, paradigm, flags, parent, comm});
   return static_cast<Ref>(io_handles_.size() - 1);
 }
 
@@ -111,6 +111,11 @@ Ref ArchiveWriter::group(std::string_view name, OTF2_GroupType type, OTF2_Paradi
                          OTF2_GroupFlag flags, std::vector<uint64_t> members) {
   groups_.push_back({string(name), type, paradigm, flags, std::move(members)});
   return static_cast<Ref>(groups_.size() - 1);
+}
+
+Ref ArchiveWriter::comm(std::string_view name, Ref group, Ref parent) {
+  comms_.push_back({string(name), group, parent});
+  return static_cast<Ref>(comms_.size() - 1);
 }
 
 Ref ArchiveWriter::metric_member(std::string_view name, std::string_view description,
@@ -272,6 +277,13 @@ void ArchiveWriter::close() {
                                           g.members.data()),
           "writing a group");
   }
+  // After the groups they refer to, before the I/O handles that refer to them.
+  for (size_t i = 0; i < comms_.size(); ++i) {
+    auto& c = comms_[i];
+    check(OTF2_GlobalDefWriter_WriteComm(gw, static_cast<Ref>(i), c.name, c.group, c.parent,
+                                         OTF2_COMM_FLAG_NONE),
+          "writing a communicator");
+  }
   for (size_t i = 0; i < io_paradigms_.size(); ++i) {
     auto& p = io_paradigms_[i];
     check(OTF2_GlobalDefWriter_WriteIoParadigm(gw, static_cast<Ref>(i), p.identification, p.name,
@@ -286,7 +298,7 @@ void ArchiveWriter::close() {
   for (size_t i = 0; i < io_handles_.size(); ++i) {
     auto& h = io_handles_[i];
     check(OTF2_GlobalDefWriter_WriteIoHandle(gw, static_cast<Ref>(i), h.name, h.file, h.paradigm,
-                                             h.flags, OTF2_UNDEFINED_COMM, h.parent),
+                                             h.flags, h.comm, h.parent),
           "writing an I/O handle");
   }
   check(OTF2_Archive_CloseGlobalDefWriter(a, gw), "closing the global definition writer");

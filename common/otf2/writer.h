@@ -55,9 +55,11 @@ class ArchiveWriter {
   Ref io_file(std::string_view path, Ref scope_node);
   Ref io_handle(std::string_view name, Ref file, Ref paradigm,
                 OTF2_IoHandleFlag flags = OTF2_IO_HANDLE_FLAG_NONE,
-                Ref parent = OTF2_UNDEFINED_IO_HANDLE);
+                Ref parent = OTF2_UNDEFINED_IO_HANDLE, Ref comm = OTF2_UNDEFINED_COMM);
   Ref group(std::string_view name, OTF2_GroupType type, OTF2_Paradigm paradigm,
             OTF2_GroupFlag flags, std::vector<uint64_t> members);
+  // A communicator over a COMM_GROUP group (parent: another comm or OTF2_UNDEFINED_COMM).
+  Ref comm(std::string_view name, Ref group, Ref parent = OTF2_UNDEFINED_COMM);
   Ref paradigm(OTF2_Paradigm paradigm, std::string_view name, OTF2_ParadigmClass cls);
   // A metric member (one counter) and a metric class grouping members for MetricEvents.
   Ref metric_member(std::string_view name, std::string_view description, OTF2_MetricType type,
@@ -148,6 +150,7 @@ class ArchiveWriter {
     Ref name, file, paradigm;
     OTF2_IoHandleFlag flags;
     Ref parent;
+    Ref comm;
   };
   std::vector<IoHandleDef> io_handles_;
   struct GroupMembersDef {
@@ -158,6 +161,10 @@ class ArchiveWriter {
     std::vector<uint64_t> members;
   };
   std::vector<GroupMembersDef> groups_;
+  struct CommDef {
+    Ref name, group, parent;
+  };
+  std::vector<CommDef> comms_;
   struct ParadigmDef {
     OTF2_Paradigm paradigm;
     Ref name;

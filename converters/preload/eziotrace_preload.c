@@ -15,7 +15,13 @@
  *   marks the start of EZTrace's start-up work (its `rm -rf`, mkdir, first .def write); the merge
  *   uses that window to filter EZTrace's own I/O. `ctor_before_eztrace` says whether that held.
  * - An exec'd program loads the helper again and writes its own line (own first_timestamp); a
- *   forked child that does not exec is not traced by EZTrace and writes nothing. */
+ *   forked child that does not exec is not traced by EZTrace and writes nothing.
+ * - In MPI mode EZTrace's clock is MPI_Wtime()*1e9, not CLOCK_MONOTONIC. MPICH refuses MPI_Wtime
+ *   after MPI_Finalize, so the offset between the two clocks is sampled from EZTrace's atexit
+ *   list, which it runs inside its MPI_Finalize wrapper while MPI is still up. MPICH's MPI_Wtime
+ *   is CLOCK_REALTIME minus a whole number of seconds: with the kernel's exact REALTIME -
+ *   MONOTONIC offset (/proc/timer_list, readable by root) the sampled offset is snapped to the
+ *   nanosecond; otherwise it is known to half the sampling bracket, which the line says. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
@@ -40,10 +46,71 @@ static uint64_t ctor_ns;
 static int ctor_before_eztrace;
 static char cwd[4096];
 
+/* EZTrace's raw MPI clock minus CLOCK_MONOTONIC, sampled while MPI is up (see above). */
+static int clock_sampled;
+static int64_t clock_offset;
+static uint64_t clock_bracket;
+
 static uint64_t monotonic_ns(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
   return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+typedef double (*wtime_fn)(void);
+
+static wtime_fn eztrace_mpi_clock(void) {
+  wtime_fn* w = dlsym(RTLD_DEFAULT, "EZT_MPI_Wtime");
+  return w ? *w : NULL;
+}
+
+static void sample_clock(void* unused) {
+  (void)unused;
+  wtime_fn w = eztrace_mpi_clock();
+  if (!w || getpid() != ctor_pid) return;
+  uint64_t best = UINT64_MAX;
+  for (int i = 0; i < 64; ++i) {
+    uint64_t a = monotonic_ns();
+    uint64_t raw = w() * 1e9; /* converted exactly as ezt_get_timestamp() does */
+    uint64_t b = monotonic_ns();
+    if (b - a < best) {
+      best = b - a;
+      clock_offset = (int64_t)raw - (int64_t)(a + (b - a) / 2);
+    }
+  }
+  clock_bracket = best;
+  clock_sampled = 1;
+}
+
+/* The kernel's CLOCK_REALTIME - CLOCK_MONOTONIC offset, exactly: hrtimer clock base 1 (REALTIME)
+ * in /proc/timer_list. 0 when it cannot be read (not root, other layout). */
+static int64_t realtime_offset(void) {
+  int fd = open("/proc/timer_list", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  static char buf[8192];
+  ssize_t n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  if (n <= 0) return 0;
+  buf[n] = 0;
+  const char* base = strstr(buf, " clock 1:");
+  const char* off = base ? strstr(base, ".offset:") : NULL;
+  if (!off) return 0;
+  return strtoll(off + 8, NULL, 10);
+}
+
+/* MPICH's MPI_Wtime is CLOCK_REALTIME minus whole seconds: when the sampled offset says so, the
+ * exact value follows from the kernel's offset. Returns the remaining uncertainty in ns. */
+static uint64_t snap_clock_offset(void) {
+  uint64_t error = clock_bracket / 2 + 1;
+  int64_t real = realtime_offset();
+  if (real <= 0) return error;
+  int64_t epoch = real - clock_offset; /* MPI_Wtime = REALTIME - epoch */
+  int64_t whole = (epoch + 500000000) / 1000000000 * 1000000000;
+  int64_t miss = epoch - whole;
+  if (miss < 0) miss = -miss;
+  if ((uint64_t)miss > error + 1000) return error; /* not whole seconds: keep the sample */
+  clock_offset = real - whole;
+  return 1; /* EZTrace truncates MPI_Wtime()*1e9 to an integer */
 }
 
 /* A bounded output buffer; the whole line is built in memory and written with one write(). */
@@ -63,6 +130,8 @@ static void put(struct out* o, const char* s, size_t n) {
   memcpy(o->buf + o->len, s, n);
   o->len += n;
 }
+
+#define PUT_LITERAL(o, s) put((o), (s), sizeof(s) - 1)
 
 static void putf(struct out* o, const char* fmt, unsigned long long v) {
   char tmp[64];
@@ -93,6 +162,11 @@ __attribute__((constructor)) static void eziotrace_preload_init(void) {
   ctor_before_eztrace = first && *first == 0;
   /* EZTrace puts <prog>_trace in EZTRACE_TRACE_DIR or the working directory at start. */
   if (!getcwd(cwd, sizeof cwd)) cwd[0] = 0;
+  /* EZTrace's atexit list is a zero-initialised global: registering before its constructor is
+   * safe, and the callback runs during its finalization (in MPI mode before PMPI_Finalize). */
+  void (*at_exit)(void (*)(void*), void*) =
+      (void (*)(void (*)(void*), void*))dlsym(RTLD_DEFAULT, "eztrace_atexit");
+  if (at_exit) at_exit(sample_clock, NULL);
 }
 
 __attribute__((destructor)) static void eziotrace_preload_fini(void) {
@@ -104,6 +178,8 @@ __attribute__((destructor)) static void eziotrace_preload_fini(void) {
       (struct ezt_thread_info * (*)(int)) dlsym(RTLD_DEFAULT, "get_thread_info");
   if (!first || !nb_threads || !thread_info) return; /* EZTrace is not loaded in this process */
   uint64_t exit_ns = monotonic_ns();
+  int mpi_clock = clock_sampled || eztrace_mpi_clock();
+  uint64_t clock_error = clock_sampled ? snap_clock_offset() : 0;
 
   struct out o = {0};
   putf(&o, "{\"version\":1,\"pid\":%llu", (unsigned long long)getpid());
@@ -114,11 +190,25 @@ __attribute__((destructor)) static void eziotrace_preload_fini(void) {
   put_json_string(&o, cwd);
   put(&o, ",\"trace_dir_env\":", 17);
   put_json_string(&o, getenv("EZTRACE_TRACE_DIR"));
+  PUT_LITERAL(&o, ",\"sidecar_dir\":");
+  put_json_string(&o, dir);
   putf(&o, ",\"first_timestamp\":%llu", (unsigned long long)*first);
   putf(&o, ",\"ctor_ns\":%llu", (unsigned long long)ctor_ns);
   put(&o, ctor_before_eztrace ? ",\"ctor_before_eztrace\":true" : ",\"ctor_before_eztrace\":false",
       ctor_before_eztrace ? 27 : 28);
   putf(&o, ",\"exit_ns\":%llu", (unsigned long long)exit_ns);
+  if (mpi_clock) {
+    /* Without a sample the merge cannot place this process and says so. */
+    PUT_LITERAL(&o, ",\"clock\":\"MPI_Wtime\"");
+    if (clock_sampled) {
+      char tmp[64];
+      int n = snprintf(tmp, sizeof tmp, ",\"clock_offset_ns\":%lld", (long long)clock_offset);
+      if (n > 0) put(&o, tmp, (size_t)n);
+      putf(&o, ",\"clock_offset_error_ns\":%llu", (unsigned long long)clock_error);
+    }
+  } else {
+    PUT_LITERAL(&o, ",\"clock\":\"CLOCK_MONOTONIC\"");
+  }
   put(&o, ",\"threads\":[", 12);
   int n = nb_threads();
   int written = 0;

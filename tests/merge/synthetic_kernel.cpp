@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 
 #include "common/otf2/writer.h"
@@ -32,10 +33,12 @@ SyntheticCounts write_synthetic_kernel(const std::vector<converters::EztraceInpu
   for (const char* n : {"openat", "read", "write", "pwrite64", "close", "lseek", "fsync"}) {
     region(n);
   }
+  // Returns the call's call.id.
   auto span = [&](OTF2_LocationRef loc, const std::string& name, uint64_t t0, uint64_t t1,
                   std::optional<std::string> created_file) {
     OTF2_EvtWriter* ew = w.events(loc);
-    OTF2_AttributeList_AddUint64(w.attributes(), call_id, next_call++);
+    uint64_t id = next_call++;
+    OTF2_AttributeList_AddUint64(w.attributes(), call_id, id);
     OTF2_EvtWriter_Enter(ew, w.attributes(), t0, region(name));
     if (created_file) {
       otf2::Ref h = w.io_handle(fmt::format("{} [synthetic]", *created_file),
@@ -46,19 +49,24 @@ SyntheticCounts write_synthetic_kernel(const std::vector<converters::EztraceInpu
     OTF2_EvtWriter_Leave(ew, nullptr, t1, region(name));
     t_min = std::min(t_min, t0);
     t_max = std::max(t_max, t1);
+    return id;
   };
+  struct Request {
+    uint64_t t, call;
+  };
+  std::vector<Request> requests;
   for (const auto& in : inputs) {
     const auto& p = in.process;
     otf2::Ref g = w.location_group(fmt::format("{} [{}]", p.program, p.pid),
                                    OTF2_LOCATION_GROUP_TYPE_PROCESS, machine);
     w.location_group_property(g, "EZIOTRACE::PID", p.pid);
     w.location_group_property(g, "EZIOTRACE::PPID", p.ppid);
-    const auto& d = in.archive.defs;
+    const auto& d = in.archive->defs;
     for (const auto& t : p.threads) {
       w.location(t.tid, fmt::format("{} [{}]", p.program, t.tid), OTF2_LOCATION_TYPE_CPU_THREAD, g);
       w.location_property(t.tid, "EZIOTRACE::TID", t.tid);
-      auto ev = in.archive.events.find(t.location);
-      if (ev == in.archive.events.end()) continue;
+      auto ev = in.archive->events.find(t.location);
+      if (ev == in.archive->events.end()) continue;
       // Each user call of kCalls gets its syscall(s) in its middle third.
       struct Open {
         std::string name;
@@ -67,7 +75,7 @@ SyntheticCounts write_synthetic_kernel(const std::vector<converters::EztraceInpu
       std::vector<Open> stack;
       uint64_t last_leave = 0;
       for (const auto& e : ev->second) {
-        uint64_t at = e.time + p.first_timestamp;
+        uint64_t at = e.time + p.time_offset();
         if (e.kind == EventKind::Enter) {
           stack.push_back({d.str(d.regions.at(e.ref).name), at});
           continue;
@@ -90,7 +98,11 @@ SyntheticCounts write_synthetic_kernel(const std::vector<converters::EztraceInpu
         // fsync is not wrapped by EZTrace: a kernel call between user calls.
         if (o.name == "pwrite") {
           last_leave = at;
-          span(t.tid, "fsync", last_leave + 1, last_leave + 2, std::nullopt);
+          uint64_t fsync = span(t.tid, "fsync", last_leave + 1, last_leave + 2, std::nullopt);
+          if (!counts.app_block_call) {
+            counts.app_block_call = fsync;
+            requests.push_back({last_leave + 2, fsync});
+          }
         }
       }
       if (t.rank == 0) {
@@ -98,8 +110,13 @@ SyntheticCounts write_synthetic_kernel(const std::vector<converters::EztraceInpu
         uint64_t end = p.exit_ns;
         // Its finalization: a call without a file (host lookup), then its last trace file.
         span(t.tid, "write", end - 30, end - 20, std::nullopt);
-        span(t.tid, "openat", end - 10, end - 5, (p.trace_dir() / "eztrace_log.def").string());
+        uint64_t own =
+            span(t.tid, "openat", end - 10, end - 5, (p.trace_dir() / "eztrace_log.def").string());
         counts.own_io_calls += 2;
+        if (!counts.own_block_call) {
+          counts.own_block_call = own;
+          requests.push_back({end - 4, own});
+        }
       }
     }
     // EZTrace's `rm -rf <prog>_trace` child, inside the start-up window.
@@ -111,6 +128,37 @@ SyntheticCounts write_synthetic_kernel(const std::vector<converters::EztraceInpu
     w.location(rm_pid, fmt::format("rm [{}]", rm_pid), OTF2_LOCATION_TYPE_CPU_THREAD, rg);
     w.location_property(rm_pid, "EZIOTRACE::TID", rm_pid);
     span(rm_pid, "openat", p.ctor_ns + 1, p.ctor_ns + 2, std::string("/etc/locale.alias"));
+    // Its page-cache metric location, in its process's group (docs/trace-model.md).
+    OTF2_LocationRef pc = (uint64_t(3) << 32) | rm_pid;
+    w.location(pc, fmt::format("pagecache rm [{}]", rm_pid), OTF2_LOCATION_TYPE_METRIC, rg);
+    w.location_property(pc, "EZIOTRACE::TID", rm_pid);
+    otf2::Ref hits = w.metric_member("pagecache.hits", "", OTF2_METRIC_TYPE_OTHER,
+                                     OTF2_METRIC_ACCUMULATED_START, OTF2_TYPE_UINT64, "pages");
+    otf2::Ref metric =
+        w.metric_class({hits}, OTF2_METRIC_ASYNCHRONOUS, OTF2_RECORDER_KIND_ABSTRACT);
+    OTF2_Type type = OTF2_TYPE_UINT64;
+    OTF2_MetricValue value;
+    value.unsigned_int = 3;
+    OTF2_EvtWriter_Metric(w.events(pc), nullptr, p.ctor_ns + 2, metric, 1, &type, &value);
+  }
+  // The block device, as the recorder writes it: begin (with call.id), issued, complete.
+  otf2::Ref bg = w.location_group("block vda", OTF2_LOCATION_GROUP_TYPE_PROCESS, machine);
+  OTF2_LocationRef dev = uint64_t(1) << 32;
+  w.location(dev, "block vda", OTF2_LOCATION_TYPE_CPU_THREAD, bg);
+  otf2::Ref vda = w.io_handle("/dev/vda", w.io_file("/dev/vda", machine), linux_io,
+                              OTF2_IO_HANDLE_FLAG_PRE_CREATED);
+  std::sort(requests.begin(), requests.end(),
+            [](const Request& a, const Request& b) { return a.t < b.t; });
+  uint64_t n = 0;
+  for (const Request& r : requests) {
+    OTF2_EvtWriter* ew = w.events(dev);
+    OTF2_AttributeList_AddUint64(w.attributes(), call_id, r.call);
+    OTF2_EvtWriter_IoOperationBegin(ew, w.attributes(), r.t + 100, vda,
+                                    OTF2_IO_OPERATION_MODE_WRITE,
+                                    OTF2_IO_OPERATION_FLAG_NON_BLOCKING, 4096, ++n);
+    OTF2_EvtWriter_IoOperationIssued(ew, nullptr, r.t + 200, vda, n);
+    OTF2_EvtWriter_IoOperationComplete(ew, nullptr, r.t + 300, vda, 4096, n);
+    t_max = std::max(t_max, r.t + 300);
   }
   w.system_tree_node_property(machine, "EZIOTRACE::STATUS", std::string_view("complete"));
   w.system_tree_node_property(machine, "EZIOTRACE::LOST::syscall", uint64_t{0});

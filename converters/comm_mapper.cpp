@@ -1,0 +1,125 @@
+#include "converters/comm_mapper.h"
+
+#include <climits>
+
+#include "common/error.h"
+
+namespace ezio::converters {
+namespace {
+
+size_t first_with_id(const auto& defs, Ref id) {
+  for (size_t i = 0; i < defs.size(); ++i) {
+    if (defs[i].id == id) return i;
+  }
+  return SIZE_MAX;
+}
+
+}  // namespace
+
+CommMapper::Input& CommMapper::input(const Definitions& defs) {
+  auto it = inputs_.find(&defs);
+  if (it == inputs_.end() || !located_) {
+    fail("internal error: communicators mapped before their archive's ranks were defined");
+  }
+  return it->second;
+}
+
+void CommMapper::add_archive(const Definitions& defs) {
+  auto [it, inserted] = inputs_.try_emplace(&defs);
+  if (!inserted) return;
+  order_.push_back(&defs);
+  Input& in = it->second;
+  for (const GroupDef& g : defs.groups) {
+    // The first COMM_LOCATIONS group of a paradigm; EZTrace defines no second one, and a second
+    // one would make the ranks ambiguous anyway.
+    if (g.type != OTF2_GROUP_TYPE_COMM_LOCATIONS || in.locations.count(g.paradigm)) continue;
+    Locations& all = locations_[g.paradigm];
+    if (all.parts.empty()) all.name = defs.str(g.name);
+    in.locations[g.paradigm] = g.members;
+    in.rank_base[g.paradigm] = all.size;
+    all.size += g.members.size();
+    all.parts.emplace_back(&defs, g.members);
+  }
+}
+
+otf2::Ref CommMapper::group_at(const Definitions& defs, size_t index) {
+  Input& in = input(defs);
+  if (auto it = in.groups.find(index); it != in.groups.end()) return it->second;
+  GroupKey key;
+  if (index >= defs.groups.size()) {
+    // A comm without its group: OTF2 wants one, so it gets an empty self group.
+    key = {"", OTF2_GROUP_TYPE_COMM_SELF, OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, {}};
+  } else {
+    const GroupDef& g = defs.groups[index];
+    OTF2_GroupType type = g.type;
+    std::vector<uint64_t> members = g.members;
+    uint64_t base = in.rank_base.count(g.paradigm) ? in.rank_base.at(g.paradigm) : 0;
+    if (type == OTF2_GROUP_TYPE_COMM_LOCATIONS) {
+      // Referred to as a communicator's group: all its ranks.
+      type = OTF2_GROUP_TYPE_COMM_GROUP;
+      for (size_t i = 0; i < members.size(); ++i) members[i] = base + i;
+    } else if (type == OTF2_GROUP_TYPE_COMM_GROUP) {
+      for (uint64_t& m : members) m += base;
+    }
+    key = {defs.str(g.name), type, g.paradigm, g.flags, std::move(members)};
+  }
+  auto found = group_ids_.find(key);
+  if (found == group_ids_.end()) {
+    const auto& [name, type, paradigm, flags, members] = key;
+    otf2::Ref r =
+        w_.group(name, static_cast<OTF2_GroupType>(type), static_cast<OTF2_Paradigm>(paradigm),
+                 static_cast<OTF2_GroupFlag>(flags), members);
+    found = group_ids_.emplace(key, r).first;
+  }
+  return in.groups[index] = found->second;
+}
+
+otf2::Ref CommMapper::comm_at(const Definitions& defs, size_t index) {
+  if (index >= defs.comms.size()) return OTF2_UNDEFINED_COMM;
+  Input& in = input(defs);
+  if (auto it = in.comms.find(index); it != in.comms.end()) return it->second;
+  const CommDef& c = defs.comms[index];
+  in.visiting.insert(index);
+  otf2::Ref group = group_at(defs, c.group_index);
+  otf2::Ref parent = OTF2_UNDEFINED_COMM;
+  if (c.parent != OTF2_UNDEFINED_COMM && c.parent != c.id) {
+    size_t p = first_with_id(defs.comms, c.parent);
+    if (p != SIZE_MAX && !in.visiting.count(p)) parent = comm_at(defs, p);
+  }
+  in.visiting.erase(index);
+  auto key = std::make_tuple(defs.str(c.name), group, parent);
+  auto found = comm_ids_.find(key);
+  if (found == comm_ids_.end()) {
+    found = comm_ids_.emplace(key, w_.comm(std::get<0>(key), group, parent)).first;
+  }
+  return in.comms[index] = found->second;
+}
+
+otf2::Ref CommMapper::comm(const Definitions& defs, Ref id) {
+  if (id == OTF2_UNDEFINED_COMM) return OTF2_UNDEFINED_COMM;
+  return comm_at(defs, first_with_id(defs.comms, id));
+}
+
+otf2::Ref CommMapper::group(const Definitions& defs, Ref id) {
+  if (id == OTF2_UNDEFINED_GROUP) return OTF2_UNDEFINED_GROUP;
+  size_t index = first_with_id(defs.groups, id);
+  return index == SIZE_MAX ? OTF2_UNDEFINED_GROUP : group_at(defs, index);
+}
+
+void CommMapper::define_locations(
+    const std::function<OTF2_LocationRef(const Definitions&, uint64_t)>& location) {
+  if (located_) return;
+  located_ = true;
+  for (const auto& [paradigm, all] : locations_) {
+    std::vector<uint64_t> members;
+    for (const auto& [defs, part] : all.parts) {
+      for (uint64_t m : part) members.push_back(location(*defs, m));
+    }
+    located_ids_[paradigm] = {w_.group(all.name, OTF2_GROUP_TYPE_COMM_LOCATIONS, paradigm,
+                                       OTF2_GROUP_FLAG_NONE, std::move(members)),
+                              all.size};
+    ++locations_written_;
+  }
+}
+
+}  // namespace ezio::converters

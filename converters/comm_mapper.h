@@ -1,0 +1,77 @@
+#pragma once
+// EZTrace's groups and communicators, repaired and renumbered into the merged archive.
+//
+// EZTrace writes them sloppily: in MPI mode every rank's definitions land in one file with
+// colliding ids (two comms 0, two groups 1, ...), and even a non-MPI run has two groups 0 and two
+// comms 0. Their members are EZTrace location ids, which the merge replaces by kernel TIDs. This
+// keeps what events and IoHandles refer to, renumbered densely and de-duplicated by content:
+// - a reference from an event (MPI communicator, thread contingent) means the first definition
+//   of that id: EZTrace defines MPI_COMM_WORLD first, the duplicates come later;
+// - an IoHandle's comm means the latest definition of that id before the handle (EZTrace
+//   defines MPI_Comm_Self right before its first handle, reusing id 0 in non-MPI runs);
+// - a comm's group is the latest group of that id defined before the comm.
+// OTF2 wants one COMM_LOCATIONS group per paradigm, whose order gives the ranks: the inputs'
+// COMM_LOCATIONS groups are concatenated, and the rank members of each input's COMM_GROUPs are
+// shifted by where its locations start.
+#include <functional>
+#include <map>
+#include <set>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "common/otf2/writer.h"
+#include "converters/archive_model.h"
+
+namespace ezio::converters {
+
+class CommMapper {
+ public:
+  explicit CommMapper(otf2::ArchiveWriter& w) : w_(w) {}
+
+  // Registers an input archive, in input order.
+  void add_archive(const Definitions& defs);
+  // Defines the COMM_LOCATIONS groups; location maps an input's EZTrace location to the merged
+  // archive's location of that thread. Once, after add_archive() and before any mapping: OTF2
+  // readers want it defined before the groups whose ranks it gives.
+  void define_locations(
+      const std::function<OTF2_LocationRef(const Definitions&, uint64_t)>& location);
+  // An event's comm id (first definition), OTF2_UNDEFINED_COMM for an unknown id.
+  otf2::Ref comm(const Definitions& defs, Ref id);
+  // A definition by its index in defs.comms (SIZE_MAX: undefined).
+  otf2::Ref comm_at(const Definitions& defs, size_t index);
+  // A group id referenced from an attribute (first definition).
+  otf2::Ref group(const Definitions& defs, Ref id);
+
+  size_t comms_written() const { return comm_ids_.size(); }
+  size_t groups_written() const { return group_ids_.size() + locations_written_; }
+
+ private:
+  struct Input {
+    // Per paradigm: this input's COMM_LOCATIONS members and where its ranks start.
+    std::map<OTF2_Paradigm, std::vector<uint64_t>> locations;
+    std::map<OTF2_Paradigm, uint64_t> rank_base;
+    std::map<size_t, otf2::Ref> comms, groups;  // by index into defs.comms / defs.groups
+    std::set<size_t> visiting;                  // comms being mapped: breaks parent cycles
+  };
+  struct Locations {
+    std::string name;
+    uint64_t size = 0;
+    std::vector<std::pair<const Definitions*, std::vector<uint64_t>>> parts;
+  };
+  Input& input(const Definitions& defs);  // registered, and locations defined
+  otf2::Ref group_at(const Definitions& defs, size_t index);
+
+  otf2::ArchiveWriter& w_;
+  std::map<const Definitions*, Input> inputs_;
+  std::vector<const Definitions*> order_;  // as registered
+  std::map<OTF2_Paradigm, Locations> locations_;
+  using GroupKey = std::tuple<std::string, int, int, int, std::vector<uint64_t>>;
+  std::map<GroupKey, otf2::Ref> group_ids_;
+  std::map<std::tuple<std::string, otf2::Ref, otf2::Ref>, otf2::Ref> comm_ids_;
+  size_t locations_written_ = 0;
+  std::map<OTF2_Paradigm, std::pair<otf2::Ref, uint64_t>> located_ids_;  // COMM_LOCATIONS, size
+  bool located_ = false;
+};
+
+}  // namespace ezio::converters

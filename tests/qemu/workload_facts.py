@@ -1,0 +1,91 @@
+"""Reads an archive that eziotrace recorded of tests/layers/layers_workload.cpp in the qemu VM, with
+python3-otf2 (Debian's /usr/bin/python3), and prints, one per line and tab-separated, the facts
+tests/qemu/record-layers.sh asserts on beyond tests/layers/nesting.py:
+
+  workload_tid <tid>                        the thread that made the workload's calls
+  derived <n>                               VFS events with vfs.derived = 1
+  inside <region>|<path> <n>                exact VFS events strictly inside their syscall
+  pagecache_threads <n>                     threads with page-cache counters
+  pagecache <member> <value>                the workload thread's last page-cache counters
+  block_other_threads <n>                   block requests attributed to another thread
+  block_count <call region>><op> <n>        requests attributed to the workload, by the region of
+  block_bytes <call region>><op> <bytes>    the call they link to (call.id) and their operation
+
+Paths are those under the directory given, the workload's."""
+import collections
+import sys
+
+import otf2
+
+
+def attrs(event):
+    return {a.name: v for a, v in (event.attributes or {}).items()}
+
+
+def main(anchor, workdir):
+    tids = {}
+    calls = {}  # call.id -> syscall region
+    inside = collections.Counter()
+    derived = 0
+    pagecache = {}
+    requests = []
+    workload_tid = None
+    with otf2.reader.open(anchor) as trace:
+        for p in trace.definitions.location_properties:
+            if p.name == "EZIOTRACE::TID":
+                tids[p.location.name] = int(p.value)
+        stacks = collections.defaultdict(list)  # location -> [name, enter time, attrs, children]
+        for loc, ev in trace.events:
+            if isinstance(ev, otf2.events.Enter):
+                name = ev.region.canonical_name
+                a = attrs(ev)
+                if name.startswith("syscall:") and "call.id" in a:
+                    calls[int(a["call.id"])] = name
+                    if name == "syscall:pwrite64":
+                        workload_tid = tids.get(loc.name)
+                stacks[loc].append([name, ev.time, a, []])
+            elif isinstance(ev, otf2.events.Leave) and stacks[loc]:
+                name, t_enter, a, children = stacks[loc].pop()
+                parent = stacks[loc][-1] if stacks[loc] else None
+                if name.startswith("vfs:"):
+                    derived += int(a.get("vfs.derived", 0))
+                    path = str(a.get("vfs.path", ""))
+                    if parent and parent[0].startswith("syscall:") and path.startswith(workdir + "/"):
+                        parent[3].append((f"{name}|{path}", t_enter, ev.time))
+                elif name.startswith("syscall:"):
+                    # Exact VFS times fall strictly between the syscall's: the hooks fire inside
+                    # it. Derived ones are the syscall's own times.
+                    for key, c_enter, c_leave in children:
+                        if t_enter < c_enter and c_leave < ev.time:
+                            inside[key] += 1
+            elif isinstance(ev, otf2.events.Metric) and loc.name.startswith("pagecache "):
+                members = [m.name for m in ev.metric.members]
+                pagecache[tids[loc.name]] = dict(zip(members, [int(v) for v in ev.values]))
+            elif isinstance(ev, otf2.events.IoOperationBegin) and loc.name.startswith("block "):
+                a = attrs(ev)
+                requests.append((int(a["block.tid"]), int(a["call.id"]), str(a["block.op"]),
+                                 int(ev.bytes_request)))
+    print(f"workload_tid\t{workload_tid}")
+    print(f"derived\t{derived}")
+    for k, n in sorted(inside.items()):
+        print(f"inside\t{k}\t{n}")
+    print(f"pagecache_threads\t{len(pagecache)}")
+    for k, v in sorted(pagecache.get(workload_tid, {}).items()):
+        print(f"pagecache\t{k}\t{v}")
+    other = sum(1 for tid, _, _, _ in requests if tid != workload_tid)
+    print(f"block_other_threads\t{other}")
+    count = collections.Counter()
+    nbytes = collections.Counter()
+    for tid, call_id, op, size in requests:
+        if tid != workload_tid:
+            continue
+        region = calls.get(call_id, "none").split(":")[-1]
+        count[f"{region}>{op}"] += 1
+        nbytes[f"{region}>{op}"] += size
+    for k in sorted(count):
+        print(f"block_count\t{k}\t{count[k]}")
+        print(f"block_bytes\t{k}\t{nbytes[k]}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2].rstrip("/"))
