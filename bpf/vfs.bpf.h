@@ -155,9 +155,15 @@ static __always_inline void vfs_begin(__u8 op, struct file* f, __s64 offset) {
   __u64 pid_tgid = bpf_get_current_pid_tgid();
   struct vfs_pending_key key = {.tid = (__u32)pid_tgid, .op = op};
   struct vfs_pending p = {.t = bpf_ktime_get_ns(), .offset = offset, .file = (__u64)f};
-  if (bpf_map_update_elem(&vfs_pending, &key, &p, BPF_ANY)) count_drop(EZIO_LAYER_VFS);
+  if (!bpf_map_update_elem(&vfs_pending, &key, &p, BPF_NOEXIST)) return;
+  /* An entry is there already: a call whose exit was never seen (a kretprobe missed for want of
+   * instances) or the table is full. Either way one VFS event is lost; this call takes the slot. */
+  count_drop(EZIO_LAYER_VFS);
+  bpf_map_update_elem(&vfs_pending, &key, &p, BPF_ANY);
 }
 
+/* f: the file the exit hook sees, or NULL when it sees none (a kretprobe has only the return
+ * value): then the file of the pending entry. */
 static __always_inline void vfs_end(__u8 op, struct file* f, long ret) {
   struct ezio_task* t = traced_task(EZIO_LAYER_VFS);
   if (!t) return;
@@ -165,6 +171,7 @@ static __always_inline void vfs_end(__u8 op, struct file* f, long ret) {
   struct vfs_pending_key key = {.tid = (__u32)pid_tgid, .op = op};
   struct vfs_pending* p = bpf_map_lookup_elem(&vfs_pending, &key);
   if (!p) return;
+  if (!f) f = (struct file*)p->file;
   if (p->file == (__u64)f) {
     struct ezio_vfs_rec* r = reserve(sizeof(*r), EZIO_LAYER_VFS);
     if (r) {

@@ -15,102 +15,88 @@
 #include "common.bpf.h"
 #include "vfs.bpf.h"
 
-static __always_inline void vfs_kp_begin(__u8 op, struct file* f, __s64 offset) {
-  if (!traced_task(EZIO_LAYER_VFS)) return;
-  struct vfs_pending_key key = {.tid = (__u32)bpf_get_current_pid_tgid(), .op = op};
-  if (bpf_map_lookup_elem(&vfs_pending, &key)) count_drop(EZIO_LAYER_VFS);
-  vfs_begin(op, f, offset);
-}
-
-static __always_inline void vfs_kp_end(__u8 op, long ret) {
-  struct vfs_pending_key key = {.tid = (__u32)bpf_get_current_pid_tgid(), .op = op};
-  struct vfs_pending* p = bpf_map_lookup_elem(&vfs_pending, &key);
-  if (!p) return;
-  vfs_end(op, (struct file*)p->file, ret);
-}
-
 SEC("kprobe/vfs_read")
 int BPF_KPROBE(ezio_vfs_read_kprobe, struct file* f, char* buf, size_t count, loff_t* pos) {
-  vfs_kp_begin(EZIO_VFS_READ, f, read_pos(pos));
+  vfs_begin(EZIO_VFS_READ, f, read_pos(pos));
   return 0;
 }
 SEC("kretprobe/vfs_read")
 int BPF_KRETPROBE(ezio_vfs_read_kretprobe, long ret) {
-  vfs_kp_end(EZIO_VFS_READ, ret);
+  vfs_end(EZIO_VFS_READ, 0, ret);
   return 0;
 }
 SEC("kprobe/vfs_write")
 int BPF_KPROBE(ezio_vfs_write_kprobe, struct file* f, const char* buf, size_t count, loff_t* pos) {
-  vfs_kp_begin(EZIO_VFS_WRITE, f, read_pos(pos));
+  vfs_begin(EZIO_VFS_WRITE, f, read_pos(pos));
   return 0;
 }
 SEC("kretprobe/vfs_write")
 int BPF_KRETPROBE(ezio_vfs_write_kretprobe, long ret) {
-  vfs_kp_end(EZIO_VFS_WRITE, ret);
+  vfs_end(EZIO_VFS_WRITE, 0, ret);
   return 0;
 }
 SEC("kprobe/vfs_readv")
 int BPF_KPROBE(ezio_vfs_readv_kprobe, struct file* f, const struct iovec* vec, unsigned long vlen,
                loff_t* pos) {
-  vfs_kp_begin(EZIO_VFS_READV, f, read_pos(pos));
+  vfs_begin(EZIO_VFS_READV, f, read_pos(pos));
   return 0;
 }
 SEC("kretprobe/vfs_readv")
 int BPF_KRETPROBE(ezio_vfs_readv_kretprobe, long ret) {
-  vfs_kp_end(EZIO_VFS_READV, ret);
+  vfs_end(EZIO_VFS_READV, 0, ret);
   return 0;
 }
 SEC("kprobe/vfs_writev")
 int BPF_KPROBE(ezio_vfs_writev_kprobe, struct file* f, const struct iovec* vec, unsigned long vlen,
                loff_t* pos) {
-  vfs_kp_begin(EZIO_VFS_WRITEV, f, read_pos(pos));
+  vfs_begin(EZIO_VFS_WRITEV, f, read_pos(pos));
   return 0;
 }
 SEC("kretprobe/vfs_writev")
 int BPF_KRETPROBE(ezio_vfs_writev_kretprobe, long ret) {
-  vfs_kp_end(EZIO_VFS_WRITEV, ret);
+  vfs_end(EZIO_VFS_WRITEV, 0, ret);
   return 0;
 }
 SEC("kprobe/vfs_iter_read")
 int BPF_KPROBE(ezio_vfs_iter_read_kprobe, struct file* f, struct iov_iter* iter, loff_t* pos) {
-  vfs_kp_begin(EZIO_VFS_ITER_READ, f, read_pos(pos));
+  vfs_begin(EZIO_VFS_ITER_READ, f, read_pos(pos));
   return 0;
 }
 SEC("kretprobe/vfs_iter_read")
 int BPF_KRETPROBE(ezio_vfs_iter_read_kretprobe, long ret) {
-  vfs_kp_end(EZIO_VFS_ITER_READ, ret);
+  vfs_end(EZIO_VFS_ITER_READ, 0, ret);
   return 0;
 }
 SEC("kprobe/vfs_iter_write")
 int BPF_KPROBE(ezio_vfs_iter_write_kprobe, struct file* f, struct iov_iter* iter, loff_t* pos) {
-  vfs_kp_begin(EZIO_VFS_ITER_WRITE, f, read_pos(pos));
+  vfs_begin(EZIO_VFS_ITER_WRITE, f, read_pos(pos));
   return 0;
 }
 SEC("kretprobe/vfs_iter_write")
 int BPF_KRETPROBE(ezio_vfs_iter_write_kretprobe, long ret) {
-  vfs_kp_end(EZIO_VFS_ITER_WRITE, ret);
+  vfs_end(EZIO_VFS_ITER_WRITE, 0, ret);
   return 0;
 }
 SEC("kprobe/vfs_fsync_range")
 int BPF_KPROBE(ezio_vfs_fsync_range_kprobe, struct file* f, loff_t start) {
-  vfs_kp_begin(EZIO_VFS_FSYNC_RANGE, f, start);
+  vfs_begin(EZIO_VFS_FSYNC_RANGE, f, start);
   return 0;
 }
 SEC("kretprobe/vfs_fsync_range")
 int BPF_KRETPROBE(ezio_vfs_fsync_range_kretprobe, int ret) {
-  vfs_kp_end(EZIO_VFS_FSYNC_RANGE, ret);
+  vfs_end(EZIO_VFS_FSYNC_RANGE, 0, ret);
   return 0;
 }
 /* vfs_open fills in the struct file: its inode is only known at exit, on success. */
 SEC("kprobe/vfs_open")
 int BPF_KPROBE(ezio_vfs_open_kprobe, const struct path* path, struct file* f) {
-  vfs_kp_begin(EZIO_VFS_OPEN, f, -1);
+  vfs_begin(EZIO_VFS_OPEN, f, -1);
   return 0;
 }
 SEC("kretprobe/vfs_open")
 int BPF_KRETPROBE(ezio_vfs_open_kretprobe, int ret) {
   if (ret == 0) {
-    vfs_kp_end(EZIO_VFS_OPEN, ret);
+    vfs_end(EZIO_VFS_OPEN, 0, ret);
   } else {
     struct vfs_pending_key key = {.tid = (__u32)bpf_get_current_pid_tgid(), .op = EZIO_VFS_OPEN};
     bpf_map_delete_elem(&vfs_pending, &key);
