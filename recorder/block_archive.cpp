@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "common/otf2/check.h"
 #include "recorder/device_use.h"
 
 namespace ezio::recorder {
@@ -167,13 +168,14 @@ uint64_t write_block_layer(otf2::ArchiveWriter& w, otf2::Ref machine, const Reco
         OTF2_AttributeList_AddStringRef(al, a.op, w.string(block_op_name(r.cmd_flags)));
         OTF2_AttributeList_AddStringRef(al, a.flags, w.string(block_flag_names(r.cmd_flags)));
         OTF2_AttributeList_AddStringRef(al, a.cause, w.string(cause_name(r.cause)));
-        OTF2_EvtWriter_IoOperationBegin(evt, al, e.t, handle, io_mode(r.cmd_flags),
-                                        OTF2_IO_OPERATION_FLAG_NON_BLOCKING, r.bytes, e.id);
+        otf2::written(OTF2_EvtWriter_IoOperationBegin(evt, al, e.t, handle, io_mode(r.cmd_flags),
+                                                      OTF2_IO_OPERATION_FLAG_NON_BLOCKING, r.bytes,
+                                                      e.id));
       } else if (e.kind == 1) {
-        OTF2_EvtWriter_IoOperationIssued(evt, nullptr, e.t, handle, e.id);
+        otf2::written(OTF2_EvtWriter_IoOperationIssued(evt, nullptr, e.t, handle, e.id));
       } else {
-        OTF2_EvtWriter_IoOperationComplete(evt, nullptr, e.t, handle, r.error == 0 ? r.bytes : 0,
-                                           e.id);
+        otf2::written(OTF2_EvtWriter_IoOperationComplete(evt, nullptr, e.t, handle,
+                                                         r.error == 0 ? r.bytes : 0, e.id));
         ++totals.events;
         totals.time_ns += r.t_complete > r.t_issue ? r.t_complete - r.t_issue : 0;
         if (is_read(r.cmd_flags)) {

@@ -7,6 +7,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "common/otf2/check.h"
 #include "common/otf2/writer.h"
 #include "recorder/block_archive.h"
 #include "recorder/fd_table.h"
@@ -77,10 +78,12 @@ OTF2_IoSeekOption seek_option(uint64_t whence) {
 
 bool is_file_io(IoKind k) { return k != IoKind::None && k != IoKind::Dup; }
 
-class Builder {
+}  // namespace
+
+class KernelArchive::Builder {
  public:
-  Builder(const std::filesystem::path& dir, const RecordStore& store, const RecordingInfo& info)
-      : store_(store), info_(info), procs_(store, info), w_(dir) {
+  Builder(const std::filesystem::path& dir, const RecordingInfo& info)
+      : info_(info), procs_(info), w_(dir) {
     machine_ = w_.system_tree_node(info.hostname.empty() ? "localhost" : info.hostname, "machine");
     fds_.emplace(w_, machine_, info);
     attrs_ = {w_.attribute("syscall.fd", "file descriptor argument", OTF2_TYPE_INT64),
@@ -89,37 +92,43 @@ class Builder {
               w_.attribute("syscall.result", "return value, -errno on error", OTF2_TYPE_INT64),
               w_.attribute("call.id", "id of the call in this recording", OTF2_TYPE_UINT64)};
     for (const auto& sc : syscall_table()) {
-      regions_[sc.nr] = w_.region(sc.name, fmt::format("syscall:{}", sc.name),
-                                  "eziotrace syscall layer",
-                                  is_file_io(sc.kind) ? OTF2_REGION_ROLE_FILE_IO
-                                                      : OTF2_REGION_ROLE_FUNCTION);
+      regions_[sc.nr] =
+          w_.region(sc.name, fmt::format("syscall:{}", sc.name), "eziotrace syscall layer",
+                    is_file_io(sc.kind) ? OTF2_REGION_ROLE_FILE_IO : OTF2_REGION_ROLE_FUNCTION);
     }
-    define_locations();
-    nested_.emplace(w_, store_, summary_);
+    nested_.emplace(w_, summary_);
   }
 
-  ArchiveSummary run() {
-    walk_timeline();
-    last_time_ = std::max(last_time_, write_block_layer(w_, machine_, store_, summary_));
+  // Calls and forks in time order, so that every fd table is in the state the call saw.
+  void write(SettledRecords&& batch, bool last) {
+    for (const auto& p : batch.procs) procs_.see(p);
+    nested_->add_files(batch.files);
+    nested_->take(std::move(batch.vfs), std::move(batch.fs), batch.syscalls, batch.opens, last);
+    walk_timeline(batch);
+  }
+
+  ArchiveSummary finish(const RecordStore& store) {
+    last_time_ = std::max(last_time_, write_block_layer(w_, machine_, store, summary_));
+    procs_.name_the_unnamed();
+    define_locations();
     last_time_ = std::max(
-        last_time_, write_pagecache_layer(
-                        w_, store_,
-                        [this](uint32_t pid) {
-                          auto it = groups_.find(pid);
-                          return it == groups_.end() ? otf2::Ref(OTF2_UNDEFINED_LOCATION_GROUP)
-                                                     : it->second;
-                        },
-                        [this](uint32_t pid, uint32_t tid) {
-                          auto it = procs_.processes().find(pid);
-                          return fmt::format(
-                              "{} [{}]", it == procs_.processes().end() ? "?" : it->second.comm,
-                              tid);
-                        },
-                        summary_.pagecache));
+        last_time_,
+        write_pagecache_layer(
+            w_, store,
+            [this](uint32_t pid) {
+              auto it = groups_.find(pid);
+              return it == groups_.end() ? otf2::Ref(OTF2_UNDEFINED_LOCATION_GROUP) : it->second;
+            },
+            [this](uint32_t pid, uint32_t tid) {
+              auto it = procs_.processes().find(pid);
+              return fmt::format("{} [{}]", it == procs_.processes().end() ? "?" : it->second.comm,
+                                 tid);
+            },
+            summary_.pagecache));
     {  // the page-cache row of the layer table, in pages and bytes of 4 KiB pages
       const PageCacheTotals& pc = summary_.pagecache;
       auto& t = summary_.layers[EZIO_LAYER_PAGECACHE];
-      t.events = store_.pagecache().size();
+      t.events = store.pagecache().size();
       t.reads = pc.accessed;
       t.writes = pc.dirtied;
       t.other = pc.faults;
@@ -152,8 +161,7 @@ class Builder {
     }
   }
 
-  // Calls and forks in time order, so that every fd table is in the state the call saw.
-  void walk_timeline() {
+  void walk_timeline(const SettledRecords& batch) {
     struct Item {
       uint64_t t;
       const ezio_syscall_rec* sc;
@@ -162,10 +170,10 @@ class Builder {
       const NestedLayers::Orphan* orphan = nullptr;  // VFS/FS event outside any recorded syscall
     };
     std::vector<Item> items;
-    items.reserve(store_.syscalls().size() + store_.opens().size() + store_.procs().size());
-    for (const auto& s : store_.syscalls()) items.push_back({s.t_enter, &s, nullptr, nullptr});
-    for (const auto& o : store_.opens()) items.push_back({o.sc.t_enter, &o.sc, &o, nullptr});
-    for (const auto& p : store_.procs()) {
+    items.reserve(batch.syscalls.size() + batch.opens.size() + batch.procs.size());
+    for (const auto& s : batch.syscalls) items.push_back({s.t_enter, &s, nullptr, nullptr});
+    for (const auto& o : batch.opens) items.push_back({o.sc.t_enter, &o.sc, &o, nullptr});
+    for (const auto& p : batch.procs) {
       if (p.kind == EZIO_REC_FORK && !p.is_thread) items.push_back({p.ts, nullptr, nullptr, &p});
     }
     for (const auto& o : nested_->orphans()) items.push_back({o.t, nullptr, nullptr, nullptr, &o});
@@ -183,9 +191,8 @@ class Builder {
   }
 
   void emit_orphan(const NestedLayers::Orphan& o) {
-    // A thread seen only in the VFS/FS layers has no location (none has syscalls, fork or exec).
-    auto p = procs_.processes().find(o.pid);
-    if (p == procs_.processes().end() || !p->second.threads.count(o.tid)) return;
+    // Only the traced processes have locations (a fork or exec record made them known).
+    if (!procs_.has_process(o.pid)) return;
     uint64_t loc = procs_.location(o.pid, o.tid);
     uint64_t& last = last_per_location_[loc];
     nested_->emit_orphan(w_.events(loc), o, last);
@@ -218,11 +225,13 @@ class Builder {
 
     OTF2_AttributeList* a = w_.attributes();
     if (info->desc.fd_arg != EZIO_NO_ARG) OTF2_AttributeList_AddInt64(a, attrs_.fd, fd);
-    if (info->desc.count_arg != EZIO_NO_ARG) OTF2_AttributeList_AddUint64(a, attrs_.bytes, sc.count);
-    if (info->desc.offset_arg != EZIO_NO_ARG) OTF2_AttributeList_AddInt64(a, attrs_.offset, sc.offset);
+    if (info->desc.count_arg != EZIO_NO_ARG)
+      OTF2_AttributeList_AddUint64(a, attrs_.bytes, sc.count);
+    if (info->desc.offset_arg != EZIO_NO_ARG)
+      OTF2_AttributeList_AddInt64(a, attrs_.offset, sc.offset);
     OTF2_AttributeList_AddInt64(a, attrs_.result, sc.ret);
     OTF2_AttributeList_AddUint64(a, attrs_.call_id, sc.call_id);
-    OTF2_EvtWriter_Enter(evt, a, t0, region);
+    otf2::written(OTF2_EvtWriter_Enter(evt, a, t0, region));
 
     // The call's VFS and FS events go between the events at t0 and those at t1 (OTF2 refuses a
     // timestamp lower than the previous one on a location).
@@ -231,8 +240,8 @@ class Builder {
       if (!nested_done) nested_->emit_inside(evt, sc.h.pid, sc.call_id, t0, t1);
       nested_done = true;
     };
-    bool io_operation = info->kind == IoKind::Read || info->kind == IoKind::Write ||
-                        info->kind == IoKind::Flush;
+    bool io_operation =
+        info->kind == IoKind::Read || info->kind == IoKind::Write || info->kind == IoKind::Flush;
     if (!io_operation) nest();
 
     auto& totals = summary_.layers[EZIO_LAYER_SYSCALL];
@@ -247,42 +256,45 @@ class Builder {
         OTF2_IoOperationMode mode = info->kind == IoKind::Read    ? OTF2_IO_OPERATION_MODE_READ
                                     : info->kind == IoKind::Write ? OTF2_IO_OPERATION_MODE_WRITE
                                                                   : OTF2_IO_OPERATION_MODE_FLUSH;
-        OTF2_EvtWriter_IoOperationBegin(evt, nullptr, t0, h, mode, OTF2_IO_OPERATION_FLAG_NONE,
-                                        info->kind == IoKind::Flush ? 0 : sc.count, sc.call_id);
+        otf2::written(OTF2_EvtWriter_IoOperationBegin(
+            evt, nullptr, t0, h, mode, OTF2_IO_OPERATION_FLAG_NONE,
+            info->kind == IoKind::Flush ? 0 : sc.count, sc.call_id));
         nest();
         if (ok) {
           uint64_t done = info->kind == IoKind::Flush ? 0 : static_cast<uint64_t>(sc.ret);
-          OTF2_EvtWriter_IoOperationComplete(evt, nullptr, t1, h, done, sc.call_id);
+          otf2::written(OTF2_EvtWriter_IoOperationComplete(evt, nullptr, t1, h, done, sc.call_id));
         } else {
-          OTF2_EvtWriter_IoOperationCancelled(evt, nullptr, t1, h, sc.call_id);
+          otf2::written(OTF2_EvtWriter_IoOperationCancelled(evt, nullptr, t1, h, sc.call_id));
         }
         break;
       }
       case IoKind::Open:
         if (ok && open) {
           otf2::Ref h = fds_->open(sc.h.pid, sc.ret, absolute_path(*open));
-          OTF2_EvtWriter_IoCreateHandle(evt, nullptr, t1, h, access_mode(open->open_flags),
-                                        creation_flags(open->open_flags),
-                                        status_flags(open->open_flags));
+          otf2::written(OTF2_EvtWriter_IoCreateHandle(
+              evt, nullptr, t1, h, access_mode(open->open_flags), creation_flags(open->open_flags),
+              status_flags(open->open_flags)));
         }
         break;
       case IoKind::Close:
         if (ok) {
-          if (auto h = fds_->close(sc.h.pid, fd)) OTF2_EvtWriter_IoDestroyHandle(evt, nullptr, t1, *h);
+          if (auto h = fds_->close(sc.h.pid, fd))
+            otf2::written(OTF2_EvtWriter_IoDestroyHandle(evt, nullptr, t1, *h));
         }
         break;
       case IoKind::Seek:
         if (ok && fd >= 0) {
-          OTF2_EvtWriter_IoSeek(evt, nullptr, t1, fds_->handle(sc.h.pid, fd), sc.offset,
-                                seek_option(sc.arg), static_cast<uint64_t>(sc.ret));
+          otf2::written(OTF2_EvtWriter_IoSeek(evt, nullptr, t1, fds_->handle(sc.h.pid, fd),
+                                              sc.offset, seek_option(sc.arg),
+                                              static_cast<uint64_t>(sc.ret)));
         }
         break;
       case IoKind::Dup:
         if (ok && fd >= 0) {
           otf2::Ref old_h = fds_->handle(sc.h.pid, fd);
           otf2::Ref new_h = fds_->dup(sc.h.pid, fd, sc.ret);
-          OTF2_EvtWriter_IoDuplicateHandle(evt, nullptr, t1, old_h, new_h,
-                                           OTF2_IO_STATUS_FLAG_NONE);
+          otf2::written(OTF2_EvtWriter_IoDuplicateHandle(evt, nullptr, t1, old_h, new_h,
+                                                         OTF2_IO_STATUS_FLAG_NONE));
         }
         break;
       case IoKind::None:
@@ -298,7 +310,7 @@ class Builder {
       ++totals.other;
     }
     nest();
-    OTF2_EvtWriter_Leave(evt, nullptr, t1, region);
+    otf2::written(OTF2_EvtWriter_Leave(evt, nullptr, t1, region));
   }
 
   void write_properties() {
@@ -313,8 +325,9 @@ class Builder {
     w_.system_tree_node_property(machine_, "EZIOTRACE::STATUS", std::string_view(info_.status));
     w_.system_tree_node_property(machine_, "EZIOTRACE::APPLICATION_END",
                                  std::string_view(info_.application_end));
-    w_.system_tree_node_property(machine_, "EZIOTRACE::COMMAND",
-                                 std::string_view(fmt::format("{}", fmt::join(info_.command, " "))));
+    w_.system_tree_node_property(
+        machine_, "EZIOTRACE::COMMAND",
+        std::string_view(fmt::format("{}", fmt::join(info_.command, " "))));
     w_.system_tree_node_property(machine_, "EZIOTRACE::ROOT_PID", uint64_t(info_.root_pid));
     w_.system_tree_node_property(machine_, "EZIOTRACE::CLOCK", std::string_view("CLOCK_MONOTONIC"));
     w_.system_tree_node_property(machine_, "EZIOTRACE::MONOTONIC_START_NS",
@@ -324,7 +337,6 @@ class Builder {
                                  uint64_t(EZIO_RECORD_VERSION));
   }
 
-  const RecordStore& store_;
   const RecordingInfo& info_;
   ProcessTable procs_;
   otf2::ArchiveWriter w_;
@@ -339,11 +351,23 @@ class Builder {
   ArchiveSummary summary_;
 };
 
-}  // namespace
+KernelArchive::KernelArchive(const std::filesystem::path& dir, const RecordingInfo& info)
+    : b_(std::make_unique<Builder>(dir, info)) {}
 
-ArchiveSummary write_kernel_archive(const std::filesystem::path& dir, const RecordStore& store,
+KernelArchive::~KernelArchive() = default;
+
+void KernelArchive::write_settled(RecordStore& store, uint64_t before) {
+  b_->write(store.take_settled(before), false);
+}
+
+ArchiveSummary KernelArchive::finish(RecordStore& store) {
+  b_->write(store.take_settled(UINT64_MAX), true);
+  return b_->finish(store);
+}
+
+ArchiveSummary write_kernel_archive(const std::filesystem::path& dir, RecordStore& store,
                                     const RecordingInfo& info) {
-  return Builder(dir, store, info).run();
+  return KernelArchive(dir, info).finish(store);
 }
 
 }  // namespace ezio::recorder

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <string>
 
 #include "recorder/pagecache_archive.h"
@@ -22,12 +23,36 @@ struct LayerTotals {
 struct ArchiveSummary {
   std::array<LayerTotals, EZIO_LAYER_COUNT> layers{};
   uint64_t processes = 0, threads = 0;
-  PageCacheTotals pagecache;                         // pages, all traced threads
+  PageCacheTotals pagecache;                           // pages, all traced threads
   std::map<std::string, UnattributedIo> unattributed;  // block requests per device name
 };
 
-// Writes the archive into dir (which must not hold one yet).
-ArchiveSummary write_kernel_archive(const std::filesystem::path& dir, const RecordStore& store,
+// Writes the archive into dir (which must not hold one yet) while the records arrive: the
+// calls are written as soon as no later record can change them, so the archive is nearly done
+// when the application ends and the records do not pile up in memory. The block and page-cache
+// layers, and the definitions, are written by finish().
+class KernelArchive {
+ public:
+  // info is read now (command, root pid, cwd, descriptors) and again by finish() (times, losses,
+  // status, probes): it must outlive this.
+  KernelArchive(const std::filesystem::path& dir, const RecordingInfo& info);
+  ~KernelArchive();
+  KernelArchive(const KernelArchive&) = delete;
+  KernelArchive& operator=(const KernelArchive&) = delete;
+
+  // Writes the calls of store that ended before `before` (CLOCK_MONOTONIC ns) and drops them.
+  // Records must have been received in ring-buffer order up to a time past `before`.
+  void write_settled(RecordStore& store, uint64_t before);
+  // Writes everything left and closes the archive.
+  ArchiveSummary finish(RecordStore& store);
+
+ private:
+  class Builder;
+  std::unique_ptr<Builder> b_;
+};
+
+// The whole archive at once, from records already received (tests, tools).
+ArchiveSummary write_kernel_archive(const std::filesystem::path& dir, RecordStore& store,
                                     const RecordingInfo& info);
 
 }  // namespace ezio::recorder

@@ -19,7 +19,8 @@ static bool replaceable(const fs::path& out) {
 void check_output(const fs::path& out, bool force) {
   std::error_code ec;
   if (!fs::exists(out, ec)) return;
-  if (!force) fail("{} already exists; remove it, choose another with -o, or pass --force", out.string());
+  if (!force)
+    fail("{} already exists; remove it, choose another with -o, or pass --force", out.string());
   if (!replaceable(out)) {
     fail("{} exists and is not an eziotrace archive: not replacing it even with --force",
          out.string());
@@ -41,6 +42,25 @@ void publish(const fs::path& staging, const fs::path& out, bool force) {
   }
   fs::rename(staging, out, ec);
   if (ec) fail("cannot move the archive to {}: {}", out.string(), ec.message());
+}
+
+ScratchDir::ScratchDir(fs::path dir) : dir_(std::move(dir)) {
+  std::error_code ec;
+  fs::remove_all(dir_, ec);
+}
+
+ScratchDir::~ScratchDir() {
+  if (keep_) return;
+  std::error_code ec;
+  fs::remove_all(dir_, ec);
+}
+
+Staging::Staging(fs::path out, bool force)
+    : out_(std::move(out)), force_(force), dir_(staging_dir(out_)) {}
+
+void Staging::publish() {
+  recorder::publish(dir_.dir(), out_, force_);
+  dir_.keep();  // it is out_ now
 }
 
 }  // namespace ezio::recorder

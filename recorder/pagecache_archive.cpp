@@ -7,6 +7,8 @@
 #include <map>
 #include <vector>
 
+#include "common/otf2/check.h"
+
 namespace ezio::recorder {
 namespace {
 
@@ -70,7 +72,8 @@ uint64_t write_pagecache_layer(otf2::ArchiveWriter& w, const RecordStore& store,
       auto v = values_of(*r);
       std::array<OTF2_MetricValue, kMembers> mv;
       for (size_t i = 0; i < kMembers; ++i) mv[i].unsigned_int = v[i];
-      OTF2_EvtWriter_Metric(evt, nullptr, r->ts, metric, kMembers, types.data(), mv.data());
+      otf2::written(
+          OTF2_EvtWriter_Metric(evt, nullptr, r->ts, metric, kMembers, types.data(), mv.data()));
       last = std::max<uint64_t>(last, r->ts);
     }
     auto v = values_of(*samples.back());

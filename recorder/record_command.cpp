@@ -4,13 +4,16 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <optional>
+#include <thread>
 
 #include "common/command.h"
 #include "common/error.h"
 #include "common/log.h"
 #include "converters/eztrace_run.h"
 #include "recorder/bpf_session.h"
+#include "recorder/kernel_archive.h"
 #include "recorder/launcher.h"
 #include "recorder/output_dir.h"
 #include "recorder/privileges.h"
@@ -29,6 +32,12 @@ std::string readlink_or_empty(const std::string& path) {
   return n > 0 ? std::string(buf.data(), n) : std::string();
 }
 
+// The archive is written while the application runs, in batches: often enough that records do not
+// pile up, seldom enough that a batch's sorting is not paid per record many times over.
+constexpr uint64_t kWriteIntervalNs = 100'000'000;
+// Calls that ended this long before a poll began are complete in the records received.
+constexpr uint64_t kSettleMarginNs = 20'000'000;
+
 std::string host_name() {
   std::array<char, 256> buf{};
   return gethostname(buf.data(), buf.size() - 1) == 0 ? std::string(buf.data()) : "localhost";
@@ -45,6 +54,41 @@ std::string human_bytes(uint64_t b) {
   return u == 0 ? fmt::format("{} B", b) : fmt::format("{:.1f} {}", v, units[u]);
 }
 
+// Runs the application to its end while its records are written into the archive; returns its
+// exit status. When the archive cannot be written (a full disk), the recording stops but the
+// application goes on; the error is raised once it has ended.
+int record_until_exit(Launcher& app, BpfSession& bpf, RecordStore& store, KernelArchive& archive,
+                      SignalForwarding& signals) {
+  std::optional<Error> failure;
+  std::optional<int> status;
+  uint64_t next_write = 0;
+  while (!(status = app.poll_exit())) {
+    if (int sig = signals.take()) app.signal(sig);
+    if (failure) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      continue;
+    }
+    uint64_t polled = monotonic_ns();
+    bpf.poll(50);
+    if (polled < next_write) continue;
+    try {
+      // Every record committed before `polled` was received: a call that ended well before it
+      // has all its records here (its file record follows it in the ring buffer).
+      archive.write_settled(store, polled - kSettleMarginNs);
+    } catch (const Error& e) {
+      spdlog::error("{}; recording stops, the application goes on", e.what());
+      failure = e;
+      bpf.detach();
+    }
+    next_write = monotonic_ns() + kWriteIntervalNs;
+  }
+  if (failure) {
+    fail("no archive: it could not be written ({}); the application ended: {}", failure->what(),
+         app.how_it_ended());
+  }
+  return *status;
+}
+
 }  // namespace
 
 RecordResult record(const RecordOptions& o) {
@@ -54,13 +98,13 @@ RecordResult record(const RecordOptions& o) {
   RecordResult result;
   result.archive = o.output.empty() ? default_output(o.command.front()) : fs::absolute(o.output);
   check_output(result.archive, o.force);
-  fs::path staging = staging_dir(result.archive);
 
   RecordingInfo& info = result.info;
   info.command = o.command;
   info.cwd = fs::current_path().string();
   info.hostname = host_name();
-  for (int fd = 0; fd < 3; ++fd) info.stdio_paths[fd] = readlink_or_empty(fmt::format("/proc/self/fd/{}", fd));
+  for (int fd = 0; fd < 3; ++fd)
+    info.stdio_paths[fd] = readlink_or_empty(fmt::format("/proc/self/fd/{}", fd));
   info.probes[EZIO_LAYER_SYSCALL] = "tp_btf/sys_enter+sys_exit";
   info.probes[EZIO_LAYER_PROCESS] = "tp_btf/sched_process_fork+exec+exit";
 
@@ -93,36 +137,33 @@ RecordResult record(const RecordOptions& o) {
   info.start_monotonic_ns = monotonic_ns();
   info.start_realtime_ns = realtime_ns();
   info.root_pid = app.pid();
+  Staging staging(result.archive, o.force);
+  KernelArchive archive(staging.dir(), info);
   app.release();
 
-  std::optional<int> status;
-  while (!(status = app.poll_exit())) {
-    bpf.poll(50);
-    if (int sig = signals.take()) app.signal(sig);
-  }
+  int status = record_until_exit(app, bpf, store, archive, signals);
   bpf.drain();
   info.end_monotonic_ns = monotonic_ns();
   bpf.detach();
   bpf.drain();  // what was in flight while the programs were unhooked
-  result.exit_status = *status;
+  result.exit_status = status;
   info.application_end = app.how_it_ended();
   if (signals.received_any()) info.status = "interrupted";
   info.lost = bpf.drops();
   info.lost[EZIO_LAYER_SYSCALL] += store.malformed();
   store.devices() = read_device_use(bpf.map_fd("target_devs"), bpf.map_fd("block_unattributed"));
 
-  std::error_code ec;
-  fs::remove_all(staging, ec);  // left over from a recorder that died while writing
   uint64_t t_write = monotonic_ns();
-  result.summary = write_kernel_archive(staging, store, info);
-  spdlog::debug("archive written in {:.3f} s", (monotonic_ns() - t_write) / 1e9);
+  result.summary = archive.finish(store);
+  spdlog::debug("archive finished in {:.3f} s after the application",
+                (monotonic_ns() - t_write) / 1e9);
   if (alignment) {
-    size_t n = alignment->store_into(staging);
+    size_t n = alignment->store_into(staging.dir());
     spdlog::info("alignment data of {} EZTrace process(es) kept in the archive ({})", n,
                  converters::kAlignmentDirName);
   }
-  give_to(staging, user);
-  publish(staging, result.archive, o.force);
+  give_to(staging.dir(), user);
+  staging.publish();
   return result;
 }
 
@@ -145,9 +186,10 @@ void print_summary(const RecordResult& r) {
   }
   const PageCacheTotals& pc = r.summary.pagecache;
   if (!info.probes[EZIO_LAYER_PAGECACHE].empty()) {
-    out += fmt::format("  page cache (pages): {} hits, {} misses, {} readahead, {} dirtied, {} faults, "
-                       "{} evicted\n",
-                       pc.hits, pc.misses, pc.readahead, pc.dirtied, pc.faults, pc.evicted);
+    out += fmt::format(
+        "  page cache (pages): {} hits, {} misses, {} readahead, {} dirtied, {} faults, "
+        "{} evicted\n",
+        pc.hits, pc.misses, pc.readahead, pc.dirtied, pc.faults, pc.evicted);
   }
   for (const auto& [dev, un] : r.summary.unattributed) {
     out += fmt::format("  block {}: {} requests not attributed to the target ({})\n", dev,
@@ -157,9 +199,10 @@ void print_summary(const RecordResult& r) {
                      info.status == "complete" ? "" : " (recording interrupted)");
   spdlog::info("{}", out);
   if (total_lost > 0) {
-    spdlog::warn("{} events were lost in the kernel (ring buffer full): see the lost column; a "
-                 "larger --ring-buffer helps",
-                 total_lost);
+    spdlog::warn(
+        "{} events were lost in the kernel (ring buffer full): see the lost column; a "
+        "larger --ring-buffer helps",
+        total_lost);
   }
 }
 
@@ -188,7 +231,8 @@ void add_record_command(CLI::App& app, const std::vector<std::string>& command) 
   cmd->footer("Everything after the options (or after --) is the command and its arguments.");
   cmd->callback([opts, verbose, &command] {
     if (*verbose) spdlog::set_level(spdlog::level::debug);
-    if (command.empty()) fail("no command given: eziotrace record [options] [--] command [args...]");
+    if (command.empty())
+      fail("no command given: eziotrace record [options] [--] command [args...]");
     opts->command = command;
     RecordResult r = record(*opts);
     print_summary(r);

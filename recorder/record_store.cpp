@@ -1,6 +1,8 @@
 #include "recorder/record_store.h"
 
+#include <algorithm>
 #include <cstring>
+#include <iterator>
 
 namespace ezio::recorder {
 namespace {
@@ -55,7 +57,26 @@ ezio_fs_rec fs_run(const ezio_syscall_vfs_rec& r) {
   return f;
 }
 
+// Moves the elements of v that satisfy done into out, keeping the order of both parts.
+template <typename T, typename Done>
+void move_out(std::vector<T>& v, std::vector<T>& out, Done done) {
+  auto keep = std::stable_partition(v.begin(), v.end(), [&](const T& x) { return done(x); });
+  out.assign(std::make_move_iterator(v.begin()), std::make_move_iterator(keep));
+  v.erase(v.begin(), keep);
+}
+
 }  // namespace
+
+SettledRecords RecordStore::take_settled(uint64_t before) {
+  SettledRecords s;
+  move_out(syscalls_, s.syscalls, [&](const ezio_syscall_rec& r) { return r.t_exit < before; });
+  move_out(opens_, s.opens, [&](const OpenCall& o) { return o.sc.t_exit < before; });
+  move_out(procs_, s.procs, [&](const ProcEvent& p) { return p.ts < before; });
+  s.vfs.swap(vfs_);
+  s.fs.swap(fs_);
+  s.files.swap(files_);
+  return s;
+}
 
 void RecordStore::add(const void* data, size_t size) {
   ezio_header h;

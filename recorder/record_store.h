@@ -28,11 +28,26 @@ struct ProcEvent {
   std::string filename;
 };
 
+// Records handed to the archive writer while the recording goes on (RecordStore::take_settled).
+struct SettledRecords {
+  std::vector<ezio_syscall_rec> syscalls;
+  std::vector<OpenCall> opens;
+  std::vector<ProcEvent> procs;
+  std::vector<ezio_vfs_rec> vfs;
+  std::vector<ezio_fs_rec> fs;
+  std::vector<ezio_file_rec> files;
+};
+
 class RecordStore {
  public:
   // Decodes one ring-buffer record. A record of another layout version or of a size that does not
   // match its kind is not trusted: it is counted in malformed() and reported as lost.
   void add(const void* data, size_t size);
+
+  // Moves out the calls and process events that ended before `before` (CLOCK_MONOTONIC ns), and
+  // every VFS, FS and file record, which are matched to their call by id, not by time. The block
+  // and page-cache records stay until the end.
+  SettledRecords take_settled(uint64_t before);
 
   const std::vector<ezio_syscall_rec>& syscalls() const { return syscalls_; }
   const std::vector<OpenCall>& opens() const { return opens_; }

@@ -29,19 +29,11 @@ void run(RunOptions& o) {
   fs::path out = o.record.output.empty() ? default_output(o.record.command.front())
                                          : fs::absolute(o.record.output);
   check_output(out, o.record.force);
-  fs::path parts = out;
-  parts += ".parts";
-  std::error_code ec;
-  fs::remove_all(parts, ec);  // left over from an earlier run that died
   // The parts go away when anything fails, and at the end unless --keep-parts.
-  struct PartsCleanup {
-    fs::path dir;
-    bool keep = false;
-    ~PartsCleanup() {
-      std::error_code ignored;
-      if (!keep) fs::remove_all(dir, ignored);
-    }
-  } cleanup{parts};
+  fs::path parts_dir = out;
+  parts_dir += ".parts";
+  ScratchDir parts_scratch(parts_dir);
+  const fs::path& parts = parts_scratch.dir();
 
   auto setup = converters::prepare_eztrace(o.modules, parts / "eztrace");
   // EZTrace writes its trace from the application's process: under sudo that is the user.
@@ -53,15 +45,14 @@ void run(RunOptions& o) {
   kernel.command = converters::eztrace_command(setup, o.record.command, kernel.environment);
   RecordResult r = record(kernel);
 
-  fs::path staging = staging_dir(out);
-  fs::remove_all(staging, ec);
-  auto merged = converters::finish_eztrace(setup, r.archive / "eziotrace.otf2", staging);
-  give_to(staging, target_user());
-  publish(staging, out, o.record.force);
+  Staging staging(out, o.record.force);
+  auto merged = converters::finish_eztrace(setup, r.archive / "eziotrace.otf2", staging.dir());
+  give_to(staging.dir(), target_user());
+  staging.publish();
   r.archive = out;
   print_summary(r);
   if (o.keep_parts) {
-    cleanup.keep = true;
+    parts_scratch.keep();
     give_to(parts, target_user());
     spdlog::info("the EZTrace and kernel archives are kept in {}", parts.string());
   }
@@ -80,16 +71,20 @@ void add_run_command(CLI::App& app, const std::vector<std::string>& command) {
   auto o = std::make_shared<RunOptions>();
   auto verbose = std::make_shared<bool>(false);
   CLI::App* cmd = app.add_subcommand(
-      "run", "run a command under EZTrace and record its kernel I/O into one archive (the "
-             "default: `eziotrace [options] command` means `eziotrace run [options] command`)");
-  cmd->add_option("-o,--output", o->record.output, "archive directory (default: ./<prog>_eziotrace)");
+      "run",
+      "run a command under EZTrace and record its kernel I/O into one archive (the "
+      "default: `eziotrace [options] command` means `eziotrace run [options] command`)");
+  cmd->add_option("-o,--output", o->record.output,
+                  "archive directory (default: ./<prog>_eziotrace)");
   cmd->add_flag("-f,--force", o->record.force, "replace an existing archive");
-  cmd->add_option("--ring-buffer", o->record.ring_buffer_mib, "ring buffer size in MiB (power of two)")
+  cmd->add_option("--ring-buffer", o->record.ring_buffer_mib,
+                  "ring buffer size in MiB (power of two)")
       ->check(CLI::Range(1, 4096));
   cmd->add_option("-t,--eztrace", o->modules,
                   "EZTrace modules, as `eztrace -t` takes them (default: posixio)")
       ->delimiter(',');
-  cmd->add_flag("--keep-parts", o->keep_parts, "also keep EZTrace's archive and the kernel archive");
+  cmd->add_flag("--keep-parts", o->keep_parts,
+                "also keep EZTrace's archive and the kernel archive");
   cmd->add_flag("-v,--verbose", *verbose, "show libbpf and debug messages");
   cmd->footer("Everything after the options (or after --) is the command and its arguments.");
   cmd->callback([o, verbose, &command] {

@@ -4,10 +4,12 @@
 
 #include <algorithm>
 #include <cstring>
+#include <iterator>
 #include <span>
 #include <type_traits>
 #include <vector>
 
+#include "common/otf2/check.h"
 #include "recorder/fs_events.h"
 #include "recorder/vfs_events.h"
 
@@ -31,12 +33,17 @@ NestedLayers::Orphan orphan_of(const Rec& r) {
 }  // namespace
 
 template <typename Rec>
-void NestedLayers::ByCall<Rec>::build(const std::vector<Rec>& records,
+void NestedLayers::ByCall<Rec>::build(std::vector<Rec>&& records,
                                       const std::vector<ezio_syscall_rec>& syscalls,
-                                      const std::vector<OpenCall>& opens,
-                                      std::vector<Orphan>& orphans) {
-  sorted.reserve(records.size());
-  for (const auto& r : records) {
+                                      const std::vector<OpenCall>& opens, bool last,
+                                      const NestedLayers& layers, std::vector<Orphan>& orphans) {
+  owned.swap(waiting);
+  waiting.clear();
+  owned.insert(owned.end(), std::make_move_iterator(records.begin()),
+               std::make_move_iterator(records.end()));
+  sorted.clear();
+  ranges.clear();
+  for (const auto& r : owned) {
     if (r.call_id) {
       sorted.push_back(&r);
     } else {
@@ -46,7 +53,6 @@ void NestedLayers::ByCall<Rec>::build(const std::vector<Rec>& records,
   std::stable_sort(sorted.begin(), sorted.end(), [](const Rec* a, const Rec* b) {
     return a->call_id != b->call_id ? a->call_id < b->call_id : a->t_enter < b->t_enter;
   });
-  ranges.reserve(sorted.size());
   for (uint32_t i = 0; i < sorted.size();) {
     uint32_t j = i;
     while (j < sorted.size() && sorted[j]->call_id == sorted[i]->call_id) ++j;
@@ -58,17 +64,25 @@ void NestedLayers::ByCall<Rec>::build(const std::vector<Rec>& records,
   };
   for (const auto& sc : syscalls) mark(sc.call_id);
   for (const auto& o : opens) mark(o.sc.call_id);
-  // Records whose syscall was not recorded (lost, or not one eziotrace traces) stand alone.
+  // Records whose syscall will not come (lost, or not one eziotrace traces) stand alone; those
+  // of a call still in flight wait for the next batch.
+  std::vector<const Rec*> later;
   for (auto it = ranges.begin(); it != ranges.end();) {
     if (it->second.called) {
       ++it;
       continue;
     }
     for (uint32_t k = it->second.begin; k < it->second.end; ++k) {
-      orphans.push_back(orphan_of(*sorted[k]));
+      const Rec& r = *sorted[k];
+      if (last || layers.passed(r.h.pid, r.h.tid, r.call_id)) {
+        orphans.push_back(orphan_of(r));
+      } else {
+        later.push_back(&r);
+      }
     }
     it = ranges.erase(it);
   }
+  for (const Rec* r : later) waiting.push_back(*r);
 }
 
 template <typename Rec>
@@ -78,33 +92,52 @@ std::span<const Rec* const> NestedLayers::ByCall<Rec>::of(uint64_t call_id) cons
   return {sorted.data() + it->second.begin, sorted.data() + it->second.end};
 }
 
-NestedLayers::NestedLayers(otf2::ArchiveWriter& w, const RecordStore& store,
-                           ArchiveSummary& summary)
+NestedLayers::NestedLayers(otf2::ArchiveWriter& w, ArchiveSummary& summary)
     : w_(w), summary_(summary) {
-  attrs_ = {w_.attribute("vfs.inode", "inode number", OTF2_TYPE_UINT64),
-            w_.attribute("vfs.dev", "device of the file system (major:minor)", OTF2_TYPE_STRING),
-            w_.attribute("vfs.fstype", "file-system type", OTF2_TYPE_STRING),
-            w_.attribute("vfs.path", "path of the file in the recorded process's mount tree",
-                         OTF2_TYPE_STRING),
-            w_.attribute("vfs.mount", "mount point of the file's file system", OTF2_TYPE_STRING),
-            w_.attribute("vfs.offset", "file position the call started at", OTF2_TYPE_INT64),
-            w_.attribute("vfs.result", "bytes moved, or -errno", OTF2_TYPE_INT64),
-            w_.attribute("vfs.derived", "1: times are the syscall's (no hook inside the VFS)",
-                         OTF2_TYPE_UINT8),
-            w_.attribute("fs.inode", "inode number", OTF2_TYPE_UINT64),
-            w_.attribute("fs.offset", "file offset", OTF2_TYPE_INT64),
-            w_.attribute("fs.bytes", "length asked for", OTF2_TYPE_INT64),
-            w_.attribute("fs.result", "return value of the function", OTF2_TYPE_INT64),
-            w_.attribute("fs.point", "1: a single tracepoint, no duration", OTF2_TYPE_UINT8),
-            w_.attribute("fs.hits",
-                         "per-page tracepoint hits merged into this event (first to last hit)",
-                         OTF2_TYPE_UINT32)};
-  for (const auto& f : store.files()) {
+  attrs_ = {
+      w_.attribute("vfs.inode", "inode number", OTF2_TYPE_UINT64),
+      w_.attribute("vfs.dev", "device of the file system (major:minor)", OTF2_TYPE_STRING),
+      w_.attribute("vfs.fstype", "file-system type", OTF2_TYPE_STRING),
+      w_.attribute("vfs.path", "path of the file in the recorded process's mount tree",
+                   OTF2_TYPE_STRING),
+      w_.attribute("vfs.mount", "mount point of the file's file system", OTF2_TYPE_STRING),
+      w_.attribute("vfs.offset", "file position the call started at", OTF2_TYPE_INT64),
+      w_.attribute("vfs.result", "bytes moved, or -errno", OTF2_TYPE_INT64),
+      w_.attribute("vfs.derived", "1: times are the syscall's (no hook inside the VFS)",
+                   OTF2_TYPE_UINT8),
+      w_.attribute("fs.inode", "inode number", OTF2_TYPE_UINT64),
+      w_.attribute("fs.offset", "file offset", OTF2_TYPE_INT64),
+      w_.attribute("fs.bytes", "length asked for", OTF2_TYPE_INT64),
+      w_.attribute("fs.result", "return value of the function", OTF2_TYPE_INT64),
+      w_.attribute("fs.point", "1: a single tracepoint, no duration", OTF2_TYPE_UINT8),
+      w_.attribute("fs.hits", "per-page tracepoint hits merged into this event (first to last hit)",
+                   OTF2_TYPE_UINT32)};
+}
+
+void NestedLayers::add_files(const std::vector<ezio_file_rec>& files) {
+  for (const auto& f : files) {
     FilePath p = file_path(f);
     files_[{f.h.pid, f.file_key, f.ino}] = {w_.string(p.path), w_.string(p.mount_point)};
   }
-  vfs_by_call_.build(store.vfs(), store.syscalls(), store.opens(), orphans_);
-  fs_by_call_.build(store.fs(), store.syscalls(), store.opens(), orphans_);
+}
+
+bool NestedLayers::passed(uint32_t pid, uint32_t tid, uint64_t call_id) const {
+  auto it = last_call_.find(uint64_t(pid) << 32 | tid);
+  return it != last_call_.end() && it->second > call_id;
+}
+
+void NestedLayers::take(std::vector<ezio_vfs_rec>&& vfs, std::vector<ezio_fs_rec>&& fs,
+                        const std::vector<ezio_syscall_rec>& syscalls,
+                        const std::vector<OpenCall>& opens, bool last) {
+  auto note = [this](const ezio_syscall_rec& sc) {
+    uint64_t& id = last_call_[uint64_t(sc.h.pid) << 32 | sc.h.tid];
+    id = std::max<uint64_t>(id, sc.call_id);
+  };
+  for (const auto& sc : syscalls) note(sc);
+  for (const auto& o : opens) note(o.sc);
+  orphans_.clear();
+  vfs_by_call_.build(std::move(vfs), syscalls, opens, last, *this, orphans_);
+  fs_by_call_.build(std::move(fs), syscalls, opens, last, *this, orphans_);
 }
 
 otf2::Ref NestedLayers::dev_string(uint32_t dev) {
@@ -157,8 +190,8 @@ uint64_t NestedLayers::emit_fs(OTF2_EvtWriter* evt, const ezio_fs_rec& f, uint64
   if (!point) OTF2_AttributeList_AddInt64(a, attrs_.fs_result, f.ret);
   OTF2_AttributeList_AddUint8(a, attrs_.fs_point, point ? 1 : 0);
   if (f.flags & EZIO_FSF_RUN) OTF2_AttributeList_AddUint32(a, attrs_.fs_hits, f.hits);
-  OTF2_EvtWriter_Enter(evt, a, t0, region);
-  OTF2_EvtWriter_Leave(evt, nullptr, t1, region);
+  otf2::written(OTF2_EvtWriter_Enter(evt, a, t0, region));
+  otf2::written(OTF2_EvtWriter_Leave(evt, nullptr, t1, region));
   auto& totals = summary_.layers[EZIO_LAYER_FS];
   ++totals.events;
   totals.time_ns += t1 - t0;
@@ -192,10 +225,10 @@ uint64_t NestedLayers::emit_vfs(OTF2_EvtWriter* evt, const ezio_vfs_rec& v,
   if (v.offset >= 0) OTF2_AttributeList_AddInt64(a, attrs_.offset, v.offset);
   OTF2_AttributeList_AddInt64(a, attrs_.result, v.ret);
   OTF2_AttributeList_AddUint8(a, attrs_.derived, v.flags & EZIO_VFSF_DERIVED ? 1 : 0);
-  OTF2_EvtWriter_Enter(evt, a, t0, region);
+  otf2::written(OTF2_EvtWriter_Enter(evt, a, t0, region));
   uint64_t cur = t0;
   for (const ezio_fs_rec* f : inside) cur = emit_fs(evt, *f, cur, t1);
-  OTF2_EvtWriter_Leave(evt, nullptr, t1, region);
+  otf2::written(OTF2_EvtWriter_Leave(evt, nullptr, t1, region));
 
   auto& totals = summary_.layers[EZIO_LAYER_VFS];
   ++totals.events;

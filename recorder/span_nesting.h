@@ -18,7 +18,7 @@ namespace ezio::recorder {
 
 class NestedLayers {
  public:
-  NestedLayers(otf2::ArchiveWriter& w, const RecordStore& store, ArchiveSummary& summary);
+  NestedLayers(otf2::ArchiveWriter& w, ArchiveSummary& summary);
 
   // A VFS or FS event with no recorded syscall around it (none was in flight, e.g. the vfs_open
   // of an execve, or its syscall record was lost): written on its own, in time order.
@@ -28,6 +28,17 @@ class NestedLayers {
     const ezio_vfs_rec* vfs;  // one of vfs, fs is set
     const ezio_fs_rec* fs;
   };
+
+  // The paths of the files VFS events refer to; they may arrive after the first such event's
+  // record, but before the archive writer takes it (see RecordStore::take_settled).
+  void add_files(const std::vector<ezio_file_rec>& files);
+  // Takes a batch: the VFS and FS records that arrived and the calls that are written next. The
+  // records of those calls are indexed for emit_inside(); those of a call still to come wait for
+  // a later batch; the others become orphans() (all of them when `last`: no call will come).
+  void take(std::vector<ezio_vfs_rec>&& vfs, std::vector<ezio_fs_rec>&& fs,
+            const std::vector<ezio_syscall_rec>& syscalls, const std::vector<OpenCall>& opens,
+            bool last);
+  // The orphans of the batch last taken; valid until the next take().
   const std::vector<Orphan>& orphans() const { return orphans_; }
 
   // Writes the events of call `call_id` of process pid inside [t0, t1], the syscall's ENTER and
@@ -41,19 +52,24 @@ class NestedLayers {
   struct FileInfo {
     otf2::Ref path, mount;
   };
-  // The VFS or FS records of each recorded call: a range of a vector sorted by (call id, time),
+  // Whether a call of this thread with a higher id was written: calls of a thread are sequential
+  // and ids grow, so a lower id's syscall record will never come.
+  bool passed(uint32_t pid, uint32_t tid, uint64_t call_id) const;
+  // The VFS or FS records of each call of a batch: a range of a vector sorted by (call id, time),
   // found by hash, as this is looked up once per syscall.
   template <typename Rec>
   struct ByCall {
     struct Range {
       uint32_t begin, end;
-      bool called;  // the call's syscall record exists
+      bool called;  // the call's syscall record is in the batch
     };
+    std::vector<Rec> owned;    // the batch's records, with those that waited for their call
+    std::vector<Rec> waiting;  // records whose call is still to come
     std::vector<const Rec*> sorted;
     std::unordered_map<uint64_t, Range> ranges;
-    // Indexes records; those of no recorded call go to orphans.
-    void build(const std::vector<Rec>& records, const std::vector<ezio_syscall_rec>& syscalls,
-               const std::vector<OpenCall>& opens, std::vector<Orphan>& orphans);
+    void build(std::vector<Rec>&& records, const std::vector<ezio_syscall_rec>& syscalls,
+               const std::vector<OpenCall>& opens, bool last, const NestedLayers& layers,
+               std::vector<Orphan>& orphans);
     std::span<const Rec* const> of(uint64_t call_id) const;
   };
   struct Attrs {
@@ -81,6 +97,7 @@ class NestedLayers {
   std::vector<const ezio_fs_rec*> loose_scratch_;
   std::map<std::string, otf2::Ref, std::less<>> fstype_strings_;
   std::vector<Orphan> orphans_;
+  std::unordered_map<uint64_t, uint64_t> last_call_;  // pid << 32 | tid -> highest call id taken
   std::map<uint32_t, otf2::Ref> vfs_regions_, fs_regions_;
 };
 

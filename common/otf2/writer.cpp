@@ -1,17 +1,50 @@
 #include "common/otf2/writer.h"
 
+#include <cstdlib>
+
 #include "common/error.h"
 #include "common/otf2/check.h"
 
 namespace ezio::otf2 {
 namespace {
 
-OTF2_FlushType pre_flush(void*, OTF2_FileType, OTF2_LocationRef, void*, bool) {
-  return OTF2_FLUSH;
-}
+OTF2_FlushType pre_flush(void*, OTF2_FileType, OTF2_LocationRef, void*, bool) { return OTF2_FLUSH; }
 // No post_flush callback: events are written after sorting, so a BufferFlush record stamped with
 // the writing time would break the per-location time order.
 OTF2_FlushCallbacks flush_callbacks = {pre_flush, nullptr};
+
+// OTF2 keeps up to 128 MiB of chunks per writer before it writes any: a recording written while
+// the application runs would hold its whole trace in memory and write it at the end. A writer
+// that asks for more than kChunksPerWriter chunks gets none, which makes OTF2 write its chunks
+// out and free them (OTF2_Buffer_RequestNewChunk), then ask again.
+constexpr size_t kChunkBytes = 1024 * 1024;
+constexpr size_t kChunksPerWriter = 4;
+
+struct WriterChunks {
+  std::vector<void*> chunks;
+};
+
+void* allocate_chunk(void*, OTF2_FileType, OTF2_LocationRef, void** per_buffer, uint64_t size) {
+  auto*& mine = reinterpret_cast<WriterChunks*&>(*per_buffer);
+  if (!mine) mine = new WriterChunks;
+  if (mine->chunks.size() >= kChunksPerWriter) return nullptr;
+  void* chunk = std::malloc(size);
+  if (chunk) mine->chunks.push_back(chunk);
+  return chunk;
+}
+
+void free_chunks(void*, OTF2_FileType, OTF2_LocationRef, void** per_buffer, bool final) {
+  auto*& mine = reinterpret_cast<WriterChunks*&>(*per_buffer);
+  if (!mine) return;
+  for (void* c : mine->chunks) std::free(c);
+  mine->chunks.clear();
+  if (final) {
+    delete mine;
+    mine = nullptr;
+  }
+}
+
+OTF2_MemoryCallbacks memory_callbacks = {allocate_chunk, free_chunks};
 
 }  // namespace
 
@@ -23,18 +56,25 @@ ArchiveWriter::ArchiveWriter(const std::filesystem::path& dir, std::string name)
   std::filesystem::create_directories(dir, ec);
   if (ec) fail("cannot create {}: {}", dir.string(), ec.message());
   if (std::filesystem::exists(anchor_)) fail("{} already exists", anchor_.string());
-  archive_.reset(OTF2_Archive_Open(dir.c_str(), name.c_str(), OTF2_FILEMODE_WRITE, 1024 * 1024,
-                                   4 * 1024 * 1024, OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE));
+  archive_.reset(OTF2_Archive_Open(dir.c_str(), name.c_str(), OTF2_FILEMODE_WRITE, kChunkBytes,
+                                   4 * kChunkBytes, OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE));
   if (!archive_) fail("OTF2: cannot create archive {}", anchor_.string());
   check(OTF2_Archive_SetFlushCallbacks(archive_.get(), &flush_callbacks, nullptr),
         "setting flush callbacks");
+  check(OTF2_Archive_SetMemoryCallbacks(archive_.get(), &memory_callbacks, nullptr),
+        "setting memory callbacks");
   check(OTF2_Archive_SetSerialCollectiveCallbacks(archive_.get()), "setting collectives");
   check(OTF2_Archive_SetCreator(archive_.get(), "eziotrace"), "setting creator");
   check(OTF2_Archive_OpenEvtFiles(archive_.get()), "opening event files");
   attributes_.reset(OTF2_AttributeList_New());
 }
 
-ArchiveWriter::~ArchiveWriter() = default;
+ArchiveWriter::~ArchiveWriter() {
+  // An archive abandoned before close() (the recording failed, or a write did: a full disk) is not
+  // closed: OTF2 would flush again through the file it already gave up on, and crash. The handle
+  // is left to the process's exit; the caller removes the incomplete directory.
+  if (!closed_) (void)archive_.release();
+}
 
 Ref ArchiveWriter::string(std::string_view s) {
   if (auto it = string_ids_.find(s); it != string_ids_.end()) return it->second;
@@ -75,11 +115,12 @@ Ref ArchiveWriter::location_group(std::string_view name, OTF2_LocationGroupType 
 
 void ArchiveWriter::location(OTF2_LocationRef id, std::string_view name, OTF2_LocationType type,
                              Ref group) {
-  auto [it, inserted] = locations_.try_emplace(id);
-  if (!inserted) fail("OTF2: location {} defined twice", id);
-  it->second.name = string(name);
-  it->second.type = type;
-  it->second.group = group;
+  Location& loc = locations_[id];
+  if (loc.defined) fail("OTF2: location {} defined twice", id);
+  loc.defined = true;
+  loc.name = string(name);
+  loc.type = type;
+  loc.group = group;
 }
 
 Ref ArchiveWriter::io_paradigm(std::string_view identification, std::string_view name,
@@ -121,7 +162,8 @@ Ref ArchiveWriter::comm(std::string_view name, Ref group, Ref parent) {
 Ref ArchiveWriter::metric_member(std::string_view name, std::string_view description,
                                  OTF2_MetricType type, OTF2_MetricMode mode, OTF2_Type value_type,
                                  std::string_view unit) {
-  metric_members_.push_back({string(name), string(description), type, mode, value_type, string(unit)});
+  metric_members_.push_back(
+      {string(name), string(description), type, mode, value_type, string(unit)});
   return static_cast<Ref>(metric_members_.size() - 1);
 }
 
@@ -166,8 +208,7 @@ void ArchiveWriter::location_property(OTF2_LocationRef location, std::string_vie
 }
 
 OTF2_EvtWriter* ArchiveWriter::events(OTF2_LocationRef location) {
-  auto it = locations_.find(location);
-  if (it == locations_.end()) fail("OTF2: events for undefined location {}", location);
+  auto it = locations_.try_emplace(location).first;
   if (!it->second.writer) {
     it->second.writer = OTF2_Archive_GetEvtWriter(archive_.get(), location);
     if (!it->second.writer) fail("OTF2: cannot open the event writer of location {}", location);
@@ -181,6 +222,7 @@ void ArchiveWriter::close() {
   auto* a = archive_.get();
   std::map<OTF2_LocationRef, uint64_t> event_counts;
   for (auto& [id, loc] : locations_) {
+    if (!loc.defined) fail("OTF2: events written for location {}, which was never defined", id);
     // A location without events still needs its (empty) event file: readers open one per
     // defined location and refuse the archive when it is missing.
     OTF2_EvtWriter* w = events(id);
@@ -214,9 +256,9 @@ void ArchiveWriter::close() {
   }
   for (size_t i = 0; i < attribute_defs_.size(); ++i) {
     auto& d = attribute_defs_[i];
-    check(OTF2_GlobalDefWriter_WriteAttribute(gw, static_cast<Ref>(i), d.name, d.description,
-                                              d.type),
-          "writing an attribute");
+    check(
+        OTF2_GlobalDefWriter_WriteAttribute(gw, static_cast<Ref>(i), d.name, d.description, d.type),
+        "writing an attribute");
   }
   for (size_t i = 0; i < nodes_.size(); ++i) {
     auto& n = nodes_[i];
@@ -239,9 +281,9 @@ void ArchiveWriter::close() {
           "writing a location group property");
   }
   for (auto& [id, loc] : locations_) {
-    check(OTF2_GlobalDefWriter_WriteLocation(gw, id, loc.name, loc.type, event_counts[id],
-                                             loc.group),
-          "writing a location");
+    check(
+        OTF2_GlobalDefWriter_WriteLocation(gw, id, loc.name, loc.type, event_counts[id], loc.group),
+        "writing a location");
   }
   for (auto& p : location_properties_) {
     OTF2_AttributeValue v;
@@ -252,15 +294,15 @@ void ArchiveWriter::close() {
   for (size_t i = 0; i < regions_.size(); ++i) {
     auto& r = regions_[i];
     check(OTF2_GlobalDefWriter_WriteRegion(gw, static_cast<Ref>(i), r.name, r.canonical,
-                                           r.description, r.role, r.paradigm,
-                                           OTF2_REGION_FLAG_NONE, OTF2_UNDEFINED_STRING, 0, 0),
+                                           r.description, r.role, r.paradigm, OTF2_REGION_FLAG_NONE,
+                                           OTF2_UNDEFINED_STRING, 0, 0),
           "writing a region");
   }
   for (size_t i = 0; i < metric_members_.size(); ++i) {
     auto& m = metric_members_[i];
     check(OTF2_GlobalDefWriter_WriteMetricMember(gw, static_cast<Ref>(i), m.name, m.description,
-                                                 m.type, m.mode, m.value_type, OTF2_BASE_DECIMAL,
-                                                 0, m.unit),
+                                                 m.type, m.mode, m.value_type, OTF2_BASE_DECIMAL, 0,
+                                                 m.unit),
           "writing a metric member");
   }
   for (size_t i = 0; i < metric_classes_.size(); ++i) {

@@ -50,8 +50,8 @@ class ArchiveWriter {
   Ref location_group(std::string_view name, OTF2_LocationGroupType type, Ref node);
   // Thread locations use the TID as id; others pick ids that cannot clash (see trace-model.md).
   void location(OTF2_LocationRef id, std::string_view name, OTF2_LocationType type, Ref group);
-  Ref io_paradigm(std::string_view identification, std::string_view name,
-                  OTF2_IoParadigmClass cls, OTF2_IoParadigmFlag flags);
+  Ref io_paradigm(std::string_view identification, std::string_view name, OTF2_IoParadigmClass cls,
+                  OTF2_IoParadigmFlag flags);
   Ref io_file(std::string_view path, Ref scope_node);
   Ref io_handle(std::string_view name, Ref file, Ref paradigm,
                 OTF2_IoHandleFlag flags = OTF2_IO_HANDLE_FLAG_NONE,
@@ -75,13 +75,13 @@ class ArchiveWriter {
   void location_property(OTF2_LocationRef location, std::string_view name, uint64_t value);
   void clock(const Clock& c) { clock_ = c; }
 
-  // The event writer of a location defined with location().
+  // The event writer of a location. Events may be written before the location is defined (its
+  // name may only be known at the end of a recording), but close() fails if it never is.
   OTF2_EvtWriter* events(OTF2_LocationRef location);
   // A reusable attribute list; OTF2 empties it after each event written with it.
   OTF2_AttributeList* attributes() { return attributes_.get(); }
 
-  // Writes definitions and closes the archive. After a failure the archive is left incomplete
-  // and the destructor still closes the OTF2 handle.
+  // Writes definitions and closes the archive. After a failure the archive is left incomplete.
   void close();
   const std::filesystem::path& anchor() const { return anchor_; }
 
@@ -91,6 +91,7 @@ class ArchiveWriter {
     OTF2_LocationType type;
     Ref group;
     OTF2_EvtWriter* writer = nullptr;
+    bool defined = false;
   };
   struct Property {
     Ref owner;

@@ -127,3 +127,60 @@ TEST(KernelArchive, ForkedChildInheritsDescriptorsAndGetsItsOwnGroup) {
   EXPECT_EQ(child["calls"][0]["io"][0]["file"], "/data/f");
   EXPECT_EQ(child["calls"][0]["io"][0]["handle"], "/data/f [pid 2000 fd 4]");
 }
+
+// While the application runs the archive is written in batches: a VFS record taken in one batch
+// nests in its syscall taken in the next; the file record that names its path may come after it;
+// a VFS record whose syscall never comes (lost) stands alone once a later call of its thread is
+// written.
+TEST(KernelArchive, WrittenInBatchesAsRecordsArrive) {
+  auto vfs = [](uint64_t id, uint64_t t0, uint64_t t1) {
+    ezio_vfs_rec v{};
+    v.h = {EZIO_RECORD_VERSION, EZIO_REC_VFS, EZIO_LAYER_VFS, sizeof(v), kPid, kPid};
+    v.call_id = id;
+    v.t_enter = t0;
+    v.t_exit = t1;
+    v.file_key = 0xabc;
+    v.ino = 12;
+    v.ret = 10;
+    v.op = EZIO_VFS_WRITE;
+    std::strcpy(v.fstype, "ext4");
+    return v;
+  };
+  RecordStore s;
+  auto dir = ezio::test::scratch_dir("archive_batches");
+  RecordingInfo info = info_for(kPid);  // read again by finish(): it must outlive the archive
+  KernelArchive archive(dir, info);
+  add(s, vfs(1, 500, 600));  // its write's record was lost
+  add(s, vfs(2, 1010, 1090));
+  archive.write_settled(s, 2000);  // no call yet: both wait
+  add(s, call(kPid, SYS_write, 1000, 1100, 3, 10, 10, 2));
+  ezio_file_rec f{};
+  f.h = {EZIO_RECORD_VERSION, EZIO_REC_FILE, EZIO_LAYER_VFS, sizeof(f), kPid, kPid};
+  f.file_key = 0xabc;
+  f.ino = 12;
+  f.depth = 3;
+  f.mount_depth = 3;
+  std::strcpy(f.names[0], "f");
+  std::strcpy(f.names[1], "data");
+  std::strcpy(f.names[2], "/");
+  add(s, f);
+  add(s, call(kPid, SYS_write, 3000, 3100, 3, 10, 10, 3));
+  archive.write_settled(s, 2000);  // call 2 ended before 2000, call 3 did not
+  EXPECT_EQ(s.syscalls().size(), 1u);
+  ArchiveSummary sum = archive.finish(s);
+  EXPECT_EQ(sum.layers[EZIO_LAYER_SYSCALL].events, 2u);
+  EXPECT_EQ(sum.layers[EZIO_LAYER_VFS].events, 2u);
+
+  auto j = ezio::test::dump_archive(dir / "eziotrace.otf2");
+  ASSERT_FALSE(j.is_null());
+  auto& loc = j["locations"]["1000"];
+  EXPECT_EQ(loc["other_regions"]["vfs:vfs_write"], 2);
+  auto& calls = loc["calls"];
+  ASSERT_EQ(calls.size(), 2u);
+  EXPECT_EQ(calls[0]["call.id"], 2);
+  ASSERT_EQ(calls[0]["inside"].size(), 1u);
+  EXPECT_EQ(calls[0]["inside"][0]["name"], "vfs_write");
+  EXPECT_EQ(calls[0]["inside"][0]["vfs.path"], "/data/f");
+  EXPECT_EQ(calls[0]["inside"][0]["t0"], 1010);
+  EXPECT_FALSE(calls[1].contains("inside"));
+}

@@ -2,6 +2,7 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -74,6 +75,26 @@ TEST(RecordErrors, CrashingApplicationStillGivesACompleteArchive) {
   EXPECT_EQ(pwrites, 11);  // the crash comes right after the 11th write
 }
 
+// The archive is written while the application runs: a disk that fills up stops the recording,
+// not the application, and leaves no archive that could pass for complete.
+TEST(RecordErrors, FullDiskStopsTheRecordingNotTheApplication) {
+  auto dir = ezio::test::scratch_dir("fulldisk");
+  auto tiny = dir / "tiny";
+  fs::create_directories(tiny);
+  ASSERT_EQ(mount("tmpfs", tiny.c_str(), "tmpfs", 0, "size=1m"), 0) << strerror(errno);
+  auto out = dir / "out";
+  auto r = eziotrace({"record", "--layers", "syscall", "-o", (tiny / "t").string(), "--", "dd",
+                      "if=/dev/zero", "of=" + out.string(), "bs=1", "count=200000", "status=none"});
+  bool left_archive = fs::exists(tiny / "t") || fs::exists(tiny / "t.incomplete");
+  umount(tiny.c_str());
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.err.find("No space left on device"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("no archive"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("the application ended: exit status 0"), std::string::npos) << r.err;
+  EXPECT_EQ(fs::file_size(out), 200000u);  // dd ran to its end
+  EXPECT_FALSE(left_archive);
+}
+
 TEST(RecordErrors, InterruptIsForwardedAndArchiveSaysSo) {
   auto dir = ezio::test::scratch_dir("interrupt");
   auto file = dir / "f";
@@ -115,9 +136,9 @@ TEST(RecordErrors, UnderSudoTheApplicationRunsAsTheUserWhoOwnsTheOutput) {
   auto dir = ezio::test::scratch_dir("sudo");
   chmod(dir.c_str(), 0777);  // the application (as nobody) writes its file here
   auto out = dir / "t";
-  auto r = ezio::test::run(
-      {EZIO_BINARY, "record", "-o", out.string(), "--", "sh", "-c", "id -u; id -g; echo x > " + (dir / "f").string()},
-      {"SUDO_UID=65534", "SUDO_GID=65534"});
+  auto r = ezio::test::run({EZIO_BINARY, "record", "-o", out.string(), "--", "sh", "-c",
+                            "id -u; id -g; echo x > " + (dir / "f").string()},
+                           {"SUDO_UID=65534", "SUDO_GID=65534"});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.out, "65534\n65534\n");
   struct stat st {};

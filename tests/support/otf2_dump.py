@@ -2,7 +2,8 @@
 """Dumps an OTF2 archive as JSON with python3-otf2, a reader independent of ours.
 
 Per location: its properties and the syscall-layer calls (ENTER/LEAVE of `syscall:*` regions) with
-their attributes and the I/O events written inside them. Usage: otf2_dump.py ARCHIVE.otf2
+their attributes, the I/O events written inside them and the regions nested in them ("inside").
+Usage: otf2_dump.py ARCHIVE.otf2
 """
 import json
 import sys
@@ -58,6 +59,8 @@ def main(path):
                 else:
                     entry["other_regions"][call["canonical"]] = \
                         entry["other_regions"].get(call["canonical"], 0) + 1
+                    if st:  # a VFS or FS event inside a call: kept with its attributes
+                        st[-1].setdefault("inside", []).append(call)
             elif kind.startswith("Io") and st:
                 io = {"kind": kind}
                 for attr in ("handle", "old_handle", "new_handle"):
