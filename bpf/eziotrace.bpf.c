@@ -6,5 +6,6 @@
 #include "vfs.bpf.h"
 #include "vfs_kprobe.bpf.h"
 #include "fs.bpf.h"
+#include "fs_kprobe.bpf.h"
 #include "block.bpf.h"
 #include "pagecache.bpf.h"

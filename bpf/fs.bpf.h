@@ -1,5 +1,6 @@
 /* File-system layer (ext4, xfs, btrfs). Exact mode: fentry/fexit on each file system's
- * read_iter / write_iter / fsync file operations. Fallback: the file systems' own tracepoints, as
+ * read_iter / write_iter / fsync file operations, else kprobe/kretprobe on the same functions
+ * (fs_kprobe.bpf.h, same records). Fallback: the file systems' own tracepoints, as
  * tp_btf (typed, no tracefs needed); most are single points (EZIO_FSF_POINT), ext4_sync_file_enter
  * and _exit pair into a duration. Which programs load is decided by recorder/probe.cpp. */
 #ifndef EZIO_FS_BPF_H
@@ -131,7 +132,11 @@ static __always_inline void fs_begin(__u16 op, struct inode* inode, __s64 offset
   struct fs_pending_key key = {.tid = (__u32)pid_tgid, .op = op};
   struct fs_pending p = {.t = bpf_ktime_get_ns(), .offset = offset, .bytes = bytes};
   inode_ident(inode, &p.ino, &p.dev);
-  if (bpf_map_update_elem(&fs_pending, &key, &p, BPF_ANY)) count_drop(EZIO_LAYER_FS);
+  if (!bpf_map_update_elem(&fs_pending, &key, &p, BPF_NOEXIST)) return;
+  /* An entry is there already: a call whose exit was never seen (a kretprobe missed for want of
+   * instances) or the table is full. Either way one FS event is lost; this call takes the slot. */
+  count_drop(EZIO_LAYER_FS);
+  bpf_map_update_elem(&fs_pending, &key, &p, BPF_ANY);
 }
 
 static __always_inline void fs_end(__u16 op, long ret) {
@@ -151,6 +156,15 @@ static __always_inline struct inode* kiocb_inode(struct kiocb* iocb) {
 
 static __always_inline void iter_begin(__u16 op, struct kiocb* iocb, struct iov_iter* it) {
   fs_begin(op, kiocb_inode(iocb), BPF_CORE_READ(iocb, ki_pos), BPF_CORE_READ(it, count));
+}
+
+#ifndef LLONG_MAX
+#define LLONG_MAX 0x7fffffffffffffffLL
+#endif
+
+/* fsync(2) asks for the range 0..LLONG_MAX: the whole file, no length. */
+static __always_inline void fsync_begin(__u16 op, struct file* f, loff_t start, loff_t end) {
+  fs_begin(op, BPF_CORE_READ(f, f_inode), start, end == LLONG_MAX ? -1 : end - start + 1);
 }
 
 static __always_inline void iter_point(__u16 op, struct kiocb* iocb, struct iov_iter* it) {
@@ -174,7 +188,7 @@ static __always_inline void iter_point(__u16 op, struct kiocb* iocb, struct iov_
 #define EZIO_FS_FSYNC_PAIR(fn, op)                                                           \
   SEC("fentry/" #fn)                                                                        \
   int BPF_PROG(ezio_fs_##fn##_entry, struct file* f, loff_t start, loff_t end) {            \
-    fs_begin(op, BPF_CORE_READ(f, f_inode), start, end == LLONG_MAX ? -1 : end - start + 1); \
+    fsync_begin(op, f, start, end);                                                         \
     return 0;                                                                               \
   }                                                                                         \
   SEC("fexit/" #fn)                                                                         \
@@ -183,10 +197,6 @@ static __always_inline void iter_point(__u16 op, struct kiocb* iocb, struct iov_
     fs_end(op, ret);                                                                        \
     return 0;                                                                               \
   }
-
-#ifndef LLONG_MAX
-#define LLONG_MAX 0x7fffffffffffffffLL
-#endif
 
 EZIO_FS_ITER_PAIR(ext4_file_read_iter, EZIO_FS_EXT4_FILE_READ_ITER)
 EZIO_FS_ITER_PAIR(ext4_file_write_iter, EZIO_FS_EXT4_FILE_WRITE_ITER)

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 #include <sstream>
 #include <string_view>
 
@@ -14,14 +15,17 @@
 namespace ezio::recorder {
 namespace {
 
-struct FentryPair {
+// The two hook kinds that see a kernel function's real entry and exit, in order of preference.
+enum class Exact { fentry, kprobe };
+
+struct ExactFunction {
   const char* function;
-  // skeleton programs <program>_entry and <program>_exit (fentry/fexit); for the VFS functions
-  // also <program>_kprobe and <program>_kretprobe (bpf/vfs_kprobe.bpf.h)
+  // skeleton programs <program>_entry and <program>_exit (fentry/fexit), <program>_kprobe and
+  // <program>_kretprobe (bpf/vfs_kprobe.bpf.h, bpf/fs_kprobe.bpf.h)
   const char* program;
 };
 
-constexpr FentryPair kVfsFunctions[] = {
+constexpr ExactFunction kVfsFunctions[] = {
     {"vfs_read", "ezio_vfs_read"},
     {"vfs_write", "ezio_vfs_write"},
     {"vfs_readv", "ezio_vfs_readv"},
@@ -39,7 +43,7 @@ struct Tracepoint {
 
 struct FileSystemHooks {
   const char* fs;
-  FentryPair fentry[3];         // read_iter, write_iter, fsync
+  ExactFunction functions[3];   // read_iter, write_iter, fsync: fentry, else kprobe
   std::vector<Tracepoint> tps;  // fallback
 };
 
@@ -73,6 +77,13 @@ const std::vector<FileSystemHooks>& fs_hooks() {
 
 // Direct I/O of ext4, xfs and btrfs goes through iomap: its tracepoint completes every fallback.
 constexpr Tracepoint kIomapDio = {"iomap_dio_rw_begin", "ezio_fs_tp_iomap_dio_rw_begin"};
+
+// Counts the FS entries a missed kretprobe left pending when their thread ends.
+constexpr const char* kFsKprobeThreadExit = "ezio_fs_kprobe_thread_exit";
+
+const char* exact_name(Exact kind) {
+  return kind == Exact::fentry ? "fentry/fexit" : "kprobe/kretprobe";
+}
 
 std::string join(const std::vector<std::string>& v, const char* sep) {
   return fmt::format("{}", fmt::join(v, sep));
@@ -109,6 +120,11 @@ class Planner {
   bool try_kprobe(unsigned layer, const std::string& fn, bool retprobe) {
     return record(layer, (retprobe ? "kretprobe/" : "kprobe/") + fn, k_.kprobe(fn, retprobe));
   }
+  // fentry (its trampoline serves fexit too), or kprobe and kretprobe, on fn.
+  bool try_exact(unsigned layer, Exact kind, const std::string& fn) {
+    return kind == Exact::fentry ? try_fentry(layer, fn)
+                                 : try_kprobe(layer, fn, false) && try_kprobe(layer, fn, true);
+  }
   bool record(unsigned layer, std::string hook, const ProbeOutcome& o) {
     plan_.trials.push_back({layer, {std::move(hook), o.ok, o.why}});
     return o.ok;
@@ -132,12 +148,11 @@ class Planner {
   // is loaded: a call seen by both would be recorded twice.
   void plan_vfs() {
     auto& p = plan_.layers[EZIO_LAYER_VFS];
-    for (VfsHook kind : {VfsHook::fentry, VfsHook::kprobe}) {
+    for (Exact kind : {Exact::fentry, Exact::kprobe}) {
       std::vector<std::string> hooked = hook_vfs(kind);
       if (hooked.empty()) continue;
-      plan_.vfs_hook = kind;
-      p.hook = fmt::format("{} {}", kind == VfsHook::fentry ? "fentry/fexit" : "kprobe/kretprobe",
-                           join(hooked, ","));
+      plan_.vfs_hook = kind == Exact::fentry ? VfsHook::fentry : VfsHook::kprobe;
+      p.hook = fmt::format("{} {}", exact_name(kind), join(hooked, ","));
       p.accuracy = "exact";
       return;
     }
@@ -150,38 +165,34 @@ class Planner {
   // The VFS functions this kind of hook attaches to, their programs added to the plan; empty, and
   // nothing added, when vfs_read or vfs_write is not among them (they come first in
   // kVfsFunctions, so a kind that cannot have them is not tried further).
-  std::vector<std::string> hook_vfs(VfsHook kind) {
+  std::vector<std::string> hook_vfs(Exact kind) {
     std::vector<std::string> hooked;
     for (const auto& f : kVfsFunctions) {
-      bool ok = kind == VfsHook::fentry ? try_fentry(EZIO_LAYER_VFS, f.function)
-                                        : try_kprobe(EZIO_LAYER_VFS, f.function, false) &&
-                                              try_kprobe(EZIO_LAYER_VFS, f.function, true);
+      bool ok = try_exact(EZIO_LAYER_VFS, kind, f.function);
       std::string_view fn = f.function;
       if (!ok && (fn == "vfs_read" || fn == "vfs_write")) return {};
       if (ok) hooked.push_back(f.function);
     }
     for (const auto& f : kVfsFunctions) {
       if (std::find(hooked.begin(), hooked.end(), f.function) == hooked.end()) continue;
-      if (kind == VfsHook::fentry) {
-        add_pair(f.program);
-      } else {
-        plan_.programs.insert(std::string(f.program) + "_kprobe");
-        plan_.programs.insert(std::string(f.program) + "_kretprobe");
-      }
+      add_exact(kind, f.program);
     }
     return hooked;
   }
 
+  // Per file system: fentry/fexit, else kprobe/kretprobe (both exact: the functions' real times),
+  // else its tracepoints. A kind takes a file system when all three of its functions attach; only
+  // that kind's programs are loaded for it, as a call seen by two kinds would be recorded twice.
   void plan_fs() {
     std::vector<std::string> parts;
-    bool any_exact = false, any_derived = false, iomap_wanted = false;
+    bool any_exact = false, any_derived = false, iomap_wanted = false, any_kprobe = false;
     for (const auto& h : fs_hooks()) {
-      bool all = true;
-      for (const auto& f : h.fentry) all = try_fentry(EZIO_LAYER_FS, f.function) && all;
-      if (all) {
-        for (const auto& f : h.fentry) add_pair(f.program);
-        parts.push_back(fmt::format("{}: fentry/fexit", h.fs));
+      if (auto kind = hook_fs_functions(h)) {
+        std::vector<std::string> names;
+        for (const auto& f : h.functions) names.push_back(f.function);
+        parts.push_back(fmt::format("{}: {} {}", h.fs, exact_name(*kind), join(names, ",")));
         any_exact = true;
+        any_kprobe = any_kprobe || *kind == Exact::kprobe;
         continue;
       }
       std::vector<std::string> tps;
@@ -203,12 +214,26 @@ class Planner {
       plan_.programs.insert(kIomapDio.program);
       parts.push_back(fmt::format("iomap: tp_btf/{}", kIomapDio.name));
     }
+    if (any_kprobe) plan_.programs.insert(kFsKprobeThreadExit);
     auto& p = plan_.layers[EZIO_LAYER_FS];
     p.hook = join(parts, "; ");
     p.accuracy = any_exact && any_derived ? "mixed"
                  : any_exact              ? "exact"
                  : any_derived            ? "derived"
                                           : "none";
+  }
+
+  // The first kind that attaches to all three functions of the file system, its programs added to
+  // the plan; nothing when neither does. Every function is tried, so that `probes -v` shows each.
+  std::optional<Exact> hook_fs_functions(const FileSystemHooks& h) {
+    for (Exact kind : {Exact::fentry, Exact::kprobe}) {
+      bool all = true;
+      for (const auto& f : h.functions) all = try_exact(EZIO_LAYER_FS, kind, f.function) && all;
+      if (!all) continue;
+      for (const auto& f : h.functions) add_exact(kind, f.program);
+      return kind;
+    }
+    return std::nullopt;
   }
 
   // Layers of tracepoints only (their programs belong to bpf/block*.h, bpf/pagecache*.h): the
@@ -224,9 +249,10 @@ class Planner {
     p.accuracy = ok.size() == tps.size() ? "exact" : ok.empty() ? "none" : "partial";
   }
 
-  void add_pair(const char* program) {
-    plan_.programs.insert(std::string(program) + "_entry");
-    plan_.programs.insert(std::string(program) + "_exit");
+  void add_exact(Exact kind, const char* program) {
+    bool fentry = kind == Exact::fentry;
+    plan_.programs.insert(std::string(program) + (fentry ? "_entry" : "_kprobe"));
+    plan_.programs.insert(std::string(program) + (fentry ? "_exit" : "_kretprobe"));
   }
 
   KernelProber k_;

@@ -11,7 +11,9 @@ check() {  # check DESCRIPTION COMMAND...
 eziotrace probes -v > "$EZIO_OUT/probes.txt" 2>&1
 cat "$EZIO_OUT/probes.txt"
 check "probes: VFS uses fentry/fexit" grep -Eq '^vfs +exact +fentry/fexit vfs_read,vfs_write' "$EZIO_OUT/probes.txt"
-check "probes: ext4 uses fentry/fexit" grep -Eq '^fs .*ext4: fentry/fexit' "$EZIO_OUT/probes.txt"
+check "probes: ext4 uses fentry/fexit" grep -Eq \
+  '^fs +exact +ext4: fentry/fexit ext4_file_read_iter,ext4_file_write_iter,ext4_sync_file(;|$)' \
+  "$EZIO_OUT/probes.txt"
 check "probes: page cache hooks mm_filemap_add_to_page_cache" \
   grep -Eq '^pagecache .*tp_btf/mm_filemap_add_to_page_cache' "$EZIO_OUT/probes.txt"
 check "probes: block hooks block_rq_issue and block_rq_complete" \

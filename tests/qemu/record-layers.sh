@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
-# Host side of ctest's qemu_record_layers (MODE fentry) and qemu_record_vfs_kprobe (MODE kprobe):
-# runs guest-record-<MODE>.sh in the VM (Debian's 6.1 kernel, which has fentry and kprobes), then
-# reads the archive it recorded with python3-otf2 and checks, for the workload
-# (tests/layers/layers_workload.cpp), the exact VFS and FS counts and their nesting, that the VFS
-# times are the real ones (not derived), and in MODE fentry the page-cache and block layers: their
-# events must be there and attributed to the workload's thread.
+# Host side of ctest's qemu_record_layers (MODE fentry), qemu_record_vfs_kprobe (MODE kprobe) and
+# qemu_record_tracepoints (MODE tracepoint): runs guest-record-<MODE>.sh in the VM (Debian's 6.1
+# kernel, which has fentry and kprobes), then reads the archive it recorded with python3-otf2 and
+# checks, for the workload (tests/layers/layers_workload.cpp), the VFS and FS events (counts, bytes,
+# offsets, results) and their nesting, that the VFS and FS times are the real ones (not derived),
+# and in MODE fentry the page-cache and block layers: their events must be there and attributed to
+# the workload's thread. MODE kprobe denies fentry: VFS and FS must then give the same events
+# through kprobes. MODE tracepoint denies kprobes too: derived VFS, ext4's tracepoints.
 # usage: record-layers.sh MODE EZIOTRACE WORKLOAD NESTING_PY
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 mode=$1 eziotrace=$2 workload=$3 nesting=$4
 case "$mode" in
-  fentry | kprobe) ;;
-  *) echo "record-layers.sh: unknown mode '$mode' (fentry or kprobe)" >&2; exit 2 ;;
+  fentry | kprobe | tracepoint) ;;
+  *) echo "record-layers.sh: unknown mode '$mode' (fentry, kprobe or tracepoint)" >&2; exit 2 ;;
 esac
 out=$(mktemp -d "${TMPDIR:-/tmp}/ezio-qemu-layers.XXXXXX")
 trap 'rm -rf "$out"' EXIT
@@ -50,12 +52,13 @@ probe_is() {  # probe_is LAYER REGEX: EZIOTRACE::PROBE::<LAYER> matches
 }
 
 # VFS: 16 writes, 16 reads, one fsync and two opens of data; one open and 4 O_DIRECT pwrites of
-# direct. Each inside its syscall, with the real VFS times: strictly within the syscall's.
-if [ "$mode" = fentry ]; then
-  probe_is vfs '^fentry/fexit vfs_read,vfs_write,.* \(exact\)$'
-else
-  probe_is vfs '^kprobe/kretprobe vfs_read,vfs_write,vfs_readv,vfs_writev,vfs_iter_read,vfs_iter_write,vfs_fsync_range,vfs_open \(exact\)$'
-fi
+# direct. Each inside its syscall, with the real VFS times (strictly within the syscall's) unless
+# derived from the syscall.
+case $mode in
+  fentry) probe_is vfs '^fentry/fexit vfs_read,vfs_write,.* \(exact\)$' ;;
+  kprobe) probe_is vfs '^kprobe/kretprobe vfs_read,vfs_write,vfs_readv,vfs_writev,vfs_iter_read,vfs_iter_write,vfs_fsync_range,vfs_open \(exact\)$' ;;
+  tracepoint) probe_is vfs '^derived from tp_btf/sys_exit .*\(derived\)$' ;;
+esac
 expect "pair${tab}syscall:write>vfs:vfs_write${tab}16"
 expect "pair${tab}syscall:pwrite64>vfs:vfs_write${tab}4"
 expect "pair${tab}syscall:fsync>vfs:vfs_fsync_range${tab}1"
@@ -64,24 +67,54 @@ expect "vfs${tab}vfs:vfs_read|$d/data|ext4${tab}16"
 expect "vfs${tab}vfs:vfs_fsync_range|$d/data|ext4${tab}1"
 expect "vfs${tab}vfs:vfs_open|$d/data|ext4${tab}2"
 expect "vfs${tab}vfs:vfs_write|$d/direct|ext4${tab}4"
-fact "derived${tab}0"
-fact "inside${tab}vfs:vfs_write|$d/data${tab}16"
-fact "inside${tab}vfs:vfs_read|$d/data${tab}16"
-fact "inside${tab}vfs:vfs_fsync_range|$d/data${tab}1"
-fact "inside${tab}vfs:vfs_open|$d/data${tab}2"
-fact "inside${tab}vfs:vfs_write|$d/direct${tab}4"
+if [ "$mode" != tracepoint ]; then
+  fact "derived${tab}0"
+  fact "inside${tab}vfs:vfs_write|$d/data${tab}16"
+  fact "inside${tab}vfs:vfs_read|$d/data${tab}16"
+  fact "inside${tab}vfs:vfs_fsync_range|$d/data${tab}1"
+  fact "inside${tab}vfs:vfs_open|$d/data${tab}2"
+  fact "inside${tab}vfs:vfs_write|$d/direct${tab}4"
+fi
+fact "lost${tab}vfs${tab}0"
+fact "lost${tab}fs${tab}0"
 
-if [ "$mode" = fentry ]; then
-  # FS: fentry on ext4's file operations, nested in the VFS events.
-  probe_is fs '^ext4: fentry/fexit'
+# FS: ext4's file operations hooked with fentry/fexit, or with fentry denied kprobe/kretprobe; the
+# same events either way, one per VFS call on the workload's files, nested syscall > VFS > FS (by
+# the syscall's call id), with the real times (strictly inside the VFS event, on its inode) and
+# exact bytes and offsets: 16 x 4 KiB written then read at 0, 4096, ... (offsets sum to
+# 4096 * 120), fsync of the whole file (no length, offset 0), 4 direct 4 KiB pwrites at 0..12288.
+ext4_functions='ext4_file_read_iter,ext4_file_write_iter,ext4_sync_file'
+fsync="syscall:fsync>vfs:vfs_fsync_range>fs:ext4_sync_file|$d/data"
+if [ "$mode" = tracepoint ]; then
+  # ext4's tracepoints: one write_begin per page written (each write one page, so one event per
+  # call), the sync_file enter/exit pair, no read event; 6.1 has no iomap_dio_rw_begin, so no FS
+  # event for direct I/O.
+  probe_is fs "^ext4: tp_btf/ext4_da_write_begin,ext4_write_begin,ext4_sync_file_enter,ext4_sync_file_exit(;| )"
+  expect "pair${tab}vfs:vfs_write>fs:ext4_da_write_begin${tab}16"
+  expect "pair${tab}vfs:vfs_fsync_range>fs:ext4_sync_file${tab}1"
+  fact "fs${tab}syscall:write>vfs:vfs_write>fs:ext4_da_write_begin|$d/data${tab}16${tab}65536${tab}491520${tab}-"
+  fact "fs${tab}$fsync${tab}1${tab}-${tab}-${tab}0"
+  fact "fs_inside${tab}$fsync${tab}1"
+else
+  if [ "$mode" = fentry ]; then
+    probe_is fs "^ext4: fentry/fexit $ext4_functions(;| )"
+  else
+    probe_is fs "^ext4: kprobe/kretprobe $ext4_functions(;| )"
+  fi
   expect "pair${tab}vfs:vfs_write>fs:ext4_file_write_iter${tab}20"
   expect "pair${tab}vfs:vfs_read>fs:ext4_file_read_iter${tab}16"
   expect "pair${tab}vfs:vfs_fsync_range>fs:ext4_sync_file${tab}1"
-else
-  # fentry denied: ext4's tracepoints (6.1 has no iomap_dio_rw_begin: no FS event for direct I/O).
-  probe_is fs '^ext4: tp_btf/ext4_da_write_begin'
-  expect "pair${tab}vfs:vfs_write>fs:ext4_da_write_begin${tab}16"
-  expect "pair${tab}vfs:vfs_fsync_range>fs:ext4_sync_file${tab}1"
+  write="syscall:write>vfs:vfs_write>fs:ext4_file_write_iter|$d/data"
+  read="syscall:read>vfs:vfs_read>fs:ext4_file_read_iter|$d/data"
+  pwrite="syscall:pwrite64>vfs:vfs_write>fs:ext4_file_write_iter|$d/direct"
+  fact "fs${tab}$write${tab}16${tab}65536${tab}491520${tab}65536"
+  fact "fs${tab}$read${tab}16${tab}65536${tab}491520${tab}65536"
+  fact "fs${tab}$fsync${tab}1${tab}-${tab}0${tab}0"
+  fact "fs${tab}$pwrite${tab}4${tab}16384${tab}24576${tab}16384"
+  fact "fs_inside${tab}$write${tab}16"
+  fact "fs_inside${tab}$read${tab}16"
+  fact "fs_inside${tab}$fsync${tab}1"
+  fact "fs_inside${tab}$pwrite${tab}4"
 fi
 
 if [ "$mode" = fentry ]; then
@@ -101,6 +134,26 @@ if [ "$mode" = fentry ]; then
   fact "block_count${tab}pwrite64>write${tab}4"
   fact "block_bytes${tab}pwrite64>write${tab}16384"
   fact "block_bytes${tab}fsync>write${tab}65536"
+fi
+
+if [ "$mode" = kprobe ]; then
+  # The dd storm (guest-record-kprobe.sh): 60 ext4_file_write_iter and 60 ext4_sync_file calls,
+  # each recorded or counted lost, never dropped silently, however many kretprobes were missed.
+  storm=$out/storm/eziotrace.otf2
+  if [ -f "$storm" ]; then
+    storm_facts=$(/usr/bin/python3 "$here/workload_facts.py" "$storm" /mnt/disk/m)
+    seen=$(awk -F'\t' '$1 == "fs_count" && ($2 == "fs:ext4_file_write_iter" ||
+                        $2 == "fs:ext4_sync_file") { n += $3 } END { print n + 0 }' <<<"$storm_facts")
+    lost=$(awk -F'\t' '$1 == "lost" && $2 == "fs" { print $3 }' <<<"$storm_facts")
+    if [ "$((seen + ${lost:-0}))" = 120 ]; then
+      echo "ok   - dd storm: $seen FS events + $lost lost = 120"
+    else
+      echo "FAIL - dd storm: $seen FS events + ${lost:-?} lost, expected 120"; failed=1
+      echo "$storm_facts"
+    fi
+  else
+    echo "FAIL - no archive of the dd storm was recorded in the VM"; failed=1
+  fi
 fi
 
 if grep -q "^error" <<<"$summary"; then

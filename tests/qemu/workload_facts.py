@@ -5,6 +5,15 @@ tests/qemu/record-layers.sh asserts on beyond tests/layers/nesting.py:
   workload_tid <tid>                        the thread that made the workload's calls
   derived <n>                               VFS events with vfs.derived = 1
   inside <region>|<path> <n>                exact VFS events strictly inside their syscall
+  fs <chain>|<path> <n> <bytes> <offsets> <result>
+                                            FS events nested syscall > VFS > FS on a file of the
+                                            workload (the VFS event's path), with the sums of their
+                                            fs.bytes, fs.offset and fs.result ("-" when no event
+                                            has that attribute)
+  fs_inside <chain>|<path> <n>              those with a duration, on the VFS event's inode,
+                                            strictly inside the VFS event: hooked, not clamped
+  fs_count <region> <n>                     FS events, wherever they are nested
+  lost <layer> <n>                          EZIOTRACE::LOST::<layer>
   pagecache_threads <n>                     threads with page-cache counters
   pagecache <member> <value>                the workload thread's last page-cache counters
   block_other_threads <n>                   block requests attributed to another thread
@@ -30,10 +39,17 @@ def main(anchor, workdir):
     pagecache = {}
     requests = []
     workload_tid = None
+    fs_sums = collections.defaultdict(lambda: [0, None, None, None])  # n, bytes, offsets, result
+    fs_inside = collections.Counter()
+    fs_count = collections.Counter()
+    lost = {}
     with otf2.reader.open(anchor) as trace:
         for p in trace.definitions.location_properties:
             if p.name == "EZIOTRACE::TID":
                 tids[p.location.name] = int(p.value)
+        for p in trace.definitions.system_tree_node_properties:
+            if p.name.startswith("EZIOTRACE::LOST::"):
+                lost[p.name.split("::")[-1]] = int(p.value)
         stacks = collections.defaultdict(list)  # location -> [name, enter time, attrs, children]
         for loc, ev in trace.events:
             if isinstance(ev, otf2.events.Enter):
@@ -52,6 +68,26 @@ def main(anchor, workdir):
                     path = str(a.get("vfs.path", ""))
                     if parent and parent[0].startswith("syscall:") and path.startswith(workdir + "/"):
                         parent[3].append((f"{name}|{path}", t_enter, ev.time))
+                    # FS events are checked against this VFS event once its leave is known.
+                    for key, f_enter, f_leave, fa in children:
+                        if (int(fa.get("fs.point", 1)) == 0 and "fs.result" in fa
+                                and fa.get("fs.inode") == a.get("vfs.inode")
+                                and t_enter < f_enter and f_leave < ev.time):
+                            fs_inside[key] += 1
+                elif name.startswith("fs:"):
+                    fs_count[name] += 1
+                    grand = stacks[loc][-2] if len(stacks[loc]) >= 2 else None
+                    if (parent and parent[0].startswith("vfs:") and grand
+                            and grand[0].startswith("syscall:")):
+                        path = str(parent[2].get("vfs.path", ""))
+                        if path.startswith(workdir + "/"):
+                            key = f"{grand[0]}>{parent[0]}>{name}|{path}"
+                            parent[3].append((key, t_enter, ev.time, a))
+                            sums = fs_sums[key]
+                            sums[0] += 1
+                            for i, attr in ((1, "fs.bytes"), (2, "fs.offset"), (3, "fs.result")):
+                                if attr in a:
+                                    sums[i] = (sums[i] or 0) + int(a[attr])
                 elif name.startswith("syscall:"):
                     # Exact VFS times fall strictly between the syscall's: the hooks fire inside
                     # it. Derived ones are the syscall's own times.
@@ -69,6 +105,14 @@ def main(anchor, workdir):
     print(f"derived\t{derived}")
     for k, n in sorted(inside.items()):
         print(f"inside\t{k}\t{n}")
+    for k, sums in sorted(fs_sums.items()):
+        print("fs\t" + "\t".join([k] + ["-" if v is None else str(v) for v in sums]))
+    for k, n in sorted(fs_inside.items()):
+        print(f"fs_inside\t{k}\t{n}")
+    for k, n in sorted(fs_count.items()):
+        print(f"fs_count\t{k}\t{n}")
+    for k, n in sorted(lost.items()):
+        print(f"lost\t{k}\t{n}")
     print(f"pagecache_threads\t{len(pagecache)}")
     for k, v in sorted(pagecache.get(workload_tid, {}).items()):
         print(f"pagecache\t{k}\t{v}")

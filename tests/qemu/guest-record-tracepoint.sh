@@ -1,0 +1,23 @@
+# Guest script of ctest's qemu_record_tracepoints (busybox sh, inside the VM of run-in-vm.sh,
+# Debian's 6.1 kernel): with fentry and kprobes denied (EZIOTRACE_DENY_HOOKS), `eziotrace probes`
+# must fall back to the derived VFS layer and ext4's tracepoints, and a recording of the layer
+# workload must succeed. The events and their nesting are checked on the host (record-layers.sh
+# tracepoint) with python3-otf2, from the archive copied out of $EZIO_OUT.
+failed=0
+check() {  # check DESCRIPTION COMMAND...
+  desc=$1; shift
+  if "$@"; then echo "ok   - $desc"; else echo "FAIL - $desc"; failed=1; fi
+}
+export EZIOTRACE_DENY_HOOKS=fentry,kprobe
+eziotrace probes -v > "$EZIO_OUT/probes.txt" 2>&1
+cat "$EZIO_OUT/probes.txt"
+check "probes: kprobe/ext4_sync_file denied" \
+  grep -Eq '^  fs +kprobe/ext4_sync_file +no: kprobe hooks denied' "$EZIO_OUT/probes.txt"
+check "probes: VFS derived" grep -Eq '^vfs +derived +derived from tp_btf/sys_exit' "$EZIO_OUT/probes.txt"
+check "probes: ext4 uses its tracepoints" grep -Eq \
+  '^fs +derived +ext4: tp_btf/ext4_da_write_begin,ext4_write_begin,ext4_sync_file_enter,ext4_sync_file_exit(;|$)' \
+  "$EZIO_OUT/probes.txt"
+mkdir -p "$EZIO_DISK/w"
+check "record of the workload with all layers succeeds" \
+  eziotrace record -o "$EZIO_OUT/trace" -- ezio_layers_workload "$EZIO_DISK/w"
+exit $failed
