@@ -107,6 +107,7 @@ class Planner {
     for (auto& l : plan_.layers) {
       if (!l.on) l.accuracy = "off";
     }
+    plan_.kernel_btf = k_.kernel_btf();
     return std::move(plan_);
   }
 

@@ -38,7 +38,7 @@ void apply_probe_plan(eziotrace* skel, const ProbePlan& plan) {
                  fmt::join(denied_hook_kinds(), ", "));
   }
   spdlog::debug("VFS layer hooked with {}", vfs_hook_name(plan.vfs_hook));
-  KernelProber prober;
+  KernelProber prober(plan.kernel_btf);
   bpf_program* prog;
   bpf_object__for_each_program(prog, skel->obj) {
     std::string_view name = bpf_program__name(prog);
@@ -50,7 +50,8 @@ void apply_probe_plan(eziotrace* skel, const ProbePlan& plan) {
       // A tracepoint this kernel does not have (block_io_start came with 6.5,
       // mm_filemap_get_pages with 6.8): that one program stays out instead of failing the load.
       std::string_view section = bpf_program__section_name(prog);
-      if (section == "tp_btf/block_getrq") autoload = autoload && !prober.tp_btf("block_io_start").ok;
+      if (section == "tp_btf/block_getrq")
+        autoload = autoload && !prober.tp_btf("block_io_start").ok;
       if (autoload && !prober.tp_btf(std::string(section.substr(7))).ok) {
         spdlog::warn("{}: not on this kernel, that hook is left out", section);
         autoload = false;

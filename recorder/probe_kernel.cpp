@@ -82,12 +82,22 @@ const std::vector<std::string>& denied_hook_kinds() {
   return kinds;
 }
 
-void KernelProber::BtfDeleter::operator()(btf* b) const { btf__free(b); }
+void BtfDeleter::operator()(btf* b) const { btf__free(b); }
 
-KernelProber::KernelProber() {
-  vmlinux_.reset(btf__load_vmlinux_btf());
-  if (!vmlinux_) vmlinux_error_ = fmt::format("no kernel BTF: {}", errno_text(errno));
+struct KernelBtf {
+  std::unique_ptr<btf, BtfDeleter> types;
+  std::string error;  // why there are none
+};
+
+std::shared_ptr<KernelBtf> load_kernel_btf() {
+  auto k = std::make_shared<KernelBtf>();
+  k->types.reset(btf__load_vmlinux_btf());
+  if (!k->types) k->error = fmt::format("no kernel BTF: {}", errno_text(errno));
+  return k;
 }
+
+KernelProber::KernelProber(std::shared_ptr<KernelBtf> kernel)
+    : kernel_(kernel ? std::move(kernel) : load_kernel_btf()), vmlinux_(kernel_->types.get()) {}
 
 KernelProber::~KernelProber() {
   close_concurrently(links_);
@@ -114,7 +124,7 @@ void KernelProber::load_modules() {
       continue;
     }
     ModuleBtf m;
-    m.types.reset(btf__load_from_kernel_by_id_split(id, vmlinux_.get()));
+    m.types.reset(btf__load_from_kernel_by_id_split(id, vmlinux_));
     if (!m.types) {
       close(fd);
       continue;
@@ -126,7 +136,7 @@ void KernelProber::load_modules() {
 
 std::pair<int, int> KernelProber::find(const std::string& name, uint32_t kind) {
   if (!vmlinux_) return {-ENOENT, 0};
-  int id = btf__find_by_name_kind(vmlinux_.get(), name.c_str(), kind);
+  int id = btf__find_by_name_kind(vmlinux_, name.c_str(), kind);
   if (id > 0) return {id, 0};
   load_modules();
   for (auto& [mod, m] : modules_) {
@@ -138,7 +148,7 @@ std::pair<int, int> KernelProber::find(const std::string& name, uint32_t kind) {
 
 ProbeOutcome KernelProber::load_and_attach(uint32_t expected_attach_type, const std::string& name,
                                            uint32_t kind) {
-  if (!vmlinux_) return {false, vmlinux_error_};
+  if (!vmlinux_) return {false, kernel_->error};
   auto [id, obj_fd] = find(name, kind);
   if (id < 0) return {false, fmt::format("{} not in the kernel's BTF", name)};
   // r0 = 0; exit: the smallest program the verifier accepts for a tracing hook.

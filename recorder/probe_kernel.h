@@ -21,9 +21,19 @@ struct ProbeOutcome {
   std::string why;  // errno text when !ok
 };
 
+struct BtfDeleter {
+  void operator()(btf* b) const;
+};
+
+// The kernel's own BTF (/sys/kernel/btf/vmlinux), parsed once: parsing it takes tens of ms.
+struct KernelBtf;
+std::shared_ptr<KernelBtf> load_kernel_btf();
+
 class KernelProber {
  public:
-  KernelProber();
+  // Types from `kernel`, parsed now when null.
+  explicit KernelProber(std::shared_ptr<KernelBtf> kernel = nullptr);
+  const std::shared_ptr<KernelBtf>& kernel_btf() const { return kernel_; }
   ~KernelProber();
   KernelProber(const KernelProber&) = delete;
   KernelProber& operator=(const KernelProber&) = delete;
@@ -37,9 +47,6 @@ class KernelProber {
   ProbeOutcome kprobe(const std::string& function, bool retprobe = false);
 
  private:
-  struct BtfDeleter {
-    void operator()(btf* b) const;
-  };
   struct ModuleBtf {
     std::unique_ptr<btf, BtfDeleter> types;
     int fd = -1;  // kept open: attach_btf_obj_fd
@@ -51,8 +58,8 @@ class KernelProber {
   ProbeOutcome load_and_attach(uint32_t expected_attach_type, const std::string& name,
                                uint32_t kind);
 
-  std::unique_ptr<btf, BtfDeleter> vmlinux_;
-  std::string vmlinux_error_;
+  std::shared_ptr<KernelBtf> kernel_;
+  btf* vmlinux_ = nullptr;  // kernel_'s types, null when the kernel has none
   std::vector<int> links_;  // attached trial programs, closed by the destructor
   bool modules_loaded_ = false;
   std::map<std::string, ModuleBtf> modules_;
