@@ -100,7 +100,7 @@ class KernelArchive::Builder {
   }
 
   // Calls and forks in time order, so that every fd table is in the state the call saw.
-  void write(SettledRecords&& batch, bool last) {
+  void write(CallRecords&& batch, bool last) {
     for (const auto& p : batch.procs) procs_.see(p);
     nested_->add_files(batch.files);
     nested_->take(std::move(batch.vfs), std::move(batch.fs), batch.syscalls, batch.opens, last);
@@ -161,7 +161,7 @@ class KernelArchive::Builder {
     }
   }
 
-  void walk_timeline(const SettledRecords& batch) {
+  void walk_timeline(const CallRecords& batch) {
     struct Item {
       uint64_t t;
       const ezio_syscall_rec* sc;

@@ -67,14 +67,15 @@ void move_out(std::vector<T>& v, std::vector<T>& out, Done done) {
 
 }  // namespace
 
-SettledRecords RecordStore::take_settled(uint64_t before) {
-  SettledRecords s;
-  move_out(syscalls_, s.syscalls, [&](const ezio_syscall_rec& r) { return r.t_exit < before; });
-  move_out(opens_, s.opens, [&](const OpenCall& o) { return o.sc.t_exit < before; });
-  move_out(procs_, s.procs, [&](const ProcEvent& p) { return p.ts < before; });
-  s.vfs.swap(vfs_);
-  s.fs.swap(fs_);
-  s.files.swap(files_);
+CallRecords RecordStore::take_settled(uint64_t before) {
+  CallRecords s;
+  move_out(calls_.syscalls, s.syscalls,
+           [&](const ezio_syscall_rec& r) { return r.t_exit < before; });
+  move_out(calls_.opens, s.opens, [&](const OpenCall& o) { return o.sc.t_exit < before; });
+  move_out(calls_.procs, s.procs, [&](const ProcEvent& p) { return p.ts < before; });
+  s.vfs.swap(calls_.vfs);
+  s.fs.swap(calls_.fs);
+  s.files.swap(calls_.files);
   return s;
 }
 
@@ -93,7 +94,7 @@ void RecordStore::add(const void* data, size_t size) {
   switch (h.kind) {
     case EZIO_REC_SYSCALL: {
       ezio_syscall_rec r;
-      if ((ok = read_as(data, size, r))) syscalls_.push_back(r);
+      if ((ok = read_as(data, size, r))) calls_.syscalls.push_back(r);
       break;
     }
     case EZIO_REC_SYSCALL_VFS: {
@@ -101,11 +102,11 @@ void RecordStore::add(const void* data, size_t size) {
       // result and call id (its hook is the syscall exit); the FS hits are there when hits > 0.
       ezio_syscall_vfs_rec r;
       if ((ok = read_as(data, size, r))) {
-        syscalls_.push_back(r.sc);
-        vfs_.push_back(derived_vfs(r));
+        calls_.syscalls.push_back(r.sc);
+        calls_.vfs.push_back(derived_vfs(r));
         ++received_[EZIO_LAYER_VFS];
         if (r.fs.hits) {
-          fs_.push_back(fs_run(r));
+          calls_.fs.push_back(fs_run(r));
           ++received_[EZIO_LAYER_FS];
         }
       }
@@ -114,7 +115,8 @@ void RecordStore::add(const void* data, size_t size) {
     case EZIO_REC_OPEN: {
       ezio_open_rec r;
       if ((ok = read_as(data, size, r))) {
-        opens_.push_back({r.sc, r.open_flags, r.mode, bounded_string(r.path, sizeof(r.path))});
+        calls_.opens.push_back(
+            {r.sc, r.open_flags, r.mode, bounded_string(r.path, sizeof(r.path))});
       }
       break;
     }
@@ -123,25 +125,25 @@ void RecordStore::add(const void* data, size_t size) {
     case EZIO_REC_EXIT: {
       ezio_proc_rec r;
       if ((ok = read_as(data, size, r))) {
-        procs_.push_back({h.kind, r.ts, h.pid, h.tid, r.ppid, r.parent_tid, r.is_thread != 0,
-                          r.exit_code, bounded_string(r.comm, sizeof(r.comm)),
-                          bounded_string(r.filename, sizeof(r.filename))});
+        calls_.procs.push_back({h.kind, r.ts, h.pid, h.tid, r.ppid, r.parent_tid, r.is_thread != 0,
+                                r.exit_code, bounded_string(r.comm, sizeof(r.comm)),
+                                bounded_string(r.filename, sizeof(r.filename))});
       }
       break;
     }
     case EZIO_REC_VFS: {
       ezio_vfs_rec r;
-      if ((ok = read_as(data, size, r))) vfs_.push_back(r);
+      if ((ok = read_as(data, size, r))) calls_.vfs.push_back(r);
       break;
     }
     case EZIO_REC_FS: {
       ezio_fs_rec r;
-      if ((ok = read_as(data, size, r))) fs_.push_back(r);
+      if ((ok = read_as(data, size, r))) calls_.fs.push_back(r);
       break;
     }
     case EZIO_REC_FILE: {
       ezio_file_rec r;
-      if ((ok = read_as(data, size, r))) files_.push_back(r);
+      if ((ok = read_as(data, size, r))) calls_.files.push_back(r);
       break;
     }
     case EZIO_REC_BLOCK: {

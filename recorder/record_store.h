@@ -28,8 +28,9 @@ struct ProcEvent {
   std::string filename;
 };
 
-// Records handed to the archive writer while the recording goes on (RecordStore::take_settled).
-struct SettledRecords {
+// The records of calls and processes: kept in the store, handed to the archive writer while the
+// recording goes on (RecordStore::take_settled).
+struct CallRecords {
   std::vector<ezio_syscall_rec> syscalls;
   std::vector<OpenCall> opens;
   std::vector<ProcEvent> procs;
@@ -47,14 +48,14 @@ class RecordStore {
   // Moves out the calls and process events that ended before `before` (CLOCK_MONOTONIC ns), and
   // every VFS, FS and file record, which are matched to their call by id, not by time. The block
   // and page-cache records stay until the end.
-  SettledRecords take_settled(uint64_t before);
+  CallRecords take_settled(uint64_t before);
 
-  const std::vector<ezio_syscall_rec>& syscalls() const { return syscalls_; }
-  const std::vector<OpenCall>& opens() const { return opens_; }
-  const std::vector<ProcEvent>& procs() const { return procs_; }
-  const std::vector<ezio_vfs_rec>& vfs() const { return vfs_; }
-  const std::vector<ezio_fs_rec>& fs() const { return fs_; }
-  const std::vector<ezio_file_rec>& files() const { return files_; }
+  const std::vector<ezio_syscall_rec>& syscalls() const { return calls_.syscalls; }
+  const std::vector<OpenCall>& opens() const { return calls_.opens; }
+  const std::vector<ProcEvent>& procs() const { return calls_.procs; }
+  const std::vector<ezio_vfs_rec>& vfs() const { return calls_.vfs; }
+  const std::vector<ezio_fs_rec>& fs() const { return calls_.fs; }
+  const std::vector<ezio_file_rec>& files() const { return calls_.files; }
   const std::vector<ezio_block_rec>& block_requests() const { return block_; }
   const std::vector<ezio_pagecache_rec>& pagecache() const { return pagecache_; }
   // Unattributed requests per device, read from the kernel at the end of the recording.
@@ -65,12 +66,7 @@ class RecordStore {
   const std::array<uint64_t, EZIO_LAYER_COUNT>& received() const { return received_; }
 
  private:
-  std::vector<ezio_syscall_rec> syscalls_;
-  std::vector<OpenCall> opens_;
-  std::vector<ProcEvent> procs_;
-  std::vector<ezio_vfs_rec> vfs_;
-  std::vector<ezio_fs_rec> fs_;
-  std::vector<ezio_file_rec> files_;
+  CallRecords calls_;
   std::vector<ezio_block_rec> block_;
   std::vector<ezio_pagecache_rec> pagecache_;
   DeviceUse devices_;
