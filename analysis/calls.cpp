@@ -18,7 +18,7 @@ size_t mode_index(OTF2_IoOperationMode mode) {
   return mode == OTF2_IO_OPERATION_MODE_READ ? 0 : mode == OTF2_IO_OPERATION_MODE_WRITE ? 1 : 2;
 }
 
-RegionInfo make_info(const otf2::RegionDef& def) {
+RegionInfo make_info(const RegionDef& def) {
   RegionInfo info;
   info.canonical = def.canonical;
   info.layer = layer_of(def.canonical);
@@ -31,7 +31,7 @@ RegionInfo make_info(const otf2::RegionDef& def) {
 
 }  // namespace
 
-CallSink::CallSink(const otf2::Definitions& defs) : defs_(defs) {
+CallSink::CallSink(const Definitions& defs) : defs_(defs) {
   unknown_info_.name = unknown_info_.canonical = "<unknown region>";
   for (int block = 0; block < 2; ++block) {
     for (size_t op = 0; op < 3; ++op) {
@@ -77,7 +77,7 @@ void CallSink::begin_location(OTF2_LocationRef loc) {
   requests_.clear();
   // Block devices are locations of their own (docs/trace-model.md): their requests are the block
   // layer; a request outside any region elsewhere is asynchronous user-level I/O.
-  const otf2::LocationDef* def = defs_.location(loc);
+  const LocationDef* def = defs_.location(loc);
   request_layer_ = def && def->name.rfind("block ", 0) == 0 ? Layer::kBlock : Layer::kUser;
   any_event_ = false;
   first_ = last_ = 0;
@@ -104,8 +104,7 @@ void CallSink::end_location(OTF2_LocationRef loc) {
   on_location_done(loc, first_, last_);
 }
 
-void CallSink::enter(OTF2_LocationRef, uint64_t time, Ref region,
-                     const otf2::CallAttributes& attrs) {
+void CallSink::enter(OTF2_LocationRef, uint64_t time, Ref region, const CallAttributes& attrs) {
   touch(time);
   if (stack_.size() >= kMaxDepth) {
     fail("location {}: calls nested more than {} deep; the trace is corrupted", location_,
@@ -121,12 +120,12 @@ void CallSink::enter(OTF2_LocationRef, uint64_t time, Ref region,
   stack_.push_back(f);
 }
 
-void CallSink::close_top(uint64_t time, const otf2::CallAttributes* leave_attrs) {
+void CallSink::close_top(uint64_t time, const CallAttributes* leave_attrs) {
   Frame f = stack_.back();
   stack_.pop_back();
   Call& c = f.call;
   c.end = std::max(time, c.start);
-  otf2::CallAttributes a = f.attrs;
+  CallAttributes a = f.attrs;
   if (leave_attrs) {
     if (leave_attrs->has_bytes) a.has_bytes = true, a.bytes = leave_attrs->bytes;
     if (leave_attrs->has_result) a.has_result = true, a.result = leave_attrs->result;
@@ -152,8 +151,7 @@ void CallSink::close_top(uint64_t time, const otf2::CallAttributes* leave_attrs)
   on_call(c);
 }
 
-void CallSink::leave(OTF2_LocationRef, uint64_t time, Ref region,
-                     const otf2::CallAttributes& attrs) {
+void CallSink::leave(OTF2_LocationRef, uint64_t time, Ref region, const CallAttributes& attrs) {
   touch(time);
   if (stack_.empty()) {
     ++anomalies_.unmatched;
@@ -182,7 +180,7 @@ void CallSink::attach_handle(Ref handle) {
 }
 
 void CallSink::io_begin(OTF2_LocationRef, uint64_t time, Ref handle, OTF2_IoOperationMode mode,
-                        uint64_t, uint64_t matching_id, const otf2::CallAttributes&) {
+                        uint64_t, uint64_t matching_id, const CallAttributes&) {
   touch(time);
   if (stack_.empty()) {
     if (requests_.size() >= kMaxInFlight) {

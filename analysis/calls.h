@@ -9,11 +9,9 @@
 #include <vector>
 
 #include "analysis/layer.h"
-#include "common/otf2/reader.h"
+#include "analysis/trace_reader.h"
 
 namespace ezio::analysis {
-
-using otf2::Ref;
 
 struct RegionInfo {
   std::string name;  // short name: "write" for "syscall:write"
@@ -52,9 +50,9 @@ struct Anomalies {
   uint64_t unfinished_requests = 0;  // asynchronous requests never completed (dropped)
 };
 
-class CallSink : public otf2::EventSink {
+class CallSink : public EventSink {
  public:
-  explicit CallSink(const otf2::Definitions& defs);
+  explicit CallSink(const Definitions& defs);
 
   // Called for every completed call, innermost first.
   virtual void on_call(const Call& call) = 0;
@@ -64,15 +62,15 @@ class CallSink : public otf2::EventSink {
   virtual void on_seek(Ref /*handle*/, uint64_t /*offset*/) {}
 
   const Anomalies& anomalies() const { return anomalies_; }
-  const otf2::Definitions& defs() const { return defs_; }
+  const Definitions& defs() const { return defs_; }
   const RegionInfo& region_info(Ref region);
 
   void begin_location(OTF2_LocationRef loc) override;
   void end_location(OTF2_LocationRef loc) override;
-  void enter(OTF2_LocationRef, uint64_t time, Ref region, const otf2::CallAttributes&) override;
-  void leave(OTF2_LocationRef, uint64_t time, Ref region, const otf2::CallAttributes&) override;
+  void enter(OTF2_LocationRef, uint64_t time, Ref region, const CallAttributes&) override;
+  void leave(OTF2_LocationRef, uint64_t time, Ref region, const CallAttributes&) override;
   void io_begin(OTF2_LocationRef, uint64_t time, Ref handle, OTF2_IoOperationMode mode,
-                uint64_t bytes, uint64_t matching_id, const otf2::CallAttributes&) override;
+                uint64_t bytes, uint64_t matching_id, const CallAttributes&) override;
   void io_complete(OTF2_LocationRef, uint64_t time, Ref handle, uint64_t bytes,
                    uint64_t matching_id) override;
   void io_cancelled(OTF2_LocationRef, uint64_t time, Ref handle, uint64_t matching_id) override;
@@ -83,14 +81,14 @@ class CallSink : public otf2::EventSink {
  private:
   struct Frame {
     Call call;
-    otf2::CallAttributes attrs;  // from ENTER
+    CallAttributes attrs;  // from ENTER
     bool io_mode_known = false;
     bool io_completed = false;
     uint64_t io_bytes = 0;
   };
   void touch(uint64_t time);
   void attach_handle(Ref handle);
-  void close_top(uint64_t time, const otf2::CallAttributes* leave_attrs);
+  void close_top(uint64_t time, const CallAttributes* leave_attrs);
 
   // An I/O operation outside any region: a block request (or another asynchronous request),
   // timed from its begin to its completion; requests overlap, so they are paired by matching id.
@@ -101,7 +99,7 @@ class CallSink : public otf2::EventSink {
   };
   const RegionInfo& request_info(OTF2_IoOperationMode mode);
 
-  const otf2::Definitions& defs_;
+  const Definitions& defs_;
   std::unordered_map<uint64_t, Request> requests_;  // in flight on the location being read
   Layer request_layer_ = Layer::kUser;
   std::array<RegionInfo, 3> request_infos_[2];  // [is block][read, write, other]

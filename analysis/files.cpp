@@ -40,7 +40,7 @@ struct HandleState {
 
 class FilesSink : public CallSink {
  public:
-  FilesSink(const otf2::Definitions& defs, const FilesOptions& o)
+  FilesSink(const Definitions& defs, const FilesOptions& o)
       : CallSink(defs), o_(o), ns_per_tick_(1e9 / static_cast<double>(defs.resolution)) {}
 
   void on_call(const Call& c) override {
@@ -120,7 +120,7 @@ Cell share_cell(uint64_t part, uint64_t total) {
 
 Report run_files(const FilesOptions& o) {
   o.common.filters.validate();
-  otf2::ArchiveReader reader(o.common.trace);
+  TraceReader reader(o.common.trace);
   FilesSink sink(reader.defs(), o);
   Report report;
   run_trace(reader, sink, o.common.filters, report);

@@ -15,7 +15,7 @@ namespace {
 
 class LatencySink : public CallSink {
  public:
-  LatencySink(const otf2::Definitions& defs, const Filters& f)
+  LatencySink(const Definitions& defs, const Filters& f)
       : CallSink(defs), filters_(f), ns_per_tick_(1e9 / static_cast<double>(defs.resolution)) {}
   void on_call(const Call& c) override {
     if (!counts_as_io(c) || !filters_.layer_selected(c.info->layer) ||
@@ -68,7 +68,7 @@ nlohmann::json buckets_json(const Log2Histogram& h) {
 
 Report run_latency(const LatencyOptions& o) {
   o.common.filters.validate();
-  otf2::ArchiveReader reader(o.common.trace);
+  TraceReader reader(o.common.trace);
   LatencySink sink(reader.defs(), o.common.filters);
   Report report;
   run_trace(reader, sink, o.common.filters, report);

@@ -16,13 +16,13 @@ using PerLayer = std::array<LayerStats, kLayerCount>;
 
 class LayersSink : public CallSink {
  public:
-  LayersSink(const otf2::Definitions& defs, const LayersOptions& o)
+  LayersSink(const Definitions& defs, const LayersOptions& o)
       : CallSink(defs), o_(o), ns_per_tick_(1e9 / static_cast<double>(defs.resolution)) {}
 
   void begin_location(OTF2_LocationRef loc) override {
     CallSink::begin_location(loc);
     if (o_.group == GroupBy::kThread) {
-      const otf2::LocationDef* d = defs().location(loc);
+      const LocationDef* d = defs().location(loc);
       location_key_ = d && !d->name.empty() ? d->name : fmt::format("location {}", loc);
     } else if (o_.group == GroupBy::kProcess) {
       location_key_ = defs().process_of(loc);
@@ -114,7 +114,7 @@ Table cache_table(const PerLayer& all) {
   return t;
 }
 
-Table pagecache_table(const LayersSink& sink, const otf2::Definitions& defs) {
+Table pagecache_table(const LayersSink& sink, const Definitions& defs) {
   static constexpr std::array<const char*, 8> counters = {
       "accessed", "hits", "misses", "readahead", "faults", "mapped_around", "dirtied", "evicted"};
   Table t;
@@ -138,7 +138,7 @@ Table pagecache_table(const LayersSink& sink, const otf2::Definitions& defs) {
     t.add(std::move(cells));
   };
   for (auto& [loc, values] : sink.pagecache_) {
-    const otf2::LocationDef* d = defs.location(loc);
+    const LocationDef* d = defs.location(loc);
     row(d && !d->name.empty() ? d->name : fmt::format("location {}", loc), values);
     for (auto& [k, v] : values) all[k] += v;
   }
@@ -150,7 +150,7 @@ Table pagecache_table(const LayersSink& sink, const otf2::Definitions& defs) {
 
 Report run_layers(const LayersOptions& o) {
   o.common.filters.validate();
-  otf2::ArchiveReader reader(o.common.trace);
+  TraceReader reader(o.common.trace);
   LayersSink sink(reader.defs(), o);
   Report report;
   run_trace(reader, sink, o.common.filters, report);

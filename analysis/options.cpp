@@ -4,9 +4,9 @@
 
 namespace ezio::analysis {
 
-bool Filters::location_selected(const otf2::Definitions& defs, OTF2_LocationRef loc) const {
+bool Filters::location_selected(const Definitions& defs, OTF2_LocationRef loc) const {
   if (threads.empty()) return true;
-  const otf2::LocationDef* def = defs.location(loc);
+  const LocationDef* def = defs.location(loc);
   std::string id = std::to_string(loc);
   std::string tid;
   if (auto it = defs.location_tids.find(loc); it != defs.location_tids.end()) {

@@ -14,7 +14,7 @@ struct Filters {
   std::vector<std::string> layers;   // user, syscall, vfs, fs, pagecache, block
   std::vector<std::string> regions;  // part of the region (canonical) name
 
-  bool location_selected(const otf2::Definitions& defs, OTF2_LocationRef loc) const;
+  bool location_selected(const Definitions& defs, OTF2_LocationRef loc) const;
   bool layer_selected(Layer l) const;
   bool region_selected(const RegionInfo& r) const;
   // Throws ezio::Error on an unknown layer name.

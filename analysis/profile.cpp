@@ -52,7 +52,7 @@ struct ThreadStats {
 
 class ProfileSink : public CallSink {
  public:
-  ProfileSink(const otf2::Definitions& defs, const Filters& f) : CallSink(defs), filters_(f) {}
+  ProfileSink(const Definitions& defs, const Filters& f) : CallSink(defs), filters_(f) {}
 
   void begin_location(OTF2_LocationRef loc) override {
     CallSink::begin_location(loc);
@@ -102,7 +102,7 @@ void add_rows(Table& t, const std::string& section, const ThreadStats& ts, Profi
 
 Report run_profile(const ProfileOptions& o) {
   o.common.filters.validate();
-  otf2::ArchiveReader reader(o.common.trace);
+  TraceReader reader(o.common.trace);
   ProfileSink sink(reader.defs(), o.common.filters);
   Report report;
   run_trace(reader, sink, o.common.filters, report);
@@ -131,7 +131,7 @@ Report run_profile(const ProfileOptions& o) {
     total.runtime += ts.runtime;
     for (auto& [id, st] : ts.regions) total.regions[id].merge(st);
     if (o.total_only) continue;
-    const otf2::LocationDef* def = reader.defs().location(loc);
+    const LocationDef* def = reader.defs().location(loc);
     std::string name = def && !def->name.empty() ? def->name : fmt::format("location {}", loc);
     add_rows(t, name, ts, sink, tick);
   }

@@ -7,8 +7,7 @@
 
 namespace ezio::analysis {
 
-void run_trace(otf2::ArchiveReader& reader, CallSink& sink, const Filters& filters,
-               Report& report) {
+void run_trace(TraceReader& reader, CallSink& sink, const Filters& filters, Report& report) {
   const auto& defs = reader.defs();
   uint64_t events = 0;
   {

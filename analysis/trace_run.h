@@ -4,12 +4,12 @@
 #include "analysis/calls.h"
 #include "analysis/options.h"
 #include "analysis/table.h"
-#include "common/otf2/reader.h"
+#include "analysis/trace_reader.h"
 
 namespace ezio::analysis {
 
 // Streams the selected locations of `reader` into `sink` and records what happened in report.meta.
-void run_trace(otf2::ArchiveReader& reader, CallSink& sink, const Filters& filters, Report& report);
+void run_trace(TraceReader& reader, CallSink& sink, const Filters& filters, Report& report);
 
 // Prints the report of a subcommand on stdout in the requested format.
 void emit(const Report& report, Format format);

@@ -10,7 +10,7 @@ otf2::Ref DefinitionMapper::region(Ref r) {
   if (auto it = regions_.find(r); it != regions_.end()) return it->second;
   otf2::Ref out;
   if (auto d = defs_.regions.find(r); d != defs_.regions.end()) {
-    const RegionDef& def = d->second;
+    const otf2::RegionDef& def = d->second;
     std::string canonical = defs_.str(def.canonical);
     if (canonical.empty()) canonical = defs_.str(def.name);
     out = shared_.writer.region(defs_.str(def.name), canonical, defs_.str(def.description),
@@ -79,7 +79,7 @@ otf2::Ref DefinitionMapper::io_handle(Ref r) {
     out = shared_.writer.io_handle(name, shared_.writer.io_file(name, shared_.machine),
                                    io_paradigm(paradigm));
   } else {
-    const IoHandleDef& h = d->second;
+    const otf2::IoHandleDef& h = d->second;
     otf2::Ref file;
     std::optional<std::string> tied = file_of_handle_ ? file_of_handle_(r) : std::nullopt;
     if (tied) {
@@ -110,7 +110,7 @@ otf2::Ref DefinitionMapper::metric(Ref r) {
     for (Ref m : c->second.members) {
       auto md = defs_.metric_members.find(m);
       if (md == defs_.metric_members.end()) continue;
-      const MetricMemberDef& def = md->second;
+      const otf2::MetricMemberDef& def = md->second;
       members.push_back(shared_.writer.metric_member(defs_.str(def.name),
                                                      defs_.str(def.description), def.type, def.mode,
                                                      def.value_type, defs_.str(def.unit)));

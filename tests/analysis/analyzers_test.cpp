@@ -10,8 +10,8 @@
 #include "analysis/latency.h"
 #include "analysis/layers.h"
 #include "analysis/profile.h"
+#include "analysis/trace_reader.h"
 #include "common/error.h"
-#include "common/otf2/reader.h"
 #include "tests/analysis/run_cli.h"
 #include "tests/analysis/synthetic.h"
 #include "tests/analysis/test_util.h"
@@ -31,19 +31,19 @@ class Basic : public ::testing::Test {
   std::filesystem::path anchor_;
 };
 
-struct CountingSink : otf2::EventSink {
+struct CountingSink : analysis::EventSink {
   std::map<OTF2_LocationRef, int> events;
   int enters = 0, leaves = 0, begins = 0, completes = 0, creates = 0, destroys = 0;
   uint64_t bytes_attr = 0;
-  void enter(OTF2_LocationRef l, uint64_t, otf2::Ref, const otf2::CallAttributes& a) override {
+  void enter(OTF2_LocationRef l, uint64_t, otf2::Ref, const analysis::CallAttributes& a) override {
     ++events[l], ++enters;
     if (a.has_bytes) bytes_attr += a.bytes;
   }
-  void leave(OTF2_LocationRef l, uint64_t, otf2::Ref, const otf2::CallAttributes&) override {
+  void leave(OTF2_LocationRef l, uint64_t, otf2::Ref, const analysis::CallAttributes&) override {
     ++events[l], ++leaves;
   }
   void io_begin(OTF2_LocationRef l, uint64_t, otf2::Ref, OTF2_IoOperationMode, uint64_t, uint64_t,
-                const otf2::CallAttributes&) override {
+                const analysis::CallAttributes&) override {
     ++events[l], ++begins;
   }
   void io_complete(OTF2_LocationRef l, uint64_t, otf2::Ref, uint64_t, uint64_t) override {
@@ -58,7 +58,7 @@ struct CountingSink : otf2::EventSink {
 };
 
 TEST_F(Basic, ReaderDefinitions) {
-  otf2::ArchiveReader r(dir_ / "trace");  // the directory is accepted as well as the anchor
+  analysis::TraceReader r(dir_ / "trace");  // the directory is accepted as well as the anchor
   const auto& d = r.defs();
   EXPECT_EQ(d.locations.size(), 4u);
   EXPECT_EQ(d.metric_classes.size(), 1u);
@@ -77,7 +77,7 @@ TEST_F(Basic, ReaderDefinitions) {
 }
 
 TEST_F(Basic, ReaderStreamsEveryEvent) {
-  otf2::ArchiveReader r(anchor_);
+  analysis::TraceReader r(anchor_);
   CountingSink s;
   uint64_t reported = 0;
   r.read_events(s, [&](const otf2::ReadProgress& p) { reported = p.events; });
@@ -428,18 +428,18 @@ struct Recorder : analysis::CallSink {
   }
 };
 
-otf2::Definitions defect_defs() {
-  otf2::Definitions d;
-  d.regions[3] = {"outer", "outer", OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_USER};
-  d.regions[900] = {"write", "syscall:write", OTF2_REGION_ROLE_FILE_IO, OTF2_PARADIGM_NONE};
+analysis::Definitions defect_defs() {
+  analysis::Definitions d;
+  d.regions[3] = {"outer", "outer", OTF2_REGION_ROLE_FUNCTION};
+  d.regions[900] = {"write", "syscall:write", OTF2_REGION_ROLE_FILE_IO};
   d.io_handles[5] = {"/x/y [pid 1 fd 3]", 42};  // IoFile 42 is not defined
   return d;
 }
 
 TEST(CallPairing, ToleratesDefects) {
-  otf2::Definitions d = defect_defs();
+  analysis::Definitions d = defect_defs();
   Recorder r(d);
-  otf2::CallAttributes none;
+  analysis::CallAttributes none;
   r.begin_location(7);
   r.leave(7, 5, 3, none);  // LEAVE without ENTER: ignored
   r.enter(7, 10, 3, none);
@@ -468,10 +468,10 @@ TEST(CallPairing, ToleratesDefects) {
 }
 
 TEST(CallPairing, OverlappingBlockRequests) {
-  otf2::Definitions d = defect_defs();
-  d.locations[9] = {"block vdb", OTF2_LOCATION_TYPE_CPU_THREAD, 0, 0};
+  analysis::Definitions d = defect_defs();
+  d.locations[9] = {"block vdb", 0};
   Recorder r(d);
-  otf2::CallAttributes none;
+  analysis::CallAttributes none;
   r.begin_location(9);
   r.io_begin(9, 0, 5, OTF2_IO_OPERATION_MODE_WRITE, 4096, 1, none);
   r.io_begin(9, 5, 5, OTF2_IO_OPERATION_MODE_READ, 512, 2, none);
@@ -491,9 +491,9 @@ TEST(CallPairing, OverlappingBlockRequests) {
 }
 
 TEST(CallPairing, BackwardTimeClampsDuration) {
-  otf2::Definitions d = defect_defs();
+  analysis::Definitions d = defect_defs();
   Recorder r(d);
-  otf2::CallAttributes none;
+  analysis::CallAttributes none;
   r.begin_location(1);
   r.enter(1, 100, 3, none);
   r.leave(1, 90, 3, none);

@@ -1,6 +1,6 @@
-// End-to-end test of issue 4 (§4): `eziotrace --keep-parts -- e2e_app DIR e2e_child` through the
-// real binary, real EZTrace and real BPF (root). One recording; every expected value is derived
-// from what the programs do (e2e_workload.h), never copied from an output.
+// End-to-end test of issue 4 (§4): `eziotrace --keep-parts -- io_threads DIR io_child`
+// through the real binary, real EZTrace and real BPF (root). One recording; every expected value
+// is derived from what the programs do (io_threads.h), never copied from an output.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
@@ -8,7 +8,7 @@
 #include <regex>
 #include <set>
 
-#include "e2e_workload.h"
+#include "io_threads.h"
 #include "run.h"
 
 namespace fs = std::filesystem;
@@ -109,8 +109,8 @@ const Recording& recording() {
     Recording r;
     r.dir = ezio::test::scratch_dir("e2e");
     r.out = r.dir / "out";
-    r.run = ezio::test::eziotrace({"-o", r.out.string(), "--keep-parts", "--", program("e2e_app"),
-                                   r.dir.string(), program("e2e_child")});
+    r.run = ezio::test::eziotrace({"-o", r.out.string(), "--keep-parts", "--",
+                                   program("io_threads"), r.dir.string(), program("io_child")});
     std::smatch m;
     if (std::regex_search(
             r.run.out, m,
@@ -208,7 +208,8 @@ std::vector<std::string> inner_syscalls(const std::vector<Call>& calls, const Ca
 using Names = std::vector<std::string>;
 using Counts = std::map<std::string, int>;
 
-// What each thread of the programs calls (e2e_app.c, e2e_child.c), as EZTrace names the calls.
+// What each thread of the programs calls (io_threads.c, io_child.c), as EZTrace names the
+// calls.
 Counts expected_calls(const std::string& thread) {
   if (thread == "main") return {{"pthread_create", 3}, {"pthread_join", 3}};
   if (thread == "stdio")
@@ -237,20 +238,18 @@ const std::map<std::string, std::string>& direct_syscall() {
 
 TEST(EndToEnd, ExitStatusIsPassedOnAndTheArchiveIsExactAndComplete) {
   const auto& r = recording();
-  EXPECT_EQ(r.run.status, E2E_EXIT_STATUS) << r.run.err;
+  EXPECT_EQ(r.run.status, IO_THREADS_EXIT_STATUS) << r.run.err;
   ASSERT_NE(r.child_pid, 0) << "the program did not print its ids: " << r.run.out << r.run.err;
   ASSERT_EQ(r.merged.reader.status, 0) << r.merged.reader.err;
   const auto& p = r.props();
   EXPECT_EQ(p["EZIOTRACE::ALIGNMENT_VIOLATIONS"], 0);
   EXPECT_EQ(p["EZIOTRACE::ALIGNMENT"], "exact");
-  // Checked: every user call that always reaches the kernel (docs/merge.md §6): fopen/fclose of
-  // the stdio thread, the 7 calls of the posix thread, the child's
-  // open/write/pwrite/close/pread/read.
-  EXPECT_EQ(p["EZIOTRACE::ALIGNMENT_CHECKED_CALLS"],
-            2 + 2 + 7 + (2 + CHILD_WRITES + 1 + 2 + 1 + 1));
+  // Checked: every user call that always reaches the kernel (docs/merge.md §6).
+  EXPECT_EQ(p["EZIOTRACE::ALIGNMENT_CHECKED_CALLS"], DIRECT_CALLS);
   EXPECT_EQ(p["EZIOTRACE::EZTRACE_PROCESSES"], 2);
   EXPECT_EQ(p["EZIOTRACE::STATUS"], "complete");
-  EXPECT_EQ(p["EZIOTRACE::APPLICATION_END"], "exit status " + std::to_string(E2E_EXIT_STATUS));
+  EXPECT_EQ(p["EZIOTRACE::APPLICATION_END"],
+            "exit status " + std::to_string(IO_THREADS_EXIT_STATUS));
   for (auto layer : {"syscall", "vfs", "fs", "pagecache", "block"}) {
     EXPECT_TRUE(p.contains(std::string("EZIOTRACE::LOST::") + layer)) << layer;
   }
@@ -388,7 +387,7 @@ TEST(EndToEnd, UserEventsAreOnTheLocationOfTheirThread) {
     if (t.ppid >= 0) {
       EXPECT_EQ(loc["props"]["EZIOTRACE::PPID"], t.ppid);
     }
-    std::string prog = t.pid == r.child_pid ? "e2e_child" : "e2e_app";
+    std::string prog = t.pid == r.child_pid ? "io_child" : "io_threads";
     EXPECT_NE(loc["group"].get<std::string>().find(prog), std::string::npos) << loc["group"];
     Counts seen;
     int working = 0;
@@ -418,8 +417,9 @@ TEST(EndToEnd, UserEventsEqualEztracesOwnArchiveOneForOne) {
     std::string prog;
     std::vector<int> tids;  // in EZTrace's location order: threads are created one after another
   };
-  std::vector<Process> processes{{"e2e_app", {r.main_pid, r.stdio_tid, r.posix_tid, r.spawner_tid}},
-                                 {"e2e_child", {r.child_pid}}};
+  std::vector<Process> processes{
+      {"io_threads", {r.main_pid, r.stdio_tid, r.posix_tid, r.spawner_tid}},
+      {"io_child", {r.child_pid}}};
   for (const auto& p : processes) {
     SCOPED_TRACE(p.prog);
     fs::path anchor = eztrace_archive(p.prog);

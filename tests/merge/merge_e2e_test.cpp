@@ -11,6 +11,7 @@
 
 #include "converters/archive_model.h"
 #include "converters/merge.h"
+#include "io_threads.h"
 #include "run.h"
 
 namespace fs = std::filesystem;
@@ -181,9 +182,9 @@ TEST(MergeEndToEnd, RecordCarriesTheAlignmentDataAndMergeUsesIt) {
   fs::path ez = dir / "ez", kernel = dir / "kernel";
   fs::create_directories(ez);
   auto r = run({EZIO_BINARY, "record", "-o", kernel.string(), "--", "eztrace", "-t", "posixio",
-                program("merge_app"), dir.string(), program("merge_child")},
+                program("io_threads"), dir.string(), program("io_child")},
                {"EZTRACE_TRACE_DIR=" + ez.string()});
-  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  ASSERT_EQ(r.status, IO_THREADS_EXIT_STATUS) << r.out << r.err;
   // The helper's files are in the kernel archive, and nothing is left beside it.
   std::vector<fs::path> sidecars;
   for (const auto& e : fs::directory_iterator(kernel / "eziotrace-alignment")) {
@@ -193,7 +194,7 @@ TEST(MergeEndToEnd, RecordCarriesTheAlignmentDataAndMergeUsesIt) {
   EXPECT_FALSE(fs::exists(dir / "kernel.alignment"));
 
   fs::path out = dir / "merged";
-  auto m = run({EZIO_BINARY, "merge", (ez / "merge_app_trace").string(), kernel.string(), "-o",
+  auto m = run({EZIO_BINARY, "merge", (ez / "io_threads_trace").string(), kernel.string(), "-o",
                 out.string()});
   ASSERT_EQ(m.status, 0) << m.out << m.err;
   fs::path anchor = out / "eziotrace.otf2";
@@ -201,8 +202,8 @@ TEST(MergeEndToEnd, RecordCarriesTheAlignmentDataAndMergeUsesIt) {
   const auto& d = merged.defs;
   EXPECT_EQ(node_property(d, "EZIOTRACE::ALIGNMENT_VIOLATIONS"), 0u);
   EXPECT_EQ(node_property(d, "EZIOTRACE::EZTRACE_PROCESSES"), sidecars.size());
-  // merge_app's posix thread: open, write, pwrite, lseek, read, close, each checked.
-  EXPECT_GE(node_property(d, "EZIOTRACE::ALIGNMENT_CHECKED_CALLS"), 6u);
+  // io_threads' posix thread: open, write, pwrite, pread, lseek, read, close, each checked.
+  EXPECT_GE(node_property(d, "EZIOTRACE::ALIGNMENT_CHECKED_CALLS"), 7u);
   EXPECT_GT(node_property(d, "EZIOTRACE::EZTRACE_OWN_IO_FILTERED"), 0u);
 
   // The user events are EZTrace's, all of them (every program it traced).

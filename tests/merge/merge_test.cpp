@@ -1,4 +1,4 @@
-// The merge on a real EZTrace run of merge_app (3 threads, an exec'd child), and of mpi_io under
+// The merge on a real EZTrace run of io_threads (3 threads, an exec'd child), and of mpi_io under
 // mpirun in EZTrace's MPI mode, each with a kernel archive synthesized from it
 // (synthetic_kernel.cpp): alignment, filtering, EZTrace's groups and communicators, one-for-one
 // user events, and the readers' verdicts (otf2-print, python3-otf2, ViTE).
@@ -13,6 +13,7 @@
 #include <set>
 
 #include "converters/eztrace_run.h"
+#include "io_threads.h"
 #include "run.h"
 #include "synthetic_kernel.h"
 
@@ -28,7 +29,7 @@ struct Fixture {
   std::string app_out;
 };
 
-// Runs merge_app under EZTrace + the helper once for all tests.
+// Runs io_threads under EZTrace + the helper once for all tests.
 const Fixture& traced_run() {
   static Fixture f = [] {
     Fixture x;
@@ -36,8 +37,8 @@ const Fixture& traced_run() {
     setenv("EZIOTRACE_PRELOAD_HELPER", EZIO_PRELOAD_HELPER, 1);
     x.setup = converters::prepare_eztrace({"posixio"}, x.dir / "work");
     ezio::test::Run r =
-        run({program("merge_app"), x.dir.string(), program("merge_child")}, x.setup.env);
-    EXPECT_EQ(r.status, 0) << r.err;
+        run({program("io_threads"), x.dir.string(), program("io_child")}, x.setup.env);
+    EXPECT_EQ(r.status, IO_THREADS_EXIT_STATUS) << r.err;
     x.app_out = r.out;
     std::vector<std::string> warnings;
     x.inputs = converters::load_eztrace_inputs(x.setup.sidecar_dir, {}, warnings);
@@ -58,9 +59,9 @@ std::string describe(const converters::Definitions& d, const Event& e) {
 
 TEST(Merge, RunProducesTwoProcessesWithAlignmentData) {
   const auto& f = traced_run();
-  ASSERT_EQ(f.inputs.size(), 2u);  // merge_app and the exec'd merge_child
-  EXPECT_EQ(f.inputs[0].process.program, "merge_app");
-  EXPECT_EQ(f.inputs[1].process.program, "merge_child");
+  ASSERT_EQ(f.inputs.size(), 2u);  // io_threads and the exec'd io_child
+  EXPECT_EQ(f.inputs[0].process.program, "io_threads");
+  EXPECT_EQ(f.inputs[1].process.program, "io_child");
   EXPECT_EQ(f.inputs[1].process.ppid, f.inputs[0].process.pid);
   EXPECT_EQ(f.inputs[0].process.threads.size(), 4u);  // main + 3 threads
   EXPECT_TRUE(f.inputs[0].process.ctor_before_eztrace);
@@ -99,9 +100,7 @@ TEST(Merge, AlignedInputHasNoViolationAndEveryCallChecked) {
   auto m = merge_with_synthetic("aligned", 0);
   EXPECT_EQ(m.report.violations, 0u)
       << (m.report.violation_details.empty() ? "" : m.report.violation_details.front());
-  // open, write, pwrite, lseek, read, close (posix) + 2 fopen, 2 fclose (stdio) + child 2 open,
-  // 3 write, read, 2 close.
-  EXPECT_EQ(m.report.checked_calls, 6u + 4u + 8u);
+  EXPECT_EQ(m.report.checked_calls, DIRECT_CALLS);
   EXPECT_EQ(m.report.own_io_calls, m.counts.own_io_calls + 2u);  // + one rm call per process
   EXPECT_EQ(m.report.own_io_processes, 2u);
   EXPECT_EQ(m.report.clamped_events, 0u);
@@ -172,6 +171,9 @@ TEST(Merge, EachDirectUserCallContainsExactlyItsSystemCall) {
       }
       if (name == "pwrite") {
         EXPECT_EQ(inner, V{"syscall:pwrite64"});
+      }
+      if (name == "pread") {
+        EXPECT_EQ(inner, V{"syscall:pread64"});
       }
       if (name == "open") {
         EXPECT_EQ(inner, V{"syscall:openat"});

@@ -13,9 +13,9 @@ using converters::EventKind;
 namespace {
 // The system call each directly-reaching user call makes (fclose: the flush write, then close).
 const std::map<std::string, std::vector<std::string>> kCalls = {
-    {"open", {"openat"}}, {"fopen", {"openat"}},    {"read", {"read"}},
-    {"write", {"write"}}, {"pwrite", {"pwrite64"}}, {"close", {"close"}},
-    {"lseek", {"lseek"}}, {"fclose", {"close"}},    {"fread", {"read"}}};
+    {"open", {"openat"}},     {"fopen", {"openat"}},  {"read", {"read"}},   {"write", {"write"}},
+    {"pwrite", {"pwrite64"}}, {"pread", {"pread64"}}, {"close", {"close"}}, {"lseek", {"lseek"}},
+    {"fclose", {"close"}},    {"fread", {"read"}}};
 }  // namespace
 
 SyntheticCounts write_synthetic_kernel(const std::vector<converters::EztraceInput>& inputs,
@@ -30,7 +30,8 @@ SyntheticCounts write_synthetic_kernel(const std::vector<converters::EztraceInpu
   auto region = [&](const std::string& name) {
     return w.region(name, "syscall:" + name, "eziotrace syscall layer", OTF2_REGION_ROLE_FILE_IO);
   };
-  for (const char* n : {"openat", "read", "write", "pwrite64", "close", "lseek", "fsync"}) {
+  for (const char* n :
+       {"openat", "read", "write", "pwrite64", "pread64", "close", "lseek", "fsync"}) {
     region(n);
   }
   // Returns the call's call.id.
@@ -67,26 +68,33 @@ SyntheticCounts write_synthetic_kernel(const std::vector<converters::EztraceInpu
       w.location_property(t.tid, "EZIOTRACE::TID", t.tid);
       auto ev = in.archive->events.find(t.location);
       if (ev == in.archive->events.end()) continue;
-      // Each user call of kCalls gets its syscall(s) in its middle third.
+      // Each user call of kCalls gets its syscall(s) in the middle third of the widest gap between
+      // its own events: there the real function ran (EZTrace records the call's I/O events
+      // around it), so no user event lands inside a system call.
       struct Open {
         std::string name;
-        uint64_t t;
+        uint64_t t, gap0, gap1;
       };
       std::vector<Open> stack;
-      uint64_t last_leave = 0;
+      uint64_t last_leave = 0, previous = 0;
       for (const auto& e : ev->second) {
         uint64_t at = e.time + p.time_offset();
+        if (!stack.empty() && at - previous > stack.back().gap1 - stack.back().gap0) {
+          stack.back().gap0 = previous;
+          stack.back().gap1 = at;
+        }
+        previous = at;
         if (e.kind == EventKind::Enter) {
-          stack.push_back({d.str(d.regions.at(e.ref).name), at});
+          stack.push_back({d.str(d.regions.at(e.ref).name), at, at, at});
           continue;
         }
         if (e.kind != EventKind::Leave || stack.empty()) continue;
         Open o = stack.back();
         stack.pop_back();
         auto c = kCalls.find(o.name);
-        if (c != kCalls.end() && at - o.t >= 9) {
-          uint64_t step = (at - o.t) / (3 * c->second.size());
-          uint64_t k = o.t + step;
+        if (c != kCalls.end() && o.gap1 - o.gap0 >= 9) {
+          uint64_t step = (o.gap1 - o.gap0) / (3 * c->second.size());
+          uint64_t k = o.gap0 + step;
           for (const auto& sc : c->second) {
             std::optional<std::string> file;
             if (sc == "openat") file = (p.cwd / fmt::format("file-of-{}", o.t)).string();

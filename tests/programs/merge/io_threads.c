@@ -1,9 +1,12 @@
-/* The end-to-end workload (issue 4 §4):  e2e_app DIR CHILD_PROGRAM
- * Three threads, run one after the other (each is joined before the next starts): stdio, posix,
- * spawner (fork + exec of CHILD_PROGRAM DIR/child.dat, waited for). What each does:
- * e2e_workload.h. Prints "main=<pid> stdio=<tid> posix=<tid> spawner=<tid> child=<pid>" and exits
- * with E2E_EXIT_STATUS. */
+/* Issue 4's workload, recorded by the merge and end-to-end tests:  io_threads DIR CHILD_PROGRAM
+ * Three threads, run one after the other (each is joined before the next starts) so that each user
+ * call's system calls are unambiguous: stdio, posix, spawner (fork + exec of CHILD_PROGRAM
+ * DIR/child.dat, waited for). What each does: io_threads.h. Prints
+ * "main=<pid> stdio=<tid> posix=<tid> spawner=<tid> child=<pid>" and exits with
+ * IO_THREADS_EXIT_STATUS. */
 #define _GNU_SOURCE
+#include "io_threads.h"
+
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -11,8 +14,6 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include "e2e_workload.h"
 
 static const char* dir;
 static const char* child_program;
@@ -83,7 +84,7 @@ static void* spawner(void* arg) {
 
 int main(int argc, char** argv) {
   if (argc != 3) {
-    fprintf(stderr, "usage: e2e_app DIR CHILD_PROGRAM\n");
+    fprintf(stderr, "usage: io_threads DIR CHILD_PROGRAM\n");
     return 1;
   }
   dir = argv[1];
@@ -95,5 +96,5 @@ int main(int argc, char** argv) {
   }
   printf("main=%d stdio=%d posix=%d spawner=%d child=%d\n", getpid(), tids[0], tids[1], tids[2],
          child);
-  return E2E_EXIT_STATUS;
+  return IO_THREADS_EXIT_STATUS;
 }

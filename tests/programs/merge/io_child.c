@@ -1,10 +1,11 @@
-/* The program e2e_app's spawner thread execs:  e2e_child FILE  (what it does: e2e_workload.h) */
+/* The program io_threads' spawner thread execs:  io_child FILE
+ * (what it does: io_threads.h) */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "e2e_workload.h"
+#include "io_threads.h"
 
 int main(int argc, char** argv) {
   if (argc != 2) return 1;

@@ -1,9 +1,9 @@
-/* What tests/e2e's programs do, shared by e2e_app.c, e2e_child.c and the test, which derives every
+/* What io_threads and its child do, shared by the programs and the tests, which derive every
  * expected count from these numbers. */
 #pragma once
 
-/* Exit status of e2e_app: eziotrace must pass it on. */
-#define E2E_EXIT_STATUS 3
+/* Exit status of io_threads: eziotrace must pass it on. */
+#define IO_THREADS_EXIT_STATUS 3
 
 /* stdio thread: fopen "w" with a full buffer of STDIO_BUF bytes (setvbuf), N_FWRITE x fwrite of
  * FWRITE_BYTES, fclose; fopen "r" with the same buffer size, N_FREAD x fread of FREAD_BYTES,
@@ -24,3 +24,8 @@
 #define CHILD_WRITES 3
 #define CHILD_BYTES 1000
 #define CHILD_TOTAL ((CHILD_WRITES + 1) * CHILD_BYTES)
+
+/* The user calls that always reach the kernel, each checked by the merge to contain its system
+ * call (docs/merge.md): fopen and fclose twice (stdio thread), the 7 calls of the posix thread, the
+ * child's 2 open, CHILD_WRITES write, pwrite, 2 close, pread and read. */
+#define DIRECT_CALLS (2 + 2 + 7 + (2 + CHILD_WRITES + 1 + 2 + 1 + 1))

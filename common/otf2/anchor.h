@@ -1,0 +1,16 @@
+#pragma once
+// The anchor (.otf2) file of an archive a user names, checked before OTF2 is given it.
+#include <filesystem>
+
+namespace ezio::otf2 {
+
+// `path` is the anchor file or a directory holding exactly one; throws ezio::Error if there is
+// none.
+std::filesystem::path find_anchor(const std::filesystem::path& path);
+
+// OTF2's anchor-file parser can loop (practically) forever on some corrupted anchors, and a C loop
+// cannot be interrupted in-process. The anchor is tiny, so this parses it first in a child with a
+// time limit: false when the child hangs, crashes or fails.
+bool anchor_parses(const std::filesystem::path& anchor);
+
+}  // namespace ezio::otf2

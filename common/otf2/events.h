@@ -1,0 +1,95 @@
+#pragma once
+// An archive's events as it wrote them, one record kind per EventKind with its fields kept, so
+// that a converter can write them again and an analyzer can decode what it needs.
+#include <otf2/otf2.h>
+
+#include <cstdint>
+#include <exception>
+#include <vector>
+
+#include "common/otf2/definitions.h"
+
+namespace ezio::otf2 {
+
+struct Attribute {
+  Ref id;
+  OTF2_Type type;
+  OTF2_AttributeValue value;
+};
+
+enum class EventKind {
+  Enter,
+  Leave,
+  ThreadBegin,
+  ThreadEnd,
+  IoCreateHandle,
+  IoDestroyHandle,
+  IoDuplicateHandle,
+  IoSeek,
+  IoChangeStatusFlags,
+  IoDeleteFile,
+  IoOperationBegin,
+  IoOperationTest,
+  IoOperationIssued,
+  IoOperationComplete,
+  IoOperationCancelled,
+  Metric,
+  MpiSend,
+  MpiIsend,
+  MpiIsendComplete,
+  MpiIrecvRequest,
+  MpiRecv,
+  MpiIrecv,
+  MpiRequestTest,
+  MpiRequestCancelled,
+  MpiCollectiveBegin,
+  MpiCollectiveEnd,
+};
+const char* event_kind_name(EventKind k);
+// I/O events: their ref is an IoHandle (IoDeleteFile: an IoParadigm).
+bool is_io_event(EventKind k);
+// MPI events: those with a communicator have it in ref.
+bool is_mpi_event(EventKind k);
+
+// One event; the meaning of the generic fields depends on kind (see events.cpp, which fills them,
+// and converters/definition_mapper.cpp, which writes them back).
+struct Event {
+  EventKind kind;
+  uint64_t time;
+  Ref ref = 0;      // region, handle, comm (thread and MPI events), paradigm, metric
+  Ref ref2 = 0;     // second handle (duplicate), file (delete)
+  uint64_t a = 0;   // bytes request/result, offset request, sequence count, MPI message length
+                    // or bytes sent
+  uint64_t b = 0;   // matching id, offset result, MPI request id or bytes received
+  uint32_t f1 = 0;  // mode, flags; MPI peer rank (receiver, sender) or collective operation
+  uint32_t f2 = 0;  // flags; MPI tag or collective root
+  uint32_t f3 = 0;  // flags
+  std::vector<Attribute> attributes;
+  std::vector<OTF2_Type> metric_types;
+  std::vector<OTF2_MetricValue> metric_values;
+};
+
+// Receives the events of an archive, location by location, each location's in file order.
+class EventVisitor {
+ public:
+  virtual ~EventVisitor() = default;
+  virtual void begin_location(OTF2_LocationRef) {}
+  virtual void event(OTF2_LocationRef, const Event&) = 0;
+  virtual void end_location(OTF2_LocationRef) {}
+};
+
+// The user data of the event callbacks: each record is decoded into `event` and handed to
+// `visitor`. An exception thrown by the visitor must not unwind through OTF2's C code: it is
+// parked in `error` and the reading is interrupted, for the reader to rethrow it.
+struct EventCursor {
+  EventVisitor* visitor = nullptr;
+  OTF2_LocationRef location = 0;
+  Event event{};
+  uint64_t delivered = 0;  // events handed to the visitor, for counting the records skipped
+  std::exception_ptr error;
+};
+
+// Sets a callback for every record kind of EventKind; OTF2 skips the others.
+void set_event_callbacks(OTF2_EvtReaderCallbacks* callbacks);
+
+}  // namespace ezio::otf2
