@@ -157,8 +157,8 @@ void print_summary(const RecordResult& r) {
                      info.status == "complete" ? "" : " (recording interrupted)");
   spdlog::info("{}", out);
   if (total_lost > 0) {
-    spdlog::warn("{} events were lost in the kernel (ring buffer full): see the lost column; a "
-                 "larger --ring-buffer helps",
+    spdlog::warn("{} events were lost in the kernel (lost column): ring buffer full (a larger "
+                 "--ring-buffer helps), a tracking table full, or returns missed by kretprobes",
                  total_lost);
   }
 }
