@@ -150,6 +150,17 @@ static __always_inline void fs_end(__u16 op, long ret) {
   bpf_map_delete_elem(&fs_pending, &key);
 }
 
+/* At the exit of thread tid: each entry it left pending is an FS event lost to a missed kretprobe
+ * (fs_kprobe.bpf.h); the ext4_sync_file tracepoint pair never misses its exit. Deleting them also
+ * keeps a later thread that reuses the id from counting them again. */
+static __always_inline void fs_pending_lost(__u32 tid) {
+  struct fs_pending_key key = {.tid = tid};
+  for (__u32 op = EZIO_FS_EXT4_FILE_READ_ITER; op <= EZIO_FS_BTRFS_SYNC_FILE; ++op) {
+    key.op = op;
+    if (!bpf_map_delete_elem(&fs_pending, &key)) count_drop(EZIO_LAYER_FS);
+  }
+}
+
 static __always_inline struct inode* kiocb_inode(struct kiocb* iocb) {
   return BPF_CORE_READ(iocb, ki_filp, f_inode);
 }

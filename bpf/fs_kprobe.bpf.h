@@ -9,12 +9,13 @@
  * probe (maxactive), shared by every process in the function; fsync sleeps in it, so a busy
  * machine can run out and a traced call's return goes unseen. Its entry then stays pending: the
  * thread's next call of the function counts it lost (fs_begin), and so does the thread's exit when
- * there is no next call (ezio_fs_kprobe_thread_exit). */
+ * there is no next call (ezio_vfs_fs_kprobe_thread_exit, which does the same for the VFS layer). */
 #ifndef EZIO_FS_KPROBE_BPF_H
 #define EZIO_FS_KPROBE_BPF_H
 
 #include "common.bpf.h"
 #include "fs.bpf.h"
+#include "vfs.bpf.h"
 
 #define EZIO_FS_ITER_KPROBES(fn, op)                                               \
   SEC("kprobe/" #fn)                                                               \
@@ -50,19 +51,17 @@ EZIO_FS_ITER_KPROBES(btrfs_file_read_iter, EZIO_FS_BTRFS_FILE_READ_ITER)
 EZIO_FS_ITER_KPROBES(btrfs_file_write_iter, EZIO_FS_BTRFS_FILE_WRITE_ITER)
 EZIO_FS_FSYNC_KPROBES(btrfs_sync_file, EZIO_FS_BTRFS_SYNC_FILE)
 
-/* A thread that ends with an entry still pending will make no next call to reveal it: each one is
- * an FS event lost to a missed kretprobe. Deleting them also keeps a later thread that reuses the
- * id from counting them again. Loaded only when some file system is hooked with kprobes. A thread
- * that made a traced FS call has task storage (traced_task), still there at its exit; the traced
- * table is no filter: the last thread's exit may already have removed its process from it. */
+/* A thread that ends with entries still pending makes no next call to reveal them: the VFS and FS
+ * tables are emptied of its entries here, each counted lost. One program for both layers, loaded
+ * when either takes kprobes (recorder/probe.cpp); a layer on fentry leaves nothing pending. A
+ * thread that made a traced call has task storage (traced_task), still there at its exit; the
+ * traced table is no filter: the last thread's exit may already have removed its process from it.
+ * Its name starts with ezio_vfs_: recorder/probe_apply.cpp loads those only when the plan says. */
 SEC("tp_btf/sched_process_exit")
-int BPF_PROG(ezio_fs_kprobe_thread_exit, struct task_struct* p) {
+int BPF_PROG(ezio_vfs_fs_kprobe_thread_exit, struct task_struct* p) {
   if (!bpf_task_storage_get(&tasks, p, 0, 0)) return 0;
-  struct fs_pending_key key = {.tid = p->pid};
-  for (__u32 op = EZIO_FS_EXT4_FILE_READ_ITER; op <= EZIO_FS_BTRFS_SYNC_FILE; ++op) {
-    key.op = op;
-    if (!bpf_map_delete_elem(&fs_pending, &key)) count_drop(EZIO_LAYER_FS);
-  }
+  vfs_pending_lost(p->pid);
+  fs_pending_lost(p->pid);
   return 0;
 }
 

@@ -162,6 +162,17 @@ static __always_inline void vfs_begin(__u8 op, struct file* f, __s64 offset) {
   bpf_map_update_elem(&vfs_pending, &key, &p, BPF_ANY);
 }
 
+/* At the exit of thread tid: each entry it left pending is a VFS event lost to a missed
+ * kretprobe (vfs_kprobe.bpf.h). Deleting them also keeps a later thread that reuses the id from
+ * counting them again. */
+static __always_inline void vfs_pending_lost(__u32 tid) {
+  struct vfs_pending_key key = {.tid = tid};
+  for (__u32 op = EZIO_VFS_READ; op < EZIO_VFS_OP_COUNT; ++op) {
+    key.op = op;
+    if (!bpf_map_delete_elem(&vfs_pending, &key)) count_drop(EZIO_LAYER_VFS);
+  }
+}
+
 /* f: the file the exit hook sees, or NULL when it sees none (a kretprobe has only the return
  * value): then the file of the pending entry. */
 static __always_inline void vfs_end(__u8 op, struct file* f, long ret) {

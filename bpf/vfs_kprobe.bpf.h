@@ -8,7 +8,9 @@
  * pending record. The kernel keeps a fixed number of kretprobe instances per probe (maxactive,
  * by default of the order of the CPU count), shared by every process in the function, so a traced
  * call whose return was not caught leaves its entry pending: the next call of the same function by
- * that thread finds it and counts the lost VFS event. */
+ * that thread finds it and counts the lost VFS event (vfs_begin), and so does the thread's exit
+ * when there is no next call (ezio_vfs_fs_kprobe_thread_exit in fs_kprobe.bpf.h). A missed return
+ * of a failed vfs_open counts too, although that call would have made no event. */
 #ifndef EZIO_VFS_KPROBE_BPF_H
 #define EZIO_VFS_KPROBE_BPF_H
 

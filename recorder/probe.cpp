@@ -78,8 +78,8 @@ const std::vector<FileSystemHooks>& fs_hooks() {
 // Direct I/O of ext4, xfs and btrfs goes through iomap: its tracepoint completes every fallback.
 constexpr Tracepoint kIomapDio = {"iomap_dio_rw_begin", "ezio_fs_tp_iomap_dio_rw_begin"};
 
-// Counts the FS entries a missed kretprobe left pending when their thread ends.
-constexpr const char* kFsKprobeThreadExit = "ezio_fs_kprobe_thread_exit";
+// Counts the VFS and FS entries a missed kretprobe left pending when their thread ends.
+constexpr const char* kKprobeThreadExit = "ezio_vfs_fs_kprobe_thread_exit";
 
 const char* exact_name(Exact kind) {
   return kind == Exact::fentry ? "fentry/fexit" : "kprobe/kretprobe";
@@ -186,14 +186,13 @@ class Planner {
   // that kind's programs are loaded for it, as a call seen by two kinds would be recorded twice.
   void plan_fs() {
     std::vector<std::string> parts;
-    bool any_exact = false, any_derived = false, iomap_wanted = false, any_kprobe = false;
+    bool any_exact = false, any_derived = false, iomap_wanted = false;
     for (const auto& h : fs_hooks()) {
       if (auto kind = hook_fs_functions(h)) {
         std::vector<std::string> names;
         for (const auto& f : h.functions) names.push_back(f.function);
         parts.push_back(fmt::format("{}: {} {}", h.fs, exact_name(*kind), join(names, ",")));
         any_exact = true;
-        any_kprobe = any_kprobe || *kind == Exact::kprobe;
         continue;
       }
       std::vector<std::string> tps;
@@ -215,7 +214,6 @@ class Planner {
       plan_.programs.insert(kIomapDio.program);
       parts.push_back(fmt::format("iomap: tp_btf/{}", kIomapDio.name));
     }
-    if (any_kprobe) plan_.programs.insert(kFsKprobeThreadExit);
     auto& p = plan_.layers[EZIO_LAYER_FS];
     p.hook = join(parts, "; ");
     p.accuracy = any_exact && any_derived ? "mixed"
@@ -254,6 +252,8 @@ class Planner {
     bool fentry = kind == Exact::fentry;
     plan_.programs.insert(std::string(program) + (fentry ? "_entry" : "_kprobe"));
     plan_.programs.insert(std::string(program) + (fentry ? "_exit" : "_kretprobe"));
+    // A kretprobe can miss returns: what they leave pending at a thread's exit must be counted.
+    if (!fentry) plan_.programs.insert(kKprobeThreadExit);
   }
 
   KernelProber k_;

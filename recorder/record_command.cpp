@@ -200,8 +200,8 @@ void print_summary(const RecordResult& r) {
   spdlog::info("{}", out);
   if (total_lost > 0) {
     spdlog::warn(
-        "{} events were lost in the kernel (ring buffer full): see the lost column; a "
-        "larger --ring-buffer helps",
+        "{} events were lost in the kernel (lost column): ring buffer full (a larger "
+        "--ring-buffer helps), a tracking table full, or returns missed by kretprobes",
         total_lost);
   }
 }

@@ -12,9 +12,9 @@
 #include <string_view>
 #include <vector>
 
-namespace ezio::otf2 {
+#include "common/otf2/definitions.h"  // Ref, and the metric definitions both sides share
 
-using Ref = uint32_t;
+namespace ezio::otf2 {
 
 struct ArchiveDeleter {
   void operator()(OTF2_Archive* a) const;
@@ -172,19 +172,7 @@ class ArchiveWriter {
     OTF2_ParadigmClass cls;
   };
   std::vector<ParadigmDef> paradigms_;
-  struct MetricMemberDef {
-    Ref name, description;
-    OTF2_MetricType type;
-    OTF2_MetricMode mode;
-    OTF2_Type value_type;
-    Ref unit;
-  };
   std::vector<MetricMemberDef> metric_members_;
-  struct MetricClassDef {
-    std::vector<Ref> members;
-    OTF2_MetricOccurrence occurrence;
-    OTF2_RecorderKind kind;
-  };
   std::vector<MetricClassDef> metric_classes_;
   std::vector<Property> node_properties_;
   std::vector<Property> group_properties_;

@@ -13,6 +13,10 @@ tests/qemu/record-layers.sh asserts on beyond tests/layers/nesting.py:
   fs_inside <chain>|<path> <n>              those with a duration, on the VFS event's inode,
                                             strictly inside the VFS event: hooked, not clamped
   fs_count <region> <n>                     FS events, wherever they are nested
+  vfs_count <region> <n>                    VFS events, wherever they are nested
+  vfs_unseen <syscall region> <n>           successful calls of a syscall that always reaches
+                                            its VFS function with no VFS event inside: each must
+                                            be counted in EZIOTRACE::LOST::vfs
   lost <layer> <n>                          EZIOTRACE::LOST::<layer>
   pagecache_threads <n>                     threads with page-cache counters
   pagecache <member> <value>                the workload thread's last page-cache counters
@@ -25,6 +29,11 @@ import collections
 import sys
 
 import otf2
+
+# Syscalls that call a hooked VFS function whenever they succeed (read -> vfs_read, ...); a failed
+# one may have stopped before it.
+VFS_SYSCALLS = {"read", "write", "pread64", "pwrite64", "readv", "writev", "fsync", "fdatasync",
+                "open", "openat", "openat2", "creat"}
 
 
 def attrs(event):
@@ -42,6 +51,8 @@ def main(anchor, workdir):
     fs_sums = collections.defaultdict(lambda: [0, None, None, None])  # n, bytes, offsets, result
     fs_inside = collections.Counter()
     fs_count = collections.Counter()
+    vfs_count = collections.Counter()
+    vfs_unseen = collections.Counter()
     lost = {}
     with otf2.reader.open(anchor) as trace:
         for p in trace.definitions.location_properties:
@@ -50,7 +61,8 @@ def main(anchor, workdir):
         for p in trace.definitions.system_tree_node_properties:
             if p.name.startswith("EZIOTRACE::LOST::"):
                 lost[p.name.split("::")[-1]] = int(p.value)
-        stacks = collections.defaultdict(list)  # location -> [name, enter time, attrs, children]
+        # location -> [name, enter time, attrs, children, has a VFS event inside]
+        stacks = collections.defaultdict(list)
         for loc, ev in trace.events:
             if isinstance(ev, otf2.events.Enter):
                 name = ev.region.canonical_name
@@ -59,11 +71,14 @@ def main(anchor, workdir):
                     calls[int(a["call.id"])] = name
                     if name == "syscall:pwrite64":
                         workload_tid = tids.get(loc.name)
-                stacks[loc].append([name, ev.time, a, []])
+                stacks[loc].append([name, ev.time, a, [], False])
             elif isinstance(ev, otf2.events.Leave) and stacks[loc]:
-                name, t_enter, a, children = stacks[loc].pop()
+                name, t_enter, a, children, has_vfs = stacks[loc].pop()
                 parent = stacks[loc][-1] if stacks[loc] else None
                 if name.startswith("vfs:"):
+                    vfs_count[name] += 1
+                    if parent and parent[0].startswith("syscall:"):
+                        parent[4] = True
                     derived += int(a.get("vfs.derived", 0))
                     path = str(a.get("vfs.path", ""))
                     if parent and parent[0].startswith("syscall:") and path.startswith(workdir + "/"):
@@ -89,6 +104,9 @@ def main(anchor, workdir):
                                 if attr in a:
                                     sums[i] = (sums[i] or 0) + int(a[attr])
                 elif name.startswith("syscall:"):
+                    if (name.split(":")[1] in VFS_SYSCALLS and int(a.get("syscall.result", -1)) >= 0
+                            and not has_vfs):
+                        vfs_unseen[name] += 1
                     # Exact VFS times fall strictly between the syscall's: the hooks fire inside
                     # it. Derived ones are the syscall's own times.
                     for key, c_enter, c_leave in children:
@@ -111,6 +129,10 @@ def main(anchor, workdir):
         print(f"fs_inside\t{k}\t{n}")
     for k, n in sorted(fs_count.items()):
         print(f"fs_count\t{k}\t{n}")
+    for k, n in sorted(vfs_count.items()):
+        print(f"vfs_count\t{k}\t{n}")
+    for k, n in sorted(vfs_unseen.items()):
+        print(f"vfs_unseen\t{k}\t{n}")
     for k, n in sorted(lost.items()):
         print(f"lost\t{k}\t{n}")
     print(f"pagecache_threads\t{len(pagecache)}")
