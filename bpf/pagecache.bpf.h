@@ -82,10 +82,70 @@ static __always_inline __u64 folio_pages(struct folio* folio) {
   return 1ul << (BPF_CORE_READ(fw, _flags_1) & 0xff);
 }
 
+/* The traced thread that last brought an inode's pages into the cache or dirtied them: the one a
+ * reclaim of those pages (by kswapd, or another process) takes them from. Keyed by inode pointer;
+ * ino and dev guard against a freed inode's memory reused for another file. */
+struct {
+  __uint(type, BPF_MAP_TYPE_LRU_HASH);
+  __uint(max_entries, 65536);
+  __type(key, __u64);
+  __type(value, struct ezio_dirtier);
+} cache_owners SEC(".maps");
+
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(max_entries, 65536);
+  __type(key, __u32); /* tid */
+  __type(value, struct ezio_reclaimed);
+} reclaimed SEC(".maps");
+
+static __always_inline struct inode* folio_inode(struct folio* folio) {
+  struct address_space* m = BPF_CORE_READ(folio, mapping);
+  return m ? BPF_CORE_READ(m, host) : 0;
+}
+
+/* Notes the current traced thread as the owner of inode's cached pages; the thread remembers the
+ * last inode it noted, so a run of pages of one file costs one table update. */
+static __always_inline void note_cache_owner(struct ezio_task* t, struct inode* inode) {
+  if (!inode || t->pc.owned_inode == (__u64)inode) return;
+  struct ezio_dirtier d = {};
+  cause_of(t, &d.who);
+  d.ino = BPF_CORE_READ(inode, i_ino);
+  d.dev = inode_dev(inode);
+  __u64 key = (__u64)inode;
+  /* The table is an LRU: a full one forgets old owners, whose reclaims then go uncounted. */
+  bpf_map_update_elem(&cache_owners, &key, &d, BPF_ANY);
+  t->pc.owned_inode = (__u64)inode;
+}
+
+/* Pages evicted outside the traced tree: counted for the thread that owns them, if any. */
+static __always_inline void count_reclaim(struct folio* folio) {
+  struct inode* inode = folio_inode(folio);
+  if (!inode) return;
+  __u64 key = (__u64)inode;
+  struct ezio_dirtier* owner = bpf_map_lookup_elem(&cache_owners, &key);
+  if (!owner || owner->ino != BPF_CORE_READ(inode, i_ino) || owner->dev != inode_dev(inode)) return;
+  __u32 tid = owner->who.tid;
+  struct ezio_reclaimed* r = bpf_map_lookup_elem(&reclaimed, &tid);
+  if (!r) {
+    struct ezio_reclaimed fresh = {.pid = owner->who.pid};
+    bpf_map_update_elem(&reclaimed, &tid, &fresh, BPF_NOEXIST); /* or another CPU just did */
+    r = bpf_map_lookup_elem(&reclaimed, &tid);
+    if (!r) { /* the table is full */
+      count_drop(EZIO_LAYER_PAGECACHE);
+      return;
+    }
+  }
+  __sync_fetch_and_add(&r->pages, folio_pages(folio));
+}
+
 SEC("tp_btf/mm_filemap_add_to_page_cache")
 int BPF_PROG(ezio_pc_add, struct folio* folio) {
-  struct pc_state* s = pc_current();
-  if (!s) return 0;
+  struct ezio_task* t = traced_task(EZIO_LAYER_PAGECACHE);
+  if (!t) return 0;
+  struct pc_state* s = &t->pc;
+  s->seen = 1;
+  note_cache_owner(t, folio_inode(folio));
   __u64 n = folio_pages(folio);
   s->added += n;
   s->pending_added += n;
@@ -137,7 +197,10 @@ int BPF_PROG(ezio_pc_map_pages, struct address_space* mapping, unsigned long sta
 SEC("tp_btf/mm_filemap_delete_from_page_cache")
 int BPF_PROG(ezio_pc_delete, struct folio* folio) {
   struct pc_state* s = pc_current();
-  if (!s) return 0;
+  if (!s) {
+    count_reclaim(folio);
+    return 0;
+  }
   s->evicted += folio_pages(folio);
   pc_maybe_send(s);
   return 0;
@@ -153,6 +216,7 @@ int BPF_PROG(ezio_pc_dirty, struct folio* folio, struct address_space* mapping) 
   struct ezio_cause who;
   cause_of(t, &who);
   note_dirtier(BPF_CORE_READ(mapping, host), &who);
+  note_cache_owner(t, BPF_CORE_READ(mapping, host));
   struct pc_state* s = &t->pc;
   s->seen = 1;
   __u64 n = folio_pages(folio);

@@ -143,6 +143,14 @@ struct ezio_block_unattributed {
   __u64 bytes;
 };
 
+/* Pages of a traced thread's files evicted by someone else (kswapd, another process's reclaim or
+ * fadvise), in the kernel table `reclaimed` keyed by the thread's TID; read at the end. */
+struct ezio_reclaimed {
+  __u32 pid;
+  __u32 pad;
+  __u64 pages;
+};
+
 /* Cumulative page-cache counters of one traced thread, in pages. Sent at most every
  * EZIO_PAGECACHE_PERIOD_NS per thread while it does page-cache work, and once when it exits. */
 struct ezio_pagecache_rec {

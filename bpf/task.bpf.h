@@ -22,6 +22,7 @@ struct pc_state {
   __u64 last_sent;
   __u64 pending_added; /* pages added since the read path last looked up a batch */
   __u64 accessed, hits, added, readahead, faults, mapped_around, dirtied, evicted, created;
+  __u64 owned_inode; /* the inode this thread was last noted as owner of (pagecache.bpf.h) */
 };
 
 /* What the VFS layer read from the files a thread used last, in slots chosen by the struct file

@@ -3,31 +3,12 @@
 #include <bpf/bpf.h>
 #include <fmt/format.h>
 
-#include <cerrno>
 #include <fstream>
 
-#include "common/error.h"
 #include "record.h"
+#include "recorder/bpf_map_walk.h"
 
 namespace ezio::recorder {
-namespace {
-
-// Calls fn(key) for every key of a hash map with 32-bit keys.
-template <typename Fn>
-void for_each_key(int fd, Fn fn) {
-  uint32_t key = 0;
-  uint32_t next = 0;
-  const void* prev = nullptr;
-  while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-    fn(next);
-    key = next;
-    prev = &key;
-  }
-  if (errno != ENOENT) fail("cannot walk a BPF map: {}", errno_text(errno));
-}
-
-}  // namespace
-
 uint32_t dev_major(uint32_t dev) { return dev >> 20; }
 uint32_t dev_minor(uint32_t dev) { return dev & 0xfffff; }
 
@@ -41,6 +22,15 @@ DeviceUse read_device_use(int target_devs_fd, int unattributed_fd) {
     }
   });
   return use;
+}
+
+std::map<uint32_t, ezio_reclaimed> read_reclaimed(int reclaimed_fd) {
+  std::map<uint32_t, ezio_reclaimed> out;
+  for_each_key(reclaimed_fd, [&](uint32_t tid) {
+    ezio_reclaimed v{};
+    if (bpf_map_lookup_elem(reclaimed_fd, &tid, &v) == 0) out[tid] = v;
+  });
+  return out;
 }
 
 std::string device_name(uint32_t dev, std::string_view kernel_name) {

@@ -30,6 +30,7 @@ uint64_t write_pagecache_layer(otf2::ArchiveWriter& w, const RecordStore& store,
   // Samples per thread, in time order; the last one holds the thread's totals.
   std::map<std::pair<uint32_t, uint32_t>, std::vector<const ezio_pagecache_rec*>> threads;
   for (const auto& r : store.pagecache()) threads[{r.h.pid, r.h.tid}].push_back(&r);
+  for (const auto& [tid, r] : store.reclaimed()) totals.reclaimed += r.pages;
   if (threads.empty()) return 0;
 
   struct MemberDef {
@@ -67,6 +68,12 @@ uint64_t write_pagecache_layer(otf2::ArchiveWriter& w, const RecordStore& store,
     w.location(loc, fmt::format("pagecache {}", name_of(pid, tid)), OTF2_LOCATION_TYPE_METRIC,
                group);
     w.location_property(loc, "EZIOTRACE::TID", tid);
+    // Evictions by others are seen in their context, not the thread's: a total, not a series.
+    auto reclaimed = store.reclaimed().find(tid);
+    w.location_property(loc, "EZIOTRACE::RECLAIMED_PAGES",
+                        reclaimed == store.reclaimed().end() || reclaimed->second.pid != pid
+                            ? 0
+                            : reclaimed->second.pages);
     OTF2_EvtWriter* evt = w.events(loc);
     for (const ezio_pagecache_rec* r : samples) {
       auto v = values_of(*r);

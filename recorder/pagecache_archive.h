@@ -12,6 +12,7 @@ namespace ezio::recorder {
 struct PageCacheTotals {
   uint64_t accessed = 0, hits = 0, misses = 0, readahead = 0, faults = 0, mapped_around = 0,
            dirtied = 0, evicted = 0;
+  uint64_t reclaimed = 0;  // evicted by others: kswapd, other processes
 };
 
 // group_of(pid) is the location group of a process, or nullopt-like UINT32_MAX when unknown;

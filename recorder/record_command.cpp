@@ -152,6 +152,7 @@ RecordResult record(const RecordOptions& o) {
   info.lost = bpf.drops();
   info.lost[EZIO_LAYER_SYSCALL] += store.malformed();
   store.devices() = read_device_use(bpf.map_fd("target_devs"), bpf.map_fd("block_unattributed"));
+  store.reclaimed() = read_reclaimed(bpf.map_fd("reclaimed"));
 
   uint64_t t_write = monotonic_ns();
   result.summary = archive.finish(store);
@@ -188,8 +189,8 @@ void print_summary(const RecordResult& r) {
   if (!info.probes[EZIO_LAYER_PAGECACHE].empty()) {
     out += fmt::format(
         "  page cache (pages): {} hits, {} misses, {} readahead, {} dirtied, {} faults, "
-        "{} evicted\n",
-        pc.hits, pc.misses, pc.readahead, pc.dirtied, pc.faults, pc.evicted);
+        "{} evicted, {} reclaimed by others\n",
+        pc.hits, pc.misses, pc.readahead, pc.dirtied, pc.faults, pc.evicted, pc.reclaimed);
   }
   for (const auto& [dev, un] : r.summary.unattributed) {
     out += fmt::format("  block {}: {} requests not attributed to the target ({})\n", dev,

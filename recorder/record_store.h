@@ -3,6 +3,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -61,6 +62,10 @@ class RecordStore {
   // Unattributed requests per device, read from the kernel at the end of the recording.
   DeviceUse& devices() { return devices_; }
   const DeviceUse& devices() const { return devices_; }
+  // Pages of each thread's files evicted by others (kswapd, other processes), per TID, read from
+  // the kernel at the end of the recording.
+  std::map<uint32_t, ezio_reclaimed>& reclaimed() { return reclaimed_; }
+  const std::map<uint32_t, ezio_reclaimed>& reclaimed() const { return reclaimed_; }
   uint64_t malformed() const { return malformed_; }
   // Records received per layer (enum ezio_layer).
   const std::array<uint64_t, EZIO_LAYER_COUNT>& received() const { return received_; }
@@ -70,6 +75,7 @@ class RecordStore {
   std::vector<ezio_block_rec> block_;
   std::vector<ezio_pagecache_rec> pagecache_;
   DeviceUse devices_;
+  std::map<uint32_t, ezio_reclaimed> reclaimed_;
   uint64_t malformed_ = 0;
   std::array<uint64_t, EZIO_LAYER_COUNT> received_{};
 };

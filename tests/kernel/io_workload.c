@@ -103,6 +103,29 @@ int main(int argc, char** argv) {
     if (fdatasync(fd)) die("fdatasync");
     if (posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED)) die("posix_fadvise");
     close(fd);
+  } else if (!strcmp(mode, "read-until-evicted")) {
+    /* Reads the file into the cache, then waits (up to 20 s) until someone else has evicted all
+     * of it: the test drops it from another, untraced, process. */
+    int fd = open(file, O_RDONLY);
+    if (fd < 0) die("open");
+    void* buf = aligned_buffer(bs, 0);
+    for (long i = 0; i < count; ++i) {
+      if (read(fd, buf, bs) != (ssize_t)bs) die("read");
+    }
+    size_t len = count * bs;
+    void* p = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+    if (p == MAP_FAILED) die("mmap");
+    unsigned char* vec = malloc(len / 4096 + 1);
+    long resident = 1;
+    for (int tries = 0; resident && tries < 2000; ++tries) {
+      if (mincore(p, len, vec)) die("mincore");
+      resident = 0;
+      for (size_t i = 0; i < len / 4096; ++i) resident += vec[i] & 1;
+      if (resident) usleep(10000);
+    }
+    printf("resident=%ld\n", resident);
+    munmap(p, len);
+    close(fd);
   } else if (!strcmp(mode, "mmap-read")) {
     int fd = open(file, O_RDONLY);
     if (fd < 0) die("open");

@@ -1,15 +1,18 @@
 // The block and page-cache layers against an exact oracle: a private loop device whose
 // /sys/block/<dev>/stat counts every request it completed, and workloads whose I/O is known.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <thread>
 
 #include "loop_fs.h"
 #include "run.h"
@@ -183,6 +186,42 @@ TEST(PageCache, MmapReadFaultsAndReadsAttributed) {
     EXPECT_EQ(b["tid"], r.tid);
     EXPECT_EQ(b["cause"], "submitter");
   }
+}
+
+// Pages the target read, evicted by another process (as kswapd or a neighbour's reclaim would):
+// not the target's own evictions, yet counted for the thread whose pages they were.
+TEST(PageCache, EvictionsByOthersCountedForTheOwner) {
+  LoopFs fs("ext4");
+  auto file = (fs / "e").string();
+  must_run({"dd", "if=/dev/urandom", "of=" + file, "bs=64k", "count=64"});
+  workload({"drop", file, "0"});
+  std::atomic<bool> done = false;
+  std::thread evictor([&] {  // this test process is not traced
+    while (!done) {
+      int fd = open(file.c_str(), O_RDONLY);
+      if (fd >= 0) {
+        posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+        close(fd);
+      }
+      usleep(20 * 1000);
+    }
+  });
+  Recording r;
+  try {
+    r = record(fs, {"read-until-evicted", file, "64"});
+  } catch (...) {
+    done = true;
+    evictor.join();
+    throw;
+  }
+  done = true;
+  evictor.join();
+  auto pc = pagecache_of(r);
+  EXPECT_EQ(pc["pagecache.evicted"].get<long>(), 0);
+  // Every page the thread brought in was evicted by the other process before it ended.
+  EXPECT_GE(pc["reclaimed"].get<long>(), 64 * kBlock / 4096);
+  EXPECT_GE(pc["reclaimed"].get<long>(),
+            pc["pagecache.misses"].get<long>() + pc["pagecache.readahead"].get<long>());
 }
 
 // Another process writing to the same device during the recording: its requests are counted as

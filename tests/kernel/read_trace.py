@@ -27,9 +27,12 @@ def main(anchor):
             if p.name.startswith("EZIOTRACE::LOST::"):
                 result["lost"][p.name.split("::")[-1]] = int(p.value)
         tids = {}
+        reclaimed = {}
         for p in defs.location_properties:
             if p.name == "EZIOTRACE::TID":
                 tids[p.location.name] = int(p.value)
+            elif p.name == "EZIOTRACE::RECLAIMED_PAGES":
+                reclaimed[p.location.name] = int(p.value)
         for location, event in trace.events:
             if isinstance(event, otf2.events.IoOperationBegin) and location.name.startswith("block "):
                 a = attrs(event)
@@ -42,7 +45,8 @@ def main(anchor):
             elif isinstance(event, otf2.events.Metric) and location.name.startswith("pagecache "):
                 members = [m.name for m in event.metric.members]
                 result["pagecache"][str(tids[location.name])] = dict(
-                    zip(members, [int(v) for v in event.values]))
+                    zip(members, [int(v) for v in event.values]),
+                    reclaimed=reclaimed.get(location.name, 0))
             elif isinstance(event, otf2.events.Enter):
                 a = attrs(event)
                 if "call.id" in a:

@@ -1,0 +1,26 @@
+#pragma once
+// Walks the keys of a BPF hash map from user space (the tables read at the end of a recording).
+#include <bpf/bpf.h>
+
+#include <cerrno>
+#include <cstdint>
+
+#include "common/error.h"
+
+namespace ezio::recorder {
+
+// Calls fn(key) for every key of a hash map with 32-bit keys.
+template <typename Fn>
+void for_each_key(int fd, Fn fn) {
+  uint32_t key = 0;
+  uint32_t next = 0;
+  const void* prev = nullptr;
+  while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+    fn(next);
+    key = next;
+    prev = &key;
+  }
+  if (errno != ENOENT) fail("cannot walk a BPF map: {}", errno_text(errno));
+}
+
+}  // namespace ezio::recorder
