@@ -43,15 +43,6 @@ const char* cause_name(uint32_t cause) {
   }
 }
 
-struct Device {
-  std::string name;
-  std::vector<const ezio_block_rec*> requests;
-};
-
-struct Attrs {
-  otf2::Ref pid, tid, call_id, sector, queue_ns, service_ns, op, flags, cause;
-};
-
 }  // namespace
 
 const char* block_op_name(uint32_t f) {
@@ -82,116 +73,147 @@ std::string block_flag_names(uint32_t f) {
   return fmt::format("{}", fmt::join(names, ","));
 }
 
-uint64_t write_block_layer(otf2::ArchiveWriter& w, otf2::Ref machine, const RecordStore& store,
-                           ArchiveSummary& summary) {
-  const DeviceUse& use = store.devices();
-  std::map<uint32_t, Device> devices;
-  for (const auto& r : store.block_requests()) {
-    Device& d = devices[r.dev];
-    if (d.name.empty())
-      d.name = device_name(r.dev, std::string(r.disk, strnlen(r.disk, sizeof(r.disk))));
-    d.requests.push_back(&r);
-  }
-  for (uint32_t dev : use.used) {
-    Device& d = devices[dev];
-    if (d.name.empty()) d.name = device_name(dev, "");
-  }
-  if (devices.empty()) return 0;
+struct BlockLayer::Device {
+  std::string name;
+  uint64_t location = 0;
+  otf2::Ref handle = 0;
+  uint64_t next_id = 0;
+  uint64_t last = 0;  // time of the last event written
+  std::vector<PendingEvent> pending;
+};
 
-  Attrs a{w.attribute("block.pid", "process the request is attributed to", OTF2_TYPE_UINT64),
-          w.attribute("block.tid", "thread the request is attributed to", OTF2_TYPE_UINT64),
-          w.attribute("call.id", "id of the call in this recording", OTF2_TYPE_UINT64),
-          w.attribute("block.sector", "first sector (512 bytes)", OTF2_TYPE_UINT64),
-          w.attribute("block.queue_ns", "creation to issue to the driver, ns", OTF2_TYPE_UINT64),
-          w.attribute("block.service_ns", "issue to completion, ns", OTF2_TYPE_UINT64),
-          w.attribute("block.op", "read, write, flush, discard, …", OTF2_TYPE_STRING),
-          w.attribute("block.flags", "sync, meta, fua, preflush", OTF2_TYPE_STRING),
-          w.attribute("block.cause",
-                      "submitter (the thread created it), writeback (pages it dirtied), flush",
-                      OTF2_TYPE_STRING)};
-  otf2::Ref paradigm = w.io_paradigm("linux", "Linux kernel I/O", OTF2_IO_PARADIGM_CLASS_SERIAL,
-                                     OTF2_IO_PARADIGM_FLAG_OS);
-  auto& totals = summary.layers[EZIO_LAYER_BLOCK];
-  uint64_t last = 0;
-  uint64_t n = 0;
-  for (auto& [dev, d] : devices) {
+// One of a request's three events, waiting to be written in time order.
+struct BlockLayer::PendingEvent {
+  uint64_t t;
+  int kind;  // 0 begin, 1 issued, 2 complete
+  uint64_t id;
+  ezio_block_rec r;
+};
+
+BlockLayer::BlockLayer(otf2::ArchiveWriter& w, otf2::Ref machine, ArchiveSummary& summary)
+    : w_(w), machine_(machine), summary_(summary) {}
+
+BlockLayer::~BlockLayer() = default;
+
+BlockLayer::Device& BlockLayer::device(uint32_t dev, std::string_view kernel_name) {
+  auto [it, added] = devices_.try_emplace(dev);
+  Device& d = it->second;
+  if (!added) return d;
+  if (!defined_) define_common();
+  d.name = device_name(dev, kernel_name);
+  d.location = (uint64_t(1) << 32) | (devices_.size() - 1);
+  otf2::Ref file = w_.io_file(fmt::format("/dev/{}", d.name), machine_);
+  d.handle = w_.io_handle(fmt::format("/dev/{}", d.name), file, paradigm_,
+                          OTF2_IO_HANDLE_FLAG_PRE_CREATED);
+  return d;
+}
+
+void BlockLayer::define_common() {
+  defined_ = true;
+  a_ = {w_.attribute("block.pid", "process the request is attributed to", OTF2_TYPE_UINT64),
+        w_.attribute("block.tid", "thread the request is attributed to", OTF2_TYPE_UINT64),
+        w_.attribute("call.id", "id of the call in this recording", OTF2_TYPE_UINT64),
+        w_.attribute("block.sector", "first sector (512 bytes)", OTF2_TYPE_UINT64),
+        w_.attribute("block.queue_ns", "creation to issue to the driver, ns", OTF2_TYPE_UINT64),
+        w_.attribute("block.service_ns", "issue to completion, ns", OTF2_TYPE_UINT64),
+        w_.attribute("block.op", "read, write, flush, discard, …", OTF2_TYPE_STRING),
+        w_.attribute("block.flags", "sync, meta, fua, preflush", OTF2_TYPE_STRING),
+        w_.attribute("block.cause",
+                     "submitter (the thread created it), writeback (pages it dirtied), flush",
+                     OTF2_TYPE_STRING)};
+  paradigm_ = w_.io_paradigm("linux", "Linux kernel I/O", OTF2_IO_PARADIGM_CLASS_SERIAL,
+                             OTF2_IO_PARADIGM_FLAG_OS);
+}
+
+void BlockLayer::add(std::vector<ezio_block_rec>&& requests) {
+  for (const auto& r : requests) {
+    Device& d = device(r.dev, std::string_view(r.disk, strnlen(r.disk, sizeof(r.disk))));
+    uint64_t issue = std::max<uint64_t>(r.t_issue, r.t_queue);
+    uint64_t id = d.next_id++;
+    d.pending.push_back({r.t_queue, 0, id, r});
+    d.pending.push_back({issue, 1, id, r});
+    d.pending.push_back({std::max<uint64_t>(r.t_complete, issue), 2, id, r});
+  }
+}
+
+void BlockLayer::write_before(uint64_t t) {
+  for (auto& [dev, d] : devices_) {
+    // Requests overlap on a device: their events are written in time order.
+    std::stable_sort(d.pending.begin(), d.pending.end(),
+                     [](const PendingEvent& x, const PendingEvent& y) {
+                       return x.t != y.t ? x.t < y.t : x.kind < y.kind;
+                     });
+    auto end = std::partition_point(d.pending.begin(), d.pending.end(),
+                                    [t](const PendingEvent& e) { return e.t < t; });
+    OTF2_EvtWriter* evt = end == d.pending.begin() ? nullptr : w_.events(d.location);
+    for (auto e = d.pending.begin(); e != end; ++e) write(d, evt, *e);
+    d.pending.erase(d.pending.begin(), end);
+  }
+}
+
+void BlockLayer::write(Device& d, OTF2_EvtWriter* evt, const PendingEvent& e) {
+  const ezio_block_rec& r = e.r;
+  // A request that took longer than the caller's horizon arrives after later events were
+  // written: its first events move to that time (its queue and service times stay exact).
+  uint64_t t = std::max(e.t, d.last);
+  d.last = t;
+  last_ = std::max(last_, t);
+  if (e.kind == 0) {
+    OTF2_AttributeList* al = w_.attributes();
+    OTF2_AttributeList_AddUint64(al, a_.pid, r.h.pid);
+    OTF2_AttributeList_AddUint64(al, a_.tid, r.h.tid);
+    OTF2_AttributeList_AddUint64(al, a_.call_id, r.call_id);
+    OTF2_AttributeList_AddUint64(al, a_.sector, r.sector);
+    OTF2_AttributeList_AddUint64(al, a_.queue_ns,
+                                 r.t_issue > r.t_queue ? r.t_issue - r.t_queue : 0);
+    OTF2_AttributeList_AddUint64(al, a_.service_ns,
+                                 r.t_complete > r.t_issue ? r.t_complete - r.t_issue : 0);
+    OTF2_AttributeList_AddStringRef(al, a_.op, w_.string(block_op_name(r.cmd_flags)));
+    OTF2_AttributeList_AddStringRef(al, a_.flags, w_.string(block_flag_names(r.cmd_flags)));
+    OTF2_AttributeList_AddStringRef(al, a_.cause, w_.string(cause_name(r.cause)));
+    otf2::written(OTF2_EvtWriter_IoOperationBegin(evt, al, t, d.handle, io_mode(r.cmd_flags),
+                                                  OTF2_IO_OPERATION_FLAG_NON_BLOCKING, r.bytes,
+                                                  e.id));
+    return;
+  }
+  if (e.kind == 1) {
+    otf2::written(OTF2_EvtWriter_IoOperationIssued(evt, nullptr, t, d.handle, e.id));
+    return;
+  }
+  otf2::written(OTF2_EvtWriter_IoOperationComplete(evt, nullptr, t, d.handle,
+                                                   r.error == 0 ? r.bytes : 0, e.id));
+  auto& totals = summary_.layers[EZIO_LAYER_BLOCK];
+  ++totals.events;
+  totals.time_ns += r.t_complete > r.t_issue ? r.t_complete - r.t_issue : 0;
+  if (is_read(r.cmd_flags)) {
+    ++totals.reads;
+    totals.bytes_read += r.bytes;
+  } else if (is_write(r.cmd_flags)) {
+    ++totals.writes;
+    totals.bytes_written += r.bytes;
+  } else {
+    ++totals.other;
+  }
+}
+
+uint64_t BlockLayer::finish(const DeviceUse& use) {
+  write_before(UINT64_MAX);
+  for (uint32_t dev : use.used) device(dev, "");
+  for (auto& [dev, d] : devices_) {
     std::string label = fmt::format("block {}", d.name);
-    otf2::Ref group = w.location_group(label, OTF2_LOCATION_GROUP_TYPE_PROCESS, machine);
-    uint64_t loc = (uint64_t(1) << 32) | n++;
-    w.location(loc, label, OTF2_LOCATION_TYPE_CPU_THREAD, group);
-    w.location_property(loc, "EZIOTRACE::DEV_MAJOR", dev_major(dev));
-    w.location_property(loc, "EZIOTRACE::DEV_MINOR", dev_minor(dev));
+    otf2::Ref group = w_.location_group(label, OTF2_LOCATION_GROUP_TYPE_PROCESS, machine_);
+    w_.location(d.location, label, OTF2_LOCATION_TYPE_CPU_THREAD, group);
+    w_.location_property(d.location, "EZIOTRACE::DEV_MAJOR", dev_major(dev));
+    w_.location_property(d.location, "EZIOTRACE::DEV_MINOR", dev_minor(dev));
     UnattributedIo un;
     if (auto it = use.unattributed.find(dev); it != use.unattributed.end()) un = it->second;
-    w.location_property(loc, "EZIOTRACE::UNATTRIBUTED_REQUESTS", un.requests);
-    w.location_property(loc, "EZIOTRACE::UNATTRIBUTED_BYTES", un.bytes);
-    w.system_tree_node_property(machine, fmt::format("EZIOTRACE::UNATTRIBUTED::{}", d.name),
-                                un.requests);
-    summary.unattributed[d.name] = un;
-    otf2::Ref file = w.io_file(fmt::format("/dev/{}", d.name), machine);
-    otf2::Ref handle = w.io_handle(fmt::format("/dev/{}", d.name), file, paradigm,
-                                   OTF2_IO_HANDLE_FLAG_PRE_CREATED);
-
-    // Requests overlap on a device: their three events are written in time order.
-    struct Ev {
-      uint64_t t;
-      int kind;  // 0 begin, 1 issued, 2 complete
-      uint64_t id;
-      const ezio_block_rec* r;
-    };
-    std::vector<Ev> evs;
-    evs.reserve(d.requests.size() * 3);
-    uint64_t id = 0;
-    for (const ezio_block_rec* r : d.requests) {
-      uint64_t issue = std::max<uint64_t>(r->t_issue, r->t_queue);
-      evs.push_back({r->t_queue, 0, id, r});
-      evs.push_back({issue, 1, id, r});
-      evs.push_back({std::max<uint64_t>(r->t_complete, issue), 2, id, r});
-      ++id;
-    }
-    std::stable_sort(evs.begin(), evs.end(), [](const Ev& x, const Ev& y) {
-      return x.t != y.t ? x.t < y.t : x.kind < y.kind;
-    });
-    OTF2_EvtWriter* evt = w.events(loc);
-    for (const Ev& e : evs) {
-      const ezio_block_rec& r = *e.r;
-      if (e.kind == 0) {
-        OTF2_AttributeList* al = w.attributes();
-        OTF2_AttributeList_AddUint64(al, a.pid, r.h.pid);
-        OTF2_AttributeList_AddUint64(al, a.tid, r.h.tid);
-        OTF2_AttributeList_AddUint64(al, a.call_id, r.call_id);
-        OTF2_AttributeList_AddUint64(al, a.sector, r.sector);
-        OTF2_AttributeList_AddUint64(al, a.queue_ns,
-                                     r.t_issue > r.t_queue ? r.t_issue - r.t_queue : 0);
-        OTF2_AttributeList_AddUint64(al, a.service_ns,
-                                     r.t_complete > r.t_issue ? r.t_complete - r.t_issue : 0);
-        OTF2_AttributeList_AddStringRef(al, a.op, w.string(block_op_name(r.cmd_flags)));
-        OTF2_AttributeList_AddStringRef(al, a.flags, w.string(block_flag_names(r.cmd_flags)));
-        OTF2_AttributeList_AddStringRef(al, a.cause, w.string(cause_name(r.cause)));
-        otf2::written(OTF2_EvtWriter_IoOperationBegin(evt, al, e.t, handle, io_mode(r.cmd_flags),
-                                                      OTF2_IO_OPERATION_FLAG_NON_BLOCKING, r.bytes,
-                                                      e.id));
-      } else if (e.kind == 1) {
-        otf2::written(OTF2_EvtWriter_IoOperationIssued(evt, nullptr, e.t, handle, e.id));
-      } else {
-        otf2::written(OTF2_EvtWriter_IoOperationComplete(evt, nullptr, e.t, handle,
-                                                         r.error == 0 ? r.bytes : 0, e.id));
-        ++totals.events;
-        totals.time_ns += r.t_complete > r.t_issue ? r.t_complete - r.t_issue : 0;
-        if (is_read(r.cmd_flags)) {
-          ++totals.reads;
-          totals.bytes_read += r.bytes;
-        } else if (is_write(r.cmd_flags)) {
-          ++totals.writes;
-          totals.bytes_written += r.bytes;
-        } else {
-          ++totals.other;
-        }
-      }
-      last = std::max(last, e.t);
-    }
+    w_.location_property(d.location, "EZIOTRACE::UNATTRIBUTED_REQUESTS", un.requests);
+    w_.location_property(d.location, "EZIOTRACE::UNATTRIBUTED_BYTES", un.bytes);
+    w_.system_tree_node_property(machine_, fmt::format("EZIOTRACE::UNATTRIBUTED::{}", d.name),
+                                 un.requests);
+    summary_.unattributed[d.name] = un;
   }
-  return last;
+  return last_;
 }
 
 }  // namespace ezio::recorder

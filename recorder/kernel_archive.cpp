@@ -97,10 +97,17 @@ class KernelArchive::Builder {
                     is_file_io(sc.kind) ? OTF2_REGION_ROLE_FILE_IO : OTF2_REGION_ROLE_FUNCTION);
     }
     nested_.emplace(w_, summary_);
+    block_.emplace(w_, machine_, summary_);
   }
 
+  // Block events are written this long after the calls: a request that took longer arrives
+  // (complete) after later ones were written, and its first events move to their time.
+  static constexpr uint64_t kBlockHorizonNs = 5'000'000'000;
+
   // Calls and forks in time order, so that every fd table is in the state the call saw.
-  void write(CallRecords&& batch, bool last) {
+  void write(CallRecords&& batch, uint64_t before, bool last) {
+    block_->add(std::move(batch.block));
+    block_->write_before(last ? before : before > kBlockHorizonNs ? before - kBlockHorizonNs : 0);
     for (const auto& p : batch.procs) procs_.see(p);
     nested_->add_files(batch.files);
     nested_->take(std::move(batch.vfs), std::move(batch.fs), batch.syscalls, batch.opens, last);
@@ -108,7 +115,7 @@ class KernelArchive::Builder {
   }
 
   ArchiveSummary finish(const RecordStore& store) {
-    last_time_ = std::max(last_time_, write_block_layer(w_, machine_, store, summary_));
+    last_time_ = std::max(last_time_, block_->finish(store.devices()));
     procs_.name_the_unnamed();
     define_locations();
     last_time_ = std::max(
@@ -343,6 +350,7 @@ class KernelArchive::Builder {
   otf2::Ref machine_ = 0;
   std::optional<FdTable> fds_;
   std::optional<NestedLayers> nested_;
+  std::optional<BlockLayer> block_;
   Attributes attrs_{};
   std::unordered_map<uint32_t, otf2::Ref> regions_;
   std::unordered_map<uint64_t, uint64_t> last_per_location_;
@@ -357,11 +365,11 @@ KernelArchive::KernelArchive(const std::filesystem::path& dir, const RecordingIn
 KernelArchive::~KernelArchive() = default;
 
 void KernelArchive::write_settled(RecordStore& store, uint64_t before) {
-  b_->write(store.take_settled(before), false);
+  b_->write(store.take_settled(before), before, false);
 }
 
 ArchiveSummary KernelArchive::finish(RecordStore& store) {
-  b_->write(store.take_settled(UINT64_MAX), true);
+  b_->write(store.take_settled(UINT64_MAX), UINT64_MAX, true);
   return b_->finish(store);
 }
 

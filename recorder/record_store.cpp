@@ -76,6 +76,7 @@ CallRecords RecordStore::take_settled(uint64_t before) {
   s.vfs.swap(calls_.vfs);
   s.fs.swap(calls_.fs);
   s.files.swap(calls_.files);
+  s.block.swap(calls_.block);
   return s;
 }
 
@@ -148,7 +149,7 @@ void RecordStore::add(const void* data, size_t size) {
     }
     case EZIO_REC_BLOCK: {
       ezio_block_rec r;
-      if ((ok = read_as(data, size, r))) block_.push_back(r);
+      if ((ok = read_as(data, size, r))) calls_.block.push_back(r);
       break;
     }
     case EZIO_REC_PAGECACHE: {

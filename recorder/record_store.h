@@ -38,6 +38,7 @@ struct CallRecords {
   std::vector<ezio_vfs_rec> vfs;
   std::vector<ezio_fs_rec> fs;
   std::vector<ezio_file_rec> files;
+  std::vector<ezio_block_rec> block;  // completed requests
 };
 
 class RecordStore {
@@ -47,8 +48,8 @@ class RecordStore {
   void add(const void* data, size_t size);
 
   // Moves out the calls and process events that ended before `before` (CLOCK_MONOTONIC ns), and
-  // every VFS, FS and file record, which are matched to their call by id, not by time. The block
-  // and page-cache records stay until the end.
+  // every VFS, FS and file record, which are matched to their call by id, not by time, and every
+  // block request (they arrive complete). The page-cache records stay until the end.
   CallRecords take_settled(uint64_t before);
 
   const std::vector<ezio_syscall_rec>& syscalls() const { return calls_.syscalls; }
@@ -57,7 +58,7 @@ class RecordStore {
   const std::vector<ezio_vfs_rec>& vfs() const { return calls_.vfs; }
   const std::vector<ezio_fs_rec>& fs() const { return calls_.fs; }
   const std::vector<ezio_file_rec>& files() const { return calls_.files; }
-  const std::vector<ezio_block_rec>& block_requests() const { return block_; }
+  const std::vector<ezio_block_rec>& block_requests() const { return calls_.block; }
   const std::vector<ezio_pagecache_rec>& pagecache() const { return pagecache_; }
   // Unattributed requests per device, read from the kernel at the end of the recording.
   DeviceUse& devices() { return devices_; }
@@ -72,7 +73,6 @@ class RecordStore {
 
  private:
   CallRecords calls_;
-  std::vector<ezio_block_rec> block_;
   std::vector<ezio_pagecache_rec> pagecache_;
   DeviceUse devices_;
   std::map<uint32_t, ezio_reclaimed> reclaimed_;

@@ -184,3 +184,53 @@ TEST(KernelArchive, WrittenInBatchesAsRecordsArrive) {
   EXPECT_EQ(calls[0]["inside"][0]["t0"], 1010);
   EXPECT_FALSE(calls[1].contains("inside"));
 }
+
+// Block requests arrive when they complete, in any order; each device's events are written in time
+// order while the recording goes on. A request slower than the horizon (5 s) arrives after later
+// events were written: its first events move to their time, its queue and service times stay.
+TEST(KernelArchive, BlockRequestsWrittenInTimeOrderAcrossBatches) {
+  constexpr uint64_t kS = 1'000'000'000;
+  auto request = [](uint64_t queued, uint64_t issued, uint64_t done) {
+    ezio_block_rec b{};
+    b.h = {EZIO_RECORD_VERSION, EZIO_REC_BLOCK, EZIO_LAYER_BLOCK, sizeof(b), kPid, kPid};
+    b.dev = (250u << 20) | 250;
+    std::strcpy(b.disk, "fake0");
+    b.t_queue = queued;
+    b.t_issue = issued;
+    b.t_complete = done;
+    b.bytes = 4096;
+    b.cmd_flags = 1;  // write
+    return b;
+  };
+  RecordStore s;
+  RecordingInfo info = info_for(kPid);
+  auto dir = ezio::test::scratch_dir("archive_block_batches");
+  KernelArchive archive(dir, info);
+  add(s, request(2 * kS, 2 * kS + 10, 2 * kS + 20));  // #0
+  archive.write_settled(s, 9 * kS);                   // writes what is before 4 s: #0
+  add(s, request(3 * kS, 3 * kS + 10, 10 * kS));      // #1: slower than 5 s, queued before #2
+  add(s, request(5 * kS, 5 * kS + 10, 5 * kS + 20));  // #2
+  add(s, request(1 * kS, 1 * kS + 10, 10 * kS));      // #3: queued before #0 was written
+  ArchiveSummary sum = archive.finish(s);
+  EXPECT_EQ(sum.layers[EZIO_LAYER_BLOCK].events, 4u);
+  EXPECT_EQ(sum.layers[EZIO_LAYER_BLOCK].writes, 4u);
+
+  auto j = ezio::test::dump_archive(dir / "eziotrace.otf2");  // fails on a time going back
+  ASSERT_FALSE(j.is_null());
+  const nlohmann::json* dev = nullptr;
+  for (const auto& [id, loc] : j["locations"].items()) {
+    if (loc["name"] == "block fake0") dev = &loc;
+  }
+  ASSERT_NE(dev, nullptr);
+  const auto& io = (*dev)["loose_io"];
+  ASSERT_EQ(io.size(), 12u);
+  std::vector<std::pair<std::string, uint64_t>> got;
+  for (const auto& e : io) got.emplace_back(e["kind"].get<std::string>(), e["t"].get<uint64_t>());
+  using P = std::pair<std::string, uint64_t>;
+  EXPECT_EQ(got[0], P("IoOperationBegin", 2 * kS));  // #0, written in the first batch
+  EXPECT_EQ(got[2], P("IoOperationComplete", 2 * kS + 20));
+  EXPECT_EQ(got[3], P("IoOperationBegin", 2 * kS + 20));  // #3, 1 s: moved after #0
+  EXPECT_EQ(got[5], P("IoOperationBegin", 3 * kS));       // #1, exact: within the horizon
+  EXPECT_EQ(got[7], P("IoOperationBegin", 5 * kS));       // #2
+  EXPECT_EQ(got[11].second, 10 * kS);
+}

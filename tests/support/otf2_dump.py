@@ -61,6 +61,9 @@ def main(path):
                         entry["other_regions"].get(call["canonical"], 0) + 1
                     if st:  # a VFS or FS event inside a call: kept with its attributes
                         st[-1].setdefault("inside", []).append(call)
+            elif kind.startswith("Io") and not st:  # e.g. a block device's requests
+                entry.setdefault("loose_io", []).append(
+                    {"kind": kind, "t": ev.time, "id": value(getattr(ev, "matching_id", 0))})
             elif kind.startswith("Io") and st:
                 io = {"kind": kind}
                 for attr in ("handle", "old_handle", "new_handle"):
