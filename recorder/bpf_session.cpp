@@ -98,12 +98,14 @@ void BpfSession::drain() {
 }
 
 void BpfSession::detach() {
-  std::vector<bpf_link*> links;
+  std::vector<bpf_link*> links, kprobes;
   for (int i = 0; i < skel_->skeleton->prog_cnt; ++i) {
     bpf_link** link = skel_->skeleton->progs[i].link;
-    if (*link) links.push_back(std::exchange(*link, nullptr));
+    if (!*link) continue;
+    bool kprobe = bpf_program__type(*skel_->skeleton->progs[i].prog) == BPF_PROG_TYPE_KPROBE;
+    (kprobe ? kprobes : links).push_back(std::exchange(*link, nullptr));
   }
-  destroy_concurrently(links);
+  destroy_concurrently(links, kprobes);
 }
 
 int BpfSession::map_fd(const char* name) const {

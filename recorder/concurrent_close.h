@@ -9,9 +9,15 @@ struct bpf_link;
 
 namespace ezio::recorder {
 
-// Closes every file descriptor of fds, concurrently, and empties fds.
-void close_concurrently(std::vector<int>& fds);
-// Destroys every link of links (bpf_link__destroy), concurrently, and empties links.
-void destroy_concurrently(std::vector<bpf_link*>& links);
+// Kprobes are the exception: they are unhooked one after another, before the others, as
+// unregistering many kretprobes at once soft-locked both CPUs of Debian's 6.1 kernel in our qemu
+// test (docs/qemu-test.md).
+
+// Closes the file descriptors of in_order one after another, then those of fds concurrently, and
+// empties both.
+void close_concurrently(std::vector<int>& fds, std::vector<int>& in_order);
+// Destroys the links of in_order one after another, then those of links concurrently
+// (bpf_link__destroy), and empties both.
+void destroy_concurrently(std::vector<bpf_link*>& links, std::vector<bpf_link*>& in_order);
 
 }  // namespace ezio::recorder

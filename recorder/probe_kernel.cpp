@@ -100,7 +100,7 @@ KernelProber::KernelProber(std::shared_ptr<KernelBtf> kernel)
     : kernel_(kernel ? std::move(kernel) : load_kernel_btf()), vmlinux_(kernel_->types.get()) {}
 
 KernelProber::~KernelProber() {
-  close_concurrently(links_);
+  close_concurrently(links_, kprobe_events_);
   for (auto& [name, m] : modules_) {
     if (m.fd >= 0) close(m.fd);
   }
@@ -209,7 +209,7 @@ ProbeOutcome KernelProber::kprobe(const std::string& function, bool retprobe) {
   if (prog.get() < 0) return failed(errno);
   if (ioctl(event.get(), PERF_EVENT_IOC_SET_BPF, prog.get()) < 0) return failed(errno);
   // Unregistering a kprobe waits for an RCU grace period: closed with the trial links.
-  links_.push_back(event.release());
+  kprobe_events_.push_back(event.release());
   return {true, ""};
 }
 

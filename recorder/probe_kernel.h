@@ -59,8 +59,9 @@ class KernelProber {
                                uint32_t kind);
 
   std::shared_ptr<KernelBtf> kernel_;
-  btf* vmlinux_ = nullptr;  // kernel_'s types, null when the kernel has none
-  std::vector<int> links_;  // attached trial programs, closed by the destructor
+  btf* vmlinux_ = nullptr;          // kernel_'s types, null when the kernel has none
+  std::vector<int> links_;          // attached trial programs, closed by the destructor
+  std::vector<int> kprobe_events_;  // trial kprobes, closed one after another
   bool modules_loaded_ = false;
   std::map<std::string, ModuleBtf> modules_;
 };
