@@ -38,6 +38,18 @@ static void* aligned_buffer(size_t bytes, int fill) {
   return buf;
 }
 
+/* Opens file and reads count blocks of bs bytes from its start; returns the open descriptor. */
+static int read_blocks(const char* file, size_t bs, long count) {
+  int fd = open(file, O_RDONLY);
+  if (fd < 0) die("open");
+  void* buf = aligned_buffer(bs, 0);
+  for (long i = 0; i < count; ++i) {
+    if (read(fd, buf, bs) != (ssize_t)bs) die("read");
+  }
+  free(buf);
+  return fd;
+}
+
 int main(int argc, char** argv) {
   if (argc < 4) {
     fprintf(
@@ -89,13 +101,7 @@ int main(int argc, char** argv) {
     if (!strcmp(mode, "buffered-fsync") ? fsync(fd) : syncfs(fd)) die("sync");
     close(fd);
   } else if (!strcmp(mode, "read")) {
-    int fd = open(file, O_RDONLY);
-    if (fd < 0) die("open");
-    void* buf = aligned_buffer(bs, 0);
-    for (long i = 0; i < count; ++i) {
-      if (read(fd, buf, bs) != (ssize_t)bs) die("read");
-    }
-    close(fd);
+    close(read_blocks(file, bs, count));
   } else if (!strcmp(mode, "drop")) {
     /* Write back and drop the file's pages, so the next read is cold. */
     int fd = open(file, O_RDONLY);
@@ -106,12 +112,7 @@ int main(int argc, char** argv) {
   } else if (!strcmp(mode, "read-until-evicted")) {
     /* Reads the file into the cache, then waits (up to 20 s) until someone else has evicted all
      * of it: the test drops it from another, untraced, process. */
-    int fd = open(file, O_RDONLY);
-    if (fd < 0) die("open");
-    void* buf = aligned_buffer(bs, 0);
-    for (long i = 0; i < count; ++i) {
-      if (read(fd, buf, bs) != (ssize_t)bs) die("read");
-    }
+    int fd = read_blocks(file, bs, count);
     size_t len = count * bs;
     void* p = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
     if (p == MAP_FAILED) die("mmap");

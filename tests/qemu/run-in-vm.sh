@@ -162,26 +162,53 @@ boot_vm() {  # returns qemu's status, or 200 when the guest script had not begun
   local pid=$! waited=0
   while kill -0 "$pid" 2>/dev/null; do
     if grep -q '^EZIO-GUEST-BEGIN' "$console" 2>/dev/null; then
-      wait "$pid"
-      return
+      break
     fi
     if [ "$waited" -ge "$boot_limit" ]; then
       kill "$pid"
       wait "$pid"
       return 200
     fi
+    if grep -q 'BUG: soft lockup' "$console" 2>/dev/null; then
+      sleep 2
+      kill "$pid"
+      wait "$pid"
+      return 201
+    fi
     sleep 1
     waited=$((waited + 1))
+  done
+  # Begun: until the end, watch for the soft lockup of Debian's 6.1 kernel with kprobes
+  # (docs/qemu-test.md, Known issue), which would otherwise hold the VM until the timeout.
+  while kill -0 "$pid" 2>/dev/null; do
+    if grep -q 'BUG: soft lockup' "$console" 2>/dev/null; then
+      sleep 2
+      kill "$pid"
+      wait "$pid"
+      return 201
+    fi
+    sleep 1
   done
   wait "$pid"
 }
 set +e
 boot_vm
 qrc=$?
-if [ $qrc -eq 200 ]; then
-  echo "$prog: warning: the guest had not begun after ${boot_limit}s (a hung boot); booting again" >&2
+if [ $qrc -eq 200 ] || [ $qrc -eq 201 ]; then
+  if [ $qrc -eq 200 ]; then
+    echo "$prog: WARNING: the guest had not begun after ${boot_limit}s (a hung boot); booting again" >&2
+  else
+    echo "$prog: WARNING: KNOWN ISSUE: the guest kernel reported a soft lockup (docs/qemu-test.md);" \
+      "running the guest once more:" >&2
+    tr -d '\r' < "$console" | grep 'soft lockup' | head -n 2 >&2
+  fi
   boot_vm
   qrc=$?
+  if [ $qrc -eq 201 ]; then
+    echo "$prog: error: the guest kernel soft-locked again:" >&2
+    tr -d '\r' < "$console" | tail -n 30 >&2
+    exit 124
+  fi
   [ $qrc -eq 200 ] && qrc=124
 fi
 set -e
