@@ -151,7 +151,7 @@ console=$work/console.log
 # A TCG guest now and then hangs before its init runs (no console output at all, both vCPUs busy):
 # such a boot is retried once after boot_limit seconds instead of waiting for the whole timeout.
 boot_limit=120
-boot_vm() {  # returns qemu's status, or 200 when the guest script had not begun after boot_limit
+boot_vm() {  # qemu's status; 200: the guest had not begun after boot_limit; 201: soft lockup
   : > "$console"
   timeout --kill-after=10 "$vm_timeout" qemu-system-x86_64 \
     -machine q35 -accel tcg -cpu max -smp "$smp" -m "$mem" \
@@ -160,34 +160,23 @@ boot_vm() {  # returns qemu's status, or 200 when the guest script had not begun
     -append "console=ttyS0 quiet panic=-1 oops=panic" \
     -drive "file=$work/disk.img,if=virtio,format=raw" </dev/null >"$work/qemu.out" 2>&1 &
   local pid=$! waited=0
+  # Until the end, also watch for the soft lockup of Debian's 6.1 kernel with kprobes
+  # (docs/qemu-test.md, Known issue), which would otherwise hold the VM until the timeout.
   while kill -0 "$pid" 2>/dev/null; do
-    if grep -q '^EZIO-GUEST-BEGIN' "$console" 2>/dev/null; then
-      break
-    fi
-    if [ "$waited" -ge "$boot_limit" ]; then
-      kill "$pid"
-      wait "$pid"
-      return 200
-    fi
+    local why=0
     if grep -q 'BUG: soft lockup' "$console" 2>/dev/null; then
-      sleep 2
+      why=201
+    elif [ "$waited" -ge "$boot_limit" ] && ! grep -q '^EZIO-GUEST-BEGIN' "$console"; then
+      why=200
+    fi
+    if [ "$why" -ne 0 ]; then
+      sleep 2  # the rest of the lockup report
       kill "$pid"
       wait "$pid"
-      return 201
+      return "$why"
     fi
     sleep 1
     waited=$((waited + 1))
-  done
-  # Begun: until the end, watch for the soft lockup of Debian's 6.1 kernel with kprobes
-  # (docs/qemu-test.md, Known issue), which would otherwise hold the VM until the timeout.
-  while kill -0 "$pid" 2>/dev/null; do
-    if grep -q 'BUG: soft lockup' "$console" 2>/dev/null; then
-      sleep 2
-      kill "$pid"
-      wait "$pid"
-      return 201
-    fi
-    sleep 1
   done
   wait "$pid"
 }
