@@ -92,14 +92,21 @@ static __always_inline void note_dirtier(struct inode* inode, const struct ezio_
   note_target_dev(inode_bdev(inode));
 }
 
-static __always_inline bool find_dirtier(struct inode* inode, struct ezio_cause* who) {
+/* The cause an inode-keyed table (dirtiers, cache_owners) holds for inode, if its entry is for
+ * this very file and not for a freed inode whose memory was reused. */
+static __always_inline bool find_inode_cause(void* table, struct inode* inode,
+                                             struct ezio_cause* who) {
   if (!inode) return false;
   __u64 key = (__u64)inode;
-  struct ezio_dirtier* d = bpf_map_lookup_elem(&dirtiers, &key);
+  struct ezio_dirtier* d = bpf_map_lookup_elem(table, &key);
   if (!d) return false;
   if (d->ino != BPF_CORE_READ(inode, i_ino) || d->dev != inode_dev(inode)) return false;
   *who = d->who;
   return true;
+}
+
+static __always_inline bool find_dirtier(struct inode* inode, struct ezio_cause* who) {
+  return find_inode_cause(&dirtiers, inode, who);
 }
 
 /* The file inode a page-cache page belongs to; 0 for anonymous or movable pages (the low bits of

@@ -9,12 +9,17 @@
 #include "attribution.bpf.h"
 #include "common.bpf.h"
 
-/* The counters live in the thread's state (task.bpf.h). */
-static __always_inline struct pc_state* pc_current(void) {
+/* The counters live in the thread's state (task.bpf.h): the current thread's if it is traced,
+ * marked as having touched the page cache. */
+static __always_inline struct ezio_task* pc_task(void) {
   struct ezio_task* t = traced_task(EZIO_LAYER_PAGECACHE);
-  if (!t) return 0;
-  t->pc.seen = 1;
-  return &t->pc;
+  if (t) t->pc.seen = 1;
+  return t;
+}
+
+static __always_inline struct pc_state* pc_current(void) {
+  struct ezio_task* t = pc_task();
+  return t ? &t->pc : 0;
 }
 
 static __always_inline void pc_send(struct pc_state* s, __u64 now) {
@@ -120,15 +125,12 @@ static __always_inline void note_cache_owner(struct ezio_task* t, struct inode* 
 
 /* Pages evicted outside the traced tree: counted for the thread that owns them, if any. */
 static __always_inline void count_reclaim(struct folio* folio) {
-  struct inode* inode = folio_inode(folio);
-  if (!inode) return;
-  __u64 key = (__u64)inode;
-  struct ezio_dirtier* owner = bpf_map_lookup_elem(&cache_owners, &key);
-  if (!owner || owner->ino != BPF_CORE_READ(inode, i_ino) || owner->dev != inode_dev(inode)) return;
-  __u32 tid = owner->who.tid;
+  struct ezio_cause owner;
+  if (!find_inode_cause(&cache_owners, folio_inode(folio), &owner)) return;
+  __u32 tid = owner.tid;
   struct ezio_reclaimed* r = bpf_map_lookup_elem(&reclaimed, &tid);
   if (!r) {
-    struct ezio_reclaimed fresh = {.pid = owner->who.pid};
+    struct ezio_reclaimed fresh = {.pid = owner.pid};
     bpf_map_update_elem(&reclaimed, &tid, &fresh, BPF_NOEXIST); /* or another CPU just did */
     r = bpf_map_lookup_elem(&reclaimed, &tid);
     if (!r) { /* the table is full */
@@ -141,10 +143,9 @@ static __always_inline void count_reclaim(struct folio* folio) {
 
 SEC("tp_btf/mm_filemap_add_to_page_cache")
 int BPF_PROG(ezio_pc_add, struct folio* folio) {
-  struct ezio_task* t = traced_task(EZIO_LAYER_PAGECACHE);
+  struct ezio_task* t = pc_task();
   if (!t) return 0;
   struct pc_state* s = &t->pc;
-  s->seen = 1;
   note_cache_owner(t, folio_inode(folio));
   __u64 n = folio_pages(folio);
   s->added += n;
