@@ -80,6 +80,7 @@ struct BlockLayer::Device {
   uint64_t next_id = 0;
   uint64_t last = 0;  // time of the last event written
   std::vector<PendingEvent> pending;
+  size_t sorted = 0;  // pending[0, sorted) is in time order: events of earlier batches
 };
 
 // One of a request's three events, waiting to be written in time order.
@@ -138,16 +139,20 @@ void BlockLayer::add(std::vector<ezio_block_rec>&& requests) {
 
 void BlockLayer::write_before(uint64_t t) {
   for (auto& [dev, d] : devices_) {
-    // Requests overlap on a device: their events are written in time order.
-    std::stable_sort(d.pending.begin(), d.pending.end(),
-                     [](const PendingEvent& x, const PendingEvent& y) {
-                       return x.t != y.t ? x.t < y.t : x.kind < y.kind;
-                     });
+    // Requests overlap on a device: their events are written in time order. The events held back
+    // by earlier batches are sorted already: only the new ones are, then merged in.
+    auto before = [](const PendingEvent& x, const PendingEvent& y) {
+      return x.t != y.t ? x.t < y.t : x.kind < y.kind;
+    };
+    auto old_end = d.pending.begin() + static_cast<std::ptrdiff_t>(d.sorted);
+    std::stable_sort(old_end, d.pending.end(), before);
+    std::inplace_merge(d.pending.begin(), old_end, d.pending.end(), before);
     auto end = std::partition_point(d.pending.begin(), d.pending.end(),
                                     [t](const PendingEvent& e) { return e.t < t; });
     OTF2_EvtWriter* evt = end == d.pending.begin() ? nullptr : w_.events(d.location);
     for (auto e = d.pending.begin(); e != end; ++e) write(d, evt, *e);
     d.pending.erase(d.pending.begin(), end);
+    d.sorted = d.pending.size();
   }
 }
 
