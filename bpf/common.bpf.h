@@ -35,6 +35,8 @@ enum { EZIO_PENDING_EXEC = 1, EZIO_ACTIVE = 2 };
 struct {
   __uint(type, BPF_MAP_TYPE_HASH);
   __uint(max_entries, 65536);
+  /* Filled at forks only: allocated as it grows, not 5 MB cleared at every start. */
+  __uint(map_flags, BPF_F_NO_PREALLOC);
   __type(key, __u32);
   __type(value, __u8);
 } traced SEC(".maps");

@@ -100,6 +100,8 @@ struct {
 struct {
   __uint(type, BPF_MAP_TYPE_HASH);
   __uint(max_entries, 65536);
+  /* One entry per thread, added once: allocated as needed rather than cleared at start. */
+  __uint(map_flags, BPF_F_NO_PREALLOC);
   __type(key, __u32); /* tid */
   __type(value, struct ezio_reclaimed);
 } reclaimed SEC(".maps");

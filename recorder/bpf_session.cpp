@@ -2,6 +2,7 @@
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include <sys/epoll.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -74,6 +75,9 @@ BpfSession::BpfSession(uint64_t ring_buffer_bytes, RecordStore& sink, const Prob
   }
   rb_.reset(ring_buffer__new(bpf_map__fd(skel_->maps.events), on_record, &sink, nullptr));
   if (!rb_) fail("cannot open the ring buffer: {}", errno_text(errno));
+  epoll_ = UniqueFd(epoll_create1(EPOLL_CLOEXEC));
+  if (!epoll_) fail("cannot create an epoll set: {}", errno_text(errno));
+  wake_on(ring_buffer__epoll_fd(rb_.get()));
 }
 
 BpfSession::~BpfSession() = default;
@@ -87,9 +91,21 @@ void BpfSession::trace_process(pid_t pid) {
   }
 }
 
+void BpfSession::wake_on(int fd) {
+  epoll_event ev{};
+  ev.events = EPOLLIN;
+  ev.data.fd = fd;
+  if (epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, fd, &ev) != 0) {
+    fail("cannot watch fd {}: {}", fd, errno_text(errno));
+  }
+}
+
 void BpfSession::poll(int timeout_ms) {
-  int n = ring_buffer__poll(rb_.get(), timeout_ms);
-  if (n < 0 && n != -EINTR) fail("reading the ring buffer failed: {}", errno_text(-n));
+  epoll_event ev[2];
+  if (epoll_wait(epoll_.get(), ev, 2, timeout_ms) < 0 && errno != EINTR) {
+    fail("waiting for records failed: {}", errno_text(errno));
+  }
+  drain();
 }
 
 void BpfSession::drain() {

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "common/unique_fd.h"
 #include "record.h"
 
 struct eziotrace;
@@ -35,8 +36,11 @@ class BpfSession {
 
   // Adds the launched process to the traced tree; it is recorded from its execve on.
   void trace_process(pid_t pid);
-  // Waits up to timeout_ms for records and hands them to the sink.
+  // Waits up to timeout_ms for records, or for `fd` to become readable, and hands the records to
+  // the sink. The programs wake the recorder only when the ring buffer fills up (a wake-up per
+  // record would cost the application), so without such an fd every wait lasts its timeout.
   void poll(int timeout_ms);
+  void wake_on(int fd);
   // Hands every record still in the ring buffer to the sink.
   void drain();
   // Unhooks every program (all links at once): nothing is recorded after this. The maps and the
@@ -50,6 +54,7 @@ class BpfSession {
  private:
   std::unique_ptr<eziotrace, SkeletonDeleter> skel_;
   std::unique_ptr<ring_buffer, RingBufferDeleter> rb_;
+  UniqueFd epoll_;  // the ring buffer's epoll fd and wake_on()'s fds
 };
 
 // Routes libbpf's messages to our log (debug level, warnings at warn level).

@@ -13,9 +13,9 @@ FdTable::FdTable(otf2::ArchiveWriter& writer, otf2::Ref machine, const Recording
 otf2::Ref FdTable::make_handle(uint32_t pid, int64_t fd, const std::string& path,
                                bool pre_created) {
   otf2::Ref file = writer_.io_file(path, machine_);
-  otf2::Ref h = writer_.io_handle(fmt::format("{} [pid {} fd {}]", path, pid, fd), file, paradigm_,
-                                  pre_created ? OTF2_IO_HANDLE_FLAG_PRE_CREATED
-                                              : OTF2_IO_HANDLE_FLAG_NONE);
+  otf2::Ref h =
+      writer_.io_handle(fmt::format("{} [pid {} fd {}]", path, pid, fd), file, paradigm_,
+                        pre_created ? OTF2_IO_HANDLE_FLAG_PRE_CREATED : OTF2_IO_HANDLE_FLAG_NONE);
   fds_[pid][fd] = {h, path};
   return h;
 }
@@ -32,7 +32,8 @@ otf2::Ref FdTable::handle(uint32_t pid, int64_t fd) {
       !info_.stdio_paths[fd].empty()) {
     path = info_.stdio_paths[fd];
   } else {
-    path = fmt::format("<fd {} of pid {}: opened before tracing, or by a call not traced>", fd, pid);
+    path =
+        fmt::format("<fd {} of pid {}: opened before tracing, or by a call not traced>", fd, pid);
   }
   return make_handle(pid, fd, path, true);
 }

@@ -4,6 +4,7 @@
 #include <grp.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -42,7 +43,8 @@ void write_all(int fd, const void* buf, size_t n) {
                             int error_fd) {
   struct sigaction dfl {};
   dfl.sa_handler = SIG_DFL;
-  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGCHLD}) sigaction(sig, &dfl, nullptr);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGCHLD})
+    sigaction(sig, &dfl, nullptr);
   sigset_t none;
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, nullptr);
@@ -96,6 +98,8 @@ Launcher::Launcher(const std::vector<std::string>& argv, const std::vector<std::
   }
   close(go[0]);
   close(error[1]);
+  // glibc 2.36 declares pidfd_open() without C linkage for C++: the system call directly.
+  exit_fd_ = UniqueFd(static_cast<int>(syscall(SYS_pidfd_open, pid_, 0)));
   go_fd_ = go[1];
   error_fd_ = error[0];
 }

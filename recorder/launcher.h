@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "common/unique_fd.h"
 #include "recorder/privileges.h"
 
 namespace ezio::recorder {
@@ -27,6 +28,9 @@ class Launcher {
   void release();
   // The exit status in the form `time` and shells use (128+N for signal N) once the child ended.
   std::optional<int> poll_exit();
+  // Readable once the child has ended (a pidfd), so that a wait for records can end with it; -1
+  // where the kernel has no pidfd (then the end is seen at the next poll_exit()).
+  int exit_fd() const { return exit_fd_.get(); }
   // A short description of how the application ended ("exit status 0", "killed by SIGSEGV").
   const std::string& how_it_ended() const { return ended_; }
   void signal(int sig);
@@ -36,6 +40,7 @@ class Launcher {
   pid_t pid_ = -1;
   int go_fd_ = -1;     // write end: one byte releases the child
   int error_fd_ = -1;  // read end: errno from a failed exec, EOF on success (CLOEXEC)
+  UniqueFd exit_fd_;
   bool exited_ = false;
   std::string ended_;
 };

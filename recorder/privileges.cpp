@@ -7,8 +7,8 @@
 #include <unistd.h>
 
 #include <charconv>
-#include <optional>
 #include <cstdlib>
+#include <optional>
 #include <string_view>
 
 #include "common/error.h"
@@ -40,10 +40,12 @@ void check_recording_privileges() {
   bool bpf = has_effective_capability(CAP_BPF);
   bool perfmon = has_effective_capability(CAP_PERFMON);
   if (bpf && perfmon) return;
-  std::string missing = !bpf && !perfmon ? "CAP_BPF and CAP_PERFMON" : (!bpf ? "CAP_BPF" : "CAP_PERFMON");
-  fail("recording needs root, or the CAP_BPF and CAP_PERFMON capabilities; this process "
-       "(uid {}) lacks {}. Run it with sudo: the application still runs as you.",
-       geteuid(), missing);
+  std::string missing =
+      !bpf && !perfmon ? "CAP_BPF and CAP_PERFMON" : (!bpf ? "CAP_BPF" : "CAP_PERFMON");
+  fail(
+      "recording needs root, or the CAP_BPF and CAP_PERFMON capabilities; this process "
+      "(uid {}) lacks {}. Run it with sudo: the application still runs as you.",
+      geteuid(), missing);
 }
 
 TargetUser target_user() {

@@ -101,13 +101,15 @@ class Planner {
     if (plan_.layers[EZIO_LAYER_FS].on) plan_fs();
     plan_tracepoint_layer(EZIO_LAYER_PAGECACHE,
                           {"mm_filemap_add_to_page_cache", "mm_filemap_get_pages",
-                           "mm_filemap_fault", "mm_filemap_delete_from_page_cache"});
-    plan_tracepoint_layer(EZIO_LAYER_BLOCK, {"block_io_start", "block_rq_insert", "block_rq_issue",
-                                             "block_rq_complete"});
+                           "mm_filemap_fault", "mm_filemap_delete_from_page_cache"},
+                          {"mm_filemap_map_pages", "writeback_dirty_folio"});
+    plan_tracepoint_layer(
+        EZIO_LAYER_BLOCK,
+        {"block_io_start", "block_rq_insert", "block_rq_issue", "block_rq_complete"},
+        {"block_getrq", "block_rq_merge"});
     for (auto& l : plan_.layers) {
       if (!l.on) l.accuracy = "off";
     }
-    plan_.kernel_btf = k_.kernel_btf();
     return std::move(plan_);
   }
 
@@ -236,14 +238,17 @@ class Planner {
   }
 
   // Layers of tracepoints only (their programs belong to bpf/block*.h, bpf/pagecache*.h): the
-  // probe reports whether their hooks attach here.
-  void plan_tracepoint_layer(unsigned layer, std::vector<std::string> tps) {
+  // probe reports whether their hooks attach here. `tps` make the layer's accuracy; `helpers`,
+  // tried as well, only complete them (block_getrq stands in for block_io_start before 6.5).
+  void plan_tracepoint_layer(unsigned layer, std::vector<std::string> tps,
+                             std::vector<std::string> helpers) {
     auto& p = plan_.layers[layer];
     if (!p.on) return;
     std::vector<std::string> ok;
     for (const auto& t : tps) {
-      if (try_tp(layer, t)) ok.push_back(t);
+      if ((plan_.tracepoints[t] = try_tp(layer, t))) ok.push_back(t);
     }
+    for (const auto& t : helpers) plan_.tracepoints[t] = try_tp(layer, t);
     p.hook = ok.empty() ? "none" : "tp_btf/" + join(ok, ",");
     p.accuracy = ok.size() == tps.size() ? "exact" : ok.empty() ? "none" : "partial";
   }

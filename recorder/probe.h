@@ -3,6 +3,7 @@
 // preferred hook and fallbacks, and the first one that really loads and attaches is taken.
 #include <CLI/CLI.hpp>
 #include <array>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -35,15 +36,14 @@ struct LayerPlan {
 enum class VfsHook { off, fentry, kprobe, derived };
 const char* vfs_hook_name(VfsHook h);
 
-struct KernelBtf;
-
 struct ProbePlan {
   std::array<LayerPlan, EZIO_LAYER_COUNT> layers;
   VfsHook vfs_hook = VfsHook::off;
   bool vfs_derived = false;        // vfs_hook == derived
   std::set<std::string> programs;  // VFS/FS BPF programs to load (skeleton program names)
   std::vector<std::pair<unsigned, HookTrial>> trials;  // layer, what was tried
-  std::shared_ptr<KernelBtf> kernel_btf;  // parsed by the planner, used again to select programs
+  // Every tracepoint of the page-cache and block layers' programs, and whether it attached here.
+  std::map<std::string, bool> tracepoints;
 };
 
 // Probes this kernel for the selected layers.

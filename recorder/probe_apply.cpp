@@ -38,7 +38,6 @@ void apply_probe_plan(eziotrace* skel, const ProbePlan& plan) {
                  fmt::join(denied_hook_kinds(), ", "));
   }
   spdlog::debug("VFS layer hooked with {}", vfs_hook_name(plan.vfs_hook));
-  KernelProber prober(plan.kernel_btf);
   bpf_program* prog;
   bpf_object__for_each_program(prog, skel->obj) {
     std::string_view name = bpf_program__name(prog);
@@ -50,9 +49,14 @@ void apply_probe_plan(eziotrace* skel, const ProbePlan& plan) {
       // A tracepoint this kernel does not have (block_io_start came with 6.5,
       // mm_filemap_get_pages with 6.8): that one program stays out instead of failing the load.
       std::string_view section = bpf_program__section_name(prog);
-      if (section == "tp_btf/block_getrq")
-        autoload = autoload && !prober.tp_btf("block_io_start").ok;
-      if (autoload && !prober.tp_btf(std::string(section.substr(7))).ok) {
+      auto attached = [&plan](std::string_view tp) {
+        auto it = plan.tracepoints.find(std::string(tp));
+        // Tried by the planner (recorder/probe.cpp) with the rest of its layer, once.
+        if (it == plan.tracepoints.end()) fail("BPF program on {} whose hook was not probed", tp);
+        return it->second;
+      };
+      if (section == "tp_btf/block_getrq") autoload = autoload && !attached("block_io_start");
+      if (autoload && !attached(section.substr(7))) {
         spdlog::warn("{}: not on this kernel, that hook is left out", section);
         autoload = false;
       }

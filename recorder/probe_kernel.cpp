@@ -84,20 +84,9 @@ const std::vector<std::string>& denied_hook_kinds() {
 
 void BtfDeleter::operator()(btf* b) const { btf__free(b); }
 
-struct KernelBtf {
-  std::unique_ptr<btf, BtfDeleter> types;
-  std::string error;  // why there are none
-};
-
-std::shared_ptr<KernelBtf> load_kernel_btf() {
-  auto k = std::make_shared<KernelBtf>();
-  k->types.reset(btf__load_vmlinux_btf());
-  if (!k->types) k->error = fmt::format("no kernel BTF: {}", errno_text(errno));
-  return k;
+KernelProber::KernelProber() : vmlinux_(btf__load_vmlinux_btf()) {
+  if (!vmlinux_) no_btf_ = fmt::format("no kernel BTF: {}", errno_text(errno));
 }
-
-KernelProber::KernelProber(std::shared_ptr<KernelBtf> kernel)
-    : kernel_(kernel ? std::move(kernel) : load_kernel_btf()), vmlinux_(kernel_->types.get()) {}
 
 KernelProber::~KernelProber() {
   close_concurrently(links_, kprobe_events_);
@@ -124,7 +113,7 @@ void KernelProber::load_modules() {
       continue;
     }
     ModuleBtf m;
-    m.types.reset(btf__load_from_kernel_by_id_split(id, vmlinux_));
+    m.types.reset(btf__load_from_kernel_by_id_split(id, vmlinux_.get()));
     if (!m.types) {
       close(fd);
       continue;
@@ -136,7 +125,7 @@ void KernelProber::load_modules() {
 
 std::pair<int, int> KernelProber::find(const std::string& name, uint32_t kind) {
   if (!vmlinux_) return {-ENOENT, 0};
-  int id = btf__find_by_name_kind(vmlinux_, name.c_str(), kind);
+  int id = btf__find_by_name_kind(vmlinux_.get(), name.c_str(), kind);
   if (id > 0) return {id, 0};
   load_modules();
   for (auto& [mod, m] : modules_) {
@@ -148,7 +137,7 @@ std::pair<int, int> KernelProber::find(const std::string& name, uint32_t kind) {
 
 ProbeOutcome KernelProber::load_and_attach(uint32_t expected_attach_type, const std::string& name,
                                            uint32_t kind) {
-  if (!vmlinux_) return {false, kernel_->error};
+  if (!vmlinux_) return {false, no_btf_};
   auto [id, obj_fd] = find(name, kind);
   if (id < 0) return {false, fmt::format("{} not in the kernel's BTF", name)};
   // r0 = 0; exit: the smallest program the verifier accepts for a tracing hook.

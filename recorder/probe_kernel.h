@@ -25,15 +25,10 @@ struct BtfDeleter {
   void operator()(btf* b) const;
 };
 
-// The kernel's own BTF (/sys/kernel/btf/vmlinux), parsed once: parsing it takes tens of ms.
-struct KernelBtf;
-std::shared_ptr<KernelBtf> load_kernel_btf();
-
 class KernelProber {
  public:
-  // Types from `kernel`, parsed now when null.
-  explicit KernelProber(std::shared_ptr<KernelBtf> kernel = nullptr);
-  const std::shared_ptr<KernelBtf>& kernel_btf() const { return kernel_; }
+  // Parses the kernel's BTF (/sys/kernel/btf/vmlinux): tens of ms, so one prober serves a plan.
+  KernelProber();
   ~KernelProber();
   KernelProber(const KernelProber&) = delete;
   KernelProber& operator=(const KernelProber&) = delete;
@@ -58,10 +53,10 @@ class KernelProber {
   ProbeOutcome load_and_attach(uint32_t expected_attach_type, const std::string& name,
                                uint32_t kind);
 
-  std::shared_ptr<KernelBtf> kernel_;
-  btf* vmlinux_ = nullptr;          // kernel_'s types, null when the kernel has none
-  std::vector<int> links_;          // attached trial programs, closed by the destructor
-  std::vector<int> kprobe_events_;  // trial kprobes, closed one after another
+  std::unique_ptr<btf, BtfDeleter> vmlinux_;  // null when the kernel has none
+  std::string no_btf_;                        // why
+  std::vector<int> links_;                    // attached trial programs, closed by the destructor
+  std::vector<int> kprobe_events_;            // trial kprobes, closed one after another
   bool modules_loaded_ = false;
   std::map<std::string, ModuleBtf> modules_;
 };

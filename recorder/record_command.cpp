@@ -140,6 +140,7 @@ RecordResult record(const RecordOptions& o) {
   Staging staging(result.archive, o.force);
   KernelArchive archive(staging.dir(), info);
   app.release();
+  if (app.exit_fd() >= 0) bpf.wake_on(app.exit_fd());
 
   int status = record_until_exit(app, bpf, store, archive, signals);
   bpf.drain();

@@ -5,7 +5,7 @@
 namespace ezio::recorder {
 
 const char* layer_name(unsigned layer) {
-  static const char* names[EZIO_LAYER_COUNT] = {"syscall", "vfs",   "fs",
+  static const char* names[EZIO_LAYER_COUNT] = {"syscall",   "vfs",   "fs",
                                                 "pagecache", "block", "process"};
   return layer < EZIO_LAYER_COUNT ? names[layer] : "unknown";
 }

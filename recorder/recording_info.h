@@ -17,11 +17,11 @@ struct RecordingInfo {
   uint64_t end_monotonic_ns = 0;
   std::array<uint64_t, EZIO_LAYER_COUNT> lost{};
   std::array<std::string, EZIO_LAYER_COUNT> probes;  // hook used per layer ("" = not recorded)
-  std::string status = "complete";                    // or "interrupted"
-  std::string application_end;                        // "exit status 0", "killed by SIGSEGV"
+  std::string status = "complete";                   // or "interrupted"
+  std::string application_end;                       // "exit status 0", "killed by SIGSEGV"
   pid_t root_pid = 0;
   std::vector<std::string> command;
-  std::string cwd;                          // working directory of the launched application
+  std::string cwd;                         // working directory of the launched application
   std::array<std::string, 3> stdio_paths;  // what fds 0, 1, 2 of the application pointed to
   std::string hostname;
 };

@@ -2,7 +2,6 @@
 // `eziotrace [options] [--] command [args...]`: the command runs under EZTrace while the kernel
 // layers are recorded; both end up merged in one archive.
 #include <CLI/CLI.hpp>
-
 #include <set>
 #include <string>
 #include <vector>
