@@ -109,6 +109,9 @@ void BpfSession::poll(int timeout_ms) {
 }
 
 void BpfSession::drain() {
+  // Before reading: a record committed after the reading has begun may then wake us again,
+  // and none is left unannounced until the wait's timeout (common.bpf.h, submit()).
+  __atomic_store_n(&skel_->bss->recorder_woken, 0, __ATOMIC_SEQ_CST);
   int n = ring_buffer__consume(rb_.get());
   if (n < 0 && n != -EINTR) fail("reading the ring buffer failed: {}", errno_text(-n));
 }

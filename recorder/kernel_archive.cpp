@@ -105,13 +105,14 @@ class KernelArchive::Builder {
   static constexpr uint64_t kBlockHorizonNs = 5'000'000'000;
 
   // Calls and forks in time order, so that every fd table is in the state the call saw.
-  void write(CallRecords&& batch, uint64_t before, bool last) {
+  void write(CallRecords&& batch, uint64_t before, bool last,
+             const std::function<void()>& meanwhile = nullptr) {
     block_->add(std::move(batch.block));
     block_->write_before(last ? before : before > kBlockHorizonNs ? before - kBlockHorizonNs : 0);
     for (const auto& p : batch.procs) procs_.see(p);
     nested_->add_files(batch.files);
     nested_->take(std::move(batch.vfs), std::move(batch.fs), batch.syscalls, batch.opens, last);
-    walk_timeline(batch);
+    walk_timeline(batch, meanwhile);
   }
 
   ArchiveSummary finish(const RecordStore& store) {
@@ -168,7 +169,7 @@ class KernelArchive::Builder {
     }
   }
 
-  void walk_timeline(const CallRecords& batch) {
+  void walk_timeline(const CallRecords& batch, const std::function<void()>& meanwhile) {
     struct Item {
       uint64_t t;
       const ezio_syscall_rec* sc;
@@ -186,7 +187,10 @@ class KernelArchive::Builder {
     for (const auto& o : nested_->orphans()) items.push_back({o.t, nullptr, nullptr, nullptr, &o});
     std::stable_sort(items.begin(), items.end(),
                      [](const Item& a, const Item& b) { return a.t < b.t; });
+    constexpr size_t kItemsBetweenCalls = 4096;
+    size_t n = 0;
     for (const auto& it : items) {
+      if (meanwhile && n++ % kItemsBetweenCalls == 0) meanwhile();
       if (it.proc) {
         fds_->fork(it.proc->ppid, it.proc->pid);
       } else if (it.orphan) {
@@ -364,8 +368,9 @@ KernelArchive::KernelArchive(const std::filesystem::path& dir, const RecordingIn
 
 KernelArchive::~KernelArchive() = default;
 
-void KernelArchive::write_settled(RecordStore& store, uint64_t before) {
-  b_->write(store.take_settled(before), before, false);
+void KernelArchive::write_settled(RecordStore& store, uint64_t before,
+                                  const std::function<void()>& meanwhile) {
+  b_->write(store.take_settled(before), before, false, meanwhile);
 }
 
 ArchiveSummary KernelArchive::finish(RecordStore& store) {

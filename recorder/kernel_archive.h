@@ -3,6 +3,7 @@
 #include <array>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -42,7 +43,10 @@ class KernelArchive {
 
   // Writes the calls of store that ended before `before` (CLOCK_MONOTONIC ns) and drops them.
   // Records must have been received in ring-buffer order up to a time past `before`.
-  void write_settled(RecordStore& store, uint64_t before);
+  // `meanwhile` is called every few thousand events written: the recorder drains the ring buffer
+  // into store there, so that a long batch does not leave the kernel's buffer to fill up.
+  void write_settled(RecordStore& store, uint64_t before,
+                     const std::function<void()>& meanwhile = nullptr);
   // Writes everything left and closes the archive.
   ArchiveSummary finish(RecordStore& store);
 

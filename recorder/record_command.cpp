@@ -37,6 +37,10 @@ std::string readlink_or_empty(const std::string& path) {
 constexpr uint64_t kWriteIntervalNs = 100'000'000;
 // Calls that ended this long before a poll began are complete in the records received.
 constexpr uint64_t kSettleMarginNs = 20'000'000;
+// Records held in memory, waiting to be written, past which the ring buffer is no longer drained
+// while a batch is written (about 200 MB): a recorder that cannot keep up then loses events,
+// counted in the kernel, instead of memory without bound.
+constexpr size_t kMaxHeldRecords = 2'000'000;
 
 std::string host_name() {
   std::array<char, 256> buf{};
@@ -74,7 +78,9 @@ int record_until_exit(Launcher& app, BpfSession& bpf, RecordStore& store, Kernel
     try {
       // Every record committed before `polled` was received: a call that ended well before it
       // has all its records here (its file record follows it in the ring buffer).
-      archive.write_settled(store, polled - kSettleMarginNs);
+      archive.write_settled(store, polled - kSettleMarginNs, [&] {
+        if (store.held() < kMaxHeldRecords) bpf.drain();
+      });
     } catch (const Error& e) {
       spdlog::error("{}; recording stops, the application goes on", e.what());
       failure = e;

@@ -80,6 +80,11 @@ CallRecords RecordStore::take_settled(uint64_t before) {
   return s;
 }
 
+size_t RecordStore::held() const {
+  return calls_.syscalls.size() + calls_.opens.size() + calls_.procs.size() + calls_.vfs.size() +
+         calls_.fs.size() + calls_.files.size() + calls_.block.size();
+}
+
 void RecordStore::add(const void* data, size_t size) {
   ezio_header h;
   if (size < sizeof(h)) {

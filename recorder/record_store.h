@@ -68,6 +68,8 @@ class RecordStore {
   std::map<uint32_t, ezio_reclaimed>& reclaimed() { return reclaimed_; }
   const std::map<uint32_t, ezio_reclaimed>& reclaimed() const { return reclaimed_; }
   uint64_t malformed() const { return malformed_; }
+  // Call, process, VFS, FS, file and block records held, not yet taken.
+  size_t held() const;
   // Records received per layer (enum ezio_layer).
   const std::array<uint64_t, EZIO_LAYER_COUNT>& received() const { return received_; }
 

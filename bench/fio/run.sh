@@ -41,32 +41,45 @@ fio_args() {
   esac
 }
 
-# Median of the wall times of $reps runs of a command (files removed between runs).
-median_time() {
-  local times=()
+median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+
+# Runs a command $reps times (files removed between runs); sets `wall` to the median wall time and
+# `app` to the median time eziotrace reports for the application itself ("recorded ... for X s":
+# from its release to its exit, without the recorder's start-up and archive closing), if any.
+measure() {
+  local walls=() apps=()
   for ((i = 0; i < reps; i++)); do
     rm -f "$data"/w.*
     sync
     local t0; t0=$(now)
     "$@" >"$work/last.out" 2>&1 || { cat "$work/last.out" >&2; return 1; }
     local t1; t1=$(now)
-    times+=("$(echo "$t1 - $t0" | bc -l)")
+    walls+=("$(echo "$t1 - $t0" | bc -l)")
+    apps+=("$(grep -oE 'recorded .* for [0-9.]+ s' "$work/last.out" | grep -oE '[0-9.]+ s$' | tr -d ' s' || true)")
   done
-  printf '%s\n' "${times[@]}" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'
+  wall=$(printf '%s\n' "${walls[@]}" | median)
+  app=$(printf '%s\n' "${apps[@]}" | { grep . || true; } | median)
 }
 
-printf '%-9s %4s %9s %9s %9s %8s %8s %12s %6s\n' scenario jobs plain_s eztrace_s ezio_s eztr_x ezio_x kevents/s lost
+# ezio_x: wall time under `eziotrace record` over plain; app_x: the application's own time under
+# recording over plain (the start-up of about 0.1 s, BPF load and attach, is outside it).
+printf '%-9s %4s %8s %9s %8s %8s %8s %8s %12s %6s\n' scenario jobs plain_s eztrace_s ezio_s \
+  eztr_x ezio_x app_x kevents/s lost
 for scenario in buffered direct; do
   for jobs in 1 2 4 8; do
     args=$(fio_args $scenario $jobs)
-    plain=$(median_time fio $args)
-    (cd "$work" && rm -rf fio_trace) 
-    ezt=$(cd "$work" && median_time eztrace -t posixio fio $args)
-    ezio=$(median_time "$eziotrace" record -f -o "$work/ezio" -- fio $args)
+    measure fio $args
+    plain=$wall
+    (cd "$work" && rm -rf fio_trace)
+    # EZTrace writes its trace (fio_trace/) into the current directory.
+    pushd "$work" >/dev/null && measure eztrace -t posixio fio $args && popd >/dev/null
+    ezt=$wall
+    measure "$eziotrace" record -f -o "$work/ezio" -- fio $args
+    ezio=$wall
     # The summary of the last eziotrace run: events and lost events summed over the layers.
     read -r events lost < <(awk '/^ *(syscall|vfs|fs|pagecache|block|process) +[0-9]/ {e += $2; l += $NF} END {print e+0, l+0}' "$work/last.out")
-    printf '%-9s %4d %9.3f %9.3f %9.3f %8.2f %8.2f %12.0f %6d\n' $scenario $jobs "$plain" "$ezt" "$ezio" \
-      "$(echo "$ezt / $plain" | bc -l)" "$(echo "$ezio / $plain" | bc -l)" \
-      "$(echo "$events / $ezio" | bc -l)" "$lost"
+    printf '%-9s %4d %8.3f %9.3f %8.3f %8.2f %8.2f %8.2f %12.0f %6d\n' $scenario $jobs "$plain" \
+      "$ezt" "$ezio" "$(echo "$ezt / $plain" | bc -l)" "$(echo "$ezio / $plain" | bc -l)" \
+      "$(echo "$app / $plain" | bc -l)" "$(echo "$events / $app" | bc -l)" "$lost"
   done
 done
