@@ -17,26 +17,11 @@
 #include <utility>
 
 #include "common/error.h"
+#include "common/unique_fd.h"
 #include "recorder/concurrent_close.h"
 
 namespace ezio::recorder {
 namespace {
-
-// Closes a file descriptor on scope exit.
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  ~Fd() {
-    if (fd_ >= 0) close(fd_);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return fd_; }
-  int release() { return std::exchange(fd_, -1); }
-
- private:
-  int fd_;
-};
 
 ProbeOutcome failed(int err) { return {false, errno_text(err)}; }
 
@@ -149,11 +134,11 @@ ProbeOutcome KernelProber::load_and_attach(uint32_t expected_attach_type, const 
   opts.expected_attach_type = static_cast<bpf_attach_type>(expected_attach_type);
   opts.attach_btf_id = id;
   opts.attach_btf_obj_fd = obj_fd;
-  Fd prog(bpf_prog_load(BPF_PROG_TYPE_TRACING, "ezio_probe", "GPL", insns, 2, &opts));
+  UniqueFd prog(bpf_prog_load(BPF_PROG_TYPE_TRACING, "ezio_probe", "GPL", insns, 2, &opts));
   if (prog.get() < 0) return failed(errno);
   // BPF_RAW_TRACEPOINT_OPEN with no name attaches fentry/fexit/tp_btf programs on every kernel
   // that has them (5.5+); BPF_LINK_CREATE for tracing programs only came with 5.19.
-  Fd link(bpf_raw_tracepoint_open(nullptr, prog.get()));
+  UniqueFd link(bpf_raw_tracepoint_open(nullptr, prog.get()));
   if (link.get() < 0) return failed(errno);
   links_.push_back(link.release());  // closed all together at the end (concurrent_close.h)
   return {true, ""};
@@ -186,7 +171,8 @@ ProbeOutcome KernelProber::kprobe(const std::string& function, bool retprobe) {
   attr.config2 = 0;
   // The probe is registered system-wide on CPU 0 but never enabled: it only has to exist and take
   // the program.
-  Fd event(static_cast<int>(syscall(SYS_perf_event_open, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC)));
+  UniqueFd event(
+      static_cast<int>(syscall(SYS_perf_event_open, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC)));
   if (event.get() < 0) return failed(errno);
   // A kernel can register the kprobe and still refuse BPF on it (built without CONFIG_BPF_EVENTS,
   // a security policy): only a program really attached answers.
@@ -194,7 +180,7 @@ ProbeOutcome KernelProber::kprobe(const std::string& function, bool retprobe) {
   insns[0].code = BPF_ALU64 | BPF_MOV | BPF_K;
   insns[0].dst_reg = BPF_REG_0;
   insns[1].code = BPF_JMP | BPF_EXIT;
-  Fd prog(bpf_prog_load(BPF_PROG_TYPE_KPROBE, "ezio_probe", "GPL", insns, 2, nullptr));
+  UniqueFd prog(bpf_prog_load(BPF_PROG_TYPE_KPROBE, "ezio_probe", "GPL", insns, 2, nullptr));
   if (prog.get() < 0) return failed(errno);
   if (ioctl(event.get(), PERF_EVENT_IOC_SET_BPF, prog.get()) < 0) return failed(errno);
   // Unregistering a kprobe waits for an RCU grace period: closed with the trial links.
