@@ -185,6 +185,34 @@ TEST(KernelArchive, WrittenInBatchesAsRecordsArrive) {
   EXPECT_FALSE(calls[1].contains("inside"));
 }
 
+// The recorder drains the ring buffer while a long batch is written (`meanwhile`): what arrives
+// then waits in the store for the next batch and is written in its place, none of it twice.
+TEST(KernelArchive, RecordsArrivingWhileABatchIsWrittenGoToTheNext) {
+  RecordStore s;
+  auto dir = ezio::test::scratch_dir("archive_meanwhile");
+  RecordingInfo info = info_for(kPid);
+  KernelArchive archive(dir, info);
+  constexpr uint64_t kBatch = 10'000;  // more than one call of meanwhile
+  for (uint64_t i = 0; i < kBatch; ++i)
+    add(s, call(kPid, SYS_write, 10 * i, 10 * i + 5, 3, 1, 1, i + 1));
+  uint64_t arrived = 0;
+  archive.write_settled(s, 10 * kBatch, [&] {
+    uint64_t t = 10 * (kBatch + arrived);
+    add(s, call(kPid, SYS_write, t, t + 5, 3, 1, 1, kBatch + arrived + 1));
+    ++arrived;
+  });
+  EXPECT_GE(arrived, 2u);
+  EXPECT_EQ(s.syscalls().size(), arrived);  // held, not written yet
+  ArchiveSummary sum = archive.finish(s);
+  EXPECT_EQ(sum.layers[EZIO_LAYER_SYSCALL].events, kBatch + arrived);
+
+  auto j = ezio::test::dump_archive(dir / "eziotrace.otf2");
+  ASSERT_FALSE(j.is_null());
+  auto& calls = j["locations"]["1000"]["calls"];
+  ASSERT_EQ(calls.size(), kBatch + arrived);
+  for (uint64_t i = 0; i < calls.size(); ++i) ASSERT_EQ(calls[i]["call.id"], i + 1) << i;
+}
+
 // Block requests arrive when they complete, in any order; each device's events are written in time
 // order while the recording goes on. A request slower than the horizon (5 s) arrives after later
 // events were written: its first events move to their time, its queue and service times stay.
