@@ -36,6 +36,12 @@ VFS_SYSCALLS = {"read", "write", "pread64", "pwrite64", "readv", "writev", "fsyn
                 "open", "openat", "openat2", "creat"}
 
 
+def print_facts(kind, table):
+    """One "<kind>\t<key>\t<value>" line per entry, in key order."""
+    for k, v in sorted(table.items()):
+        print(f"{kind}\t{k}\t{v}")
+
+
 def attrs(event):
     return {a.name: v for a, v in (event.attributes or {}).items()}
 
@@ -121,20 +127,14 @@ def main(anchor, workdir):
                                  int(ev.bytes_request)))
     print(f"workload_tid\t{workload_tid}")
     print(f"derived\t{derived}")
-    for k, n in sorted(inside.items()):
-        print(f"inside\t{k}\t{n}")
+    print_facts("inside", inside)
     for k, sums in sorted(fs_sums.items()):
         print("fs\t" + "\t".join([k] + ["-" if v is None else str(v) for v in sums]))
-    for k, n in sorted(fs_inside.items()):
-        print(f"fs_inside\t{k}\t{n}")
-    for k, n in sorted(fs_count.items()):
-        print(f"fs_count\t{k}\t{n}")
-    for k, n in sorted(vfs_count.items()):
-        print(f"vfs_count\t{k}\t{n}")
-    for k, n in sorted(vfs_unseen.items()):
-        print(f"vfs_unseen\t{k}\t{n}")
-    for k, n in sorted(lost.items()):
-        print(f"lost\t{k}\t{n}")
+    print_facts("fs_inside", fs_inside)
+    print_facts("fs_count", fs_count)
+    print_facts("vfs_count", vfs_count)
+    print_facts("vfs_unseen", vfs_unseen)
+    print_facts("lost", lost)
     print(f"pagecache_threads\t{len(pagecache)}")
     for k, v in sorted(pagecache.get(workload_tid, {}).items()):
         print(f"pagecache\t{k}\t{v}")
