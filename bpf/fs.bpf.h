@@ -36,9 +36,16 @@ static __always_inline void inode_ident(struct inode* inode, __u64* ino, __u32* 
   *dev = BPF_CORE_READ(inode, i_sb, s_dev);
 }
 
-static __always_inline void fs_emit(__u16 op, const struct ezio_task* t, __u64 t_enter,
-                                    __u64 ino, __u32 dev, __s64 offset, __s64 bytes, __s64 ret,
-                                    __u16 flags) {
+/* The same through direct loads, for the tracepoints' inodes (BTF pointers; see
+ * attribution.bpf.h): ext4's write_begin fires once per page written. kprobe arguments are plain
+ * numbers, which only the probe reads above may follow. */
+static __always_inline void tp_inode_ident(struct inode* inode, __u64* ino, __u32* dev) {
+  *ino = inode->i_ino;
+  *dev = inode->i_sb->s_dev;
+}
+
+static __always_inline void fs_emit(__u16 op, const struct ezio_task* t, __u64 t_enter, __u64 ino,
+                                    __u32 dev, __s64 offset, __s64 bytes, __s64 ret, __u16 flags) {
   __u64 pid_tgid = bpf_get_current_pid_tgid();
   struct ezio_fs_rec* r = reserve(sizeof(*r), EZIO_LAYER_FS);
   if (!r) return;
@@ -106,7 +113,7 @@ static __always_inline void fs_add_to_run(struct ezio_task* t, __u16 op, struct 
   run->part.op = op;
   run->part.t_first = now;
   run->part.t_last = now;
-  inode_ident(inode, &run->part.ino, &run->part.dev);
+  tp_inode_ident(inode, &run->part.ino, &run->part.dev);
   run->part.offset = offset;
   run->part.bytes = bytes;
   run->part.hits = 1;
@@ -122,7 +129,7 @@ static __always_inline void fs_point(__u16 op, struct inode* inode, __s64 offset
   }
   __u64 ino;
   __u32 dev;
-  inode_ident(inode, &ino, &dev);
+  tp_inode_ident(inode, &ino, &dev);
   fs_emit(op, t, bpf_ktime_get_ns(), ino, dev, offset, bytes, 0, EZIO_FSF_POINT);
 }
 
@@ -179,24 +186,24 @@ static __always_inline void fsync_begin(__u16 op, struct file* f, loff_t start, 
 }
 
 static __always_inline void iter_point(__u16 op, struct kiocb* iocb, struct iov_iter* it) {
-  fs_point(op, kiocb_inode(iocb), BPF_CORE_READ(iocb, ki_pos), BPF_CORE_READ(it, count));
+  fs_point(op, iocb->ki_filp->f_inode, iocb->ki_pos, it->count);
 }
 
 /* ---- exact mode: fentry/fexit on the file operations ---- */
 
-#define EZIO_FS_ITER_PAIR(fn, op)                                                \
-  SEC("fentry/" #fn)                                                            \
-  int BPF_PROG(ezio_fs_##fn##_entry, struct kiocb* iocb, struct iov_iter* it) { \
-    iter_begin(op, iocb, it);                                                   \
-    return 0;                                                                   \
-  }                                                                             \
-  SEC("fexit/" #fn)                                                             \
+#define EZIO_FS_ITER_PAIR(fn, op)                                                        \
+  SEC("fentry/" #fn)                                                                     \
+  int BPF_PROG(ezio_fs_##fn##_entry, struct kiocb* iocb, struct iov_iter* it) {          \
+    iter_begin(op, iocb, it);                                                            \
+    return 0;                                                                            \
+  }                                                                                      \
+  SEC("fexit/" #fn)                                                                      \
   int BPF_PROG(ezio_fs_##fn##_exit, struct kiocb* iocb, struct iov_iter* it, long ret) { \
-    fs_end(op, ret);                                                            \
-    return 0;                                                                   \
+    fs_end(op, ret);                                                                     \
+    return 0;                                                                            \
   }
 
-#define EZIO_FS_FSYNC_PAIR(fn, op)                                                           \
+#define EZIO_FS_FSYNC_PAIR(fn, op)                                                          \
   SEC("fentry/" #fn)                                                                        \
   int BPF_PROG(ezio_fs_##fn##_entry, struct file* f, loff_t start, loff_t end) {            \
     fsync_begin(op, f, start, end);                                                         \
@@ -263,9 +270,7 @@ int BPF_PROG(ezio_fs_tp_xfs_file_direct_write, struct kiocb* iocb, struct iov_it
 }
 SEC("tp_btf/xfs_file_fsync")
 int BPF_PROG(ezio_fs_tp_xfs_file_fsync, struct xfs_inode* ip) {
-  fs_point(EZIO_FS_TP_XFS_FILE_FSYNC, (struct inode*)((char*)ip +
-                                                      bpf_core_field_offset(struct xfs_inode, i_vnode)),
-           -1, -1);
+  fs_point(EZIO_FS_TP_XFS_FILE_FSYNC, &ip->i_vnode, -1, -1);
   return 0;
 }
 SEC("tp_btf/iomap_dio_rw_begin")
@@ -275,7 +280,7 @@ int BPF_PROG(ezio_fs_tp_iomap_dio_rw_begin, struct kiocb* iocb, struct iov_iter*
 }
 SEC("tp_btf/btrfs_sync_file")
 int BPF_PROG(ezio_fs_tp_btrfs_sync_file, const struct file* f, int datasync) {
-  fs_point(EZIO_FS_TP_BTRFS_SYNC_FILE, BPF_CORE_READ(f, f_inode), -1, -1);
+  fs_point(EZIO_FS_TP_BTRFS_SYNC_FILE, f->f_inode, -1, -1);
   return 0;
 }
 

@@ -74,17 +74,12 @@ static __always_inline __u64 folio_pages(struct folio* folio) {
   struct folio___memdesc* fm = (void*)folio;
   struct folio___word* fw = (void*)folio;
 
-  unsigned long flags = 0;
-  if (bpf_core_field_exists(fm->flags.f)) {
-    bpf_core_read(&flags, sizeof(flags), &fm->flags.f);
-  } else {
-    bpf_core_read(&flags, sizeof(flags), &fw->flags);
-  }
+  unsigned long flags = bpf_core_field_exists(fm->flags.f) ? fm->flags.f : fw->flags;
   if (!(flags & (1ul << bpf_core_enum_value(enum pageflags, PG_head)))) return 1;
-  if (bpf_core_field_exists(fm->_nr_pages)) return BPF_CORE_READ(fm, _nr_pages);
-  if (bpf_core_field_exists(fw->_folio_nr_pages)) return BPF_CORE_READ(fw, _folio_nr_pages);
-  if (bpf_core_field_exists(fw->_folio_order)) return 1ul << BPF_CORE_READ(fw, _folio_order);
-  return 1ul << (BPF_CORE_READ(fw, _flags_1) & 0xff);
+  if (bpf_core_field_exists(fm->_nr_pages)) return fm->_nr_pages;
+  if (bpf_core_field_exists(fw->_folio_nr_pages)) return fw->_folio_nr_pages;
+  if (bpf_core_field_exists(fw->_folio_order)) return 1ul << fw->_folio_order;
+  return 1ul << (fw->_flags_1 & 0xff);
 }
 
 /* The traced thread that last brought an inode's pages into the cache or dirtied them: the one a
@@ -107,8 +102,8 @@ struct {
 } reclaimed SEC(".maps");
 
 static __always_inline struct inode* folio_inode(struct folio* folio) {
-  struct address_space* m = BPF_CORE_READ(folio, mapping);
-  return m ? BPF_CORE_READ(m, host) : 0;
+  struct address_space* m = folio->mapping;
+  return m ? m->host : 0;
 }
 
 /* Notes the current traced thread as the owner of inode's cached pages; the thread remembers the
@@ -117,7 +112,7 @@ static __always_inline void note_cache_owner(struct ezio_task* t, struct inode* 
   if (!inode || t->pc.owned_inode == (__u64)inode) return;
   struct ezio_dirtier d = {};
   cause_of(t, &d.who);
-  d.ino = BPF_CORE_READ(inode, i_ino);
+  d.ino = inode->i_ino;
   d.dev = inode_dev(inode);
   __u64 key = (__u64)inode;
   /* The table is an LRU: a full one forgets old owners, whose reclaims then go uncounted. */
@@ -218,8 +213,8 @@ int BPF_PROG(ezio_pc_dirty, struct folio* folio, struct address_space* mapping) 
   if (!t) return 0;
   struct ezio_cause who;
   cause_of(t, &who);
-  note_dirtier(BPF_CORE_READ(mapping, host), &who);
-  note_cache_owner(t, BPF_CORE_READ(mapping, host));
+  note_dirtier(mapping->host, &who);
+  note_cache_owner(t, mapping->host);
   struct pc_state* s = &t->pc;
   s->seen = 1;
   __u64 n = folio_pages(folio);

@@ -141,8 +141,13 @@ for m in "${want[@]}"; do add_module "$m"; done
 
 # --- initramfs and disk -------------------------------------------------------------------------
 (cd "$root" && find . | /bin/busybox cpio -o -H newc 2>/dev/null | gzip -1) > "$work/initrd.gz"
-truncate -s "${disk_mb}M" "$work/disk.img"
-mkfs.ext4 -q -F -L ezio-disk "$work/disk.img"
+# Made afresh for every boot: a guest run again after a soft lockup must not find the first
+# run's files (an existing archive makes `eziotrace record` refuse, as it should).
+make_disk() {
+  rm -f "$work/disk.img"
+  truncate -s "${disk_mb}M" "$work/disk.img"
+  mkfs.ext4 -q -F -L ezio-disk "$work/disk.img" || die "mkfs.ext4 of the disk image failed"
+}
 
 # --- boot ---------------------------------------------------------------------------------------
 # TCG only: /dev/kvm exists on these machines but KVM fails on an MSR. -no-reboot turns the panic
@@ -153,6 +158,7 @@ console=$work/console.log
 boot_limit=120
 boot_vm() {  # qemu's status; 200: the guest had not begun after boot_limit; 201: soft lockup
   : > "$console"
+  make_disk
   timeout --kill-after=10 "$vm_timeout" qemu-system-x86_64 \
     -machine q35 -accel tcg -cpu max -smp "$smp" -m "$mem" \
     -display none -monitor none -serial "file:$console" -nic none -no-reboot \
