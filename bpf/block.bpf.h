@@ -66,11 +66,12 @@ static __always_inline __u32 attribute_request(struct request* rq, struct ezio_c
    * attributed this way, so another process reading a file the target wrote stays its own. */
   __u32 op = BPF_CORE_READ(rq, cmd_flags) & EZIO_REQ_OP_MASK;
   if (op != REQ_OP_WRITE) return EZIO_CAUSE_NONE;
-  struct bio* bio = rq->bio;
+  struct bio* bio = BPF_CORE_READ(rq, bio);
   if (!bio) return EZIO_CAUSE_NONE;
-  struct bio_vec* vec = bio->bi_io_vec;
+  struct bio_vec* vec = BPF_CORE_READ(bio, bi_io_vec);
   if (!vec) return EZIO_CAUSE_NONE;
-  return find_dirtier(page_inode(vec->bv_page), who) ? EZIO_CAUSE_DIRTIER : EZIO_CAUSE_NONE;
+  struct page* page = BPF_CORE_READ(vec, bv_page);
+  return find_dirtier(page_inode(page), who) ? EZIO_CAUSE_DIRTIER : EZIO_CAUSE_NONE;
 }
 
 SEC("tp_btf/block_io_start")

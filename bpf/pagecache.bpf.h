@@ -101,19 +101,16 @@ struct {
   __type(value, struct ezio_reclaimed);
 } reclaimed SEC(".maps");
 
-static __always_inline struct inode* folio_inode(struct folio* folio) {
-  struct address_space* m = folio->mapping;
-  return m ? m->host : 0;
-}
-
-/* Notes the current traced thread as the owner of inode's cached pages; the thread remembers the
- * last inode it noted, so a run of pages of one file costs one table update. */
-static __always_inline void note_cache_owner(struct ezio_task* t, struct inode* inode) {
-  if (!inode || t->pc.owned_inode == (__u64)inode) return;
+/* Notes the current traced thread as the owner of inode's cached pages (ino and dev: its
+ * tp_inode_ident); the thread remembers the last inode it noted, so a run of pages of one file
+ * costs one table update. */
+static __always_inline void note_cache_owner(struct ezio_task* t, struct inode* inode, __u64 ino,
+                                             __u32 dev) {
+  if (t->pc.owned_inode == (__u64)inode) return;
   struct ezio_dirtier d = {};
   cause_of(t, &d.who);
-  d.ino = inode->i_ino;
-  d.dev = inode_dev(inode);
+  d.ino = ino;
+  d.dev = dev;
   __u64 key = (__u64)inode;
   /* The table is an LRU: a full one forgets old owners, whose reclaims then go uncounted. */
   bpf_map_update_elem(&cache_owners, &key, &d, BPF_ANY);
@@ -123,7 +120,9 @@ static __always_inline void note_cache_owner(struct ezio_task* t, struct inode* 
 /* Pages evicted outside the traced tree: counted for the thread that owns them, if any. */
 static __always_inline void count_reclaim(struct folio* folio) {
   struct ezio_cause owner;
-  if (!find_inode_cause(&cache_owners, folio_inode(folio), &owner)) return;
+  /* Off the traced threads' path: probe reads, which cost the verifier nothing. */
+  struct address_space* m = BPF_CORE_READ(folio, mapping);
+  if (!m || !find_inode_cause(&cache_owners, BPF_CORE_READ(m, host), &owner)) return;
   __u32 tid = owner.tid;
   struct ezio_reclaimed* r = bpf_map_lookup_elem(&reclaimed, &tid);
   if (!r) {
@@ -143,7 +142,14 @@ int BPF_PROG(ezio_pc_add, struct folio* folio) {
   struct ezio_task* t = pc_task();
   if (!t) return 0;
   struct pc_state* s = &t->pc;
-  note_cache_owner(t, folio_inode(folio));
+  struct address_space* m = folio->mapping;
+  struct inode* host = m ? m->host : 0;
+  if (host) {
+    __u64 ino;
+    __u32 dev;
+    tp_inode_ident(host, &ino, &dev);
+    note_cache_owner(t, host, ino, dev);
+  }
   __u64 n = folio_pages(folio);
   s->added += n;
   s->pending_added += n;
@@ -211,10 +217,16 @@ int BPF_PROG(ezio_pc_dirty, struct folio* folio, struct address_space* mapping) 
   if (!mapping) return 0;
   struct ezio_task* t = traced_task(EZIO_LAYER_PAGECACHE);
   if (!t) return 0;
-  struct ezio_cause who;
-  cause_of(t, &who);
-  note_dirtier(mapping->host, &who);
-  note_cache_owner(t, mapping->host);
+  struct inode* host = mapping->host;
+  if (host) {
+    __u64 ino;
+    __u32 dev;
+    tp_inode_ident(host, &ino, &dev);
+    struct ezio_cause who;
+    cause_of(t, &who);
+    note_dirtier(host, ino, dev, &who);
+    note_cache_owner(t, host, ino, dev);
+  }
   struct pc_state* s = &t->pc;
   s->seen = 1;
   __u64 n = folio_pages(folio);
