@@ -5,15 +5,13 @@
 #define EZIO_SYSCALL_BPF_H
 
 #include "common.bpf.h"
-#include "task.bpf.h"
 #include "fs.bpf.h"
+#include "task.bpf.h"
 #include "vfs.bpf.h"
 
 #define EZIO_MAX_IOV 16
 
 const volatile struct ezio_sc_desc sc_desc[EZIO_MAX_SYSCALL_NR] = {};
-
-__u64 next_call_id = 0;
 
 SEC("tp_btf/sys_enter")
 int BPF_PROG(ezio_sys_enter, struct pt_regs* regs, long id) {
@@ -30,7 +28,7 @@ int BPF_PROG(ezio_sys_enter, struct pt_regs* regs, long id) {
   c->args[3] = regs->r10;
   c->args[4] = regs->r8;
   c->args[5] = regs->r9;
-  c->call_id = __sync_fetch_and_add(&next_call_id, 1) + 1;
+  c->call_id = next_call_id(t);
   c->active = 1;
   return 0;
 }
@@ -94,8 +92,7 @@ int BPF_PROG(ezio_sys_exit, struct pt_regs* regs, long ret) {
         r->open_flags = how.flags;
         r->mode = how.mode;
       }
-      long n = bpf_probe_read_user_str(r->path, sizeof(r->path),
-                                       (void*)arg_or(c, d->path_arg, 0));
+      long n = bpf_probe_read_user_str(r->path, sizeof(r->path), (void*)arg_or(c, d->path_arg, 0));
       if (n < 0) r->path[0] = 0;
       if (n == sizeof(r->path)) r->sc.flags |= EZIO_SCF_PATH_TRUNCATED;
       submit(r);

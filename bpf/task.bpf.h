@@ -27,8 +27,9 @@ struct pc_state {
 
 /* What the VFS layer read from the files a thread used last, in slots chosen by the struct file
  * address (struct files are 256-byte slab objects: bits 8 and up tell neighbours apart): a thread
- * calls on the same few files again and again (dd alternates between its input and its output). The inode never changes while the file lives, and the inode pointer
- * is compared too, so a struct file freed and reused for another file is caught. */
+ * calls on the same few files again and again (dd alternates between its input and its output). The
+ * inode never changes while the file lives, and the inode pointer is compared too, so a struct file
+ * freed and reused for another file is caught. */
 #define EZIO_FILE_SLOTS 8
 
 struct file_cache {
@@ -48,7 +49,15 @@ struct fs_run {
   __u64 inode; /* struct inode *: extending the run needs no read of the inode */
 };
 
+/* Call ids are made per thread, without an atomic on a counter every CPU shares (a cache line
+ * bouncing between the CPUs of a multi-threaded application at every syscall): the high bits are
+ * the thread's number, drawn once from a global counter when its state is created, the low bits
+ * count its calls. Ids stay unique in the recording and increase along each thread, which is what
+ * the recorder relies on (recorder/span_nesting.cpp). */
+#define EZIO_CALL_SEQ_BITS 36
+
 struct ezio_task {
+  __u64 last_call_id;
   struct inflight_call call;
   struct fs_run fs_run;
   struct pc_state pc;
@@ -66,6 +75,12 @@ struct {
   __type(value, struct ezio_task);
 } tasks SEC(".maps");
 
+__u64 next_thread_number = 0;
+
+static __always_inline __u64 thread_call_base(void) {
+  return (__sync_fetch_and_add(&next_thread_number, 1) + 1) << EZIO_CALL_SEQ_BITS;
+}
+
 /* The current thread's state if it is traced, else NULL. A traced thread without state yet gets it
  * (its first hooked event); untraced threads never get any. */
 static __always_inline struct ezio_task* traced_task(__u32 layer) {
@@ -74,8 +89,20 @@ static __always_inline struct ezio_task* traced_task(__u32 layer) {
   if (t) return t;
   if (!is_traced(bpf_get_current_pid_tgid() >> 32)) return 0;
   t = bpf_task_storage_get(&tasks, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
-  if (!t) count_drop(layer); /* no memory for the state: the event is lost */
+  if (!t) {
+    count_drop(layer); /* no memory for the state: the event is lost */
+    return 0;
+  }
+  if (!t->last_call_id) t->last_call_id = thread_call_base();
   return t;
+}
+
+/* The id of the thread's next call. */
+static __always_inline __u64 next_call_id(struct ezio_task* t) {
+  __u64 id = ++t->last_call_id;
+  /* 2^36 calls in one thread (19 hours at one per µs): a new thread number keeps ids unique */
+  if (!(id & ((1ull << EZIO_CALL_SEQ_BITS) - 1))) t->last_call_id = id = thread_call_base() + 1;
+  return id;
 }
 
 /* The traced syscall the current thread is in, or NULL. */
