@@ -336,6 +336,8 @@ class KernelArchive::Builder {
     w_.system_tree_node_property(machine_, "EZIOTRACE::STATUS", std::string_view(info_.status));
     w_.system_tree_node_property(machine_, "EZIOTRACE::APPLICATION_END",
                                  std::string_view(info_.application_end));
+    w_.system_tree_node_property(machine_, "EZIOTRACE::APPLICATION_CPU_NS",
+                                 info_.application_cpu_ns);
     w_.system_tree_node_property(
         machine_, "EZIOTRACE::COMMAND",
         std::string_view(fmt::format("{}", fmt::join(info_.command, " "))));

@@ -4,6 +4,7 @@
 #include <grp.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -141,9 +142,12 @@ void Launcher::release() {
 std::optional<int> Launcher::poll_exit() {
   if (exited_) return std::nullopt;
   int status = 0;
-  pid_t r = waitpid(pid_, &status, WNOHANG);
+  rusage usage{};
+  pid_t r = wait4(pid_, &status, WNOHANG, &usage);
   if (r != pid_) return std::nullopt;
   exited_ = true;
+  auto ns = [](const timeval& t) { return uint64_t(t.tv_sec) * 1'000'000'000 + t.tv_usec * 1000; };
+  cpu_ns_ = ns(usage.ru_utime) + ns(usage.ru_stime);
   if (WIFSIGNALED(status)) {
     int sig = WTERMSIG(status);
     ended_ = fmt::format("killed by SIG{}", sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");

@@ -33,6 +33,9 @@ class Launcher {
   int exit_fd() const { return exit_fd_.get(); }
   // A short description of how the application ended ("exit status 0", "killed by SIGSEGV").
   const std::string& how_it_ended() const { return ended_; }
+  // CPU time (user + system) of the application and of the descendants it waited for, once it
+  // ended: unlike wall time, not inflated when a shared host takes the CPU away.
+  uint64_t cpu_ns() const { return cpu_ns_; }
   void signal(int sig);
 
  private:
@@ -42,6 +45,7 @@ class Launcher {
   int error_fd_ = -1;  // read end: errno from a failed exec, EOF on success (CLOEXEC)
   UniqueFd exit_fd_;
   bool exited_ = false;
+  uint64_t cpu_ns_ = 0;
   std::string ended_;
 };
 

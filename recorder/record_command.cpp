@@ -155,6 +155,7 @@ RecordResult record(const RecordOptions& o) {
   bpf.drain();  // what was in flight while the programs were unhooked
   result.exit_status = status;
   info.application_end = app.how_it_ended();
+  info.application_cpu_ns = app.cpu_ns();
   if (signals.received_any()) info.status = "interrupted";
   info.lost = bpf.drops();
   info.lost[EZIO_LAYER_SYSCALL] += store.malformed();
@@ -178,9 +179,10 @@ RecordResult record(const RecordOptions& o) {
 void print_summary(const RecordResult& r) {
   const auto& info = r.info;
   double seconds = (info.end_monotonic_ns - info.start_monotonic_ns) / 1e9;
-  std::string out = fmt::format("recorded {} for {:.3f} s ({}), {} processes, {} threads\n",
-                                fmt::join(info.command, " "), seconds, info.application_end,
-                                r.summary.processes, r.summary.threads);
+  std::string out =
+      fmt::format("recorded {} for {:.3f} s ({}, {:.3f} s of CPU), {} processes, {} threads\n",
+                  fmt::join(info.command, " "), seconds, info.application_end,
+                  info.application_cpu_ns / 1e9, r.summary.processes, r.summary.threads);
   out += fmt::format("  {:<10} {:>10} {:>10} {:>10} {:>10} {:>12} {:>12} {:>10}\n", "layer",
                      "events", "reads", "writes", "other", "bytes read", "bytes written", "lost");
   uint64_t total_lost = 0;

@@ -19,6 +19,7 @@ struct RecordingInfo {
   std::array<std::string, EZIO_LAYER_COUNT> probes;  // hook used per layer ("" = not recorded)
   std::string status = "complete";                   // or "interrupted"
   std::string application_end;                       // "exit status 0", "killed by SIGSEGV"
+  uint64_t application_cpu_ns = 0;                   // its CPU time and its waited children's
   pid_t root_pid = 0;
   std::vector<std::string> command;
   std::string cwd;                         // working directory of the launched application
