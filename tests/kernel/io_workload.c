@@ -52,11 +52,12 @@ static int read_blocks(const char* file, size_t bs, long count) {
 
 int main(int argc, char** argv) {
   if (argc < 4) {
-    fprintf(
-        stderr,
-        "usage: %s odirect|odirect-amid-noise|odirect-forever|buffered-fsync|buffered-syncfs|read|mmap-read|drop FILE "
-        "COUNT [DEV]\n",
-        argv[0]);
+    fprintf(stderr,
+            "usage: %s "
+            "odirect|odirect-amid-noise|odirect-forever|buffered-fsync|buffered-syncfs|read|mmap-"
+            "read|drop|pin FILE "
+            "COUNT [DEV]\n",
+            argv[0]);
     return 2;
   }
   const char* mode = argv[1];
@@ -127,6 +128,19 @@ int main(int argc, char** argv) {
     printf("resident=%ld\n", resident);
     munmap(p, len);
     close(fd);
+  } else if (!strcmp(mode, "pin")) {
+    /* Holds count blocks of the file in the page cache (mlock) until killed, saying "pinned" once
+     * they are: a machine may reclaim page-cache pages it judges cold at any moment (DAMON's
+     * pageout on the development VMs), and a test of warm reads must not rest on luck. */
+    int fd = open(file, O_RDONLY);
+    if (fd < 0) die("open");
+    size_t len = count * bs;
+    void* p = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+    if (p == MAP_FAILED) die("mmap");
+    if (mlock(p, len)) die("mlock");
+    printf("pinned\n");
+    fflush(stdout);
+    for (;;) pause();
   } else if (!strcmp(mode, "mmap-read")) {
     int fd = open(file, O_RDONLY);
     if (fd < 0) die("open");
