@@ -58,54 +58,6 @@ void workload(const std::vector<std::string>& args) {
   must_run(argv);
 }
 
-// `io_workload args...` running beside the test, untraced, until this object is destroyed. With
-// ready_line, the constructor waits until the workload has printed it (its set-up is done).
-class Background {
- public:
-  explicit Background(const std::vector<std::string>& args, const std::string& ready_line = "") {
-    int out[2];
-    if (pipe(out)) throw std::runtime_error("pipe failed");
-    pid_ = fork();
-    if (pid_ < 0) throw std::runtime_error("fork failed");
-    if (pid_ == 0) {
-      dup2(out[1], STDOUT_FILENO);
-      std::vector<char*> argv{const_cast<char*>(EZIO_WORKLOAD)};
-      for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-      argv.push_back(nullptr);
-      execv(EZIO_WORKLOAD, argv.data());
-      _exit(127);
-    }
-    close(out[1]);
-    bool ready = ready_line.empty();
-    std::string line;
-    char c;
-    while (!ready && read(out[0], &c, 1) == 1) {
-      if (c != '\n') {
-        line += c;
-        continue;
-      }
-      ready = line == ready_line;
-      line.clear();
-    }
-    close(out[0]);
-    if (!ready) {
-      stop();
-      throw std::runtime_error("io_workload " + args.front() + " ended before '" + ready_line +
-                               "'");
-    }
-  }
-  ~Background() { stop(); }
-  Background(const Background&) = delete;
-  Background& operator=(const Background&) = delete;
-
- private:
-  void stop() {
-    kill(pid_, SIGKILL);
-    waitpid(pid_, nullptr, 0);
-  }
-  pid_t pid_;
-};
-
 std::vector<json> requests(const json& trace, const std::string& op) {
   std::vector<json> out;
   for (const auto& b : trace["block"]) {
@@ -212,7 +164,7 @@ TEST(PageCache, ColdReadsMissWarmReadsHit) {
   // on nothing having evicted pages since the cold pass (this machine's DAMON pageout did). The
   // page-cache counters are per thread, so they include the program's own page-ins; the block
   // layer shows the file itself: no read reaches its device.
-  Background pin({"pin", file, "64"}, "pinned");
+  ezio::test::Background pin({EZIO_WORKLOAD, "pin", file, "64"}, "pinned");
   Recording warm = record(fs, {"read", file, "64"});
   auto wpc = pagecache_of(warm);
   EXPECT_GE(wpc["pagecache.hits"].get<long>(), 64 * kBlock / 4096);
@@ -282,7 +234,7 @@ TEST(Block, UnrelatedProcessIsNotRecorded) {
   must_run({"sync"});
   auto other = (fs / "other").string();
   // One process writing all the time, so that it has requests in flight during the recording
-  Background noise({"odirect-forever", other, "16"});
+  ezio::test::Background noise({EZIO_WORKLOAD, "odirect-forever", other, "16"});
   usleep(200 * 1000);  // the noise is running before the recording starts
   Recording r = record(fs, {"odirect-amid-noise", file, std::to_string(kWrites), fs.device()});
   ASSERT_GT(r.stat_ios, kWrites) << "the other process did no I/O during the recording";

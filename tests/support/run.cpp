@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <poll.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -56,6 +57,47 @@ Run run(const std::vector<std::string>& argv, const std::vector<std::string>& en
   waitpid(pid, &status, 0);
   r.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   return r;
+}
+
+Background::Background(const std::vector<std::string>& argv, const std::string& ready_line) {
+  std::vector<char*> cargv;
+  for (const auto& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
+  cargv.push_back(nullptr);
+  int out[2];
+  if (pipe2(out, O_CLOEXEC)) throw std::runtime_error("pipe");
+  pid_ = fork();
+  if (pid_ < 0) throw std::runtime_error("fork failed");
+  if (pid_ == 0) {
+    dup2(out[1], 1);
+    execvp(cargv[0], cargv.data());
+    _exit(127);
+  }
+  close(out[1]);
+  bool ready = ready_line.empty();
+  std::string line;
+  char c;
+  while (!ready && read(out[0], &c, 1) == 1) {
+    if (c != '\n') {
+      line += c;
+      continue;
+    }
+    ready = line == ready_line;
+    line.clear();
+  }
+  close(out[0]);
+  if (!ready) {
+    stop();
+    throw std::runtime_error(argv.front() + " ended before saying '" + ready_line + "'");
+  }
+}
+
+Background::~Background() { stop(); }
+
+void Background::stop() {
+  if (pid_ <= 0) return;
+  kill(pid_, SIGKILL);
+  waitpid(pid_, nullptr, 0);
+  pid_ = -1;
 }
 
 Run eziotrace(const std::vector<std::string>& args) {

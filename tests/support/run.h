@@ -1,8 +1,9 @@
 #pragma once
 // Test helpers: run a program and capture what it prints; read an archive through python3-otf2.
-#include <nlohmann/json.hpp>
+#include <sys/types.h>
 
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,22 @@ struct Run {
 
 // Runs argv (no shell), with extra environment entries; stdin is /dev/null.
 Run run(const std::vector<std::string>& argv, const std::vector<std::string>& env = {});
+// argv (no shell) running beside the test until this object is destroyed (then killed). With
+// ready_line, the constructor returns once the program has printed that line on its stdout (its
+// set-up is done), and throws if it ends first.
+class Background {
+ public:
+  explicit Background(const std::vector<std::string>& argv, const std::string& ready_line = "");
+  ~Background();
+  Background(const Background&) = delete;
+  Background& operator=(const Background&) = delete;
+  pid_t pid() const { return pid_; }
+
+ private:
+  void stop();
+  pid_t pid_ = -1;
+};
+
 // Runs `eziotrace args...`.
 Run eziotrace(const std::vector<std::string>& args);
 // The archive as tests/support/otf2_dump.py sees it; fails the test if the reader rejects it.
