@@ -215,7 +215,7 @@ int BPF_PROG(ezio_pc_delete, struct folio* folio) {
 SEC("tp_btf/writeback_dirty_folio")
 int BPF_PROG(ezio_pc_dirty, struct folio* folio, struct address_space* mapping) {
   if (!mapping) return 0;
-  struct ezio_task* t = traced_task(EZIO_LAYER_PAGECACHE);
+  struct ezio_task* t = pc_task();
   if (!t) return 0;
   struct inode* host = mapping->host;
   if (host) {
@@ -228,7 +228,6 @@ int BPF_PROG(ezio_pc_dirty, struct folio* folio, struct address_space* mapping) 
     note_cache_owner(t, host, ino, dev);
   }
   struct pc_state* s = &t->pc;
-  s->seen = 1;
   __u64 n = folio_pages(folio);
   s->dirtied += n;
   /* Pages a write just inserted are dirtied right away: they were created, not missed. */

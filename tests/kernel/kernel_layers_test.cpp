@@ -2,8 +2,6 @@
 // /sys/block/<dev>/stat counts every request it completed, and workloads whose I/O is known.
 #include <fcntl.h>
 #include <gtest/gtest.h>
-#include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
