@@ -101,13 +101,11 @@ Launcher::Launcher(const std::vector<std::string>& argv, const std::vector<std::
   close(error[1]);
   // glibc 2.36 declares pidfd_open() without C linkage for C++: the system call directly.
   exit_fd_ = UniqueFd(static_cast<int>(syscall(SYS_pidfd_open, pid_, 0)));
-  go_fd_ = go[1];
-  error_fd_ = error[0];
+  go_fd_ = UniqueFd(go[1]);
+  error_fd_ = UniqueFd(error[0]);
 }
 
 Launcher::~Launcher() {
-  if (go_fd_ >= 0) close(go_fd_);
-  if (error_fd_ >= 0) close(error_fd_);
   if (pid_ > 0 && !exited_) {
     // Only reached when recording failed before the application could run to its end.
     kill(pid_, SIGKILL);
@@ -117,16 +115,14 @@ Launcher::~Launcher() {
 
 void Launcher::release() {
   char go = 1;
-  write_all(go_fd_, &go, 1);
-  close(go_fd_);
-  go_fd_ = -1;
+  write_all(go_fd_.get(), &go, 1);
+  go_fd_.reset();
   int msg[2];
   ssize_t n;
   do {
-    n = read(error_fd_, msg, sizeof(msg));
+    n = read(error_fd_.get(), msg, sizeof(msg));
   } while (n < 0 && errno == EINTR);
-  close(error_fd_);
-  error_fd_ = -1;
+  error_fd_.reset();
   if (n != sizeof(msg)) return;  // EOF: the exec succeeded and closed the pipe
   int status = 0;
   waitpid(pid_, &status, 0);

@@ -41,8 +41,8 @@ class Launcher {
  private:
   std::string name_;
   pid_t pid_ = -1;
-  int go_fd_ = -1;     // write end: one byte releases the child
-  int error_fd_ = -1;  // read end: errno from a failed exec, EOF on success (CLOEXEC)
+  UniqueFd go_fd_;     // write end: one byte releases the child
+  UniqueFd error_fd_;  // read end: errno from a failed exec, EOF on success (CLOEXEC)
   UniqueFd exit_fd_;
   bool exited_ = false;
   uint64_t cpu_ns_ = 0;
