@@ -74,10 +74,7 @@ KernelProber::KernelProber() : vmlinux_(btf__load_vmlinux_btf()) {
 }
 
 KernelProber::~KernelProber() {
-  close_concurrently(links_, kprobe_events_);
-  for (auto& [name, m] : modules_) {
-    if (m.fd >= 0) close(m.fd);
-  }
+  close_concurrently(links_, kprobe_events_);  // the modules' BTF fds close after them
 }
 
 void KernelProber::load_modules() {
@@ -85,25 +82,21 @@ void KernelProber::load_modules() {
   modules_loaded_ = true;
   uint32_t id = 0;
   while (bpf_btf_get_next_id(id, &id) == 0) {
-    int fd = bpf_btf_get_fd_by_id(id);
-    if (fd < 0) continue;
+    UniqueFd fd(bpf_btf_get_fd_by_id(id));
+    if (!fd) continue;
     char name[64] = {};
     bpf_btf_info info = {};
     info.name = reinterpret_cast<uintptr_t>(name);
     info.name_len = sizeof(name);
     uint32_t len = sizeof(info);
-    if (bpf_obj_get_info_by_fd(fd, &info, &len) || !info.kernel_btf ||
+    if (bpf_obj_get_info_by_fd(fd.get(), &info, &len) || !info.kernel_btf ||
         std::string(name) == "vmlinux" || modules_.count(name)) {
-      close(fd);
       continue;
     }
     ModuleBtf m;
     m.types.reset(btf__load_from_kernel_by_id_split(id, vmlinux_.get()));
-    if (!m.types) {
-      close(fd);
-      continue;
-    }
-    m.fd = fd;
+    if (!m.types) continue;
+    m.fd = std::move(fd);
     modules_.emplace(name, std::move(m));
   }
 }
@@ -115,7 +108,7 @@ std::pair<int, int> KernelProber::find(const std::string& name, uint32_t kind) {
   load_modules();
   for (auto& [mod, m] : modules_) {
     id = btf__find_by_name_kind(m.types.get(), name.c_str(), kind);
-    if (id > 0) return {id, m.fd};
+    if (id > 0) return {id, m.fd.get()};
   }
   return {-ENOENT, 0};
 }

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "common/unique_fd.h"
+
 struct btf;
 
 namespace ezio::recorder {
@@ -44,7 +46,7 @@ class KernelProber {
  private:
   struct ModuleBtf {
     std::unique_ptr<btf, BtfDeleter> types;
-    int fd = -1;  // kept open: attach_btf_obj_fd
+    UniqueFd fd;  // kept open: attach_btf_obj_fd
   };
   // Finds a type by name in vmlinux, then in the modules; returns {type id, BTF object fd (0 for
   // vmlinux)} or {-errno, 0}.
