@@ -3,6 +3,7 @@
 #include <bpf/libbpf.h>
 
 #include <string_view>
+#include <utility>
 
 // The skeleton uses the record layout's types without including it.
 #include "record.h"
@@ -27,6 +28,29 @@ int tracepoint_layer(std::string_view section) {
     return EZIO_LAYER_PAGECACHE;
   }
   return -1;
+}
+
+// The tables only the programs of unrecorded layers (or of the VFS hook kind not chosen) use get
+// one entry: a preallocated table of 65536 entries costs megabytes and milliseconds of start-up
+// for nothing. Each stays defined, since the loaded programs may still name it in dead code.
+void shrink_unused_tables(eziotrace* skel, const ProbePlan& plan) {
+  auto on = [&plan](unsigned layer) { return plan.layers[layer].on; };
+  bool pagecache = on(EZIO_LAYER_PAGECACHE), block = on(EZIO_LAYER_BLOCK);
+  const std::pair<bpf_map*, bool> tables[] = {
+      {skel->maps.block_reqs, block},
+      {skel->maps.block_bios, block},
+      {skel->maps.cache_owners, pagecache},
+      {skel->maps.dirtiers, pagecache || block},  // written by page dirtying, read by writeback
+      {skel->maps.files_seen, on(EZIO_LAYER_VFS)},
+      {skel->maps.vfs_pending, on(EZIO_LAYER_VFS) && !plan.vfs_derived},
+      {skel->maps.fs_pending, on(EZIO_LAYER_FS)},
+  };
+  for (const auto& [map, used] : tables) {
+    if (used) continue;
+    if (int err = bpf_map__set_max_entries(map, 1)) {
+      fail("cannot resize table {}: {}", bpf_map__name(map), errno_text(-err));
+    }
+  }
 }
 
 }  // namespace
@@ -65,6 +89,7 @@ void apply_probe_plan(eziotrace* skel, const ProbePlan& plan) {
       fail("cannot select BPF program {}: {}", name, errno_text(-err));
     }
   }
+  shrink_unused_tables(skel, plan);
   skel->rodata->vfs_derived = plan.vfs_derived && plan.layers[EZIO_LAYER_VFS].on;
   for (const auto& sc : syscall_table()) {
     skel->rodata->vfs_op_of_nr[sc.nr] = vfs_op_of_syscall(sc.name);
