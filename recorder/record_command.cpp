@@ -32,11 +32,16 @@ std::string readlink_or_empty(const std::string& path) {
   return n > 0 ? std::string(buf.data(), n) : std::string();
 }
 
-// The archive is written while the application runs, in batches: often enough that records do not
-// pile up, seldom enough that a batch's sorting is not paid per record many times over.
-constexpr uint64_t kWriteIntervalNs = 100'000'000;
-// Calls that ended this long before a poll began are complete in the records received.
-constexpr uint64_t kSettleMarginNs = 20'000'000;
+// The archive is written while the application runs, in batches: often enough that little is left
+// to write when the application ends (that part adds to the wall time of the recording), seldom
+// enough that a batch's fixed costs (sorting, the block layer's pass) stay small per record.
+constexpr uint64_t kWriteIntervalNs = 25'000'000;
+// The longest wait for records when the ring buffer does not wake the recorder (it does at an
+// eighth full, and when the application ends).
+constexpr int kPollMs = 25;
+// Calls that ended this long before a poll began are complete in the records received: a record is
+// committed by the program that stamps its end, microseconds later.
+constexpr uint64_t kSettleMarginNs = 10'000'000;
 // Records held in memory, waiting to be written, past which the ring buffer is no longer drained
 // while a batch is written (about 200 MB): a recorder that cannot keep up then loses events,
 // counted in the kernel, instead of memory without bound.
@@ -73,7 +78,7 @@ int record_until_exit(Launcher& app, BpfSession& bpf, RecordStore& store, Kernel
       continue;
     }
     uint64_t polled = monotonic_ns();
-    bpf.poll(50);
+    bpf.poll(kPollMs);
     if (polled < next_write) continue;
     try {
       // Every record committed before `polled` was received: a call that ended well before it
