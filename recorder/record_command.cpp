@@ -120,7 +120,9 @@ RecordResult record(const RecordOptions& o) {
   info.probes[EZIO_LAYER_PROCESS] = "tp_btf/sched_process_fork+exec+exit";
 
   route_libbpf_logs();
+  uint64_t t_plan = monotonic_ns();
   ProbePlan plan = plan_probes(parse_layers(o.layers));
+  spdlog::debug("hooks probed in {:.3f} s", (monotonic_ns() - t_plan) / 1e9);
   for (unsigned l = 0; l < EZIO_LAYER_COUNT; ++l) {
     if (l != EZIO_LAYER_PROCESS) info.probes[l] = probe_property(plan.layers[l]);
   }
