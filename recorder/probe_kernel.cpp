@@ -46,6 +46,15 @@ int retprobe_bit() {
   }
 }
 
+// r0 = 0; exit: the smallest program the verifier accepts for a hook, of the given type.
+int load_minimal(bpf_prog_type type, const bpf_prog_load_opts* opts) {
+  bpf_insn insns[2] = {};
+  insns[0].code = BPF_ALU64 | BPF_MOV | BPF_K;
+  insns[0].dst_reg = BPF_REG_0;
+  insns[1].code = BPF_JMP | BPF_EXIT;
+  return bpf_prog_load(type, "ezio_probe", "GPL", insns, 2, opts);
+}
+
 }  // namespace
 
 const std::vector<std::string>& denied_hook_kinds() {
@@ -118,16 +127,11 @@ ProbeOutcome KernelProber::load_and_attach(uint32_t expected_attach_type, const 
   if (!vmlinux_) return {false, no_btf_};
   auto [id, obj_fd] = find(name, kind);
   if (id < 0) return {false, fmt::format("{} not in the kernel's BTF", name)};
-  // r0 = 0; exit: the smallest program the verifier accepts for a tracing hook.
-  bpf_insn insns[2] = {};
-  insns[0].code = BPF_ALU64 | BPF_MOV | BPF_K;
-  insns[0].dst_reg = BPF_REG_0;
-  insns[1].code = BPF_JMP | BPF_EXIT;
   LIBBPF_OPTS(bpf_prog_load_opts, opts);
   opts.expected_attach_type = static_cast<bpf_attach_type>(expected_attach_type);
   opts.attach_btf_id = id;
   opts.attach_btf_obj_fd = obj_fd;
-  UniqueFd prog(bpf_prog_load(BPF_PROG_TYPE_TRACING, "ezio_probe", "GPL", insns, 2, &opts));
+  UniqueFd prog(load_minimal(BPF_PROG_TYPE_TRACING, &opts));
   if (prog.get() < 0) return failed(errno);
   // BPF_RAW_TRACEPOINT_OPEN with no name attaches fentry/fexit/tp_btf programs on every kernel
   // that has them (5.5+); BPF_LINK_CREATE for tracing programs only came with 5.19.
@@ -169,11 +173,7 @@ ProbeOutcome KernelProber::kprobe(const std::string& function, bool retprobe) {
   if (event.get() < 0) return failed(errno);
   // A kernel can register the kprobe and still refuse BPF on it (built without CONFIG_BPF_EVENTS,
   // a security policy): only a program really attached answers.
-  bpf_insn insns[2] = {};
-  insns[0].code = BPF_ALU64 | BPF_MOV | BPF_K;
-  insns[0].dst_reg = BPF_REG_0;
-  insns[1].code = BPF_JMP | BPF_EXIT;
-  UniqueFd prog(bpf_prog_load(BPF_PROG_TYPE_KPROBE, "ezio_probe", "GPL", insns, 2, nullptr));
+  UniqueFd prog(load_minimal(BPF_PROG_TYPE_KPROBE, nullptr));
   if (prog.get() < 0) return failed(errno);
   if (ioctl(event.get(), PERF_EVENT_IOC_SET_BPF, prog.get()) < 0) return failed(errno);
   // Unregistering a kprobe waits for an RCU grace period: closed with the trial links.
