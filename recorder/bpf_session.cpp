@@ -48,14 +48,27 @@ int libbpf_log(enum libbpf_print_level level, const char* fmt, va_list args) {
 
 void route_libbpf_logs() { libbpf_set_print(libbpf_log); }
 
-BpfSession::BpfSession(uint64_t ring_buffer_bytes, RecordStore& sink, const ProbePlan& plan) {
+std::string_view bpf_object_elf() {
+  size_t size = 0;
+  const void* data = eziotrace__elf_bytes(&size);
+  return {static_cast<const char*>(data), size};
+}
+
+void check_ring_buffer_size(uint64_t ring_buffer_bytes) {
   long page = sysconf(_SC_PAGESIZE);
   if (ring_buffer_bytes < static_cast<uint64_t>(page) ||
       (ring_buffer_bytes & (ring_buffer_bytes - 1)) != 0) {
     fail("the ring buffer size must be a power of two of at least {} bytes, not {}", page,
          ring_buffer_bytes);
   }
-  skel_.reset(eziotrace__open());
+}
+
+BpfSession::BpfSession(uint64_t ring_buffer_bytes, RecordStore& sink, const ProbePlan& plan,
+                       const std::string& core_btf) {
+  check_ring_buffer_size(ring_buffer_bytes);
+  LIBBPF_OPTS(bpf_object_open_opts, open_opts);
+  open_opts.btf_custom_path = core_btf.empty() ? nullptr : core_btf.c_str();
+  skel_.reset(eziotrace__open_opts(&open_opts));
   if (!skel_) fail("cannot open the BPF object: {}", errno_text(errno));
 
   for (const auto& sc : syscall_table()) {

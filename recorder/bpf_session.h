@@ -5,6 +5,8 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <string>
+#include <string_view>
 
 #include "common/unique_fd.h"
 #include "record.h"
@@ -28,8 +30,10 @@ class BpfSession {
  public:
   // Loads and attaches the programs; records go to `sink`. ring_buffer_bytes must be a power of two
   // and a multiple of the page size.
-  // `plan` (recorder/probe.h) says which layer's programs load.
-  BpfSession(uint64_t ring_buffer_bytes, RecordStore& sink, const ProbePlan& plan);
+  // `plan` (recorder/probe.h) says which layer's programs load; core_btf, when not empty, is the
+  // cut-down kernel BTF for the CO-RE relocations (recorder/core_btf.h).
+  BpfSession(uint64_t ring_buffer_bytes, RecordStore& sink, const ProbePlan& plan,
+             const std::string& core_btf = {});
   ~BpfSession();
   BpfSession(const BpfSession&) = delete;
   BpfSession& operator=(const BpfSession&) = delete;
@@ -56,6 +60,12 @@ class BpfSession {
   std::unique_ptr<ring_buffer, RingBufferDeleter> rb_;
   UniqueFd epoll_;  // the ring buffer's epoll fd and wake_on()'s fds
 };
+
+// Fails unless the size is a power of two and a multiple of the page size.
+void check_ring_buffer_size(uint64_t ring_buffer_bytes);
+
+// The embedded BPF object (ELF), as the skeleton loads it.
+std::string_view bpf_object_elf();
 
 // Routes libbpf's messages to our log (debug level, warnings at warn level).
 void route_libbpf_logs();

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <future>
+#include <memory>
 #include <optional>
 #include <thread>
 
@@ -14,6 +16,7 @@
 #include "converters/eztrace_run.h"
 #include "recorder/bpf_session.h"
 #include "recorder/kernel_archive.h"
+#include "recorder/kernel_cache.h"
 #include "recorder/launcher.h"
 #include "recorder/output_dir.h"
 #include "recorder/privileges.h"
@@ -101,6 +104,41 @@ int record_until_exit(Launcher& app, BpfSession& bpf, RecordStore& store, Kernel
   return *status;
 }
 
+// Probes the hooks (or takes what an earlier recording found: recorder/kernel_cache.h), then loads
+// and attaches the programs. When what was kept fails to load, the kernel changed in a way the
+// cache's key does not see: it is forgotten and the kernel probed again.
+std::unique_ptr<BpfSession> start_bpf(const LayerSet& layers, uint64_t ring_buffer_bytes,
+                                      bool use_cache, RecordStore& store, ProbePlan& plan) {
+  route_libbpf_logs();
+  KernelCache cache(use_cache);
+  uint64_t t_plan = monotonic_ns();
+  std::future<std::string> core_btf = cache.core_btf();  // made while the kernel is probed
+  std::optional<ProbePlan> kept = cache.plan(layers);
+  plan = kept ? std::move(*kept) : plan_probes(layers);
+  std::string btf = core_btf.get();
+  if (!kept) cache.keep_plan(layers, plan);
+  spdlog::debug("hooks {} in {:.3f} s", kept ? "taken from the probe cache" : "probed",
+                (monotonic_ns() - t_plan) / 1e9);
+  uint64_t t_load = monotonic_ns();
+  std::unique_ptr<BpfSession> bpf;
+  try {
+    bpf = std::make_unique<BpfSession>(ring_buffer_bytes, store, plan, btf);
+  } catch (const Error& e) {
+    if (!kept && btf.empty()) throw;
+    spdlog::warn("what the probe cache kept for this kernel failed to load ({}); probing again",
+                 e.what());
+    cache.forget();
+    if (kept) {
+      plan = plan_probes(layers);
+      cache.keep_plan(layers, plan);
+    }
+    bpf = std::make_unique<BpfSession>(ring_buffer_bytes, store, plan);
+  }
+  spdlog::debug("BPF programs loaded and attached in {:.3f} s{}", (monotonic_ns() - t_load) / 1e9,
+                btf.empty() ? "" : " (kernel types cut down to the programs' own)");
+  return bpf;
+}
+
 }  // namespace
 
 RecordResult record(const RecordOptions& o) {
@@ -120,13 +158,9 @@ RecordResult record(const RecordOptions& o) {
   info.probes[EZIO_LAYER_SYSCALL] = "tp_btf/sys_enter+sys_exit";
   info.probes[EZIO_LAYER_PROCESS] = "tp_btf/sched_process_fork+exec+exit";
 
-  route_libbpf_logs();
-  uint64_t t_plan = monotonic_ns();
-  ProbePlan plan = plan_probes(parse_layers(o.layers));
-  spdlog::debug("hooks probed in {:.3f} s", (monotonic_ns() - t_plan) / 1e9);
-  for (unsigned l = 0; l < EZIO_LAYER_COUNT; ++l) {
-    if (l != EZIO_LAYER_PROCESS) info.probes[l] = probe_property(plan.layers[l]);
-  }
+  LayerSet layers = parse_layers(o.layers);
+  uint64_t ring_buffer_bytes = o.ring_buffer_mib * 1024 * 1024;
+  check_ring_buffer_size(ring_buffer_bytes);
 
   std::vector<std::string> env = o.environment.empty() ? current_environment() : o.environment;
   // An EZTrace-traced command: the helper's alignment data goes into the archive, so that
@@ -142,9 +176,13 @@ RecordResult record(const RecordOptions& o) {
   }
 
   RecordStore store;
-  uint64_t t_load = monotonic_ns();
-  BpfSession bpf(o.ring_buffer_mib * 1024 * 1024, store, plan);
-  spdlog::debug("BPF programs loaded and attached in {:.3f} s", (monotonic_ns() - t_load) / 1e9);
+  ProbePlan plan;
+  std::unique_ptr<BpfSession> session =
+      start_bpf(layers, ring_buffer_bytes, o.probe_cache, store, plan);
+  BpfSession& bpf = *session;
+  for (unsigned l = 0; l < EZIO_LAYER_COUNT; ++l) {
+    if (l != EZIO_LAYER_PROCESS) info.probes[l] = probe_property(plan.layers[l]);
+  }
   Launcher app(o.command, env, user);
   bpf.trace_process(app.pid());
   SignalForwarding signals;
@@ -238,6 +276,9 @@ void add_record_command(CLI::App& app, const std::vector<std::string>& command) 
   cmd->add_flag("-f,--force", opts->force, "replace an existing archive");
   cmd->add_option("--ring-buffer", opts->ring_buffer_mib, "ring buffer size in MiB (power of two)")
       ->check(CLI::Range(1, 4096));
+  cmd->add_flag("!--no-probe-cache", opts->probe_cache,
+                "probe the kernel's hooks again instead of using what an earlier recording found "
+                "(kept in /run/eziotrace until reboot)");
   cmd->add_option("--layers", opts->layers,
                   "layers to record, comma-separated: syscall,vfs,fs,pagecache,block (default: "
                   "all; syscall is always recorded, the others nest in it)");

@@ -16,6 +16,7 @@ struct RecordOptions {
   bool force = false;
   uint64_t ring_buffer_mib = 32;
   std::string layers = "all";  // --layers (recorder/probe.h parse_layers)
+  bool probe_cache = true;     // false: --no-probe-cache (recorder/kernel_cache.h)
   std::vector<std::string> command;
   std::vector<std::string> environment;  // empty: the recorder's own
   // Keep the EZTrace alignment data in the archive (eziotrace merge needs it). Done anyway when

@@ -19,6 +19,14 @@ check "probes: page cache hooks mm_filemap_add_to_page_cache" \
 check "probes: block hooks block_rq_issue and block_rq_complete" \
   grep -Eq '^block .*block_rq_issue,block_rq_complete' "$EZIO_OUT/probes.txt"
 mkdir -p "$EZIO_DISK/w"
+export EZIOTRACE_CACHE_DIR=/tmp/ezio-cache  # this initramfs has no /run
 check "record of the workload with all layers succeeds" \
   eziotrace record -o "$EZIO_OUT/trace" -- ezio_layers_workload "$EZIO_DISK/w"
+# The first recording kept its fentry plan (recorder/kernel_cache.h): the next one loads it as is.
+eziotrace record -v -o /tmp/again -- true > /tmp/again.log 2>&1
+grep -E 'hooks|loaded and attached|cut-down|probe cache|probing again' /tmp/again.log
+check "a second recording takes the kept fentry plan" grep -q 'hooks taken from the probe cache' \
+  /tmp/again.log
+check "and loads it without probing again" sh -c '! grep -q "probing again" /tmp/again.log'
+check "with the kernel types cut down by bpftool" grep -q 'kernel types cut down' /tmp/again.log
 exit $failed

@@ -20,7 +20,11 @@ trap 'rm -rf "$out"' EXIT
 # The guest's own checks (the probes it chose) fail the test, but the archive is still read: its
 # checks say more about what went wrong.
 guest_status=0
+# bpftool where eziotrace runs it (its libraries come with --bin): the recorder cuts the kernel's
+# BTF down with it (recorder/core_btf.cpp), on a kernel with modules here.
+bpftool=$(command -v bpftool || echo /usr/sbin/bpftool)
 bash "$here/run-in-vm.sh" --timeout 500 --bin "$workload" --out "$out" \
+  --bin "$bpftool" --file "$bpftool:$bpftool" \
   "$eziotrace" "$here/guest-record-$mode.sh" || guest_status=$?
 case $guest_status in
   0 | 1) ;;
