@@ -125,9 +125,10 @@ std::unique_ptr<BpfSession> start_bpf(const LayerSet& layers, uint64_t ring_buff
     bpf = std::make_unique<BpfSession>(ring_buffer_bytes, store, plan, btf);
   } catch (const Error& e) {
     if (!kept && btf.empty()) throw;
-    spdlog::warn("what the probe cache kept for this kernel failed to load ({}); probing again",
-                 e.what());
+    spdlog::warn("what the probe cache kept for this kernel failed to load ({}); {}", e.what(),
+                 kept ? "probing again" : "loading without the cut-down kernel types");
     cache.forget();
+    btf.clear();
     if (kept) {
       plan = plan_probes(layers);
       cache.keep_plan(layers, plan);
