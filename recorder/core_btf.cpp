@@ -18,6 +18,7 @@
 
 #include "common/error.h"
 #include "common/log.h"
+#include "common/unique_fd.h"
 #include "recorder/bpf_session.h"
 #include "recorder/probe_kernel.h"
 
@@ -103,6 +104,11 @@ void add_names(const btf* b, uint32_t first, std::unordered_set<std::string_view
 // With a custom BTF libbpf does not look into the modules' BTF: the cut-down file is equivalent
 // only when no relocated type lives in a module alone. The name of the first one that does.
 std::string type_only_in_module(std::string_view elf) {
+  std::vector<fs::path> modules;
+  for (const auto& entry : fs::directory_iterator("/sys/kernel/btf")) {
+    if (entry.path() != kVmlinux) modules.push_back(entry.path());
+  }
+  if (modules.empty()) return {};  // nothing libbpf could have found elsewhere
   std::set<std::string> wanted = relocated_type_names(elf);
   BtfPtr vmlinux(btf__parse(kVmlinux, nullptr));
   if (!vmlinux) fail("cannot read {}: {}", kVmlinux, errno_text(errno));
@@ -110,15 +116,13 @@ std::string type_only_in_module(std::string_view elf) {
   add_names(vmlinux.get(), 1, known);
   std::erase_if(wanted, [&](const std::string& n) { return known.count(n) > 0; });
   if (wanted.empty()) return {};
-  for (const auto& entry : fs::directory_iterator("/sys/kernel/btf")) {
-    if (entry.path() == kVmlinux) continue;
-    BtfPtr module(btf__parse_split(entry.path().c_str(), vmlinux.get()));
+  for (const auto& path : modules) {
+    BtfPtr module(btf__parse_split(path.c_str(), vmlinux.get()));
     if (!module) continue;
     std::unordered_set<std::string_view> in_module;
     add_names(module.get(), btf__type_cnt(vmlinux.get()), in_module);
     for (const auto& n : wanted) {
-      if (in_module.count(n))
-        return fmt::format("{} (module {})", n, entry.path().filename().string());
+      if (in_module.count(n)) return fmt::format("{} (module {})", n, path.filename().string());
     }
   }
   return {};
@@ -127,15 +131,12 @@ std::string type_only_in_module(std::string_view elf) {
 // A file removed when it goes out of scope.
 struct TempFile {
   explicit TempFile(const fs::path& like) : path(like.string() + ".XXXXXX") {
-    fd = mkstemp(path.data());
-    if (fd < 0) fail("cannot create {}: {}", path, errno_text(errno));
+    fd = UniqueFd(mkstemp(path.data()));
+    if (!fd) fail("cannot create {}: {}", path, errno_text(errno));
   }
-  ~TempFile() {
-    close(fd);
-    unlink(path.c_str());
-  }
+  ~TempFile() { unlink(path.c_str()); }
   std::string path;
-  int fd;
+  UniqueFd fd;
 };
 
 // Runs bpftool with its messages going to `log`; "" when it succeeded, else what went wrong.
@@ -146,7 +147,7 @@ std::string run_bpftool(const std::vector<std::string>& args, const TempFile& lo
   posix_spawn_file_actions_t io;
   posix_spawn_file_actions_init(&io);
   posix_spawn_file_actions_addopen(&io, 1, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_adddup2(&io, log.fd, 2);
+  posix_spawn_file_actions_adddup2(&io, log.fd.get(), 2);
   pid_t pid = 0;
   int err = posix_spawn(&pid, argv[0], &io, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&io);
@@ -173,7 +174,7 @@ bool make_core_btf(const fs::path& out) {
       return false;
     }
     TempFile object(out.string() + ".object");
-    if (write(object.fd, elf.data(), elf.size()) != static_cast<ssize_t>(elf.size())) {
+    if (write(object.fd.get(), elf.data(), elf.size()) != static_cast<ssize_t>(elf.size())) {
       fail("cannot write {}: {}", object.path, errno_text(errno));
     }
     TempFile made(out), log(out.string() + ".log");

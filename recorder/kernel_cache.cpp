@@ -133,8 +133,11 @@ std::optional<ProbePlan> KernelCache::plan(const LayerSet& layers) const {
   std::string text = read_all(path);
   if (text.empty()) return std::nullopt;
   auto plan = plan_from_json(nlohmann::json::parse(text, nullptr, false));
-  if (!plan) spdlog::debug("ignoring the unreadable probe plan {}", path.string());
-  if (plan) spdlog::debug("hook plan from {}", path.string());
+  if (plan) {
+    spdlog::debug("hook plan from {}", path.string());
+  } else {
+    spdlog::debug("ignoring the unreadable probe plan {}", path.string());
+  }
   return plan;
 }
 
@@ -142,10 +145,7 @@ void KernelCache::keep_plan(const LayerSet& layers, const ProbePlan& plan) const
   if (dir_.empty()) return;
   // Files of other keys belong to another kernel boot's modules or another build: dropped, so
   // that the directory does not grow with every rebuild.
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(dir_, ec)) {
-    if (!e.path().filename().string().starts_with(key_)) fs::remove(e.path(), ec);
-  }
+  remove_files(false);
   write_atomically(file(".plan-" + layer_mask(layers) + ".json"), plan_to_json(plan).dump());
 }
 
@@ -164,11 +164,15 @@ std::future<std::string> KernelCache::core_btf() const {
 
 void KernelCache::forget() const {
   if (dir_.empty()) return;
+  remove_files(true);
+  write_atomically(file(".core.none"), "");
+}
+
+void KernelCache::remove_files(bool of_this_key) const {
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(dir_, ec)) {
-    if (e.path().filename().string().starts_with(key_)) fs::remove(e.path(), ec);
+    if (e.path().filename().string().starts_with(key_) == of_this_key) fs::remove(e.path(), ec);
   }
-  write_atomically(file(".core.none"), "");
 }
 
 }  // namespace ezio::recorder

@@ -37,6 +37,8 @@ class KernelCache {
 
  private:
   std::filesystem::path file(const std::string& suffix) const;
+  // Removes the files of this key, or those of every other key.
+  void remove_files(bool of_this_key) const;
 
   std::filesystem::path dir_;  // empty: disabled
   std::string key_;
