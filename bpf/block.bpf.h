@@ -19,9 +19,13 @@ struct blk_req_state {
   __u32 cause; /* enum ezio_block_cause */
 };
 
+/* Entries allocated as requests come (a few per millisecond at most), not preallocated: 32768
+ * entries would cost megabytes of zeroed pages at every start for the rare machine with that many
+ * requests in flight. */
 struct {
   __uint(type, BPF_MAP_TYPE_HASH);
   __uint(max_entries, 32768);
+  __uint(map_flags, BPF_F_NO_PREALLOC);
   __type(key, __u64); /* struct request * */
   __type(value, struct blk_req_state);
 } block_reqs SEC(".maps");

@@ -79,6 +79,10 @@ int BPF_PROG(ezio_sys_exit, struct pt_regs* regs, long ret) {
     return 0;
   }
   __u64 pid_tgid = bpf_get_current_pid_tgid();
+  /* Resolved once for both kinds of call: each path that reaches the first load through the
+   * task's BTF pointer costs the 6.x verifier four searches of the kernel's BTF by name. */
+  __u8 op = EZIO_VFS_NONE;
+  struct file* f = vfs_derived_file(c, d, ret, &op);
   if (d->cls == EZIO_SC_OPEN) {
     struct ezio_open_rec* r = reserve(sizeof(*r), EZIO_LAYER_SYSCALL);
     if (r) {
@@ -97,12 +101,10 @@ int BPF_PROG(ezio_sys_exit, struct pt_regs* regs, long ret) {
       if (n == sizeof(r->path)) r->sc.flags |= EZIO_SCF_PATH_TRUNCATED;
       submit(r);
     }
-    vfs_after_open(t, d, ret, pid_tgid);
+    vfs_after_open(t, d, ret, pid_tgid, f, op);
     fs_flush_run(t);
     return 0;
   }
-  __u8 op = EZIO_VFS_NONE;
-  struct file* f = vfs_derived_file(c, d, ret, &op);
   if (f) {
     struct fs_run* run = &t->fs_run;
     bool run_here = run->part.hits && run->call_id == c->call_id;

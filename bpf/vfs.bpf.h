@@ -104,13 +104,12 @@ static __always_inline bool vfs_fill_part(struct ezio_vfs_part* v, struct ezio_t
   return vfs_file_ident(t, f, (__u64)f, &v->ino, &v->dev, v->fstype);
 }
 
-/* An open's VFS call, as a record of its own: the open record is already long (its path). */
+/* An open's VFS call, as a record of its own: the open record is already long (its path). f and
+ * op: vfs_derived_file()'s. */
 static __always_inline void vfs_after_open(struct ezio_task* t,
                                            const volatile struct ezio_sc_desc* d, long ret,
-                                           __u64 pid_tgid) {
+                                           __u64 pid_tgid, struct file* f, __u8 op) {
   const struct inflight_call* c = &t->call;
-  __u8 op = EZIO_VFS_NONE;
-  struct file* f = vfs_derived_file(c, d, ret, &op);
   if (!f) return;
   struct ezio_vfs_rec* r = reserve(sizeof(*r), EZIO_LAYER_VFS);
   if (!r) return;
