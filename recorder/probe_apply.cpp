@@ -30,7 +30,7 @@ int tracepoint_layer(std::string_view section) {
   return -1;
 }
 
-// The tables only the programs of unrecorded layers (or of the VFS hook kind not chosen) use get
+// The tables only the programs of unrecorded layers (or of hooks not chosen or not loaded) use get
 // one entry: a preallocated table of 65536 entries costs megabytes and milliseconds of start-up
 // for nothing. Each stays defined, since the loaded programs may still name it in dead code.
 void shrink_unused_tables(eziotrace* skel, const ProbePlan& plan) {
