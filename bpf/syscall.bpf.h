@@ -79,8 +79,8 @@ int BPF_PROG(ezio_sys_exit, struct pt_regs* regs, long ret) {
     return 0;
   }
   __u64 pid_tgid = bpf_get_current_pid_tgid();
-  /* Resolved once for both kinds of call: each path that reaches the first load through the
-   * task's BTF pointer costs the 6.x verifier four searches of the kernel's BTF by name. */
+  /* Resolved once for both kinds of call, so that its load through the task's BTF pointer is
+   * verified on one path (attribution.bpf.h, tp_inode_ident). */
   __u8 op = EZIO_VFS_NONE;
   struct file* f = vfs_derived_file(c, d, ret, &op);
   if (d->cls == EZIO_SC_OPEN) {
