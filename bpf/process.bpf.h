@@ -32,6 +32,8 @@ int BPF_PROG(ezio_fork, struct task_struct* parent, struct task_struct* child) {
     return 0;
   }
   if (st != EZIO_ACTIVE) return 0;
+  /* Before the child first runs: the tracepoint fires before it is woken up. */
+  create_task_state(child, EZIO_LAYER_PROCESS);
   struct ezio_proc_rec* r = proc_record(EZIO_REC_FORK, ctgid, child->pid);
   if (!r) return 0;
   r->ppid = ptgid;
@@ -48,6 +50,8 @@ int BPF_PROG(ezio_exec, struct task_struct* p, pid_t old_pid, struct linux_binpr
   __u8* state = bpf_map_lookup_elem(&traced, &tgid);
   if (!state) return 0;
   *state = EZIO_ACTIVE;
+  /* An exec leaves one thread in the process, this one: the others get theirs at their fork. */
+  create_task_state(p, EZIO_LAYER_PROCESS);
   struct ezio_proc_rec* r = proc_record(EZIO_REC_EXEC, tgid, p->pid);
   if (!r) return 0;
   bpf_probe_read_kernel_str(r->comm, sizeof(r->comm), p->comm);

@@ -70,7 +70,10 @@ int BPF_PROG(ezio_sys_exit, struct pt_regs* regs, long ret) {
   if (id < 0 || id >= EZIO_MAX_SYSCALL_NR) return 0;
   const volatile struct ezio_sc_desc* d = &sc_desc[id];
   if (d->cls == EZIO_SC_IGNORE) return 0;
-  struct ezio_task* t = bpf_task_storage_get(&tasks, bpf_get_current_task_btf(), 0, 0);
+  struct task_struct* task = bpf_get_current_task_btf();
+  if (!tgid_may_be_traced(task)) return 0;
+  /* Not task_state(): a thread without state made no traced entry. */
+  struct ezio_task* t = bpf_task_storage_get(&tasks, task, 0, 0);
   if (!t || !t->call.active) return 0;
   struct inflight_call* c = &t->call;
   c->active = 0;

@@ -1,8 +1,10 @@
 /* Per-thread state of the target's threads, in one task-local storage: the syscall in flight, the
  * page-cache counters and the files the VFS layer resolved last. A thread gets its storage
- * only once its process is traced and active, so finding it answers "is this thread traced?" and
- * gives its state in one lookup; a hash of TGIDs plus one table per layer cost a lookup each on
- * every hook, which is what the recording's overhead is made of. */
+ * when it is created in an active traced process, or when its exec activates its process, so
+ * finding it answers "is this thread traced?" and gives its state in one lookup, for traced and
+ * untraced threads alike: a hash of TGIDs plus one table per layer cost a lookup each on every
+ * hook, which is what the recording's overhead is made of, and every other process on the machine
+ * paid the TGID lookup at each of its syscalls. */
 #ifndef EZIO_TASK_BPF_H
 #define EZIO_TASK_BPF_H
 
@@ -81,19 +83,56 @@ static __always_inline __u64 thread_call_base(void) {
   return (__sync_fetch_and_add(&next_thread_number, 1) + 1) << EZIO_CALL_SEQ_BITS;
 }
 
-/* The current thread's state if it is traced, else NULL. A traced thread without state yet gets it
- * (its first hooked event); untraced threads never get any. */
+/* One bit per TGID, modulo EZIO_TGID_BITS, for the processes this recording traces; bits are never
+ * cleared (a reused TGID only costs the state lookup below). Every hook runs for every thread on
+ * the machine: the bit turns the other processes away with one load, where a failed task-storage
+ * lookup and a lookup in the traced table cost them ~90 ns per syscall (bench/hooks: helper calls
+ * whose returns the host's SRSO mitigation makes slow, and a cache miss in a 1 MiB bucket array). */
+#define EZIO_TGID_BITS (1u << 18)
+__u64 tgid_bits[EZIO_TGID_BITS / 64] = {};
+
+static __always_inline __u64* tgid_word(__u32 tgid) {
+  return &tgid_bits[(tgid / 64) % (EZIO_TGID_BITS / 64)];
+}
+
+static __always_inline void mark_traced_tgid(__u32 tgid) {
+  __sync_fetch_and_or(tgid_word(tgid), 1ull << (tgid % 64));
+}
+
+static __always_inline bool tgid_may_be_traced(struct task_struct* task) {
+  __u32 tgid = task->tgid;
+  return *tgid_word(tgid) & (1ull << (tgid % 64));
+}
+
+/* Set when a traced thread could not get its state at fork or exec (no memory): from then on the
+ * hooks fall back to looking its process up in the traced table. Otherwise a thread without state
+ * is not traced. */
+__u32 state_missing = 0;
+
+static __always_inline struct ezio_task* new_task_state(struct task_struct* task) {
+  struct ezio_task* t = bpf_task_storage_get(&tasks, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+  if (t && !t->last_call_id) t->last_call_id = thread_call_base();
+  return t;
+}
+
+/* Gives task, a thread of a traced and active process, its state: at its fork, or at the exec that
+ * activates its process, so that it exists before the thread's first traced event. */
+static __always_inline void create_task_state(struct task_struct* task, __u32 layer) {
+  mark_traced_tgid(task->tgid);
+  if (!new_task_state(task)) {
+    count_drop(layer);
+    state_missing = 1;
+  }
+}
+
+/* The current thread's state if it is traced, else NULL. */
 static __always_inline struct ezio_task* traced_task(__u32 layer) {
   struct task_struct* task = bpf_get_current_task_btf();
+  if (!tgid_may_be_traced(task)) return 0;
   struct ezio_task* t = bpf_task_storage_get(&tasks, task, 0, 0);
-  if (t) return t;
-  if (!is_traced(bpf_get_current_pid_tgid() >> 32)) return 0;
-  t = bpf_task_storage_get(&tasks, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
-  if (!t) {
-    count_drop(layer); /* no memory for the state: the event is lost */
-    return 0;
-  }
-  if (!t->last_call_id) t->last_call_id = thread_call_base();
+  if (t || !state_missing || !is_traced(task->tgid)) return t;
+  t = new_task_state(task);
+  if (!t) count_drop(layer); /* still no memory for the state: the event is lost */
   return t;
 }
 
@@ -103,12 +142,6 @@ static __always_inline __u64 next_call_id(struct ezio_task* t) {
   /* 2^36 calls in one thread (19 hours at one per µs): a new thread number keeps ids unique */
   if (!(id & ((1ull << EZIO_CALL_SEQ_BITS) - 1))) t->last_call_id = id = thread_call_base() + 1;
   return id;
-}
-
-/* The traced syscall the current thread is in, or NULL. */
-static __always_inline struct inflight_call* current_call(void) {
-  struct ezio_task* t = bpf_task_storage_get(&tasks, bpf_get_current_task_btf(), 0, 0);
-  return t && t->call.active ? &t->call : 0;
 }
 
 static __always_inline __u64 arg_or(const struct inflight_call* c, __u8 idx, __u64 dflt) {

@@ -17,7 +17,9 @@ add_custom_command(
   COMMENT "Generating vmlinux.h from ${EZIO_VMLINUX_BTF}"
   VERBATIM)
 
+# Callable from any directory (bench/ builds one too); vmlinux.h is generated once, here.
 function(ezio_bpf_skeleton name)
+  set(EZIO_BPF_GEN_DIR ${CMAKE_BINARY_DIR}/bpf-gen)
   set(src ${CMAKE_CURRENT_SOURCE_DIR}/${name}.bpf.c)
   set(obj ${EZIO_BPF_GEN_DIR}/${name}.bpf.o)
   set(skel ${EZIO_BPF_GEN_DIR}/${name}.skel.h)

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# What the syscall hooks cost per call, measured on 1-byte write()s to /dev/null (the cheapest call
+# eziotrace hooks), in five settings: no BPF at all; empty programs on the same tracepoints (the
+# kernel's share, paid by any tool that hooks syscalls this way); a process that is not traced
+# while eziotrace records another one (what a recording costs the rest of the machine); the traced
+# process, syscall layer only; the traced process, all layers. Each figure is the fastest batch
+# (ezio_bench_hook_cost), best of REPS runs: on a shared VM that is the figure noise leaves alone.
+#   bench/hooks/run.sh [BUILD_DIR]     (root; prints figures, asserts nothing)
+set -euo pipefail
+build=$(realpath "${1:-$(dirname "$0")/../../build}")
+ezt=$build/recorder/eziotrace
+cost=$build/bench/hooks/ezio_bench_hook_cost
+for f in "$ezt" "$cost"; do
+  [[ -x $f ]] || { echo "no $f: build the eziotrace and ezio_bench_hook_cost targets first" >&2; exit 1; }
+done
+[[ $(id -u) == 0 ]] || { echo "loading BPF programs needs root" >&2; exit 1; }
+reps=${REPS:-3}
+work=$(mktemp -d /tmp/ezio-hooks.XXXXXX)
+recorder=
+cleanup() {
+  [[ -n $recorder ]] && kill -INT "$recorder" 2>/dev/null && wait "$recorder" 2>/dev/null
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+best() { sort -g | head -n 1; }
+
+# Runs "$@" (which prints ns per call) $reps times; prints the best.
+best_of() {
+  for ((i = 0; i < reps; i++)); do "$@"; done | best
+}
+
+# ns per call of a process eziotrace does not trace, while it records a sleeping one.
+untraced() {
+  "$ezt" record -v -o "$work/other" --force -- sleep 600 >"$work/other.log" 2>&1 &
+  recorder=$!
+  for ((w = 0; w < 600; w++)); do
+    grep -q 'loaded and attached' "$work/other.log" && break
+    kill -0 "$recorder" 2>/dev/null || { cat "$work/other.log" >&2; exit 1; }
+    sleep 0.1
+  done
+  grep -q 'loaded and attached' "$work/other.log" || { echo "the recorder did not start" >&2; exit 1; }
+  "$cost"
+  kill -INT "$recorder"
+  wait "$recorder" || true
+  recorder=
+}
+
+# ns per call of the traced process; "$@": eziotrace record options.
+traced() {
+  "$ezt" record "$@" -o "$work/traced" --force -- "$cost" 2>"$work/traced.log"
+  awk '/^ *(syscall|vfs|fs|pagecache|block|process) +[0-9]/ {l += $NF} END {print l + 0}' \
+    "$work/traced.log" >>"$work/lost"
+}
+
+plain=$(best_of "$cost")
+floor=$(best_of "$cost" --floor)
+other=$(best_of untraced)
+sys=$(best_of traced --layers syscall)
+all=$(best_of traced)
+
+row() { printf '  %-40s %7.1f ns  %+7.1f ns  %s\n' "$1" "$2" "$(echo "$2 - $plain" | bc -l)" "$3"; }
+echo "write(fd, buf, 1) to /dev/null, fastest batch of 5000 calls, best of $reps runs"
+printf '  %-40s %10s  %10s\n' "" "per call" "added"
+row "no BPF" "$plain" ""
+row "empty programs on sys_enter/sys_exit" "$floor" "the kernel's share"
+row "another process, while eziotrace records" "$other" "every process on the machine pays this"
+row "traced, --layers syscall" "$sys" ""
+row "traced, all layers" "$all" "/dev/null: no FS, page cache or block work"
+echo "  events lost in the traced runs: $(awk '{l += $1} END {print l + 0}' "$work/lost")"
