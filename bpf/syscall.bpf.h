@@ -72,7 +72,7 @@ int BPF_PROG(ezio_sys_exit, struct pt_regs* regs, long ret) {
   if (d->cls == EZIO_SC_IGNORE) return 0;
   struct task_struct* task = bpf_get_current_task_btf();
   if (!tgid_may_be_traced(task)) return 0;
-  /* Not task_state(): a thread without state made no traced entry. */
+  /* Not traced_task(): a thread without state made no traced entry, so there is nothing to pair. */
   struct ezio_task* t = bpf_task_storage_get(&tasks, task, 0, 0);
   if (!t || !t->call.active) return 0;
   struct inflight_call* c = &t->call;

@@ -1,10 +1,9 @@
 /* Per-thread state of the target's threads, in one task-local storage: the syscall in flight, the
  * page-cache counters and the files the VFS layer resolved last. A thread gets its storage
  * when it is created in an active traced process, or when its exec activates its process, so
- * finding it answers "is this thread traced?" and gives its state in one lookup, for traced and
- * untraced threads alike: a hash of TGIDs plus one table per layer cost a lookup each on every
- * hook, which is what the recording's overhead is made of, and every other process on the machine
- * paid the TGID lookup at each of its syscalls. */
+ * finding it answers "is this thread traced?" and gives its state in one lookup: a hash of TGIDs
+ * plus one table per layer cost a lookup each on every hook, which is what the recording's
+ * overhead is made of. */
 #ifndef EZIO_TASK_BPF_H
 #define EZIO_TASK_BPF_H
 
