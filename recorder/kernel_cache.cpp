@@ -13,6 +13,7 @@
 
 #include "common/error.h"
 #include "common/log.h"
+#include "common/unique_fd.h"
 #include "recorder/core_btf.h"
 #include "recorder/probe_plan_json.h"
 
@@ -96,10 +97,10 @@ bool usable(const fs::path& dir) {
 // Written whole under another name, then renamed: a reader never sees half a file.
 void write_atomically(const fs::path& path, const std::string& text) {
   std::string tmp = path.string() + ".XXXXXX";
-  int fd = mkstemp(tmp.data());
-  if (fd < 0) return;
-  bool ok = write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
-  close(fd);
+  UniqueFd fd(mkstemp(tmp.data()));
+  if (!fd) return;
+  bool ok = write(fd.get(), text.data(), text.size()) == static_cast<ssize_t>(text.size());
+  fd.reset();
   if (!ok || rename(tmp.c_str(), path.c_str()) != 0) unlink(tmp.c_str());
 }
 

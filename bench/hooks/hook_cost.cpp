@@ -50,7 +50,7 @@ struct FloorDeleter {
   void operator()(hook_floor* s) const { hook_floor__destroy(s); }
 };
 
-double fastest_call_ns_over_floor() {
+double fastest_call_ns_with_empty_programs() {
   std::unique_ptr<hook_floor, FloorDeleter> skel(hook_floor__open_and_load());
   if (!skel) ezio::fail("cannot load the empty BPF programs: {}", ezio::errno_text(errno));
   if (int err = hook_floor__attach(skel.get())) {
@@ -67,7 +67,7 @@ int main(int argc, char** argv) {
   app.add_flag("--floor", floor, "attach empty programs to the syscall tracepoints first");
   CLI11_PARSE(app, argc, argv);
   try {
-    fmt::print("{:.1f}\n", floor ? fastest_call_ns_over_floor() : fastest_call_ns());
+    fmt::print("{:.1f}\n", floor ? fastest_call_ns_with_empty_programs() : fastest_call_ns());
   } catch (const ezio::Error& e) {
     fmt::print(stderr, "hook_cost: {}\n", e.what());
     return e.exit_code();
