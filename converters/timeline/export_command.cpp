@@ -84,7 +84,7 @@ std::unique_ptr<Timeline> open_timeline(const ExportOptions& o) {
   apply_window(*t, o.window, options);
   t->set_options(options);
   uint64_t events = t->estimated_events();
-  if (events > o.max_events) {
+  if (o.max_events && events > o.max_events) {
     double length =
         static_cast<double>(t->defs().trace_length) / static_cast<double>(t->defs().resolution);
     double share = static_cast<double>(o.max_events) / static_cast<double>(events);
@@ -104,7 +104,7 @@ void add_selection_options(CLI::App* cmd, ExportOptions& o) {
   cmd->add_option("--thread", o.tid, "only this thread (TID) and the block requests it caused");
   cmd->add_option("--layers", o.layers, "only these layers: user,syscall,vfs,fs,pagecache,block");
   cmd->add_option("--max-events", o.max_events,
-                  "refuse to convert more events than this (default 5000000)");
+                  "refuse to convert more events than this (default 5000000; 0: no limit)");
 }
 
 void export_command(const ExportOptions& o) {
