@@ -19,21 +19,8 @@ for tool in "$gen" "$ezt" /usr/bin/time; do
 done
 command -v otf2-print >/dev/null || { echo "run.sh: otf2-print not found" >&2; exit 1; }
 
-scratch=${EZIO_BENCH_DIR:-$(mktemp -d)}
-mkdir -p "$scratch"
-cleanup() { [[ -n ${EZIO_BENCH_DIR:-} ]] || rm -rf "$scratch"; }
-trap cleanup EXIT
-
-# measure CMD... -> prints "seconds kilobytes"
-measure() {
-  local log=$scratch/time.log
-  /usr/bin/time -v "$@" >/dev/null 2>"$log" || { echo "run.sh: failed: $*" >&2; tail -5 "$log" >&2; exit 1; }
-  local wall rss
-  wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {print $2}' "$log" |
-    awk -F: '{ if (NF == 3) print $1*3600 + $2*60 + $3; else print $1*60 + $2 }')
-  rss=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$log")
-  echo "$wall $rss"
-}
+# shellcheck source=../measure.sh
+source "$root/bench/measure.sh"
 
 for n in $((events / 10)) "$events"; do
   dir=$scratch/a$n
