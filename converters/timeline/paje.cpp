@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <set>
 #include <string>
@@ -155,19 +156,22 @@ class PajeSink : public TimelineSink {
     return fmt::format("{}.{:09}", rel / res, ns);
   }
   // Each location's lines are one time-ordered segment of the spool.
-  void location_begin(OTF2_LocationRef) override { spool_.begin_segment(); }
+  void location_begin(OTF2_LocationRef loc) override {
+    spool_.begin_segment();
+    for (size_t r = 0; r < kRowLayers.size(); ++r) rows_[r] = row_alias(loc, kRowLayers[r]);
+  }
   void location_end(OTF2_LocationRef) override { spool_.end_segment(); }
   void line(uint64_t at, std::string s) {
     spool_.add(std::max(at, t_.begin()), s);
     ++counts.lines;
   }
 
-  void call_begin(OTF2_LocationRef th, Layer l, uint64_t at, Ref region) override {
-    line(at, fmt::format("9 {} ST_Call {} r{}\n", time(at), row_alias(th, l), region));
+  void call_begin(OTF2_LocationRef, Layer l, uint64_t at, Ref region) override {
+    line(at, fmt::format("9 {} ST_Call {} r{}\n", time(at), rows_[row_index(l)], region));
     ++counts.states;
   }
-  void call_end(OTF2_LocationRef th, Layer l, uint64_t, uint64_t end, Ref) override {
-    line(end, fmt::format("10 {} ST_Call {}\n", time(end), row_alias(th, l)));
+  void call_end(OTF2_LocationRef, Layer l, uint64_t, uint64_t end, Ref) override {
+    line(end, fmt::format("10 {} ST_Call {}\n", time(end), rows_[row_index(l)]));
   }
   void link_start(OTF2_LocationRef th, uint64_t at, LinkKey key, BlockOp op) override {
     line(at, fmt::format("16 {} L_{} m {} {} {}\n", time(at), block_op_name(op),
@@ -273,6 +277,7 @@ class PajeSink : public TimelineSink {
   const Timeline& t_;
   Spool& spool_;
   std::vector<Creation> creations_;
+  std::array<std::string, kRowLayers.size()> rows_;  // row aliases of the location being read
   std::map<Ref, uint64_t> processes_, cache_first_;
 };
 

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
+#include <unordered_map>
 
 #include "converters/timeline/output_file.h"
 
@@ -111,6 +112,15 @@ class PerfettoSink : public TimelineSink {
   ExportCounts counts;
 
  private:
+  // A region's name as a JSON string, escaped once.
+  const std::string& name_of(Ref region) {
+    auto it = names_.find(region);
+    if (it != names_.end()) return it->second;
+    const analysis::RegionDef* r = t_.defs().region(region);
+    std::string name =
+        r ? std::string(analysis::short_name(r->canonical)) : fmt::format("region {}", region);
+    return names_[region] = nlohmann::json(name).dump();
+  }
   std::string duration(uint64_t a, uint64_t b) const {
     return us(t_.begin() + (b > a ? b - a : 0));
   }
@@ -130,6 +140,8 @@ class PerfettoSink : public TimelineSink {
   OutputFile& out_;
   bool first_ = true;
   std::set<uint64_t> named_;  // processes, a few
+  std::unordered_map<Ref, std::string> names_;
+  uint64_t pid_ = 0, tid_ = 0;
 };
 
 }  // namespace

@@ -124,10 +124,7 @@ class ThreadWalker : public otf2::EventVisitor {
   };
 
   void enter(OTF2_LocationRef loc, const otf2::Event& e) {
-    const analysis::RegionDef* r = defs_.region(e.ref);
-    Layer layer = r ? analysis::layer_of(r->canonical) : Layer::kUser;
-    bool shown = std::find(kRowLayers.begin(), kRowLayers.end(), layer) != kRowLayers.end() &&
-                 options_.has(layer);
+    auto [layer, shown] = layer_of(e.ref);
     Frame f{e.ref, layer, e.time, shown, false};
     if (shown && window_.contains(e.time)) begin(loc, f, e.time);
     stack_.push_back(f);
@@ -163,10 +160,21 @@ class ThreadWalker : public otf2::EventVisitor {
     }
   }
 
+  // A region's layer and whether it has a row here, parsed from its name once.
+  std::pair<Layer, bool> layer_of(Ref region) {
+    auto it = layers_.find(region);
+    if (it != layers_.end()) return it->second;
+    const analysis::RegionDef* r = defs_.region(region);
+    Layer layer = r ? analysis::layer_of(r->canonical) : Layer::kUser;
+    bool shown = row_index(layer) < kRowLayers.size() && options_.has(layer);
+    return layers_[region] = {layer, shown};
+  }
+
   const analysis::Definitions& defs_;
   const TimelineOptions& options_;
   Window window_;
   std::optional<Ref> call_id_;
+  std::unordered_map<Ref, std::pair<Layer, bool>> layers_;
   std::vector<LinkEntry>& links_;
   TimelineSink& sink_;
   std::vector<Frame> stack_;
