@@ -307,8 +307,6 @@ std::string definitions(const Timeline& t, const PajeSink& sink) {
   for (size_t o = 0; o < kBlockOpCount; ++o) {
     auto op = static_cast<BlockOp>(o);
     s += fmt::format("4 L_{0} CT_Machine CT_Row CT_Lane \"{0} I/O\"\n", block_op_name(op));
-    s += fmt::format("5 {} L_{} \"{}\" {}\n", block_op_name(op), block_op_name(op),
-                     block_op_name(op), colour(link_colour(op)));
     for (bool service : {false, true}) {
       s += fmt::format("5 {} ST_Request \"{} {}\" {}\n", request_value(op, service),
                        block_op_name(op), service ? "in service" : "queued",
@@ -327,27 +325,23 @@ std::string definitions(const Timeline& t, const PajeSink& sink) {
   return s;
 }
 
-// Start and end of the application, and what was lost, as events of the run.
-void run_events(const Timeline& t, std::string& defs,
-                std::vector<std::pair<uint64_t, std::string>>& tail, const PajeSink& sink) {
+// Start and end of the application, and what was lost, as events of the run. Their values are
+// the text itself: ViTE takes entity values for state types only (it complains about others).
+void run_events(const Timeline& t, std::vector<std::pair<uint64_t, std::string>>& tail,
+                const PajeSink& sink) {
   const auto& props = t.defs().node_string_properties;
   auto end_it = props.find("EZIOTRACE::APPLICATION_END");
   std::string end_text = end_it != props.end() ? end_it->second : "end of the recording";
-  defs += "5 E_start E_Run \"application start\" \"0.0 0.6 0.0\"\n";
-  defs += fmt::format("5 E_end E_Run {} \"0.8 0.0 0.0\"\n",
-                      paje_string("application end: " + end_text));
-  std::vector<std::string> lost;
+  uint64_t end = t.end();
+  auto event = [&](const std::string& text) {
+    tail.push_back({end, fmt::format("12 {} E_Run run {}\n", sink.time(end), paje_string(text))});
+  };
+  event("application end: " + end_text);
   for (const auto& [name, count] : t.defs().node_uint_properties) {
     if (name.starts_with("EZIOTRACE::LOST::") && count > 0) {
-      std::string what = fmt::format("lost {} {} events", count, name.substr(17));
-      defs += fmt::format("5 E_lost{} E_Run {} \"1.0 0.0 1.0\"\n", lost.size(), paje_string(what));
-      lost.push_back(fmt::format("E_lost{}", lost.size()));
+      event(fmt::format("lost {} {} events", count, name.substr(17)));
     }
   }
-  uint64_t end = t.end();
-  tail.push_back({end, fmt::format("12 {} E_Run run E_end\n", sink.time(end))});
-  for (const std::string& l : lost)
-    tail.push_back({end, fmt::format("12 {} E_Run run {}\n", sink.time(end), l)});
 }
 
 std::string machine_name(const Timeline& t) {
@@ -364,7 +358,7 @@ ExportCounts export_paje(Timeline& timeline, const std::filesystem::path& out, b
   timeline.run(sink);
   std::string defs = definitions(timeline, sink);
   std::vector<std::pair<uint64_t, std::string>> tail;
-  run_events(timeline, defs, tail, sink);
+  run_events(timeline, tail, sink);
   file.write(defs);
   uint64_t begin = timeline.begin();
   auto first = sink.creations();
@@ -373,7 +367,7 @@ ExportCounts export_paje(Timeline& timeline, const std::filesystem::path& out, b
   first.insert(first.begin(), {begin, fmt::format("6 {} m CT_Machine 0 {}\n", sink.time(begin),
                                                   paje_string(machine_name(timeline)))});
   first.insert(first.begin() + 2,
-               {begin, fmt::format("12 {} E_Run run E_start\n", sink.time(begin))});
+               {begin, fmt::format("12 {} E_Run run \"application start\"\n", sink.time(begin))});
   spool.merge(first, [&](std::string_view l) { file.write(l); });
   for (const auto& [t, l] : tail) file.write(l);
   file.commit();

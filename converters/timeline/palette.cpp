@@ -59,8 +59,6 @@ Rgb request_colour(BlockOp op, bool in_service) {
   return (in_service ? kServiceColours : kQueuedColours)[static_cast<size_t>(op)];
 }
 
-Rgb link_colour(BlockOp op) { return kServiceColours[static_cast<size_t>(op)]; }
-
 std::string_view cache_var_member(CacheVar v) {
   static constexpr std::array<std::string_view, kCacheVarCount> names = {
       "pagecache.hits", "pagecache.misses", "pagecache.dirtied", "pagecache.evicted"};

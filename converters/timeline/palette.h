@@ -29,7 +29,6 @@ enum class BlockOp { kRead, kWrite, kFlush };
 inline constexpr size_t kBlockOpCount = 3;
 std::string_view block_op_name(BlockOp op);
 Rgb request_colour(BlockOp op, bool in_service);
-Rgb link_colour(BlockOp op);
 
 // Page-cache variables, per process.
 enum class CacheVar { kHits, kMisses, kDirtied, kEvicted };
