@@ -325,6 +325,52 @@ TEST_F(View, VitePaintsTheLayersAndTheLinks) {
   EXPECT_GT(pixels_near(otf2_shot, {0, 0, 153}), 100) << "no container drawn";
 }
 
+// --window, --thread and --layers cut the export: nothing outside the window, only the rows and
+// threads asked for, and the full export's links that fit.
+TEST_F(View, WindowThreadAndLayersCutTheExport) {
+  auto rec = record("cut", {"dd", "if=/dev/zero", "of=" + (fs_->mnt() / "x").string(), "bs=64k",
+                            "count=64", "conv=fsync"});
+  auto full = check_paje(rec, 2);
+  // The window starts halfway through the calls.
+  double first = 1e9, last = 0;
+  std::ifstream full_in(rec.dir / "timeline.trace");
+  for (std::string l; std::getline(full_in, l);) {
+    if (!l.starts_with("9 ")) continue;
+    double t = std::stod(l.substr(2));
+    first = std::min(first, t);
+    last = std::max(last, t);
+  }
+  char t0[32];
+  snprintf(t0, sizeof t0, "%.9f", (first + last) / 2);
+  fs::path out = rec.dir / "cut.trace";
+  auto ex = ezio::test::eziotrace({"export", rec.archive.string(), "-o", out.string(), "--layers",
+                                   "syscall,block", "--window", std::string(t0) + ":1000"});
+  ASSERT_EQ(ex.status, 0) << ex.err;
+  auto cut = ezio::test::read_paje(out);
+  EXPECT_TRUE(cut.errors.empty());
+  for (auto& [row, n] : cut.calls) EXPECT_TRUE(row.ends_with("_syscall")) << row;
+  EXPECT_GT(cut.requests, 0);
+  ASSERT_FALSE(cut.calls.empty());
+  EXPECT_LT(cut.calls.begin()->second, full.calls.at(cut.calls.begin()->first));
+  std::ifstream in(out);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.starts_with("9 ") || line.starts_with("16 ")) {
+      std::string time = line.substr(line.find(' ') + 1, 11);
+      EXPECT_GE(time, std::string(t0)) << "drawn before the window: " << line;
+    }
+  }
+  // One thread: its TID is in its rows' names; no other thread's rows.
+  std::string row = full.calls.begin()->first;  // t<tid>_<layer>
+  std::string tid = row.substr(1, row.find('_') - 1);
+  fs::path one = rec.dir / "one.trace";
+  ex = ezio::test::eziotrace({"export", rec.archive.string(), "-o", one.string(), "--thread", tid});
+  ASSERT_EQ(ex.status, 0) << ex.err;
+  auto t = ezio::test::read_paje(one);
+  for (auto& [r, n] : t.calls) EXPECT_TRUE(r.starts_with("t" + tid + "_")) << r;
+  EXPECT_EQ(t.link_starts.size(), full.link_starts.size()) << "dd's requests are all its own";
+}
+
 TEST(ViewBadInput, ClearMessagesAndNoOutput) {
   fs::path dir = ezio::test::scratch_dir("view-bad");
   fs::path text = dir / "notes.txt";
