@@ -411,6 +411,11 @@ TEST(ViewBadInput, ClearMessagesAndNoOutput) {
   EXPECT_GT(v.status, 0);
   EXPECT_LT(v.status, 128);
   EXPECT_NE(v.err.find("DISPLAY"), std::string::npos) << v.err;
+  // A display but no ViTE: `view` says so before converting anything.
+  v = run({"env", "PATH=/nonexistent", "DISPLAY=:1", EZIO_BINARY, "view", rec.archive.string()});
+  EXPECT_GT(v.status, 0);
+  EXPECT_LT(v.status, 128);
+  EXPECT_NE(v.err.find("ViTE is not installed"), std::string::npos) << v.err;
 }
 
 }  // namespace
