@@ -393,6 +393,13 @@ TEST(ViewBadInput, ClearMessagesAndNoOutput) {
   EXPECT_LT(r.status, 128);
   EXPECT_NE(r.err.find("--window"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(dir / "o.json"));
+  // More events than a viewer holds: refused, with a window suggested.
+  r = ezio::test::eziotrace(
+      {"export", rec.archive.string(), "-o", (dir / "o.trace").string(), "--max-events", "1"});
+  EXPECT_GT(r.status, 0);
+  EXPECT_LT(r.status, 128);
+  EXPECT_NE(r.err.find("--window"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir / "o.trace"));
   // A user's file at the output path survives, with and without --force.
   fs::path mine = dir / "mine.trace";
   std::ofstream(mine) << "my notes\n";
