@@ -244,12 +244,17 @@ class Planner {
                              std::vector<std::string> helpers) {
     auto& p = plan_.layers[layer];
     if (!p.on) return;
-    std::vector<std::string> ok;
+    std::vector<std::string> ok, attached;
     for (const auto& t : tps) {
       if ((plan_.tracepoints[t] = try_tp(layer, t))) ok.push_back(t);
     }
-    for (const auto& t : helpers) plan_.tracepoints[t] = try_tp(layer, t);
-    p.hook = ok.empty() ? "none" : "tp_btf/" + join(ok, ",");
+    attached = ok;
+    for (const auto& t : helpers) {
+      if ((plan_.tracepoints[t] = try_tp(layer, t))) attached.push_back(t);
+    }
+    // Every hook that attached is named: the analyzers tell from it what was observed
+    // (analysis/observed.cpp).
+    p.hook = ok.empty() ? "none" : "tp_btf/" + join(attached, ",");
     p.accuracy = ok.size() == tps.size() ? "exact" : ok.empty() ? "none" : "partial";
   }
 
