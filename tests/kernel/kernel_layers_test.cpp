@@ -88,6 +88,14 @@ void workload(const std::vector<std::string>& args) {
   must_run(argv);
 }
 
+// A file of `blocks` random 64 KiB blocks, written back and dropped from the page cache.
+std::string cold_file(const LoopFs& fs, const std::string& name, int blocks) {
+  auto file = (fs / name).string();
+  must_run({"dd", "if=/dev/urandom", "of=" + file, "bs=64k", "count=" + std::to_string(blocks)});
+  workload({"drop", file, "0"});
+  return file;
+}
+
 std::vector<json> requests(const json& trace, const std::string& op) {
   std::vector<json> out;
   for (const auto& b : trace["block"]) {
@@ -172,9 +180,7 @@ TEST(Buffered, KernelThreadWritebackAttributedToTheDirtier) {
 // Cold reads miss and go to the device; the same reads again hit and do not.
 TEST(PageCache, ColdReadsMissWarmReadsHit) {
   LoopFs fs("ext4");
-  auto file = (fs / "r").string();
-  must_run({"dd", "if=/dev/urandom", "of=" + file, "bs=64k", "count=64"});
-  workload({"drop", file, "0"});
+  auto file = cold_file(fs, "r", 64);
   Recording cold = record(fs, {"read", file, "64"});
   auto pc = pagecache_of(cold);
   EXPECT_GT(pc["pagecache.misses"].get<long>() + pc["pagecache.readahead"].get<long>(), 0);
@@ -206,9 +212,7 @@ TEST(PageCache, ColdReadsMissWarmReadsHit) {
 // mmap I/O: no read syscall, yet faults and block reads attributed to the process.
 TEST(PageCache, MmapReadFaultsAndReadsAttributed) {
   LoopFs fs("ext4");
-  auto file = (fs / "m").string();
-  must_run({"dd", "if=/dev/urandom", "of=" + file, "bs=64k", "count=64"});
-  workload({"drop", file, "0"});
+  auto file = cold_file(fs, "m", 64);
   Recording r = record(fs, {"mmap-read", file, "64"});
   EXPECT_GT(pagecache_of(r)["pagecache.faults"].get<long>(), 0);
   auto reads = requests(r.trace, "read");
@@ -223,9 +227,7 @@ TEST(PageCache, MmapReadFaultsAndReadsAttributed) {
 // not the target's own evictions, yet counted for the thread whose pages they were.
 TEST(PageCache, EvictionsByOthersCountedForTheOwner) {
   LoopFs fs("ext4");
-  auto file = (fs / "e").string();
-  must_run({"dd", "if=/dev/urandom", "of=" + file, "bs=64k", "count=64"});
-  workload({"drop", file, "0"});
+  auto file = cold_file(fs, "e", 64);
   std::atomic<bool> done = false;
   std::thread evictor([&] {  // this test process is not traced
     while (!done) {
@@ -374,9 +376,7 @@ TEST(Processes, DescendantsOutlivingTheCommand) {
 // `layers` says so instead of counting 0, in every format. The page-cache row gives the pages.
 TEST(Layers, UnobservableOperationsAreSaidSo) {
   LoopFs fs("ext4");
-  auto file = (fs / "r").string();
-  must_run({"dd", "if=/dev/urandom", "of=" + file, "bs=64k", "count=16"});
-  workload({"drop", file, "0"});
+  auto file = cold_file(fs, "r", 16);
   Recording r = record(fs, {"read", file, "16"});
   std::string probe = r.trace["properties"]["EZIOTRACE::PROBE::fs"];
   bool tracepoints_only = probe.find("ext4: tp_btf/") != std::string::npos;
