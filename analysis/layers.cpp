@@ -104,16 +104,20 @@ std::vector<Cell> layer_row(Layer l, const LayerStats& s, double tick, const Obs
   auto& w = s.ops[static_cast<size_t>(Op::kWrite)];
   auto& other = s.ops[static_cast<size_t>(Op::kOther)];
   auto at = [&](Op op) { return seen[static_cast<size_t>(op)]; };
-  return {text_cell(std::string(layer_title(l))),
-          observed_count(r.count, at(Op::kRead)),
-          observed_count(w.count, at(Op::kWrite)),
-          observed_count(other.count, at(Op::kOther)),
-          observed_bytes(r.bytes, r.count, at(Op::kRead)),
-          observed_bytes(w.bytes, w.count, at(Op::kWrite)),
-          seconds_cell(static_cast<double>(s.ticks()) * tick),
-          seconds_cell(h.mean() * 1e-9),
-          seconds_cell(h.quantile(0.5) * 1e-9),
-          seconds_cell(h.quantile(0.99) * 1e-9)};
+  std::vector<Cell> row = {text_cell(std::string(layer_title(l))),
+                           observed_count(r.count, at(Op::kRead)),
+                           observed_count(w.count, at(Op::kWrite)),
+                           observed_count(other.count, at(Op::kOther)),
+                           observed_bytes(r.bytes, r.count, at(Op::kRead)),
+                           observed_bytes(w.bytes, w.count, at(Op::kWrite))};
+  // Nothing of the layer observed: no time to give either.
+  bool none = row[1].text == kNotObserved.text && row[2].text == kNotObserved.text &&
+              row[3].text == kNotObserved.text;
+  for (double v : {static_cast<double>(s.ticks()) * tick, h.mean() * 1e-9, h.quantile(0.5) * 1e-9,
+                   h.quantile(0.99) * 1e-9}) {
+    row.push_back(none ? kNoValue : seconds_cell(v));
+  }
+  return row;
 }
 
 // The page cache has no calls of its own: its row gives the pages of the recorder's counters,

@@ -58,9 +58,13 @@ Observed pagecache_observed(std::string_view hooks, Op op) {
 }  // namespace
 
 Observed observed(const std::map<std::string, std::string>& props, Layer layer, Op op) {
-  if (layer == Layer::kUser) return Observed::kUnknown;
   auto any = props.lower_bound(std::string(kPrefix));
   if (any == props.end() || !any->first.starts_with(kPrefix)) return Observed::kUnknown;
+  // A kernel recording merged with EZTrace's trace has the merge's alignment verdict; without it
+  // (`eziotrace record`), no user-level call was observed.
+  if (layer == Layer::kUser) {
+    return props.contains("EZIOTRACE::ALIGNMENT") ? Observed::kAll : Observed::kNone;
+  }
   auto it = props.find(std::string(kPrefix) + std::string(layer_key(layer)));
   if (it == props.end()) return Observed::kNone;  // the layer was not recorded
   std::string_view hooks = it->second;

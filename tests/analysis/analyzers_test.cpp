@@ -564,7 +564,9 @@ TEST(Observed, FromTheProbeProperties) {
   EXPECT_EQ(analysis::observed(tp, Layer::kFs, Op::kOther), Observed::kPartial);
   EXPECT_EQ(analysis::observed(tp, Layer::kPageCache, Op::kWrite), Observed::kAll);
   EXPECT_EQ(analysis::observed(tp, Layer::kBlock, Op::kWrite), Observed::kNone);
-  EXPECT_EQ(analysis::observed(tp, Layer::kUser, Op::kWrite), Observed::kUnknown);
+  EXPECT_EQ(analysis::observed(tp, Layer::kUser, Op::kWrite), Observed::kNone);  // no EZTrace
+  tp["EZIOTRACE::ALIGNMENT"] = "exact";  // merged with EZTrace's trace
+  EXPECT_EQ(analysis::observed(tp, Layer::kUser, Op::kWrite), Observed::kAll);
   tp["EZIOTRACE::PROBE::fs"] =
       "ext4: fentry/fexit ext4_file_read_iter,ext4_file_write_iter,ext4_sync_file; xfs: "
       "fentry/fexit xfs_file_read_iter,xfs_file_write_iter,xfs_file_fsync; btrfs: kprobe/kretprobe "

@@ -373,7 +373,8 @@ TEST(Processes, DescendantsOutlivingTheCommand) {
 }
 
 // ext4's buffered reads pass no FS hook when only its tracepoints attach (no fentry, no kprobes):
-// `layers` says so instead of counting 0, in every format. The page-cache row gives the pages.
+// `layers` says so instead of counting 0, in every format; so for the user level, which a kernel
+// recording does not see. The page-cache row gives the pages.
 TEST(Layers, UnobservableOperationsAreSaidSo) {
   LoopFs fs("ext4");
   auto file = cold_file(fs, "r", 16);
@@ -392,6 +393,10 @@ TEST(Layers, UnobservableOperationsAreSaidSo) {
   } else {
     EXPECT_EQ(row["reads"], 16) << probe;
   }
+  // `eziotrace record` runs no EZTrace: no user-level call was observed.
+  json user = layers_row(fs, "User");
+  EXPECT_EQ(user["writes"], "not observed") << user.dump();
+  EXPECT_EQ(user["total_s"], nullptr) << user.dump();
   json pc = layers_row(fs, "Page cache");
   EXPECT_GE(pc["reads"].get<long>(), 16 * kBlock / 4096) << pc.dump();
   EXPECT_GE(pc["read_bytes"].get<long>(), 16 * kBlock) << pc.dump();
