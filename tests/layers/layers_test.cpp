@@ -167,7 +167,8 @@ TEST(Layers, Xfs) {
     EXPECT_EQ(at(s.pairs, "vfs:vfs_read>fs:xfs_file_buffered_read"), 16);
     EXPECT_EQ(at(s.pairs, "vfs:vfs_fsync_range>fs:xfs_file_fsync"), 1);
     EXPECT_EQ(at(s.pairs, "vfs:vfs_write>fs:xfs_file_direct_write"), 4);
-    EXPECT_EQ(at(s.pairs, "vfs:vfs_write>fs:iomap_dio_write"), 4);
+    // xfs's own direct-I/O tracepoint has the call: iomap's is not recorded a second time.
+    EXPECT_EQ(at(s.pairs, "vfs:vfs_write>fs:iomap_dio_write"), 0);
   } else {
     EXPECT_EQ(at(s.pairs, "vfs:vfs_write>fs:xfs_file_write_iter"), 20);
     EXPECT_EQ(at(s.pairs, "vfs:vfs_read>fs:xfs_file_read_iter"), 16);
