@@ -88,25 +88,34 @@ static __always_inline bool current_cause(struct ezio_cause* who, __u32 layer) {
 #define EZIO_S_IFREG 0100000
 #define EZIO_S_IFBLK 0060000
 
-/* A block device's own page cache while a file system (or another exclusive holder) has the
- * device: ext4's bitmaps, inode tables and directories, every process's metadata in shared pages.
- * Its writeback cannot be traced to one process's dirtying. Without a holder, the pages are what
- * someone wrote to the raw device. */
-static __always_inline bool is_held_bdev(struct inode* inode) {
-  /* A kernel whose BTF lacks the type (block/bdev.c's): every block device counts as held. */
+/* Whether a file system is mounted on the block device of this (block device) inode: its own page
+ * cache then holds ext4's bitmaps, inode tables and directories, every process's metadata in
+ * shared pages, whose writeback cannot be traced to one process's dirtying. Otherwise the pages
+ * are what someone wrote to the raw device (mkfs, dd), which an exclusive open (a holder without
+ * holder ops) does not change. Up to 6.5 the device points to the super block mounted on it
+ * (bd_super); since, a file system holds its device with fs_holder_ops. */
+static __always_inline bool fs_on_bdev(struct inode* inode) {
+  struct block_device___bd_super {
+    struct super_block* bd_super;
+  } __attribute__((preserve_access_index));
+  /* A kernel whose BTF lacks the type (block/bdev.c's): every block device counts as mounted. */
   if (!bpf_core_type_exists(struct bdev_inode)) return true;
   struct bdev_inode* bi =
       (void*)((char*)inode - bpf_core_field_offset(struct bdev_inode, vfs_inode));
-  return BPF_CORE_READ(bi, bdev.bd_holder) != 0;
+  struct block_device* bdev = &bi->bdev;
+  struct block_device___bd_super* old = (void*)bdev;
+  if (bpf_core_field_exists(old->bd_super)) return BPF_CORE_READ(old, bd_super) != 0;
+  if (bpf_core_field_exists(bdev->bd_holder_ops)) return BPF_CORE_READ(bdev, bd_holder_ops) != 0;
+  return BPF_CORE_READ(bdev, bd_holder) != 0;
 }
 
 /* Whether the writeback of inode's pages can belong to the one process that dirtied them: a
- * regular file's, or a raw block device's, data. Not metadata: the held block device's pages, a
- * directory's, btrfs's btree inode (i_mode 0). mode: the inode's i_mode. */
+ * regular file's, or a raw block device's, data. Not metadata: the pages of a block device a file
+ * system is mounted on, a directory's, btrfs's btree inode (i_mode 0). mode: the inode's i_mode. */
 static __always_inline bool private_pages(struct inode* inode, __u32 mode) {
   __u32 type = mode & EZIO_S_IFMT;
   if (type == EZIO_S_IFREG) return true;
-  return type == EZIO_S_IFBLK && !is_held_bdev(inode);
+  return type == EZIO_S_IFBLK && !fs_on_bdev(inode);
 }
 
 /* Called for every page dirtied: a write of 1 MiB dirties 256. When the inode already has its

@@ -300,6 +300,22 @@ TEST(Block, SharedMetadataWritebackIsNotCharged) {
   EXPECT_GT(r.trace["unattributed"]["block " + fs.device()].get<long>(), 10);
 }
 
+// A raw block device written by the target: its own data, not a file system's shared metadata,
+// even though mkfs holds the device exclusively while it writes.
+TEST(Block, RawDeviceWritesAreTheWriters) {
+  LoopFs raw("raw");
+  record_command(raw, {}, {"mkfs.ext4", "-q", "-F", "/dev/" + raw.device()});
+  json trace = read_trace(raw);
+  long attributed = 0;
+  for (const auto& b : trace["block"]) {
+    if (b["device"] == raw.device() && b["op"] == "write") attributed += b["bytes"].get<long>();
+  }
+  long unattributed = trace["unattributed"].value("block " + raw.device(), 0L);
+  std::cout << "mkfs: " << attributed << " bytes of writes attributed, " << unattributed
+            << " requests unattributed\n";
+  EXPECT_GE(attributed, 64 * 1024) << trace["block"].dump(1);
+}
+
 // An fdatasync of a clean file sends the device nothing but an empty PREFLUSH request. The disk
 // statistics count it twice: as a write of 0 sectors and as the flush the driver executed. The
 // archive records the flush alone (docs/kernel-layers.md, Block).
