@@ -45,6 +45,10 @@ class BpfSession {
   // record would cost the application), so without such an fd every wait lasts its timeout.
   void poll(int timeout_ms);
   void wake_on(int fd);
+  // Stops watching an fd given to wake_on (an exited process's pidfd stays readable).
+  void unwatch(int fd);
+  // Processes of the traced tree still alive (the kernel forgets one when its last thread exits).
+  size_t traced_processes() const;
   // Hands every record still in the ring buffer to the sink.
   void drain();
   // Unhooks every program (all links at once): nothing is recorded after this. The maps and the

@@ -85,6 +85,7 @@ void add_run_command(CLI::App& app, const std::vector<std::string>& command) {
       ->delimiter(',');
   cmd->add_flag("--keep-parts", o->keep_parts,
                 "also keep EZTrace's archive and the kernel archive");
+  add_wait_children_option(*cmd, o->record);
   cmd->add_flag("-v,--verbose", *verbose, "show libbpf and debug messages");
   cmd->footer("Everything after the options (or after --) is the command and its arguments.");
   cmd->callback([o, verbose, &command] {
