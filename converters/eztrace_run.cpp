@@ -60,6 +60,13 @@ void log_report(const MergeReport& r, const std::filesystem::path& anchor) {
       "merged {} EZTrace process(es): {} user events, {} kernel events, {} kernel calls of "
       "EZTrace's own I/O filtered; {} user calls checked against their system calls",
       r.processes, r.user_events, r.kernel_events, r.own_io_calls, r.checked_calls);
+  if (r.closes_without_syscall) {
+    spdlog::warn(
+        "{} close() call(s) on an fd EZTrace did not see opened made no system call: EZTrace "
+        "2.0's wrapper skips them and the fd stays open "
+        "(EZIOTRACE::EZTRACE_CLOSES_WITHOUT_SYSCALL)",
+        r.closes_without_syscall);
+  }
   if (r.processes == 0) {
     spdlog::warn(
         "EZTrace wrote no trace: the archive holds the kernel layers only, without user-level "

@@ -36,6 +36,8 @@ struct MergeReport {
   uint64_t own_io_block_requests = 0;  // block requests caused by a dropped call (call.id)
   uint64_t comms = 0, groups = 0;      // EZTrace's communicators and groups, as written
   uint64_t checked_calls = 0;          // user calls that must contain their system call
+  // User close() calls on an fd EZTrace never saw opened: its wrapper makes no system call.
+  uint64_t closes_without_syscall = 0;
   uint64_t violations = 0;
   uint64_t clamped_events = 0;  // events whose time had to be raised to keep a location ordered
   uint64_t unsupported_events = 0;
