@@ -375,8 +375,27 @@ struct Merger {
     std::vector<Item> out;
     const uint64_t t0 = in.process.time_offset();
     const Definitions& ud = in.archive->defs;
-    struct Open {
+    // What the check needs of a user region, found once per region (not per event).
+    struct RegionCheck {
       std::string name;
+      const std::set<std::string>* syscalls = nullptr;  // it must contain one of these
+      bool watched = false;                             // the kernel archive defines one of them
+    };
+    std::map<Ref, RegionCheck> checks;
+    auto check_of = [&](Ref region) -> const RegionCheck& {
+      auto [it, added] = checks.try_emplace(region);
+      if (!added) return it->second;
+      RegionCheck& c = it->second;
+      if (auto r = ud.regions.find(region); r != ud.regions.end()) c.name = ud.str(r->second.name);
+      if (auto d = direct_calls().find(c.name); d != direct_calls().end()) {
+        c.syscalls = &d->second;
+        for (const auto& sc : d->second) c.watched = c.watched || traced_syscalls.count(sc);
+      }
+      c.watched = c.watched && kspans;
+      return c;
+    };
+    struct Open {
+      const RegionCheck* check;
       uint64_t time;
       bool satisfied;
       bool destroys_handle = false;  // a user IoDestroyHandle inside it
@@ -406,9 +425,7 @@ struct Merger {
                                 s.t0, s.t1, event_kind_name(user[i].kind), user[i].time + t0));
         }
         for (Open& o : stack) {
-          if (auto d = direct_calls().find(o.name); d != direct_calls().end()) {
-            if (d->second.count(s.call)) o.satisfied = true;
-          }
+          if (o.check->syscalls && o.check->syscalls->count(s.call)) o.satisfied = true;
         }
         out.push_back({false, j});
         ++j;
@@ -416,32 +433,25 @@ struct Merger {
         continue;
       }
       const Event& e = user[i];
-      if (e.kind == EventKind::Enter || e.kind == EventKind::Leave) {
-        auto r = ud.regions.find(e.ref);
-        std::string name = r == ud.regions.end() ? "" : ud.str(r->second.name);
-        if (e.kind == EventKind::Enter) {
-          stack.push_back({name, e.time + t0, false});
-        } else if (!stack.empty()) {
-          Open o = stack.back();
-          stack.pop_back();
-          auto d = direct_calls().find(o.name);
-          bool watched = false;
-          if (d != direct_calls().end() && kspans) {
-            for (const auto& sc : d->second) watched = watched || traced_syscalls.count(sc);
-          }
-          if (watched && o.name == "close" && !o.satisfied && !o.destroys_handle) {
-            // EZTrace 2.0's close() wrapper calls the real close only for an fd it saw opened
-            // (strace: close(0), close(1), close(77) make no system call under it; the fd stays
-            // open). Such a call is EZTrace's doing, not a misalignment.
-            ++report.closes_without_syscall;
-            watched = false;
-          }
-          if (watched) {
-            ++report.checked_calls;
-            if (!o.satisfied) {
-              violation(fmt::format("tid {}: user call {} [{}, {}] contains no {} system call", tid,
-                                    o.name, o.time, e.time + t0, o.name));
-            }
+      if (e.kind == EventKind::Enter) {
+        stack.push_back({&check_of(e.ref), e.time + t0, false});
+      } else if (e.kind == EventKind::Leave && !stack.empty()) {
+        Open o = stack.back();
+        stack.pop_back();
+        const std::string& name = o.check->name;
+        bool watched = o.check->watched;
+        if (watched && name == "close" && !o.satisfied && !o.destroys_handle) {
+          // EZTrace 2.0's close() wrapper calls the real close only for an fd it saw opened
+          // (strace: close(0), close(1), close(77) make no system call under it; the fd stays
+          // open). Such a call is EZTrace's doing, not a misalignment.
+          ++report.closes_without_syscall;
+          watched = false;
+        }
+        if (watched) {
+          ++report.checked_calls;
+          if (!o.satisfied) {
+            violation(fmt::format("tid {}: user call {} [{}, {}] contains no {} system call", tid,
+                                  name, o.time, e.time + t0, name));
           }
         }
       }
