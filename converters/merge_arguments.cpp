@@ -22,18 +22,23 @@ bool has_property(const Definitions& d, std::string_view name) {
                      [&](const auto& p) { return d.str(p.name) == name; });
 }
 
+// An archive's global definitions; `role` names the argument in the message when it is unreadable.
+Definitions definitions_of(const fs::path& anchor, std::string_view role, const fs::path& arg) {
+  try {
+    return otf2::ArchiveReader(anchor).defs();
+  } catch (const Error& e) {
+    fail("{} {} is not a readable {}archive: {}", role, arg.string(),
+         role == "EZTRACE_ARCHIVE" ? "EZTrace " : "", e.what());
+  }
+}
+
 // An EZTrace anchor: readable OTF2 and not one of eziotrace's own archives.
 void check_eztrace_anchor(const fs::path& anchor) {
   std::error_code ec;
   if (fs::is_regular_file(anchor, ec) && fs::file_size(anchor, ec) == 0) {
     fail("EZTRACE_ARCHIVE {} is an empty file, not an EZTrace archive", anchor.string());
   }
-  Definitions defs;
-  try {
-    defs = otf2::ArchiveReader(anchor).defs();
-  } catch (const Error& e) {
-    fail("EZTRACE_ARCHIVE {} is not a readable EZTrace archive: {}", anchor.string(), e.what());
-  }
+  Definitions defs = definitions_of(anchor, "EZTRACE_ARCHIVE", anchor);
   if (has_property_prefix(defs, "EZIOTRACE::")) {
     fail_with(2,
               "EZTRACE_ARCHIVE {} is an archive eziotrace wrote, not EZTrace's: give EZTrace's "
@@ -116,12 +121,7 @@ fs::path given_kernel(const fs::path& arg) {
   if (!fs::exists(anchor, ec)) {
     fail("KERNEL_ARCHIVE {} holds no eziotrace archive (no eziotrace.otf2)", arg.string());
   }
-  Definitions defs;
-  try {
-    defs = otf2::ArchiveReader(anchor).defs();
-  } catch (const Error& e) {
-    fail("KERNEL_ARCHIVE {} is not a readable archive: {}", arg.string(), e.what());
-  }
+  Definitions defs = definitions_of(anchor, "KERNEL_ARCHIVE", arg);
   if (!has_property(defs, "EZIOTRACE::RECORD_VERSION")) {
     fail_with(2, "KERNEL_ARCHIVE {} is not a kernel archive of `eziotrace record`", arg.string());
   }
