@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 
 #include "common/command.h"
+#include "common/output_dir.h"
 #include "converters/commands.h"
 #include "converters/eztrace_run.h"
 
@@ -11,6 +12,7 @@ namespace ezio::converters {
 void add_merge_command(CLI::App& app) {
   struct Options {
     std::string eztrace, kernel, out, sidecars;
+    bool force = false;
   };
   auto opts = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand(
@@ -25,9 +27,13 @@ void add_merge_command(CLI::App& app) {
   cmd->add_option("--alignment", opts->sidecars,
                   "directory of the preload helper's alignment files (default: "
                   "<EZTrace directory>/eziotrace-alignment)");
+  cmd->add_flag("-f,--force", opts->force, "replace an existing archive");
   cmd->callback([opts] {
-    MergeSummary s = merge_recorded(opts->eztrace, opts->kernel, opts->out, opts->sidecars);
-    spdlog::info("merged archive: {}", s.anchor.string());
+    std::filesystem::path out = output_path(opts->out, "");
+    Staging staging(out, opts->force);
+    MergeSummary s = merge_recorded(opts->eztrace, opts->kernel, staging.dir(), opts->sidecars);
+    staging.publish();
+    spdlog::info("merged archive: {}", (out / s.anchor.filename()).string());
     command_status() = s.report.violations ? 3 : 0;
   });
 }

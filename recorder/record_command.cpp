@@ -13,12 +13,12 @@
 #include "common/command.h"
 #include "common/error.h"
 #include "common/log.h"
+#include "common/output_dir.h"
 #include "converters/eztrace_run.h"
 #include "recorder/bpf_session.h"
 #include "recorder/kernel_archive.h"
 #include "recorder/kernel_cache.h"
 #include "recorder/launcher.h"
-#include "recorder/output_dir.h"
 #include "recorder/privileges.h"
 #include "recorder/probe.h"
 #include "recorder/record_store.h"
@@ -67,6 +67,11 @@ std::string human_bytes(uint64_t b) {
   return u == 0 ? fmt::format("{} B", b) : fmt::format("{:.1f} {}", v, units[u]);
 }
 
+[[noreturn]] void no_archive(const Error& why, const std::string& application_end) {
+  fail("no archive: it could not be written ({}); the application ended: {}", why.what(),
+       application_end);
+}
+
 // Runs the application to its end while its records are written into the archive; returns its
 // exit status. When the archive cannot be written (a full disk), the recording stops but the
 // application goes on; the error is raised once it has ended.
@@ -97,10 +102,7 @@ int record_until_exit(Launcher& app, BpfSession& bpf, RecordStore& store, Kernel
     }
     next_write = monotonic_ns() + kWriteIntervalNs;
   }
-  if (failure) {
-    fail("no archive: it could not be written ({}); the application ended: {}", failure->what(),
-         app.how_it_ended());
-  }
+  if (failure) no_archive(*failure, app.how_it_ended());
   return *status;
 }
 
@@ -147,8 +149,9 @@ RecordResult record(const RecordOptions& o) {
   check_recording_privileges();
   TargetUser user = target_user();
   RecordResult result;
-  result.archive = o.output.empty() ? default_output(o.command.front()) : fs::absolute(o.output);
-  check_output(result.archive, o.force);
+  result.archive = output_path(o.output.string(), o.command.front());
+  // Made before anything runs, so that whatever is in the way is refused first.
+  Staging staging(result.archive, o.force);
 
   RecordingInfo& info = result.info;
   info.command = o.command;
@@ -172,7 +175,7 @@ RecordResult record(const RecordOptions& o) {
     return e.starts_with("EZIOTRACE_SIDECAR_DIR=");
   });
   if (!collected && (o.eztrace_alignment || converters::runs_eztrace(o.command, env))) {
-    alignment.emplace(result.archive, env);
+    alignment.emplace(result.archive, env, o.force);
     give_to(alignment->dir(), user);  // written by the application's processes
   }
 
@@ -190,7 +193,6 @@ RecordResult record(const RecordOptions& o) {
   info.start_monotonic_ns = monotonic_ns();
   info.start_realtime_ns = realtime_ns();
   info.root_pid = app.pid();
-  Staging staging(result.archive, o.force);
   KernelArchive archive(staging.dir(), info);
   app.release();
   if (app.exit_fd() >= 0) bpf.wake_on(app.exit_fd());
@@ -203,6 +205,8 @@ RecordResult record(const RecordOptions& o) {
   result.exit_status = status;
   info.application_end = app.how_it_ended();
   info.application_cpu_ns = app.cpu_ns();
+  // The recording's own end first: an interrupted recording may lack what a crash would explain.
+  if (app.crashed()) info.status = "application-crashed";
   if (signals.received_any()) info.status = "interrupted";
   info.lost = bpf.drops();
   info.lost[EZIO_LAYER_SYSCALL] += store.malformed();
@@ -210,16 +214,20 @@ RecordResult record(const RecordOptions& o) {
   store.reclaimed() = read_reclaimed(bpf.map_fd("reclaimed"));
 
   uint64_t t_write = monotonic_ns();
-  result.summary = archive.finish(store);
-  spdlog::debug("archive finished in {:.3f} s after the application",
-                (monotonic_ns() - t_write) / 1e9);
-  if (alignment) {
-    size_t n = alignment->store_into(staging.dir());
-    spdlog::info("alignment data of {} EZTrace process(es) kept in the archive ({})", n,
-                 converters::kAlignmentDirName);
+  try {
+    result.summary = archive.finish(store);
+    spdlog::debug("archive finished in {:.3f} s after the application",
+                  (monotonic_ns() - t_write) / 1e9);
+    if (alignment) {
+      size_t n = alignment->store_into(staging.dir());
+      spdlog::info("alignment data of {} EZTrace process(es) kept in the archive ({})", n,
+                   converters::kAlignmentDirName);
+    }
+    give_to(staging.dir(), user);
+    staging.publish();
+  } catch (const Error& e) {
+    no_archive(e, info.application_end);
   }
-  give_to(staging.dir(), user);
-  staging.publish();
   return result;
 }
 
@@ -253,7 +261,9 @@ void print_summary(const RecordResult& r) {
                        un.requests, human_bytes(un.bytes));
   }
   out += fmt::format("archive: {}/eziotrace.otf2{}", r.archive.string(),
-                     info.status == "complete" ? "" : " (recording interrupted)");
+                     info.status == "interrupted"           ? " (recording interrupted)"
+                     : info.status == "application-crashed" ? " (the application crashed)"
+                                                            : "");
   spdlog::info("{}", out);
   if (total_lost > 0) {
     spdlog::warn(
