@@ -5,8 +5,6 @@
 #include <sys/mount.h>
 
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
 #include "run.h"
 
@@ -15,13 +13,6 @@ using ezio::test::eziotrace;
 using ezio::test::program;
 
 namespace {
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 // A tmpfs of `kib` KiB at dir, unmounted on every path out of the test.
 class Tmpfs {
@@ -52,25 +43,32 @@ std::vector<int> sweep_sizes(int step_small, int step_large) {
   return sizes;
 }
 
-struct Outcome {
+// On a tmpfs of each size, at <dir>/tiny: run(out) runs eziotrace with out as its output (and
+// checks what it needs); each run gives either a readable archive at out, or rc 1 with a message
+// naming the full disk and nothing at out (nor its staging directory). The sweep must cross the
+// size an archive needs: some runs publish, some refuse.
+template <typename Run>
+void sweep(const fs::path& dir, const std::vector<int>& sizes, Run run) {
   int published = 0, refused = 0;
-};
-
-// One run on a tmpfs of that size: either a readable archive at out, or rc 1 with a message naming
-// the full disk and nothing at out (nor its staging directory).
-void expect_whole_or_nothing(const ezio::test::Run& r, const fs::path& out, int kib, Outcome& o) {
-  fs::path staging = out;
-  staging += ".incomplete";
-  EXPECT_FALSE(fs::exists(staging)) << kib << " KiB";
-  if (r.status == 0) {
-    ++o.published;
-    EXPECT_FALSE(ezio::test::dump_archive(out / "eziotrace.otf2").is_null()) << kib << " KiB";
-    return;
+  for (int kib : sizes) {
+    Tmpfs tiny(dir / "tiny", kib);
+    ASSERT_EQ(tiny.error(), "");
+    fs::path out = dir / "tiny" / "out", staging = dir / "tiny" / "out.incomplete";
+    ezio::test::Run r = run(out);
+    std::string at = std::to_string(kib) + " KiB: " + r.err;
+    EXPECT_FALSE(fs::exists(staging)) << at;
+    if (r.status == 0) {
+      ++published;
+      EXPECT_FALSE(ezio::test::dump_archive(out / "eziotrace.otf2").is_null()) << at;
+      continue;
+    }
+    ++refused;
+    EXPECT_EQ(r.status, 1) << at;
+    EXPECT_NE(r.err.find("No space left on device"), std::string::npos) << at;
+    EXPECT_FALSE(fs::exists(out)) << at;
   }
-  ++o.refused;
-  EXPECT_EQ(r.status, 1) << kib << " KiB: " << r.err;
-  EXPECT_NE(r.err.find("No space left on device"), std::string::npos) << kib << " KiB: " << r.err;
-  EXPECT_FALSE(fs::exists(out)) << kib << " KiB";
+  EXPECT_GT(published, 0);
+  EXPECT_GT(refused, 0);
 }
 
 }  // namespace
@@ -78,41 +76,28 @@ void expect_whole_or_nothing(const ezio::test::Run& r, const fs::path& out, int 
 TEST(ArchivePublish, RecordOnAFillingDiskGivesAWholeArchiveOrNone) {
   auto dir = ezio::test::scratch_dir("publish-record");
   fs::path app_out = dir / "services";
-  Outcome o;
-  for (int kib : sweep_sizes(4, 128)) {
-    Tmpfs tiny(dir / "tiny", kib);
-    ASSERT_EQ(tiny.error(), "");
-    fs::path out = dir / "tiny" / "out";
+  sweep(dir, sweep_sizes(4, 128), [&](const fs::path& out) {
     fs::remove(app_out);
     auto r = eziotrace({"record", "-o", out.string(), "--", "sh", "-c",
                         "cat /etc/services > " + app_out.string() + "; ls /usr/bin >/dev/null"});
-    expect_whole_or_nothing(r, out, kib, o);
     if (r.status == 1) {
       EXPECT_NE(r.err.find("the application ended: exit status 0"), std::string::npos) << r.err;
     }
-    EXPECT_EQ(slurp(app_out), slurp("/etc/services")) << kib << " KiB";
-  }
-  // The sweep crosses the size an archive needs.
-  EXPECT_GT(o.published, 0);
-  EXPECT_GT(o.refused, 0);
+    EXPECT_EQ(ezio::test::read_text(app_out), ezio::test::read_text("/etc/services")) << r.err;
+    return r;
+  });
 }
 
 TEST(ArchivePublish, MergedRunOnAFillingDiskGivesAWholeArchiveOrNone) {
   auto dir = ezio::test::scratch_dir("publish-run");
   fs::path app_out = dir / "services";
-  Outcome o;
-  for (int kib : sweep_sizes(16, 256)) {
-    Tmpfs tiny(dir / "tiny", kib);
-    ASSERT_EQ(tiny.error(), "");
-    fs::path out = dir / "tiny" / "out";
+  sweep(dir, sweep_sizes(16, 256), [&](const fs::path& out) {
     fs::remove(app_out);
     auto r = eziotrace({"run", "-o", out.string(), "--", "cp", "/etc/services", app_out.string()});
-    expect_whole_or_nothing(r, out, kib, o);
-    EXPECT_FALSE(fs::exists(dir / "tiny" / "out.parts")) << kib << " KiB";
-    EXPECT_EQ(slurp(app_out), slurp("/etc/services")) << kib << " KiB";
-  }
-  EXPECT_GT(o.published, 0);
-  EXPECT_GT(o.refused, 0);
+    EXPECT_FALSE(fs::exists(dir / "tiny" / "out.parts")) << r.err;
+    EXPECT_EQ(ezio::test::read_text(app_out), ezio::test::read_text("/etc/services")) << r.err;
+    return r;
+  });
 }
 
 TEST(ArchivePublish, MergeOnAFillingDiskGivesAWholeArchiveOrNone) {
@@ -123,14 +108,7 @@ TEST(ArchivePublish, MergeOnAFillingDiskGivesAWholeArchiveOrNone) {
                               "posixio", "cp", "/etc/services", (dir / "copy").string()},
                              {"EZTRACE_TRACE_DIR=" + ez.string()});
   ASSERT_EQ(rec.status, 0) << rec.err;
-  Outcome o;
-  for (int kib : sweep_sizes(4, 128)) {
-    Tmpfs tiny(dir / "tiny", kib);
-    ASSERT_EQ(tiny.error(), "");
-    fs::path out = dir / "tiny" / "out";
-    auto r = eziotrace({"merge", (ez / "cp_trace").string(), kernel.string(), "-o", out.string()});
-    expect_whole_or_nothing(r, out, kib, o);
-  }
-  EXPECT_GT(o.published, 0);
-  EXPECT_GT(o.refused, 0);
+  sweep(dir, sweep_sizes(4, 128), [&](const fs::path& out) {
+    return eziotrace({"merge", (ez / "cp_trace").string(), kernel.string(), "-o", out.string()});
+  });
 }

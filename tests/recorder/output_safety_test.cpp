@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <fstream>
-#include <sstream>
 
 #include "run.h"
 
@@ -13,13 +12,6 @@ namespace fs = std::filesystem;
 using ezio::test::eziotrace;
 
 namespace {
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 void write(const fs::path& p, const std::string& text) { std::ofstream(p) << text; }
 
@@ -46,12 +38,12 @@ TEST(OutputSafety, AForeignIncompleteDirectoryIsRefusedNotRemoved) {
   auto r = eziotrace({"record", "-o", (dir / "r").string(), "--", "true"});
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.err.find("r.incomplete is in the way"), std::string::npos) << r.err;
-  EXPECT_EQ(slurp(dir / "r.incomplete" / "x"), "d\n");
+  EXPECT_EQ(ezio::test::read_text(dir / "r.incomplete" / "x"), "d\n");
   EXPECT_FALSE(fs::exists(dir / "r"));
   // Not even with --force: eziotrace did not make it.
   auto f = eziotrace({"record", "-f", "-o", (dir / "r").string(), "--", "true"});
   EXPECT_EQ(f.status, 1);
-  EXPECT_EQ(slurp(dir / "r.incomplete" / "x"), "d\n");
+  EXPECT_EQ(ezio::test::read_text(dir / "r.incomplete" / "x"), "d\n");
 }
 
 TEST(OutputSafety, AForeignPartsDirectoryIsRefusedNotRemoved) {
@@ -64,7 +56,7 @@ TEST(OutputSafety, AForeignPartsDirectoryIsRefusedNotRemoved) {
     auto r = eziotrace(args);
     EXPECT_EQ(r.status, 1);
     EXPECT_NE(r.err.find("m.parts is in the way"), std::string::npos) << r.err;
-    EXPECT_EQ(slurp(dir / "m.parts" / "x"), "d\n");
+    EXPECT_EQ(ezio::test::read_text(dir / "m.parts" / "x"), "d\n");
     EXPECT_FALSE(fs::exists(dir / "m"));
     EXPECT_FALSE(fs::exists(dir / "m.incomplete"));
   }
@@ -77,7 +69,7 @@ TEST(OutputSafety, AForeignAlignmentDirectoryIsRefusedNotRemoved) {
   auto r = eziotrace({"record", "--eztrace-alignment", "-o", (dir / "k").string(), "--", "true"});
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.err.find("k.alignment is in the way"), std::string::npos) << r.err;
-  EXPECT_EQ(slurp(dir / "k.alignment" / "x"), "d\n");
+  EXPECT_EQ(ezio::test::read_text(dir / "k.alignment" / "x"), "d\n");
   EXPECT_FALSE(fs::exists(dir / "k"));
 }
 
@@ -89,8 +81,8 @@ TEST(OutputSafety, ForceNeverTakesADirectoryForAnArchiveByItsAnchorName) {
   auto r = eziotrace({"record", "-f", "-o", (dir / "f").string(), "--", "true"});
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.err.find("will not replace it, even with --force"), std::string::npos) << r.err;
-  EXPECT_EQ(slurp(dir / "f" / "precious"), "p\n");
-  EXPECT_EQ(slurp(dir / "f" / "eziotrace.otf2"), "x\n");
+  EXPECT_EQ(ezio::test::read_text(dir / "f" / "precious"), "p\n");
+  EXPECT_EQ(ezio::test::read_text(dir / "f" / "eziotrace.otf2"), "x\n");
   EXPECT_FALSE(fs::exists(dir / "f.incomplete"));
 }
 
@@ -102,7 +94,7 @@ TEST(OutputSafety, ForceNeverEmptiesTheWorkingDirectory) {
     auto r = eziotrace_in(dir, {"record", "-f", "-o", out, "--", "true"});
     EXPECT_EQ(r.status, 1) << out;
     EXPECT_NE(r.err.find("name the archive's own directory"), std::string::npos) << r.err;
-    EXPECT_EQ(slurp(dir / "precious"), "p\n") << out;
+    EXPECT_EQ(ezio::test::read_text(dir / "precious"), "p\n") << out;
   }
   // The working directory named by its own name: still protected, even when it holds only what
   // an archive of eziotrace's holds.
@@ -112,7 +104,7 @@ TEST(OutputSafety, ForceNeverEmptiesTheWorkingDirectory) {
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.err.find("it is the working directory"), std::string::npos) << r.err;
   EXPECT_TRUE(fs::exists(own / "eziotrace.otf2"));
-  EXPECT_EQ(slurp(dir / "precious"), "p\n");
+  EXPECT_EQ(ezio::test::read_text(dir / "precious"), "p\n");
 }
 
 TEST(OutputSafety, ForceReplacesItsOwnArchiveButNotAUsersFileAddedToIt) {
@@ -128,7 +120,7 @@ TEST(OutputSafety, ForceReplacesItsOwnArchiveButNotAUsersFileAddedToIt) {
   auto r = eziotrace({"record", "-f", "-o", out.string(), "--", "true"});
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.err.find("notes.txt"), std::string::npos) << r.err;
-  EXPECT_EQ(slurp(out / "notes.txt"), "mine\n");
+  EXPECT_EQ(ezio::test::read_text(out / "notes.txt"), "mine\n");
 }
 
 TEST(OutputSafety, SymbolicLinksAreNeverFollowedIntoDeletion) {
@@ -152,7 +144,7 @@ TEST(OutputSafety, SymbolicLinksAreNeverFollowedIntoDeletion) {
   r = eziotrace({"record", "-f", "-o", (dir / "s").string(), "--", "true"});
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.err.find("symbolic link"), std::string::npos) << r.err;
-  EXPECT_EQ(slurp(user / "precious"), "p\n");
+  EXPECT_EQ(ezio::test::read_text(user / "precious"), "p\n");
 
   // Inside an archive of eziotrace's: a link named like its event directory, to the user's.
   fs::path other = dir / "other";
@@ -162,7 +154,7 @@ TEST(OutputSafety, SymbolicLinksAreNeverFollowedIntoDeletion) {
   r = eziotrace({"record", "-f", "-o", other.string(), "--", "true"});
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.err.find("symbolic link"), std::string::npos) << r.err;
-  EXPECT_EQ(slurp(user / "precious"), "p\n");
+  EXPECT_EQ(ezio::test::read_text(user / "precious"), "p\n");
   EXPECT_TRUE(fs::exists(other / "eziotrace.otf2"));
 }
 
@@ -195,7 +187,7 @@ TEST(OutputSafety, MergeNeverWritesIntoAnExistingDirectory) {
     EXPECT_EQ(r.status, 1);
     EXPECT_NE(r.err.find(force ? "will not replace it" : "already exists"), std::string::npos)
         << r.err;
-    EXPECT_EQ(slurp(dir / "o" / "precious"), "p\n");
+    EXPECT_EQ(ezio::test::read_text(dir / "o" / "precious"), "p\n");
     EXPECT_FALSE(fs::exists(dir / "o" / "eziotrace.otf2"));
   }
 }
