@@ -142,6 +142,25 @@ std::unique_ptr<BpfSession> start_bpf(const LayerSet& layers, uint64_t ring_buff
   return bpf;
 }
 
+// Writes the rest of the archive after the application ended, then reads it back and moves it
+// into place (common/output_dir.h).
+ArchiveSummary finish_archive(KernelArchive& archive, RecordStore& store,
+                              std::optional<converters::AlignmentCapture>& alignment,
+                              Staging& staging, const TargetUser& user) {
+  uint64_t t_write = monotonic_ns();
+  ArchiveSummary summary = archive.finish(store);
+  spdlog::debug("archive finished in {:.3f} s after the application",
+                (monotonic_ns() - t_write) / 1e9);
+  if (alignment) {
+    size_t n = alignment->store_into(staging.dir());
+    spdlog::info("alignment data of {} EZTrace process(es) kept in the archive ({})", n,
+                 converters::kAlignmentDirName);
+  }
+  give_to(staging.dir(), user);
+  staging.publish();
+  return summary;
+}
+
 }  // namespace
 
 RecordResult record(const RecordOptions& o) {
@@ -213,18 +232,8 @@ RecordResult record(const RecordOptions& o) {
   store.devices() = read_device_use(bpf.map_fd("target_devs"), bpf.map_fd("block_unattributed"));
   store.reclaimed() = read_reclaimed(bpf.map_fd("reclaimed"));
 
-  uint64_t t_write = monotonic_ns();
   try {
-    result.summary = archive.finish(store);
-    spdlog::debug("archive finished in {:.3f} s after the application",
-                  (monotonic_ns() - t_write) / 1e9);
-    if (alignment) {
-      size_t n = alignment->store_into(staging.dir());
-      spdlog::info("alignment data of {} EZTrace process(es) kept in the archive ({})", n,
-                   converters::kAlignmentDirName);
-    }
-    give_to(staging.dir(), user);
-    staging.publish();
+    result.summary = finish_archive(archive, store, alignment, staging, user);
   } catch (const Error& e) {
     no_archive(e, info.application_end);
   }
