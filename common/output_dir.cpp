@@ -324,7 +324,8 @@ void Staging::publish() {
   }
   // Never onto something that appeared meanwhile (rename() would replace an empty directory).
   int moved = renameat2(AT_FDCWD, dir().c_str(), AT_FDCWD, out_.c_str(), RENAME_NOREPLACE);
-  if (moved != 0 && errno == EINVAL && lstat(out_.c_str(), &st) != 0) {  // no NOREPLACE here
+  bool unsupported = errno == EINVAL || errno == ENOSYS || errno == EOPNOTSUPP;
+  if (moved != 0 && unsupported && lstat(out_.c_str(), &st) != 0) {  // no NOREPLACE on this fs
     moved = rename(dir().c_str(), out_.c_str());
   }
   if (moved != 0) {
