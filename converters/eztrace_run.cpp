@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "common/error.h"
+#include "common/output_dir.h"
 #include "converters/merge_arguments.h"
 
 namespace ezio::converters {
@@ -277,32 +278,20 @@ bool runs_eztrace(const std::vector<std::string>& command, const std::vector<std
   return env_value(env, "LD_PRELOAD").value_or("").find("libeztrace") != std::string::npos;
 }
 
-AlignmentCapture::AlignmentCapture(const std::filesystem::path& out, std::vector<std::string>& env)
-    : dir_(std::filesystem::path(out) += ".alignment") {
-  std::error_code ec;
-  std::filesystem::remove_all(dir_, ec);  // left over from a recorder that died
-  if (!std::filesystem::create_directories(dir_, ec) || ec) {
-    fail("cannot create {}: {}", dir_.string(), ec ? ec.message() : "it exists");
-  }
+AlignmentCapture::AlignmentCapture(const std::filesystem::path& out, std::vector<std::string>& env,
+                                   bool force)
+    : dir_(std::filesystem::path(out) += ".alignment", DirKind::work, force) {
   // After EZTrace's libraries, whatever put them there (the eztrace launcher prepends its own).
   std::string preload = env_value(env, "LD_PRELOAD").value_or("");
   preload += (preload.empty() ? "" : ":") + preload_helper_path().string();
   set_env(env, "LD_PRELOAD", preload);
-  set_env(env, "EZIOTRACE_SIDECAR_DIR", dir_.string());
-}
-
-AlignmentCapture::~AlignmentCapture() {
-  std::error_code ec;
-  if (!stored_) std::filesystem::remove_all(dir_, ec);
+  set_env(env, "EZIOTRACE_SIDECAR_DIR", dir_.dir().string());
 }
 
 size_t AlignmentCapture::store_into(const std::filesystem::path& archive_dir) {
   std::filesystem::path to = archive_dir / kAlignmentDirName;
+  dir_.move_into(to);
   std::error_code ec;
-  std::filesystem::rename(dir_, to, ec);
-  if (ec)
-    fail("cannot move the alignment data {} to {}: {}", dir_.string(), to.string(), ec.message());
-  stored_ = true;
   size_t n = 0;
   for (const auto& e : std::filesystem::directory_iterator(to, ec))
     n += e.path().extension() == ".json";

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "common/output_dir.h"
 #include "converters/merge.h"
 
 namespace ezio::converters {
@@ -63,23 +64,20 @@ bool runs_eztrace(const std::vector<std::string>& command, const std::vector<std
 
 // Lets `eziotrace record` keep the helper's alignment data with the kernel archive, so that
 // `eziotrace merge` needs nothing else. The files are written to <out>.alignment during the run
-// (the staging directory is only created once the application has ended) and moved into the
-// archive directory by store_into(); the directory is removed when that never happens.
+// (a working directory of eziotrace's, common/output_dir.h) and moved into the archive directory
+// by store_into(); the directory is removed when that never happens.
 class AlignmentCapture {
  public:
-  // Creates the directory and adds the helper (LD_PRELOAD, after what is there) and
-  // EZIOTRACE_SIDECAR_DIR to env.
-  AlignmentCapture(const std::filesystem::path& out, std::vector<std::string>& env);
-  ~AlignmentCapture();
-  AlignmentCapture(const AlignmentCapture&) = delete;
-  AlignmentCapture& operator=(const AlignmentCapture&) = delete;
-  const std::filesystem::path& dir() const { return dir_; }
+  // Creates the directory (what is in the way is refused; with force, a leftover of eziotrace's is
+  // removed) and adds the helper (LD_PRELOAD, after what is there) and EZIOTRACE_SIDECAR_DIR to
+  // env.
+  AlignmentCapture(const std::filesystem::path& out, std::vector<std::string>& env, bool force);
+  const std::filesystem::path& dir() const { return dir_.dir(); }
   // Moves the alignment files to <archive_dir>/eziotrace-alignment; returns how many there are.
   size_t store_into(const std::filesystem::path& archive_dir);
 
  private:
-  std::filesystem::path dir_;
-  bool stored_ = false;
+  OwnedDir dir_;
 };
 
 // The alignment directory inside a kernel archive directory.

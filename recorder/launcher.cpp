@@ -160,6 +160,10 @@ std::optional<int> Launcher::poll_exit() {
   if (WIFSIGNALED(status)) {
     int sig = WTERMSIG(status);
     ended_ = fmt::format("killed by SIG{}", sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
+    // The signals a fault of the program itself raises (they dump core by default); not those
+    // another process or the recorder sends (SIGINT, SIGTERM, SIGKILL, SIGQUIT...).
+    crashed_ = sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE ||
+               sig == SIGABRT || sig == SIGSYS || sig == SIGTRAP;
     return 128 + sig;
   }
   int code = WEXITSTATUS(status);

@@ -33,6 +33,9 @@ class Launcher {
   int exit_fd() const { return exit_fd_.get(); }
   // A short description of how the application ended ("exit status 0", "killed by SIGSEGV").
   const std::string& how_it_ended() const { return ended_; }
+  // Killed by a signal that a fault of the program raises: SIGSEGV, SIGBUS, SIGILL, SIGFPE,
+  // SIGABRT, SIGSYS or SIGTRAP.
+  bool crashed() const { return crashed_; }
   // CPU time (user + system) of the application and of the descendants it waited for, once it
   // ended: unlike wall time, not inflated when a shared host takes the CPU away.
   uint64_t cpu_ns() const { return cpu_ns_; }
@@ -45,6 +48,7 @@ class Launcher {
   UniqueFd error_fd_;  // read end: errno from a failed exec, EOF on success (CLOEXEC)
   UniqueFd exit_fd_;
   bool exited_ = false;
+  bool crashed_ = false;
   uint64_t cpu_ns_ = 0;
   std::string ended_;
 };

@@ -36,12 +36,22 @@ std::optional<unsigned> env_id(const char* name) {
 }  // namespace
 
 void check_recording_privileges() {
-  if (geteuid() == 0) return;
-  bool bpf = has_effective_capability(CAP_BPF);
-  bool perfmon = has_effective_capability(CAP_PERFMON);
+  // Root is not enough by itself: a container, capsh or setpriv can take capabilities from it,
+  // and the kernel then refuses the programs with EPERM, which looks like a kernel that lacks the
+  // hooks. CAP_SYS_ADMIN stands for both (the kernel's bpf_capable() and perfmon_capable()).
+  bool admin = has_effective_capability(CAP_SYS_ADMIN);
+  bool bpf = admin || has_effective_capability(CAP_BPF);
+  bool perfmon = admin || has_effective_capability(CAP_PERFMON);
   if (bpf && perfmon) return;
   std::string missing =
       !bpf && !perfmon ? "CAP_BPF and CAP_PERFMON" : (!bpf ? "CAP_BPF" : "CAP_PERFMON");
+  if (geteuid() == 0) {
+    fail(
+        "recording needs the CAP_BPF and CAP_PERFMON capabilities (or CAP_SYS_ADMIN); this "
+        "process runs as root but lacks {} (and CAP_SYS_ADMIN): its capabilities were reduced "
+        "(a container, capsh, setpriv). Give it back {}.",
+        missing, missing);
+  }
   fail(
       "recording needs root, or the CAP_BPF and CAP_PERFMON capabilities; this process "
       "(uid {}) lacks {}. Run it with sudo: the application still runs as you.",

@@ -16,8 +16,8 @@ struct TargetUser {
   std::vector<gid_t> groups;
 };
 
-// Throws a message naming what is missing unless the process may load tracing BPF programs
-// (root, or CAP_BPF together with CAP_PERFMON).
+// Throws a message naming what is missing unless the process may load tracing BPF programs:
+// CAP_BPF together with CAP_PERFMON, or CAP_SYS_ADMIN, in its effective set (root included).
 void check_recording_privileges();
 TargetUser target_user();
 // Gives the output to the target user, so that a recording made with sudo is the user's.

@@ -13,12 +13,12 @@
 #include "common/command.h"
 #include "common/error.h"
 #include "common/log.h"
+#include "common/output_dir.h"
 #include "converters/eztrace_run.h"
 #include "recorder/bpf_session.h"
 #include "recorder/kernel_archive.h"
 #include "recorder/kernel_cache.h"
 #include "recorder/launcher.h"
-#include "recorder/output_dir.h"
 #include "recorder/privileges.h"
 #include "recorder/probe.h"
 #include "recorder/record_store.h"
@@ -67,6 +67,11 @@ std::string human_bytes(uint64_t b) {
   return u == 0 ? fmt::format("{} B", b) : fmt::format("{:.1f} {}", v, units[u]);
 }
 
+[[noreturn]] void no_archive(const Error& why, const std::string& application_end) {
+  fail("no archive: it could not be written ({}); the application ended: {}", why.what(),
+       application_end);
+}
+
 // Runs the application to its end while its records are written into the archive; returns its
 // exit status. Then, while descendants that outlived it still run, goes on recording them for up
 // to wait_children_s seconds. When the archive cannot
@@ -107,10 +112,7 @@ int record_until_exit(Launcher& app, BpfSession& bpf, RecordStore& store, Kernel
   while (!failure && bpf.traced_processes() > 0 && monotonic_ns() < deadline && !signals.take()) {
     record_a_while();
   }
-  if (failure) {
-    fail("no archive: it could not be written ({}); the application ended: {}", failure->what(),
-         app.how_it_ended());
-  }
+  if (failure) no_archive(*failure, app.how_it_ended());
   return *status;
 }
 
@@ -150,6 +152,25 @@ std::unique_ptr<BpfSession> start_bpf(const LayerSet& layers, uint64_t ring_buff
   return bpf;
 }
 
+// Writes the rest of the archive after the application ended, then reads it back and moves it
+// into place (common/output_dir.h).
+ArchiveSummary finish_archive(KernelArchive& archive, RecordStore& store,
+                              std::optional<converters::AlignmentCapture>& alignment,
+                              Staging& staging, const TargetUser& user) {
+  uint64_t t_write = monotonic_ns();
+  ArchiveSummary summary = archive.finish(store);
+  spdlog::debug("archive finished in {:.3f} s after the application",
+                (monotonic_ns() - t_write) / 1e9);
+  if (alignment) {
+    size_t n = alignment->store_into(staging.dir());
+    spdlog::info("alignment data of {} EZTrace process(es) kept in the archive ({})", n,
+                 converters::kAlignmentDirName);
+  }
+  give_to(staging.dir(), user);
+  staging.publish();
+  return summary;
+}
+
 }  // namespace
 
 RecordResult record(const RecordOptions& o) {
@@ -157,8 +178,9 @@ RecordResult record(const RecordOptions& o) {
   check_recording_privileges();
   TargetUser user = target_user();
   RecordResult result;
-  result.archive = o.output.empty() ? default_output(o.command.front()) : fs::absolute(o.output);
-  check_output(result.archive, o.force);
+  result.archive = output_path(o.output.string(), o.command.front());
+  // Made before anything runs, so that whatever is in the way is refused first.
+  Staging staging(result.archive, o.force);
 
   RecordingInfo& info = result.info;
   info.command = o.command;
@@ -182,7 +204,7 @@ RecordResult record(const RecordOptions& o) {
     return e.starts_with("EZIOTRACE_SIDECAR_DIR=");
   });
   if (!collected && (o.eztrace_alignment || converters::runs_eztrace(o.command, env))) {
-    alignment.emplace(result.archive, env);
+    alignment.emplace(result.archive, env, o.force);
     give_to(alignment->dir(), user);  // written by the application's processes
   }
 
@@ -200,7 +222,6 @@ RecordResult record(const RecordOptions& o) {
   info.start_monotonic_ns = monotonic_ns();
   info.start_realtime_ns = realtime_ns();
   info.root_pid = app.pid();
-  Staging staging(result.archive, o.force);
   KernelArchive archive(staging.dir(), info);
   app.release();
   if (app.exit_fd() >= 0) bpf.wake_on(app.exit_fd());
@@ -214,23 +235,19 @@ RecordResult record(const RecordOptions& o) {
   result.exit_status = status;
   info.application_end = app.how_it_ended();
   info.application_cpu_ns = app.cpu_ns();
+  // The recording's own end first: an interrupted recording may lack what a crash would explain.
+  if (app.crashed()) info.status = "application-crashed";
   if (signals.received_any()) info.status = "interrupted";
   info.lost = bpf.drops();
   info.lost[EZIO_LAYER_SYSCALL] += store.malformed();
   store.devices() = read_device_use(bpf.map_fd("target_devs"), bpf.map_fd("block_unattributed"));
   store.reclaimed() = read_reclaimed(bpf.map_fd("reclaimed"));
 
-  uint64_t t_write = monotonic_ns();
-  result.summary = archive.finish(store);
-  spdlog::debug("archive finished in {:.3f} s after the application",
-                (monotonic_ns() - t_write) / 1e9);
-  if (alignment) {
-    size_t n = alignment->store_into(staging.dir());
-    spdlog::info("alignment data of {} EZTrace process(es) kept in the archive ({})", n,
-                 converters::kAlignmentDirName);
+  try {
+    result.summary = finish_archive(archive, store, alignment, staging, user);
+  } catch (const Error& e) {
+    no_archive(e, info.application_end);
   }
-  give_to(staging.dir(), user);
-  staging.publish();
   return result;
 }
 
@@ -270,7 +287,9 @@ void print_summary(const RecordResult& r) {
         info.still_running);
   }
   out += fmt::format("archive: {}/eziotrace.otf2{}", r.archive.string(),
-                     info.status == "complete" ? "" : " (recording interrupted)");
+                     info.status == "interrupted"           ? " (recording interrupted)"
+                     : info.status == "application-crashed" ? " (the application crashed)"
+                                                            : "");
   spdlog::info("{}", out);
   if (total_lost > 0) {
     spdlog::warn(

@@ -17,7 +17,7 @@ struct RecordingInfo {
   uint64_t end_monotonic_ns = 0;
   std::array<uint64_t, EZIO_LAYER_COUNT> lost{};
   std::array<std::string, EZIO_LAYER_COUNT> probes;  // hook used per layer ("" = not recorded)
-  std::string status = "complete";                   // or "interrupted"
+  std::string status = "complete";  // or "interrupted", "application-crashed"
   std::string application_end;                       // "exit status 0", "killed by SIGSEGV"
   uint64_t application_cpu_ns = 0;                   // its CPU time and its waited children's
   pid_t root_pid = 0;

@@ -5,9 +5,9 @@
 #include "common/command.h"
 #include "common/error.h"
 #include "common/log.h"
+#include "common/output_dir.h"
 #include "converters/eztrace_run.h"
 #include "recorder/launcher.h"
-#include "recorder/output_dir.h"
 #include "recorder/privileges.h"
 #include "recorder/record_command.h"
 
@@ -26,13 +26,13 @@ void run(RunOptions& o) {
   if (o.record.command.empty()) {
     fail("no command given: eziotrace [options] [--] command [args...]");
   }
-  fs::path out = o.record.output.empty() ? default_output(o.record.command.front())
-                                         : fs::absolute(o.record.output);
-  check_output(out, o.record.force);
+  fs::path out = output_path(o.record.output.string(), o.record.command.front());
+  // Made before anything runs, so that whatever is in the way is refused first.
+  Staging staging(out, o.record.force);
   // The parts go away when anything fails, and at the end unless --keep-parts.
   fs::path parts_dir = out;
   parts_dir += ".parts";
-  ScratchDir parts_scratch(parts_dir);
+  OwnedDir parts_scratch(parts_dir, DirKind::work, o.record.force);
   const fs::path& parts = parts_scratch.dir();
   if (o.keep_parts) parts_scratch.keep();  // kept whatever happens: that is what was asked
 
@@ -46,7 +46,6 @@ void run(RunOptions& o) {
   kernel.command = converters::eztrace_command(setup, o.record.command, kernel.environment);
   RecordResult r = record(kernel);
 
-  Staging staging(out, o.record.force);
   auto merged = converters::finish_eztrace(setup, r.archive / "eziotrace.otf2", staging.dir());
   give_to(staging.dir(), target_user());
   staging.publish();

@@ -1,40 +1,23 @@
 #include "common/otf2/reader.h"
 
-#include <cstdarg>
-#include <cstdio>
 #include <string>
 #include <string_view>
 
 #include "common/error.h"
 #include "common/otf2/anchor.h"
+#include "common/otf2/check.h"
 
 namespace ezio::otf2 {
 namespace {
 
-// OTF2 prints its own errors to stderr; keep the last one so that our message can say what went
-// wrong, and print nothing else.
-thread_local std::string last_otf2_message;
-
-OTF2_ErrorCode remember_error(void*, const char*, uint64_t, const char*, OTF2_ErrorCode code,
-                              const char* format, va_list va) {
-  char buf[512];
-  std::vsnprintf(buf, sizeof buf, format, va);
-  last_otf2_message = buf;
-  return code;
-}
-
-struct QuietErrors {
-  QuietErrors() : previous(OTF2_Error_RegisterCallback(remember_error, nullptr)) {
-    last_otf2_message.clear();
-  }
-  ~QuietErrors() { OTF2_Error_RegisterCallback(previous, nullptr); }
-  OTF2_ErrorCallback previous;
-};
+// OTF2 prints its own errors to stderr; the capture keeps them so that our message can say what
+// went wrong, and nothing else is printed.
+using QuietErrors = ErrorCapture;
 
 [[noreturn]] void fail_otf2(const std::filesystem::path& anchor, std::string_view what,
                             OTF2_ErrorCode code) {
   std::string detail =
-      last_otf2_message.empty() ? OTF2_Error_GetDescription(code) : last_otf2_message;
+      ErrorCapture::last().empty() ? OTF2_Error_GetDescription(code) : ErrorCapture::last();
   fail("{}: not a readable OTF2 archive: {} failed ({})", anchor.string(), what, detail);
 }
 
@@ -112,7 +95,7 @@ ArchiveReader::ArchiveReader(const std::filesystem::path& path) : anchor_(find_a
   reader_.reset(OTF2_Reader_Open(anchor_.c_str()));
   if (!reader_) {
     fail("{}: not a readable OTF2 archive{}", anchor_.string(),
-         last_otf2_message.empty() ? "" : fmt::format(" ({})", last_otf2_message));
+         ErrorCapture::last().empty() ? "" : fmt::format(" ({})", ErrorCapture::last()));
   }
   check_read(OTF2_Reader_SetSerialCollectiveCallbacks(reader_.get()), anchor_,
              "setting up the reader");
@@ -215,6 +198,20 @@ ReadProgress ArchiveReader::read_events(EventVisitor& visitor, const ReadOptions
   }
   check_read(evt_files.close(), anchor_, "closing the event files");
   return prog;
+}
+
+void verify_written(const std::filesystem::path& anchor) {
+  ArchiveReader reader(anchor);
+  std::filesystem::path events = anchor.parent_path() / anchor.stem();
+  for (const auto& [id, loc] : reader.defs().locations) {
+    if (loc.events == 0) continue;
+    std::error_code ec;
+    auto size = std::filesystem::file_size(events / fmt::format("{}.evt", id), ec);
+    if (ec || size == 0) {
+      fail("{}: location {} declares {} events but its event file is {}", anchor.string(), id,
+           loc.events, ec ? "missing" : "empty");
+    }
+  }
 }
 
 }  // namespace ezio::otf2

@@ -65,4 +65,9 @@ class ArchiveReader {
   Definitions defs_;
 };
 
+// Reads back an archive a writer has just closed, before it is published: the anchor and the global
+// definitions open with the OTF2 reader, and every location that declares events has a non-empty
+// event file. Throws ezio::Error saying what is wrong.
+void verify_written(const std::filesystem::path& anchor);
+
 }  // namespace ezio::otf2

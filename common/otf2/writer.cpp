@@ -70,10 +70,10 @@ ArchiveWriter::ArchiveWriter(const std::filesystem::path& dir, std::string name)
 }
 
 ArchiveWriter::~ArchiveWriter() {
-  // An archive abandoned before close() (the recording failed, or a write did: a full disk) is not
-  // closed: OTF2 would flush again through the file it already gave up on, and crash. The handle
-  // is left to the process's exit; the caller removes the incomplete directory.
-  if (!closed_) (void)archive_.release();
+  // An archive abandoned before close() finished (the recording failed, or a write did: a full
+  // disk) is not closed: OTF2 would flush again through the file it already gave up on, and crash.
+  // The handle is left to the process's exit; the caller removes the incomplete directory.
+  (void)archive_.release();
 }
 
 Ref ArchiveWriter::string(std::string_view s) {
@@ -219,6 +219,22 @@ OTF2_EvtWriter* ArchiveWriter::events(OTF2_LocationRef location) {
 void ArchiveWriter::close() {
   if (closed_) return;
   closed_ = true;
+  // OTF2 reports some failures only to its error callback: OTF2_Archive_Close returns success
+  // when the anchor file could not be written (a full disk), leaving it empty.
+  // What OTF2 reported first is the cause (a full disk); the status codes that follow say only
+  // that something already went wrong.
+  ErrorCapture errors;
+  try {
+    write_files();
+  } catch (const Error& e) {
+    if (errors.first().empty()) throw;
+    fail("{} ({})", e.what(), errors.first());
+  }
+  if (!errors.first().empty())
+    fail("OTF2: closing {} failed: {}", anchor_.string(), errors.first());
+}
+
+void ArchiveWriter::write_files() {
   auto* a = archive_.get();
   std::map<OTF2_LocationRef, uint64_t> event_counts;
   for (auto& [id, loc] : locations_) {
@@ -244,6 +260,14 @@ void ArchiveWriter::close() {
 
   OTF2_GlobalDefWriter* gw = OTF2_Archive_GetGlobalDefWriter(a);
   if (!gw) fail("OTF2: cannot open the global definition writer");
+  write_definitions(gw, event_counts);
+  check(OTF2_Archive_CloseGlobalDefWriter(a, gw), "closing the global definition writer");
+  // OTF2_Archive_Close writes the anchor file.
+  check(OTF2_Archive_Close(archive_.release()), "closing the archive");
+}
+
+void ArchiveWriter::write_definitions(OTF2_GlobalDefWriter* gw,
+                                      std::map<OTF2_LocationRef, uint64_t>& event_counts) {
   check(OTF2_GlobalDefWriter_WriteClockProperties(gw, clock_.resolution, clock_.global_offset,
                                                   clock_.trace_length, clock_.realtime),
         "writing clock properties");
@@ -343,9 +367,6 @@ void ArchiveWriter::close() {
                                              h.flags, h.comm, h.parent),
           "writing an I/O handle");
   }
-  check(OTF2_Archive_CloseGlobalDefWriter(a, gw), "closing the global definition writer");
-  // OTF2_Archive_Close writes the anchor file.
-  check(OTF2_Archive_Close(archive_.release()), "closing the archive");
 }
 
 }  // namespace ezio::otf2

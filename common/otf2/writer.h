@@ -102,7 +102,9 @@ class ArchiveWriter {
   template <typename T>
   using Table = std::vector<T>;
 
-  void write_definitions(OTF2_GlobalDefWriter* w);
+  void write_files();
+  void write_definitions(OTF2_GlobalDefWriter* w,
+                         std::map<OTF2_LocationRef, uint64_t>& event_counts);
 
   ArchivePtr archive_;
   AttributeListPtr attributes_;

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <thread>
 
@@ -59,7 +60,7 @@ TEST(RecordErrors, ApplicationExitStatusIsPassedOn) {
   EXPECT_EQ(j["properties"]["EZIOTRACE::APPLICATION_END"], "exit status 42");
 }
 
-TEST(RecordErrors, CrashingApplicationStillGivesACompleteArchive) {
+TEST(RecordErrors, CrashingApplicationGivesAWholeArchiveThatSaysItCrashed) {
   auto dir = ezio::test::scratch_dir("crash");
   auto r = eziotrace({"record", "-o", (dir / "t").string(), "--", program("busy_io"),
                       (dir / "f").string(), "30", "crash"});
@@ -67,12 +68,30 @@ TEST(RecordErrors, CrashingApplicationStillGivesACompleteArchive) {
   auto j = ezio::test::dump_archive(dir / "t" / "eziotrace.otf2");
   ASSERT_FALSE(j.is_null());
   EXPECT_EQ(j["properties"]["EZIOTRACE::APPLICATION_END"], "killed by SIGSEGV");
-  EXPECT_EQ(j["properties"]["EZIOTRACE::STATUS"], "complete");
+  EXPECT_EQ(j["properties"]["EZIOTRACE::STATUS"], "application-crashed");
+  EXPECT_NE(r.err.find("(the application crashed)"), std::string::npos) << r.err;
   int pwrites = 0;
   for (const auto& [id, loc] : j["locations"].items()) {
     for (const auto& c : loc["calls"]) pwrites += c["name"] == "pwrite64";
   }
   EXPECT_EQ(pwrites, 11);  // the crash comes right after the 11th write
+}
+
+// Every signal a fault of the program raises is a crash; a signal sent to it from outside is not.
+TEST(RecordErrors, StatusTellsACrashFromAKill) {
+  auto dir = ezio::test::scratch_dir("crash-kinds");
+  for (const char* sig : {"SEGV", "ABRT", "BUS", "ILL", "FPE", "TERM", "KILL"}) {
+    auto out = dir / sig;
+    auto r = eziotrace({"record", "--layers", "syscall", "-o", out.string(), "--", "sh", "-c",
+                        std::string("kill -") + sig + " $$"});
+    EXPECT_GT(r.status, 128) << sig;
+    auto j = ezio::test::dump_archive(out / "eziotrace.otf2");
+    ASSERT_FALSE(j.is_null()) << sig;
+    EXPECT_EQ(j["properties"]["EZIOTRACE::APPLICATION_END"], std::string("killed by SIG") + sig);
+    bool crash = std::string_view(sig) != "TERM" && std::string_view(sig) != "KILL";
+    EXPECT_EQ(j["properties"]["EZIOTRACE::STATUS"], crash ? "application-crashed" : "complete")
+        << sig;
+  }
 }
 
 // The archive is written while the application runs: a disk that fills up stops the recording,
@@ -130,6 +149,52 @@ TEST(RecordErrors, UnprivilegedUserGetsAClearMessage) {
   EXPECT_NE(r.status, 0);
   EXPECT_NE(r.err.find("CAP_BPF"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists("/tmp/never_written"));
+}
+
+// Root whose capabilities were taken away (a container, capsh, setpriv) is told which one is
+// missing, before anything is loaded: the probe cache of this kernel stays as it was.
+TEST(RecordErrors, RootWithoutTheBpfCapabilitiesIsToldWhichAndKeepsTheCache) {
+  auto dir = ezio::test::scratch_dir("caps");
+  auto cache = dir / "cache";
+  fs::create_directories(cache);
+  fs::permissions(cache, fs::perms::owner_all, fs::perm_options::replace);
+  std::vector<std::string> env = {"EZIOTRACE_CACHE_DIR=" + cache.string()};
+  auto first =
+      ezio::test::run({EZIO_BINARY, "record", "-o", (dir / "t").string(), "--", "true"}, env);
+  ASSERT_EQ(first.status, 0) << first.err;
+  auto listing = [&] {
+    std::vector<std::pair<std::string, uintmax_t>> files;
+    for (const auto& e : fs::directory_iterator(cache)) {
+      files.emplace_back(e.path().filename().string(), fs::file_size(e.path()));
+    }
+    std::sort(files.begin(), files.end());
+    return files;
+  };
+  auto kept = listing();
+  ASSERT_FALSE(kept.empty());
+  struct Case {
+    std::string drop, missing;
+  };
+  for (const Case& c : {Case{"-bpf,-perfmon,-sys_admin", "lacks CAP_BPF and CAP_PERFMON"},
+                        Case{"-perfmon,-sys_admin", "lacks CAP_PERFMON"},
+                        Case{"-bpf,-sys_admin", "lacks CAP_BPF"}}) {
+    auto out = dir / "never";
+    auto r = ezio::test::run({"setpriv", "--inh-caps=" + c.drop, "--bounding-set=" + c.drop,
+                              EZIO_BINARY, "record", "-o", out.string(), "--", "true"},
+                             env);
+    EXPECT_EQ(r.status, 1) << c.drop;
+    EXPECT_NE(r.err.find(c.missing), std::string::npos) << c.drop << ": " << r.err;
+    EXPECT_NE(r.err.find("runs as root"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("cannot be attached"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(out));
+    EXPECT_EQ(listing(), kept) << c.drop;
+  }
+  // CAP_SYS_ADMIN stands for both.
+  auto admin =
+      ezio::test::run({"setpriv", "--inh-caps=-bpf,-perfmon", "--bounding-set=-bpf,-perfmon",
+                       EZIO_BINARY, "record", "-o", (dir / "admin").string(), "--", "true"},
+                      env);
+  EXPECT_EQ(admin.status, 0) << admin.err;
 }
 
 TEST(RecordErrors, UnderSudoTheApplicationRunsAsTheUserWhoOwnsTheOutput) {

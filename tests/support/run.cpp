@@ -7,7 +7,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
+#include <fstream>
+#include <sstream>
 
 extern char** environ;
 
@@ -15,7 +18,14 @@ namespace ezio::test {
 
 Run run(const std::vector<std::string>& argv, const std::vector<std::string>& env) {
   std::vector<std::string> full_env;
-  for (char** e = environ; *e; ++e) full_env.emplace_back(*e);
+  // An extra entry replaces the inherited one of that name (getenv() would find the first).
+  auto name = [](const std::string& e) { return e.substr(0, e.find('=')); };
+  for (char** e = environ; *e; ++e) {
+    std::string entry = *e;
+    bool replaced = std::any_of(env.begin(), env.end(),
+                                [&](const std::string& x) { return name(x) == name(entry); });
+    if (!replaced) full_env.push_back(std::move(entry));
+  }
   full_env.insert(full_env.end(), env.begin(), env.end());
   std::vector<char*> cargv, cenv;
   for (auto& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
@@ -120,6 +130,13 @@ std::filesystem::path scratch_dir(const std::string& name) {
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   return dir;
+}
+
+std::string read_text(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
 }
 
 std::string program(const std::string& name) {

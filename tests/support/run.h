@@ -39,6 +39,8 @@ Run eziotrace(const std::vector<std::string>& args);
 nlohmann::json dump_archive(const std::filesystem::path& anchor);
 // A fresh empty directory under the build tree, removed at the end of the test program.
 std::filesystem::path scratch_dir(const std::string& name);
+// The whole content of a file ("" when it cannot be read).
+std::string read_text(const std::filesystem::path& path);
 // Path of a test program built next to the tests.
 std::string program(const std::string& name);
 
