@@ -43,10 +43,12 @@ class BpfSession {
   // Waits up to timeout_ms for records, or for `fd` to become readable, and hands the records to
   // the sink. The programs wake the recorder only when the ring buffer fills up (a wake-up per
   // record would cost the application), so without such an fd every wait lasts its timeout.
-  void poll(int timeout_ms);
+  // Returns drain()'s answer.
+  bool poll(int timeout_ms);
   void wake_on(int fd);
-  // Hands every record still in the ring buffer to the sink.
-  void drain();
+  // Hands the records in the ring buffer to the sink until it is empty (returns true) or the sink
+  // is full (RecordStore::full(); returns false: the rest waits in the ring buffer).
+  bool drain();
   // Unhooks every program (all links at once): nothing is recorded after this. The maps and the
   // ring buffer stay readable.
   void detach();
