@@ -185,8 +185,10 @@ class KernelArchive::Builder {
       if (p.kind == EZIO_REC_FORK && !p.is_thread) items.push_back({p.ts, nullptr, nullptr, &p});
     }
     for (const auto& o : nested_->orphans()) items.push_back({o.t, nullptr, nullptr, nullptr, &o});
-    std::stable_sort(items.begin(), items.end(),
-                     [](const Item& a, const Item& b) { return a.t < b.t; });
+    auto by_time = [](const Item& a, const Item& b) { return a.t < b.t; };
+    if (!std::is_sorted(items.begin(), items.end(), by_time)) {
+      std::stable_sort(items.begin(), items.end(), by_time);
+    }
     constexpr size_t kItemsBetweenCalls = 4096;
     size_t n = 0;
     for (const auto& it : items) {
