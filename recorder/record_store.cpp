@@ -81,6 +81,7 @@ CallRecords RecordStore::take_settled(uint64_t before) {
   move_out(calls_.fs, s.fs, [&](const ezio_fs_rec& r) { return r.t_exit < before; });
   s.files.swap(calls_.files);
   s.block.swap(calls_.block);
+  s.pagecache.swap(calls_.pagecache);
   return s;
 }
 
@@ -186,7 +187,7 @@ void RecordStore::add(const void* data, size_t size) {
     }
     case EZIO_REC_PAGECACHE: {
       ezio_pagecache_rec r;
-      if ((ok = read_as(data, size, r))) pagecache_.push_back(r);
+      if ((ok = read_as(data, size, r))) calls_.pagecache.push_back(r);
       break;
     }
     default:

@@ -39,6 +39,7 @@ struct CallRecords {
   std::vector<ezio_fs_rec> fs;
   std::vector<ezio_file_rec> files;
   std::vector<ezio_block_rec> block;  // completed requests
+  std::vector<ezio_pagecache_rec> pagecache;
 };
 
 class RecordStore {
@@ -49,8 +50,7 @@ class RecordStore {
 
   // Moves out the calls, process events, VFS and FS records that ended before `before`
   // (CLOCK_MONOTONIC ns; a call's VFS and FS records end within it, so they come with it), every
-  // file record and every block request (they arrive complete). The page-cache records stay until
-  // the end.
+  // file record, every block request (they arrive complete) and every page-cache sample.
   CallRecords take_settled(uint64_t before);
   // Whether calls, process events, VFS or FS records that ended before `before` are held.
   bool holds_settled(uint64_t before) const;
@@ -66,7 +66,7 @@ class RecordStore {
   const std::vector<ezio_fs_rec>& fs() const { return calls_.fs; }
   const std::vector<ezio_file_rec>& files() const { return calls_.files; }
   const std::vector<ezio_block_rec>& block_requests() const { return calls_.block; }
-  const std::vector<ezio_pagecache_rec>& pagecache() const { return pagecache_; }
+  const std::vector<ezio_pagecache_rec>& pagecache() const { return calls_.pagecache; }
   // Unattributed requests per device, read from the kernel at the end of the recording.
   DeviceUse& devices() { return devices_; }
   const DeviceUse& devices() const { return devices_; }
@@ -87,7 +87,6 @@ class RecordStore {
 
  private:
   CallRecords calls_;
-  std::vector<ezio_pagecache_rec> pagecache_;
   DeviceUse devices_;
   std::map<uint32_t, ezio_reclaimed> reclaimed_;
   uint64_t malformed_ = 0;
