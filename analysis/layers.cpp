@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "analysis/layer_stats.h"
+#include "analysis/observed.h"
 #include "analysis/trace_run.h"
 #include "common/command.h"
 
@@ -75,21 +76,86 @@ class LayersSink : public CallSink {
   std::unordered_map<Ref, std::string> paths_;
 };
 
-std::vector<Cell> layer_row(Layer l, const LayerStats& s, double tick) {
+// What the recording's hooks could see of each operation of a layer (analysis/observed.h).
+using Observation = std::array<Observed, kOpCount>;
+
+Observation observation(const Definitions& defs, Layer l) {
+  Observation o;
+  for (Op op : kAllOps) o[static_cast<size_t>(op)] = observed(defs.node_string_properties, l, op);
+  return o;
+}
+
+const Cell kNotObserved{"not observed", "not observed", true};
+const Cell kNoValue{nullptr, "-", true};
+
+// A count, or "not observed" when it is 0 because no hook could see it.
+Cell observed_count(uint64_t n, Observed seen) {
+  return n == 0 && (seen == Observed::kNone || seen == Observed::kPartial) ? kNotObserved
+                                                                           : count_cell(n);
+}
+Cell observed_bytes(uint64_t n, uint64_t count, Observed seen) {
+  return count == 0 && (seen == Observed::kNone || seen == Observed::kPartial) ? kNotObserved
+                                                                               : bytes_cell(n);
+}
+
+std::vector<Cell> layer_row(Layer l, const LayerStats& s, double tick, const Observation& seen) {
   Log2Histogram h = s.all_latency();
   auto& r = s.ops[static_cast<size_t>(Op::kRead)];
   auto& w = s.ops[static_cast<size_t>(Op::kWrite)];
   auto& other = s.ops[static_cast<size_t>(Op::kOther)];
-  return {text_cell(std::string(layer_title(l))),
-          count_cell(r.count),
-          count_cell(w.count),
-          count_cell(other.count),
-          bytes_cell(r.bytes),
-          bytes_cell(w.bytes),
-          seconds_cell(static_cast<double>(s.ticks()) * tick),
-          seconds_cell(h.mean() * 1e-9),
-          seconds_cell(h.quantile(0.5) * 1e-9),
-          seconds_cell(h.quantile(0.99) * 1e-9)};
+  auto at = [&](Op op) { return seen[static_cast<size_t>(op)]; };
+  std::vector<Cell> row = {text_cell(std::string(layer_title(l))),
+                           observed_count(r.count, at(Op::kRead)),
+                           observed_count(w.count, at(Op::kWrite)),
+                           observed_count(other.count, at(Op::kOther)),
+                           observed_bytes(r.bytes, r.count, at(Op::kRead)),
+                           observed_bytes(w.bytes, w.count, at(Op::kWrite))};
+  // Nothing of the layer observed: no time to give either.
+  bool none = row[1].text == kNotObserved.text && row[2].text == kNotObserved.text &&
+              row[3].text == kNotObserved.text;
+  for (double v : {static_cast<double>(s.ticks()) * tick, h.mean() * 1e-9, h.quantile(0.5) * 1e-9,
+                   h.quantile(0.99) * 1e-9}) {
+    row.push_back(none ? kNoValue : seconds_cell(v));
+  }
+  return row;
+}
+
+// The page cache has no calls of its own: its row gives the pages of the recorder's counters,
+// looked up (reads), dirtied (writes) and evicted (other), and those pages in bytes.
+std::vector<Cell> pagecache_row(const std::map<std::string, uint64_t>& totals,
+                                const Observation& seen) {
+  auto get = [&](const char* k) {
+    auto it = totals.find(k);
+    return it == totals.end() ? uint64_t{0} : it->second;
+  };
+  constexpr uint64_t kPage = 4096;
+  uint64_t looked_up = get("accessed"), dirtied = get("dirtied"), evicted = get("evicted");
+  auto at = [&](Op op) { return seen[static_cast<size_t>(op)]; };
+  return {text_cell(std::string(layer_title(Layer::kPageCache))),
+          observed_count(looked_up, at(Op::kRead)),
+          observed_count(dirtied, at(Op::kWrite)),
+          observed_count(evicted, at(Op::kOther)),
+          observed_bytes(looked_up * kPage, looked_up, at(Op::kRead)),
+          observed_bytes(dirtied * kPage, dirtied, at(Op::kWrite)),
+          kNoValue,
+          kNoValue,
+          kNoValue,
+          kNoValue};
+}
+
+// Notes on counts that are lower bounds: operations the hooks saw only some of.
+void note_partial(const PerLayer& all, const Definitions& defs, Report& report) {
+  for (Layer l : kAllLayers) {
+    Observation seen = observation(defs, l);
+    for (Op op : kAllOps) {
+      uint64_t n = all[static_cast<size_t>(l)].ops[static_cast<size_t>(op)].count;
+      if (seen[static_cast<size_t>(op)] != Observed::kPartial || n == 0) continue;
+      report.notes.push_back(fmt::format(
+          "{} {}: this kernel's hooks see only some of them (EZIOTRACE::PROBE::{}): {} is a "
+          "lower bound.",
+          layer_title(l), op_name(op), layer_key(l), n));
+    }
+  }
 }
 
 Table cache_table(const PerLayer& all) {
@@ -114,6 +180,14 @@ Table cache_table(const PerLayer& all) {
   return t;
 }
 
+std::map<std::string, uint64_t> pagecache_totals(const LayersSink& sink) {
+  std::map<std::string, uint64_t> all;
+  for (auto& [loc, values] : sink.pagecache_) {
+    for (auto& [k, v] : values) all[k] += v;
+  }
+  return all;
+}
+
 Table pagecache_table(const LayersSink& sink, const Definitions& defs) {
   static constexpr std::array<const char*, 8> counters = {
       "accessed", "hits", "misses", "readahead", "faults", "mapped_around", "dirtied", "evicted"};
@@ -123,7 +197,6 @@ Table pagecache_table(const LayersSink& sink, const Definitions& defs) {
   t.columns = {{"thread", "Thread"}};
   for (const char* c : counters) t.columns.push_back({c, c});
   t.columns.push_back({"hit_percent", "Hit %"});
-  std::map<std::string, uint64_t> all;
   auto row = [&](const std::string& name, const std::map<std::string, uint64_t>& v) {
     std::vector<Cell> cells = {text_cell(name)};
     auto get = [&](const char* k) {
@@ -140,9 +213,8 @@ Table pagecache_table(const LayersSink& sink, const Definitions& defs) {
   for (auto& [loc, values] : sink.pagecache_) {
     const LocationDef* d = defs.location(loc);
     row(d && !d->name.empty() ? d->name : fmt::format("location {}", loc), values);
-    for (auto& [k, v] : values) all[k] += v;
   }
-  if (!sink.pagecache_.empty()) row("All threads", all);
+  if (!sink.pagecache_.empty()) row("All threads", pagecache_totals(sink));
   return t;
 }
 
@@ -170,8 +242,11 @@ Report run_layers(const LayersOptions& o) {
   if (o.group == GroupBy::kNone) {
     t.columns = cols;
     for (Layer l : kAllLayers) {
-      if (o.common.filters.layer_selected(l))
-        t.add(layer_row(l, all[static_cast<size_t>(l)], tick));
+      if (!o.common.filters.layer_selected(l)) continue;
+      Observation seen = observation(reader.defs(), l);
+      const LayerStats& s = all[static_cast<size_t>(l)];
+      t.add(l == Layer::kPageCache && s.count() == 0 ? pagecache_row(pagecache_totals(sink), seen)
+                                                     : layer_row(l, s, tick, seen));
     }
   } else {
     static constexpr std::array<const char*, 4> keys = {"", "file", "thread", "process"};
@@ -183,7 +258,7 @@ Report run_layers(const LayersOptions& o) {
       for (Layer l : kAllLayers) {
         const LayerStats& s = per[static_cast<size_t>(l)];
         if (s.count() == 0) continue;
-        auto row = layer_row(l, s, tick);
+        auto row = layer_row(l, s, tick, observation(reader.defs(), l));
         row.insert(row.begin(), text_cell(key));
         t.add(std::move(row));
       }
@@ -193,6 +268,18 @@ Report run_layers(const LayersOptions& o) {
   report.tables.push_back(cache_table(all));
   if (o.common.filters.layer_selected(Layer::kPageCache)) {
     report.tables.push_back(pagecache_table(sink, reader.defs()));
+  }
+  note_partial(all, reader.defs(), report);
+  if (o.group == GroupBy::kNone && o.common.filters.layer_selected(Layer::kPageCache)) {
+    report.notes.push_back(
+        "Page cache row: pages looked up (reads), dirtied (writes) and evicted (other), bytes "
+        "at 4 KiB a page; hits and misses in the page-cache table.");
+  }
+  if (o.common.filters.layer_selected(Layer::kBlock)) {
+    report.notes.push_back(
+        "Block: requests as the driver received them. An fsync's empty cache flush is one "
+        "flush (other) here; /sys/block/<dev>/stat counts it as a write of 0 sectors and a "
+        "flush.");
   }
   report.notes.push_back(
       "p50/p99 come from log2 histograms (interpolated within a power-of-two bucket).");

@@ -84,6 +84,40 @@ static __always_inline bool current_cause(struct ezio_cause* who, __u32 layer) {
   return true;
 }
 
+#define EZIO_S_IFMT 00170000
+#define EZIO_S_IFREG 0100000
+#define EZIO_S_IFBLK 0060000
+
+/* Whether a file system is mounted on the block device of this (block device) inode: its own page
+ * cache then holds ext4's bitmaps, inode tables and directories, every process's metadata in
+ * shared pages, whose writeback cannot be traced to one process's dirtying. Otherwise the pages
+ * are what someone wrote to the raw device (mkfs, dd), which an exclusive open (a holder without
+ * holder ops) does not change. Up to 6.5 the device points to the super block mounted on it
+ * (bd_super); since, a file system holds its device with fs_holder_ops. */
+static __always_inline bool fs_on_bdev(struct inode* inode) {
+  struct block_device___bd_super {
+    struct super_block* bd_super;
+  } __attribute__((preserve_access_index));
+  /* A kernel whose BTF lacks the type (block/bdev.c's): every block device counts as mounted. */
+  if (!bpf_core_type_exists(struct bdev_inode)) return true;
+  struct bdev_inode* bi =
+      (void*)((char*)inode - bpf_core_field_offset(struct bdev_inode, vfs_inode));
+  struct block_device* bdev = &bi->bdev;
+  struct block_device___bd_super* old = (void*)bdev;
+  if (bpf_core_field_exists(old->bd_super)) return BPF_CORE_READ(old, bd_super) != 0;
+  if (bpf_core_field_exists(bdev->bd_holder_ops)) return BPF_CORE_READ(bdev, bd_holder_ops) != 0;
+  return BPF_CORE_READ(bdev, bd_holder) != 0;
+}
+
+/* Whether the writeback of inode's pages can belong to the one process that dirtied them: a
+ * regular file's, or a raw block device's, data. Not metadata: the pages of a block device a file
+ * system is mounted on, a directory's, btrfs's btree inode (i_mode 0). mode: the inode's i_mode. */
+static __always_inline bool private_pages(struct inode* inode, __u32 mode) {
+  __u32 type = mode & EZIO_S_IFMT;
+  if (type == EZIO_S_IFREG) return true;
+  return type == EZIO_S_IFBLK && !fs_on_bdev(inode);
+}
+
 /* Called for every page dirtied: a write of 1 MiB dirties 256. When the inode already has its
  * entry, only the cause changes, in place: an LRU update per page would cost more than the rest.
  * ino and dev: the inode's (tp_inode_ident). */
@@ -127,6 +161,23 @@ static __always_inline struct inode* page_inode(struct page* page) {
   struct address_space* mapping = BPF_CORE_READ(page, mapping);
   if (!mapping || ((unsigned long)mapping & 3)) return 0;
   return BPF_CORE_READ(mapping, host);
+}
+
+/* The inode of the first page a write bio carries; 0 when it carries no page-cache page (direct
+ * I/O from anonymous memory, an empty flush). */
+static __always_inline struct inode* bio_inode(struct bio* bio) {
+  /* An empty bio (a flush) may have a vector array with nothing valid in it. */
+  if (!bio || !BPF_CORE_READ(bio, bi_iter.bi_size)) return 0;
+  struct bio_vec* vec = BPF_CORE_READ(bio, bi_io_vec);
+  if (!vec) return 0;
+  return page_inode(BPF_CORE_READ(vec, bv_page));
+}
+
+/* A write of shared metadata pages (see private_pages): never attributed, whoever submits it. A
+ * traced thread's sync() writes the whole device's metadata from its own context. */
+static __always_inline bool writes_shared_pages(struct bio* bio) {
+  struct inode* inode = bio_inode(bio);
+  return inode && !private_pages(inode, BPF_CORE_READ(inode, i_mode));
 }
 
 #endif

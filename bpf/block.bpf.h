@@ -65,17 +65,15 @@ static __always_inline bool rq_wants_flush(__u32 cmd_flags) {
 
 /* The traced thread that caused the request being created in the current context, if any. */
 static __always_inline __u32 attribute_request(struct request* rq, struct ezio_cause* who) {
-  if (current_cause(who, EZIO_LAYER_BLOCK)) return EZIO_CAUSE_SUBMITTER;
+  bool traced = current_cause(who, EZIO_LAYER_BLOCK);
+  __u32 op = BPF_CORE_READ(rq, cmd_flags) & EZIO_REQ_OP_MASK;
+  if (op != REQ_OP_WRITE) return traced ? EZIO_CAUSE_SUBMITTER : EZIO_CAUSE_NONE;
+  struct bio* bio = BPF_CORE_READ(rq, bio);
+  if (writes_shared_pages(bio)) return EZIO_CAUSE_NONE;
+  if (traced) return EZIO_CAUSE_SUBMITTER;
   /* Someone else writes: writeback of pages a traced thread dirtied. Reads are never
    * attributed this way, so another process reading a file the target wrote stays its own. */
-  __u32 op = BPF_CORE_READ(rq, cmd_flags) & EZIO_REQ_OP_MASK;
-  if (op != REQ_OP_WRITE) return EZIO_CAUSE_NONE;
-  struct bio* bio = BPF_CORE_READ(rq, bio);
-  if (!bio) return EZIO_CAUSE_NONE;
-  struct bio_vec* vec = BPF_CORE_READ(bio, bi_io_vec);
-  if (!vec) return EZIO_CAUSE_NONE;
-  struct page* page = BPF_CORE_READ(vec, bv_page);
-  return find_dirtier(page_inode(page), who) ? EZIO_CAUSE_DIRTIER : EZIO_CAUSE_NONE;
+  return find_dirtier(bio_inode(bio), who) ? EZIO_CAUSE_DIRTIER : EZIO_CAUSE_NONE;
 }
 
 SEC("tp_btf/block_io_start")
@@ -110,11 +108,12 @@ SEC("tp_btf/block_getrq")
 int BPF_PROG(ezio_blk_getrq, struct bio* bio) {
   struct blk_req_state s = {};
   if (!current_cause(&s.who, EZIO_LAYER_BLOCK)) return 0;
+  __u32 opf = BPF_CORE_READ(bio, bi_opf);
+  if ((opf & EZIO_REQ_OP_MASK) == REQ_OP_WRITE && writes_shared_pages(bio)) return 0;
   s.cause = EZIO_CAUSE_SUBMITTER;
   s.t_queue = bpf_ktime_get_ns();
   __u32 dev = BPF_CORE_READ(bio, bi_bdev, bd_dev);
   note_target_dev(dev);
-  __u32 opf = BPF_CORE_READ(bio, bi_opf);
   if (rq_wants_flush(opf)) bpf_map_update_elem(&flush_cause, &dev, &s.who, BPF_ANY);
   __u64 key = (__u64)bio;
   if (bpf_map_update_elem(&block_bios, &key, &s, BPF_ANY)) count_drop(EZIO_LAYER_BLOCK);

@@ -227,9 +227,12 @@ int BPF_PROG(ezio_pc_dirty, struct folio* folio, struct address_space* mapping) 
     __u64 ino;
     __u32 dev;
     tp_inode_ident(host, &ino, &dev);
-    struct ezio_cause who;
-    cause_of(t, &who);
-    note_dirtier(host, ino, dev, &who);
+    /* Shared metadata pages get no dirtier: their writeback is no one process's. */
+    if (private_pages(host, host->i_mode)) {
+      struct ezio_cause who;
+      cause_of(t, &who);
+      note_dirtier(host, ino, dev, &who);
+    }
     note_cache_owner(t, host, ino, dev);
   }
   struct pc_state* s = &t->pc;

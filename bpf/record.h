@@ -262,9 +262,11 @@ enum ezio_fs_op {
   EZIO_FS_TP_XFS_FILE_DIRECT_READ = 15,
   EZIO_FS_TP_XFS_FILE_DIRECT_WRITE = 16,
   EZIO_FS_TP_XFS_FILE_FSYNC = 17,
-  EZIO_FS_TP_IOMAP_DIO_RW_BEGIN = 18,
+  /* iomap_dio_rw_begin, by the direction of its iov_iter: the tracepoint gives none */
+  EZIO_FS_TP_IOMAP_DIO_READ = 18,
   EZIO_FS_TP_BTRFS_SYNC_FILE = 19,
-  EZIO_FS_OP_COUNT = 20,
+  EZIO_FS_TP_IOMAP_DIO_WRITE = 20,
+  EZIO_FS_OP_COUNT = 21,
 };
 
 #define EZIO_FSF_POINT 1u /* a single tracepoint: t_exit == t_enter, no duration */

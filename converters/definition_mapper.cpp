@@ -25,12 +25,15 @@ otf2::Ref DefinitionMapper::region(Ref r) {
 }
 
 otf2::Ref DefinitionMapper::attribute(Ref r) {
+  // Called for every attribute of every event: the writer's look-up by name is done once.
+  if (auto it = attributes_.find(r); it != attributes_.end()) return it->second;
   auto d = defs_.attributes.find(r);
-  if (d == defs_.attributes.end()) {
-    return shared_.writer.attribute(fmt::format("undefined attribute {}", r), "", OTF2_TYPE_UINT64);
-  }
-  return shared_.writer.attribute(defs_.str(d->second.name), defs_.str(d->second.description),
-                                  d->second.type);
+  otf2::Ref out =
+      d == defs_.attributes.end()
+          ? shared_.writer.attribute(fmt::format("undefined attribute {}", r), "", OTF2_TYPE_UINT64)
+          : shared_.writer.attribute(defs_.str(d->second.name), defs_.str(d->second.description),
+                                     d->second.type);
+  return attributes_[r] = out;
 }
 
 otf2::Ref DefinitionMapper::io_paradigm(Ref r) {

@@ -45,7 +45,7 @@ class DefinitionMapper {
   const Definitions& defs_;
   SharedDefinitions& shared_;
   std::function<std::optional<std::string>(Ref)> file_of_handle_;
-  std::map<Ref, otf2::Ref> regions_, handles_, metrics_, files_;
+  std::map<Ref, otf2::Ref> regions_, handles_, metrics_, files_, attributes_;
 };
 
 }  // namespace ezio::converters

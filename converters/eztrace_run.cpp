@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "common/error.h"
+#include "converters/merge_arguments.h"
 
 namespace ezio::converters {
 namespace {
@@ -59,6 +60,29 @@ void log_report(const MergeReport& r, const std::filesystem::path& anchor) {
       "merged {} EZTrace process(es): {} user events, {} kernel events, {} kernel calls of "
       "EZTrace's own I/O filtered; {} user calls checked against their system calls",
       r.processes, r.user_events, r.kernel_events, r.own_io_calls, r.checked_calls);
+  if (r.closes_without_syscall) {
+    spdlog::warn(
+        "{} close() call(s) on an fd EZTrace did not see opened made no system call: EZTrace "
+        "2.0's wrapper skips them and the fd stays open "
+        "(EZIOTRACE::EZTRACE_CLOSES_WITHOUT_SYSCALL)",
+        r.closes_without_syscall);
+  }
+  if (r.processes == 0) {
+    spdlog::warn(
+        "EZTrace wrote no trace: the archive holds the kernel layers only, without user-level "
+        "calls (EZIOTRACE::USER_LEVEL)");
+  }
+  if (!r.untraced.empty()) {
+    spdlog::warn(
+        "{} process(es) have kernel events but no user-level trace; their I/O is in the archive "
+        "without EZTrace's calls (EZIOTRACE::PIDS_WITHOUT_USER_TRACE):",
+        r.untraced.size());
+    constexpr size_t kShown = 10;
+    for (size_t i = 0; i < r.untraced.size() && i < kShown; ++i) {
+      spdlog::warn("  {}", r.untraced[i]);
+    }
+    if (r.untraced.size() > kShown) spdlog::warn("  ... and {} more", r.untraced.size() - kShown);
+  }
   if (r.unsupported_events) {
     spdlog::warn("{} events of kinds the merge does not carry were left out", r.unsupported_events);
   }
@@ -141,33 +165,40 @@ EztraceSetup prepare_eztrace(const std::vector<std::string>& module_args,
            fmt::format("EZTRACE_TRACE={}", fmt::join(s.modules, " ")),
            fmt::format("EZTRACE_TRACE_DIR={}", s.trace_dir.string()),
            fmt::format("EZIOTRACE_SIDECAR_DIR={}", s.sidecar_dir.string())};
+  // One trace directory per process image (the helper makes it), so that processes of one
+  // program do not overwrite each other's trace. Not for MPI: the ranks write one archive
+  // together, into the directory each of them names.
+  if (!has("mpich") && !has("openmpi")) {
+    s.env.push_back(fmt::format("EZIOTRACE_TRACE_BASE={}", s.trace_dir.string()));
+  }
   return s;
 }
 
 namespace {
 
 // own: directories all of whose files are EZTrace's or the helper's (each process's
-// <prog>_trace and the helper's directory are added).
+// <prog>_trace and the helper's directory are added). With no EZTrace archive at all the result is
+// the kernel archive, rewritten without EZTrace's own work, saying that the user level is missing.
 MergeSummary merge_from(const EztraceSetup& setup, const std::filesystem::path& kernel_anchor,
                         const std::filesystem::path& out_dir,
-                        std::vector<std::filesystem::path> own) {
+                        std::vector<std::filesystem::path> own, const ArchiveCandidates& candidates,
+                        const char* given = nullptr) {
   MergeSummary s;
   std::vector<std::string> warnings;
-  auto inputs = load_eztrace_inputs(setup.sidecar_dir, {setup.trace_dir}, warnings);
-  if (inputs.empty()) {
+  std::vector<Sidecar> images = read_sidecars(setup.sidecar_dir);
+  auto inputs = load_eztrace_inputs(images, candidates, warnings);
+  if (given && inputs.empty()) {
     for (const auto& w : warnings) spdlog::warn("{}", w);
-    fail(
-        "no EZTrace archive to merge: the traced command wrote no alignment file in {} "
-        "(did it run under EZTrace, and exit normally?)",
-        setup.sidecar_dir.string());
+    fail("EZTRACE_ARCHIVE {} holds the trace of no process of this recording (alignment data: {})",
+         given, setup.sidecar_dir.string());
   }
   Archive kernel = read_archive(kernel_anchor);
   // The helper's files were written where the recording put them, maybe not where they are now.
   own.push_back(setup.sidecar_dir);
-  for (const auto& in : inputs) {
-    if (!in.process.sidecar_dir.empty()) own.push_back(in.process.sidecar_dir);
+  for (const auto& image : images) {
+    if (!image.sidecar_dir.empty()) own.push_back(image.sidecar_dir);
   }
-  s.report = merge_archives(inputs, kernel, out_dir, own);
+  s.report = merge_archives(inputs, kernel, out_dir, own, images);
   s.report.warnings.insert(s.report.warnings.begin(), warnings.begin(), warnings.end());
   s.anchor = out_dir / "eziotrace.otf2";
   log_report(s.report, s.anchor);
@@ -179,7 +210,9 @@ MergeSummary merge_from(const EztraceSetup& setup, const std::filesystem::path& 
 MergeSummary finish_eztrace(const EztraceSetup& setup, const std::filesystem::path& kernel_anchor,
                             const std::filesystem::path& out_dir) {
   // EZTRACE_TRACE_DIR is private to the run: everything in it is EZTrace's.
-  return merge_from(setup, kernel_anchor, out_dir, {setup.trace_dir});
+  return merge_from(setup, kernel_anchor, out_dir, {setup.trace_dir}, [](const Sidecar& s) {
+    return std::vector{s.trace_dir() / "eztrace_log.otf2"};
+  });
 }
 
 namespace {
@@ -280,14 +313,12 @@ MergeSummary merge_recorded(const std::filesystem::path& eztrace,
                             const std::filesystem::path& kernel_anchor,
                             const std::filesystem::path& out_dir,
                             const std::filesystem::path& sidecar_dir) {
-  // Accept the anchor, the <prog>_trace directory, or the directory holding them.
+  std::filesystem::path kernel = given_kernel(kernel_anchor);
+  // The EZTrace directory: the argument, or the one holding the <prog>_trace it names.
   std::filesystem::path base = std::filesystem::absolute(eztrace);
   if (base.extension() == ".otf2") base = base.parent_path();
   if (base.filename().string().ends_with("_trace")) base = base.parent_path();
-  std::filesystem::path kernel = std::filesystem::absolute(kernel_anchor);
-  if (std::filesystem::is_directory(kernel)) kernel /= "eziotrace.otf2";
   EztraceSetup setup;
-  setup.trace_dir = base;
   if (!sidecar_dir.empty()) {
     setup.sidecar_dir = sidecar_dir;
     if (!std::filesystem::is_directory(setup.sidecar_dir)) {
@@ -311,8 +342,12 @@ MergeSummary merge_recorded(const std::filesystem::path& eztrace,
           in_kernel.string(), beside.string());
     }
   }
-  // The EZTrace directory is only where the archives are: it may hold the application's files.
-  return merge_from(setup, kernel, out_dir, {});
+  GivenEztrace given = given_eztrace(eztrace, kernel);
+  // Only the archives given are merged, wherever the recording put them; the EZTrace directory
+  // may hold the application's files, which are not filtered.
+  std::vector<std::filesystem::path> own;
+  for (const auto& a : given.anchors) own.push_back(a.parent_path());
+  return merge_from(setup, kernel, out_dir, own, candidates_in(given), eztrace.c_str());
 }
 
 }  // namespace ezio::converters

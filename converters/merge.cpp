@@ -74,6 +74,7 @@ std::optional<uint64_t> attribute_value(const Event& e, Ref attribute) {
 
 struct Merger {
   const std::vector<EztraceInput>& inputs;
+  const std::vector<Sidecar>& images;  // every image's record, with an archive or not
   const Archive& kernel;
   std::vector<std::string> own_dirs;
   MergeReport report;
@@ -82,13 +83,16 @@ struct Merger {
   std::map<Ref, std::vector<OTF2_LocationRef>> group_locations;  // all of a process's locations
   std::map<OTF2_LocationRef, std::vector<Span>> spans;
   std::set<OTF2_LocationRef> dropped_locations;
+  std::set<uint32_t> dropped_pids;        // EZTrace's own processes
   std::set<std::string> traced_syscalls;  // kernel regions defined: what the recorder watched
+  std::map<Ref, std::string> normal_paths;
 
-  Merger(const std::vector<EztraceInput>& in, const Archive& k,
+  Merger(const std::vector<EztraceInput>& in, const std::vector<Sidecar>& im, const Archive& k,
          const std::vector<std::filesystem::path>& dirs)
-      : inputs(in), kernel(k) {
+      : inputs(in), images(im), kernel(k) {
     for (const auto& d : dirs) own_dirs.push_back(d.lexically_normal().string());
     for (const auto& i : inputs) own_dirs.push_back(i.process.trace_dir().string());
+    for (const auto& i : im) own_dirs.push_back(i.trace_dir().string());
   }
 
   void index_kernel() {
@@ -122,7 +126,7 @@ struct Merger {
     return t == std::numeric_limits<uint64_t>::max() ? 0 : t + in.process.time_offset();
   }
 
-  // EZTrace's finalization: from its "EZTrace finalize" region on.
+  // EZTrace's finalization: from its "EZTrace finalize" region on (kNever: none).
   static uint64_t finalize_time(const EztraceInput& in) {
     const Definitions& d = in.archive->defs;
     for (OTF2_LocationRef loc : in.locations) {
@@ -139,12 +143,23 @@ struct Merger {
     return std::numeric_limits<uint64_t>::max();
   }
 
+  // A handle's file path, normalized (the recorder keeps paths as the process named them:
+  // `-o ../out` gives /cwd/../out/...), "" for none; computed once per handle.
+  const std::string& normal_path(Ref handle) {
+    auto [it, added] = normal_paths.try_emplace(handle);
+    if (added) {
+      if (auto path = kernel.defs.handle_path(handle)) {
+        it->second = std::filesystem::path(*path).lexically_normal().string();
+      }
+    }
+    return it->second;
+  }
+
   bool touches_files_under(const std::vector<Event>& events, const Span& s,
-                           const std::vector<std::string>& dirs) const {
+                           const std::vector<std::string>& dirs) {
     for (size_t i = s.begin; i < s.end; ++i) {
       const Event& e = events[i];
-      if (!is_io_event(e.kind)) continue;
-      if (auto path = kernel.defs.handle_path(e.ref); path && under(*path, dirs)) return true;
+      if (is_io_event(e.kind) && under(normal_path(e.ref), dirs)) return true;
     }
     return false;
   }
@@ -187,59 +202,121 @@ struct Merger {
     }
   }
 
-  // Drops EZTrace's own I/O from the kernel side (see docs/merge.md, "EZTrace's own I/O").
+  // EZTrace's work in one process image, as times on CLOCK_MONOTONIC (docs/merge.md, "EZTrace's
+  // own I/O"). An image without an archive (it exec'd, ended with _exit, or EZTrace wrote nothing)
+  // still has its start-up window: the helper wrote its record when main started.
+  struct ImageWindows {
+    uint64_t init_begin = 0, init_end = 0;  // helper constructor .. the program's main
+    uint64_t fin_begin = kNever;            // EZTrace's finalization starts
+    std::filesystem::path trace_dir;        // ends with its last write there
+    uint64_t helper_begin = 0;              // the helper's exit record: exit_ns ..
+  };
+  static constexpr uint64_t kNever = std::numeric_limits<uint64_t>::max();
+
+  static ImageWindows windows_of(const Sidecar& image, const EztraceInput* in) {
+    ImageWindows w;
+    uint64_t first_event = in ? first_user_time(*in) : 0;
+    w.init_end = image.main_ns;
+    if (first_event && (!w.init_end || first_event < w.init_end)) w.init_end = first_event;
+    w.init_begin = image.ctor_before_eztrace ? image.ctor_ns : w.init_end;
+    if (image.finalize_ns) w.fin_begin = image.finalize_ns;
+    if (in) w.fin_begin = std::min(w.fin_begin, finalize_time(*in));
+    w.trace_dir = image.trace_dir();
+    w.helper_begin = image.exited ? image.exit_ns : 0;
+    return w;
+  }
+
+  // Drops the calls of a process inside its images' windows of EZTrace's (and the helper's) work.
+  void drop_image_windows(const KernelProcess& kp, const ImageWindows& w) {
+    const std::vector<std::string> trace_dir = {w.trace_dir.string()};
+    // EZTrace's finalization ends with its last write into its trace directory; the helper's
+    // work runs from its exit_ns to its write into the sidecar directory. What lies between
+    // (the rest of MPI_Finalize, the program after it) is the application's.
+    uint64_t fin_end = w.fin_begin, helper_end = w.helper_begin;
+    for (const auto& [tid, loc] : kp.threads) {
+      const auto& events = kernel.events.at(loc);
+      for (const Span& s : spans[loc]) {
+        if (!s.dropped) continue;
+        if (s.t0 >= w.fin_begin && touches_files_under(events, s, trace_dir)) {
+          fin_end = std::max(fin_end, s.t1);
+        }
+        if (w.helper_begin && s.t0 >= w.helper_begin) helper_end = std::max(helper_end, s.t1);
+      }
+    }
+    for (const auto& [tid, loc] : kp.threads) {
+      for (Span& s : spans[loc]) {
+        if ((s.t0 >= w.init_begin && s.t0 < w.init_end) ||
+            (s.t0 >= w.fin_begin && s.t0 <= fin_end) ||
+            (w.helper_begin && s.t0 >= w.helper_begin && s.t0 <= helper_end)) {
+          s.dropped = true;
+        }
+      }
+    }
+  }
+
+  // True when every call of the process lies inside [begin, end).
+  bool lives_inside(const KernelProcess& p, uint64_t begin, uint64_t end) {
+    for (const auto& [tid, loc] : p.threads) {
+      for (const Span& s : spans[loc]) {
+        if (s.t0 < begin || s.t1 > end) return false;
+      }
+    }
+    return true;
+  }
+
+  // EZTrace's `rm -rf` child (traced by EZTrace itself when the environment reaches it) and its
+  // own children: the children of an image that live only inside that image's start-up window.
+  void drop_startup_children(const std::vector<std::pair<uint32_t, ImageWindows>>& windows) {
+    std::set<uint32_t> dropped;
+    for (const auto& [pid, w] : windows) {
+      for (const auto& [cpid, child] : kprocs) {
+        if (child.ppid == pid && w.init_end > w.init_begin &&
+            lives_inside(child, w.init_begin, w.init_end)) {
+          dropped.insert(cpid);
+        }
+      }
+    }
+    for (bool grew = true; grew;) {  // and their descendants
+      grew = false;
+      for (const auto& [cpid, child] : kprocs) {
+        if (dropped.count(child.ppid) && dropped.insert(cpid).second) grew = true;
+      }
+    }
+    for (uint32_t pid : dropped) {
+      ++report.own_io_processes;
+      dropped_pids.insert(pid);
+      // All its locations: threads and their page-cache metric locations.
+      for (OTF2_LocationRef loc : group_locations[kprocs[pid].group]) {
+        dropped_locations.insert(loc);
+      }
+    }
+  }
+
+  // Drops EZTrace's own I/O from the kernel side (see docs/merge.md, "EZTrace's own I/O"), for
+  // every image the helper saw, whether EZTrace wrote its archive or not.
   void filter_own_io() {
-    std::map<uint32_t, const EztraceInput*> traced;
-    for (const auto& in : inputs) traced[in.process.pid] = &in;
+    std::map<std::pair<uint32_t, uint64_t>, const EztraceInput*> traced;
+    for (const auto& in : inputs) traced[{in.process.pid, in.process.ctor_ns}] = &in;
+    std::map<std::pair<uint32_t, uint64_t>, const Sidecar*> all;
+    for (const auto& in : inputs) all[{in.process.pid, in.process.ctor_ns}] = &in.process;
+    for (const auto& image : images) all.emplace(std::pair{image.pid, image.ctor_ns}, &image);
     // 1. Calls on files under a trace directory or the sidecar directory, anywhere.
     for (auto& [loc, list] : spans) {
       const auto& events = kernel.events.at(loc);
       for (Span& s : list) s.dropped = touches_files_under(events, s, own_dirs);
     }
-    for (const auto& [pid, in] : traced) {
-      auto kp = kprocs.find(pid);
-      if (kp == kprocs.end()) continue;
-      uint64_t init_end = first_user_time(*in);
-      uint64_t init_begin = in->process.ctor_before_eztrace ? in->process.ctor_ns : init_end;
-      uint64_t fin_begin = finalize_time(*in);
-      // EZTrace's finalization ends with its last write into its trace directory; the helper's
-      // work runs from its exit_ns to its write into the sidecar directory. What lies between
-      // (the rest of MPI_Finalize, the program after it) is the application's.
-      const std::vector<std::string> trace_dir = {in->process.trace_dir().string()};
-      uint64_t fin_end = fin_begin, helper_begin = in->process.exit_ns, helper_end = helper_begin;
-      for (const auto& [tid, loc] : kp->second.threads) {
-        const auto& events = kernel.events.at(loc);
-        for (const Span& s : spans[loc]) {
-          if (!s.dropped) continue;
-          if (s.t0 >= fin_begin && touches_files_under(events, s, trace_dir)) {
-            fin_end = std::max(fin_end, s.t1);
-          }
-          if (helper_begin && s.t0 >= helper_begin) helper_end = std::max(helper_end, s.t1);
-        }
-      }
-      // 2. The traced process's calls inside EZTrace's start-up and finalization windows.
-      for (const auto& [tid, loc] : kp->second.threads) {
-        for (Span& s : spans[loc]) {
-          if ((s.t0 >= init_begin && s.t0 < init_end) || (s.t0 >= fin_begin && s.t0 <= fin_end) ||
-              (helper_begin && s.t0 >= helper_begin && s.t0 <= helper_end)) {
-            s.dropped = true;
-          }
-        }
-      }
-      // 3. Untraced children living only inside the start-up window: EZTrace's `rm -rf`.
-      for (const auto& [cpid, child] : kprocs) {
-        if (child.ppid != pid || traced.count(cpid)) continue;
-        bool inside = true;
-        for (const auto& [tid, loc] : child.threads) {
-          for (const Span& s : spans[loc])
-            inside = inside && s.t0 >= init_begin && s.t1 <= init_end;
-        }
-        if (!inside) continue;
-        ++report.own_io_processes;
-        // All its locations: threads and their page-cache metric locations.
-        for (OTF2_LocationRef loc : group_locations[child.group]) dropped_locations.insert(loc);
+    // 2. The calls of each image inside EZTrace's start-up and finalization windows.
+    std::vector<std::pair<uint32_t, ImageWindows>> windows;
+    for (const auto& [key, image] : all) {
+      auto in = traced.find(key);
+      windows.emplace_back(image->pid,
+                           windows_of(*image, in == traced.end() ? nullptr : in->second));
+      if (auto kp = kprocs.find(image->pid); kp != kprocs.end()) {
+        drop_image_windows(kp->second, windows.back().second);
       }
     }
+    // 3. The children EZTrace starts in its start-up window, with all their locations.
+    drop_startup_children(windows);
     for (auto& [loc, list] : spans) {
       for (Span& s : list) {
         if (dropped_locations.count(loc)) s.dropped = true;
@@ -247,6 +324,35 @@ struct Merger {
       }
     }
     filter_caused_requests();
+  }
+
+  // Processes with calls in the archive but no EZTrace trace merged (forked without exec, EZTrace
+  // not loaded, or it wrote nothing): said in the report and the archive, never left silent.
+  void find_untraced() {
+    std::set<uint32_t> traced;
+    for (const auto& in : inputs) traced.insert(in.process.pid);
+    std::map<uint32_t, const Sidecar*> started;  // an image of the pid loaded EZTrace
+    for (const auto& image : images) started[image.pid] = &image;
+    for (const auto& [pid, p] : kprocs) {
+      if (traced.count(pid) || dropped_pids.count(pid)) continue;
+      bool calls = false;
+      for (const auto& [tid, loc] : p.threads) {
+        for (const Span& s : spans[loc]) calls = calls || (!s.dropped && !s.call.empty());
+      }
+      if (!calls) continue;
+      auto g = kernel.defs.location_groups.find(p.group);
+      std::string name = g == kernel.defs.location_groups.end() ? fmt::format("[{}]", pid)
+                                                                : kernel.defs.str(g->second.name);
+      report.untraced_pids.push_back(pid);
+      report.untraced.push_back(
+          started.count(pid)
+              ? fmt::format("{}: EZTrace started in it but wrote no trace (it exec'd another "
+                            "program or ended without exit handlers)",
+                            name)
+              : fmt::format("{}: not traced by EZTrace (forked without exec, or EZTrace not "
+                            "loaded)",
+                            name));
+    }
   }
 
   void violation(std::string text) {
@@ -269,10 +375,30 @@ struct Merger {
     std::vector<Item> out;
     const uint64_t t0 = in.process.time_offset();
     const Definitions& ud = in.archive->defs;
-    struct Open {
+    // What the check needs of a user region, found once per region (not per event).
+    struct RegionCheck {
       std::string name;
+      const std::set<std::string>* syscalls = nullptr;  // it must contain one of these
+      bool watched = false;                             // the kernel archive defines one of them
+    };
+    std::map<Ref, RegionCheck> checks;
+    auto check_of = [&](Ref region) -> const RegionCheck& {
+      auto [it, added] = checks.try_emplace(region);
+      if (!added) return it->second;
+      RegionCheck& c = it->second;
+      if (auto r = ud.regions.find(region); r != ud.regions.end()) c.name = ud.str(r->second.name);
+      if (auto d = direct_calls().find(c.name); d != direct_calls().end()) {
+        c.syscalls = &d->second;
+        for (const auto& sc : d->second) c.watched = c.watched || traced_syscalls.count(sc);
+      }
+      c.watched = c.watched && kspans;
+      return c;
+    };
+    struct Open {
+      const RegionCheck* check;
       uint64_t time;
       bool satisfied;
+      bool destroys_handle = false;  // a user IoDestroyHandle inside it
     };
     std::vector<Open> stack;
     size_t i = 0, j = 0;
@@ -299,9 +425,7 @@ struct Merger {
                                 s.t0, s.t1, event_kind_name(user[i].kind), user[i].time + t0));
         }
         for (Open& o : stack) {
-          if (auto d = direct_calls().find(o.name); d != direct_calls().end()) {
-            if (d->second.count(s.call)) o.satisfied = true;
-          }
+          if (o.check->syscalls && o.check->syscalls->count(s.call)) o.satisfied = true;
         }
         out.push_back({false, j});
         ++j;
@@ -309,37 +433,63 @@ struct Merger {
         continue;
       }
       const Event& e = user[i];
-      if (e.kind == EventKind::Enter || e.kind == EventKind::Leave) {
-        auto r = ud.regions.find(e.ref);
-        std::string name = r == ud.regions.end() ? "" : ud.str(r->second.name);
-        if (e.kind == EventKind::Enter) {
-          stack.push_back({name, e.time + t0, false});
-        } else if (!stack.empty()) {
-          Open o = stack.back();
-          stack.pop_back();
-          auto d = direct_calls().find(o.name);
-          bool watched = false;
-          if (d != direct_calls().end() && kspans) {
-            for (const auto& sc : d->second) watched = watched || traced_syscalls.count(sc);
-          }
-          if (watched) {
-            ++report.checked_calls;
-            if (!o.satisfied) {
-              violation(fmt::format("tid {}: user call {} [{}, {}] contains no {} system call", tid,
-                                    o.name, o.time, e.time + t0, o.name));
-            }
+      if (e.kind == EventKind::Enter) {
+        stack.push_back({&check_of(e.ref), e.time + t0, false});
+      } else if (e.kind == EventKind::Leave && !stack.empty()) {
+        Open o = stack.back();
+        stack.pop_back();
+        const std::string& name = o.check->name;
+        bool watched = o.check->watched;
+        if (watched && name == "close" && !o.satisfied && !o.destroys_handle) {
+          // EZTrace 2.0's close() wrapper calls the real close only for an fd it saw opened
+          // (strace: close(0), close(1), close(77) make no system call under it; the fd stays
+          // open). Such a call is EZTrace's doing, not a misalignment.
+          ++report.closes_without_syscall;
+          watched = false;
+        }
+        if (watched) {
+          ++report.checked_calls;
+          if (!o.satisfied) {
+            violation(fmt::format("tid {}: user call {} [{}, {}] contains no {} system call", tid,
+                                  name, o.time, e.time + t0, name));
           }
         }
       }
+      if (e.kind == EventKind::IoDestroyHandle && !stack.empty())
+        stack.back().destroys_handle = true;
       out.push_back({true, i});
       ++i;
     }
     return out;
   }
 
+  // What the archive holds of the user level: EZIOTRACE::USER_LEVEL says it in words, the
+  // processes without an EZTrace trace are counted and named.
+  void write_user_level(otf2::ArchiveWriter& w, otf2::Ref machine) {
+    std::string pids;
+    for (uint32_t pid : report.untraced_pids)
+      pids += fmt::format("{}{}", pids.empty() ? "" : " ", pid);
+    w.system_tree_node_property(machine, "EZIOTRACE::PROCESSES_WITHOUT_USER_TRACE",
+                                report.untraced_pids.size());
+    w.system_tree_node_property(machine, "EZIOTRACE::PIDS_WITHOUT_USER_TRACE",
+                                std::string_view(pids));
+    std::string level = "complete";
+    if (report.processes == 0) {
+      level = "missing: EZTrace wrote no trace, the archive holds the kernel layers only";
+    } else if (!report.untraced_pids.empty()) {
+      level = fmt::format(
+          "partial: {} process(es) with kernel events have no EZTrace trace "
+          "(EZIOTRACE::PIDS_WITHOUT_USER_TRACE)",
+          report.untraced_pids.size());
+    }
+    w.system_tree_node_property(machine, "EZIOTRACE::USER_LEVEL", std::string_view(level));
+    report.user_level = level;
+  }
+
   void run(const std::filesystem::path& out_dir) {
     index_kernel();
     filter_own_io();
+    find_untraced();
 
     otf2::ArchiveWriter w(out_dir);
     const Definitions& kd = kernel.defs;
@@ -429,6 +579,7 @@ struct Merger {
     std::vector<Process> processes(inputs.size());
     for (size_t pi = 0; pi < inputs.size(); ++pi) {
       const EztraceInput& in = inputs[pi];
+      if (dropped_pids.count(in.process.pid)) continue;  // EZTrace's own `rm`, traced by EZTrace
       ++report.processes;
       if (archives.insert(in.archive.get()).second) {
         report.unsupported_events += in.archive->unsupported_events;
@@ -527,6 +678,7 @@ struct Merger {
     for (size_t pi = 0; pi < inputs.size(); ++pi) {
       const EztraceInput& in = inputs[pi];
       const Sidecar& p = in.process;
+      if (dropped_pids.count(p.pid)) continue;
       auto kp = kprocs.find(p.pid);
       const std::map<Ref, std::string>& tied = processes[pi].tied;
       auto cwd = p.cwd;
@@ -585,8 +737,11 @@ struct Merger {
     w.system_tree_node_property(machine, "EZIOTRACE::ALIGNMENT_VIOLATIONS", report.violations);
     w.system_tree_node_property(machine, "EZIOTRACE::ALIGNMENT_CHECKED_CALLS",
                                 report.checked_calls);
+    w.system_tree_node_property(machine, "EZIOTRACE::EZTRACE_CLOSES_WITHOUT_SYSCALL",
+                                report.closes_without_syscall);
     w.system_tree_node_property(machine, "EZIOTRACE::EZTRACE_PROCESSES", report.processes);
     w.system_tree_node_property(machine, "EZIOTRACE::EZTRACE_OWN_IO_FILTERED", report.own_io_calls);
+    write_user_level(w, machine);
     w.system_tree_node_property(
         machine, "EZIOTRACE::ALIGNMENT",
         std::string_view(report.violations ? "MISALIGNED: see EZIOTRACE::ALIGNMENT_VIOLATIONS"
@@ -649,35 +804,43 @@ bool is_user_event(const Definitions& d, const Event& e) {
 
 MergeReport merge_archives(const std::vector<EztraceInput>& eztrace, const Archive& kernel,
                            const std::filesystem::path& out_dir,
-                           const std::vector<std::filesystem::path>& own_dirs) {
-  Merger m(eztrace, kernel, own_dirs);
+                           const std::vector<std::filesystem::path>& own_dirs,
+                           const std::vector<Sidecar>& images) {
+  Merger m(eztrace, images, kernel, own_dirs);
   m.run(out_dir);
   return std::move(m.report);
 }
 
 std::vector<EztraceInput> load_eztrace_inputs(const std::filesystem::path& sidecar_dir,
-                                              const std::vector<std::filesystem::path>& search_dirs,
                                               std::vector<std::string>& warnings) {
-  std::vector<Sidecar> sidecars = read_sidecars(sidecar_dir);
-  // EZTrace names the archive after the program only: the processes of one program share it.
-  std::map<std::filesystem::path, std::vector<const Sidecar*>> by_dir;
-  for (const auto& s : sidecars) by_dir[s.trace_dir()].push_back(&s);
-  std::vector<EztraceInput> out;
-  for (const auto& [dir, procs] : by_dir) {
-    const Sidecar& first = *procs.front();
-    std::vector<std::filesystem::path> candidates = {dir / "eztrace_log.otf2"};
-    for (const auto& d : search_dirs) {
-      candidates.push_back(d / (first.program + "_trace") / "eztrace_log.otf2");
-    }
-    auto found = std::find_if(candidates.begin(), candidates.end(),
+  return load_eztrace_inputs(
+      read_sidecars(sidecar_dir),
+      [](const Sidecar& s) { return std::vector{s.trace_dir() / "eztrace_log.otf2"}; }, warnings);
+}
+
+std::vector<EztraceInput> load_eztrace_inputs(const std::vector<Sidecar>& images,
+                                              const ArchiveCandidates& candidates,
+                                              std::vector<std::string>& warnings) {
+  // EZTrace names the archive after the program only: processes of one program that share a
+  // trace directory share it (MPI ranks; others overwrite each other's).
+  std::map<std::filesystem::path, std::vector<const Sidecar*>> by_archive;
+  for (const auto& s : images) {
+    if (!s.exited) continue;  // no trace: the merge reports the process
+    std::vector<std::filesystem::path> where = candidates(s);
+    auto found = std::find_if(where.begin(), where.end(),
                               [](const auto& p) { return std::filesystem::exists(p); });
-    if (found == candidates.end()) {
-      for (const Sidecar* s : procs) {
-        warnings.push_back(fmt::format("{} [{}]: no EZTrace archive at {}", s->program, s->pid,
-                                       candidates.front().string()));
-      }
-      continue;
+    if (found != where.end()) {
+      by_archive[std::filesystem::weakly_canonical(*found)].push_back(&s);
+    } else if (!s.main_ns || s.finalize_ns) {
+      // EZTrace finalized (or an older helper cannot tell) and the archive is not there.
+      warnings.push_back(fmt::format("{} [{}]: no EZTrace archive at {}", s.program, s.pid,
+                                     where.empty() ? s.trace_dir().string() : where[0].string()));
     }
+  }
+  std::vector<EztraceInput> out;
+  for (const auto& [anchor, procs] : by_archive) {
+    const std::filesystem::path* found = &anchor;
+    const std::filesystem::path dir = anchor.parent_path();
     auto archive = std::make_shared<const Archive>(read_archive(*found));
     std::vector<OTF2_LocationRef> all;
     for (const auto& [loc, def] : archive->defs.locations) all.push_back(loc);

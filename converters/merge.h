@@ -4,6 +4,7 @@
 // docs/merge.md describes the rules.
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -28,9 +29,15 @@ struct MergeReport {
   uint64_t kernel_events = 0;     // kernel events written
   uint64_t own_io_calls = 0;      // kernel calls dropped as EZTrace's (or the helper's) own I/O
   uint64_t own_io_processes = 0;  // kernel processes dropped (EZTrace's `rm -rf` child)
+  // Processes with calls in the archive but no EZTrace trace, and why (one line each).
+  std::vector<uint32_t> untraced_pids;
+  std::vector<std::string> untraced;
+  std::string user_level;  // EZIOTRACE::USER_LEVEL: complete, partial: ..., missing: ...
   uint64_t own_io_block_requests = 0;  // block requests caused by a dropped call (call.id)
   uint64_t comms = 0, groups = 0;      // EZTrace's communicators and groups, as written
-  uint64_t checked_calls = 0;     // user calls that must contain their system call
+  uint64_t checked_calls = 0;          // user calls that must contain their system call
+  // User close() calls on an fd EZTrace never saw opened: its wrapper makes no system call.
+  uint64_t closes_without_syscall = 0;
   uint64_t violations = 0;
   uint64_t clamped_events = 0;  // events whose time had to be raised to keep a location ordered
   uint64_t unsupported_events = 0;
@@ -40,15 +47,24 @@ struct MergeReport {
 
 // Writes <out_dir>/eziotrace.otf2. own_dirs: directories whose files are EZTrace's own or the
 // helper's (trace dirs are added from the sidecars); kernel calls touching them are dropped.
+// images: the record of every process image that loaded EZTrace, with an archive or not (those of
+// `eztrace` need not be repeated): EZTrace's own work is dropped for all of them. With no EZTrace
+// input at all the archive is the kernel's, rewritten, and says so (EZIOTRACE::USER_LEVEL).
 MergeReport merge_archives(const std::vector<EztraceInput>& eztrace, const Archive& kernel,
                            const std::filesystem::path& out_dir,
-                           const std::vector<std::filesystem::path>& own_dirs);
+                           const std::vector<std::filesystem::path>& own_dirs,
+                           const std::vector<Sidecar>& images = {});
 
-// Finds the EZTrace archive of every sidecar of sidecar_dir (search_dirs: extra directories that
-// may hold <program>_trace, e.g. one given on the command line) and reads it. Processes whose
-// archive is missing are reported in warnings and skipped.
+// Where the EZTrace archive of an image may be, in order of preference.
+using ArchiveCandidates = std::function<std::vector<std::filesystem::path>(const Sidecar&)>;
+
+// Finds the EZTrace archive of every image that exited (candidates: where to look) and reads it.
+// Images whose archive is missing are reported in warnings and skipped.
+std::vector<EztraceInput> load_eztrace_inputs(const std::vector<Sidecar>& images,
+                                              const ArchiveCandidates& candidates,
+                                              std::vector<std::string>& warnings);
+// The same for the records of sidecar_dir, each archive where the image wrote it.
 std::vector<EztraceInput> load_eztrace_inputs(const std::filesystem::path& sidecar_dir,
-                                              const std::vector<std::filesystem::path>& search_dirs,
                                               std::vector<std::string>& warnings);
 
 // True for an event that came from EZTrace in a merged archive: user regions (no kernel layer

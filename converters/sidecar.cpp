@@ -27,7 +27,11 @@ Sidecar parse_sidecar(const std::string& line) {
   s.first_timestamp = j.at("first_timestamp").get<uint64_t>();
   s.ctor_ns = j.value("ctor_ns", uint64_t{0});
   s.ctor_before_eztrace = j.value("ctor_before_eztrace", false);
+  s.main_ns = j.value("main_ns", uint64_t{0});
+  s.finalize_ns = j.value("finalize_ns", uint64_t{0});
   s.exit_ns = j.value("exit_ns", uint64_t{0});
+  s.exited = j.contains("threads");
+  if (!s.exited) return s;
   s.clock = j.value("clock", std::string("CLOCK_MONOTONIC"));
   if (s.clock == "MPI_Wtime") {
     if (!j.contains("clock_offset_ns")) {

@@ -14,6 +14,7 @@
 #include "common/error.h"
 #include "common/log.h"
 #include "eziotrace.skel.h"
+#include "recorder/bpf_map_walk.h"
 #include "recorder/concurrent_close.h"
 #include "recorder/probe_apply.h"
 #include "recorder/record_store.h"
@@ -115,6 +116,18 @@ void BpfSession::wake_on(int fd) {
   if (epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, fd, &ev) != 0) {
     fail("cannot watch fd {}: {}", fd, errno_text(errno));
   }
+}
+
+void BpfSession::unwatch(int fd) {
+  if (epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, fd, nullptr) != 0) {
+    fail("cannot stop watching fd {}: {}", fd, errno_text(errno));
+  }
+}
+
+size_t BpfSession::traced_processes() const {
+  size_t n = 0;
+  for_each_key(bpf_map__fd(skel_->maps.traced), [&](uint32_t) { ++n; });
+  return n;
 }
 
 bool BpfSession::poll(int timeout_ms) {

@@ -46,6 +46,10 @@ class BpfSession {
   // Returns drain()'s answer.
   bool poll(int timeout_ms);
   void wake_on(int fd);
+  // Stops watching an fd given to wake_on (an exited process's pidfd stays readable).
+  void unwatch(int fd);
+  // Processes of the traced tree still alive (the kernel forgets one when its last thread exits).
+  size_t traced_processes() const;
   // Hands the records in the ring buffer to the sink until it is empty (returns true) or the sink
   // is full (RecordStore::full(); returns false: the rest waits in the ring buffer).
   bool drain();

@@ -24,8 +24,9 @@ std::string_view fs_op_name(uint16_t op) {
       "xfs_file_direct_read",
       "xfs_file_direct_write",
       "xfs_file_fsync",
-      "iomap_dio_rw_begin",
+      "iomap_dio_read",  // iomap_dio_rw_begin of a read (bpf/record.h)
       "btrfs_sync_file",
+      "iomap_dio_write",  // iomap_dio_rw_begin of a write
   };
   return op < EZIO_FS_OP_COUNT ? names[op] : std::string_view();
 }
@@ -37,6 +38,7 @@ bool fs_op_reads(uint16_t op) {
     case EZIO_FS_BTRFS_FILE_READ_ITER:
     case EZIO_FS_TP_XFS_FILE_BUFFERED_READ:
     case EZIO_FS_TP_XFS_FILE_DIRECT_READ:
+    case EZIO_FS_TP_IOMAP_DIO_READ:
       return true;
     default:
       return false;
@@ -52,6 +54,7 @@ bool fs_op_writes(uint16_t op) {
     case EZIO_FS_TP_EXT4_WRITE_BEGIN:
     case EZIO_FS_TP_XFS_FILE_BUFFERED_WRITE:
     case EZIO_FS_TP_XFS_FILE_DIRECT_WRITE:
+    case EZIO_FS_TP_IOMAP_DIO_WRITE:
       return true;
     default:
       return false;

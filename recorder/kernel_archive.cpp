@@ -215,8 +215,13 @@ class KernelArchive::Builder {
     last_time_ = std::max(last_time_, last);
   }
 
+  // A relative path is resolved where the kernel resolved it: the opened file's own dentry and
+  // mount, walked by the VFS layer. The process may have changed its working directory since it
+  // started (chdir is not traced); joining with the directory it started in is the fallback when
+  // the VFS layer is off or the walk was truncated.
   std::string absolute_path(const OpenCall& o) {
     if (!o.path.empty() && o.path.front() == '/') return o.path;
+    if (const std::string* walked = nested_->opened_path(o.sc.h.pid, o.sc.call_id)) return *walked;
     int32_t dirfd = static_cast<int32_t>(o.sc.fd);
     std::string base = info_.cwd;
     if (dirfd >= 0) {
@@ -347,6 +352,8 @@ class KernelArchive::Builder {
         machine_, "EZIOTRACE::COMMAND",
         std::string_view(fmt::format("{}", fmt::join(info_.command, " "))));
     w_.system_tree_node_property(machine_, "EZIOTRACE::ROOT_PID", uint64_t(info_.root_pid));
+    w_.system_tree_node_property(machine_, "EZIOTRACE::PROCESSES_RUNNING_AT_END",
+                                 uint64_t(info_.still_running));
     w_.system_tree_node_property(machine_, "EZIOTRACE::CLOCK", std::string_view("CLOCK_MONOTONIC"));
     w_.system_tree_node_property(machine_, "EZIOTRACE::MONOTONIC_START_NS",
                                  info_.start_monotonic_ns);

@@ -67,6 +67,13 @@ void write_all(int fd, const void* buf, size_t n) {
   child_fail(error_fd, kExec, err, err == ENOENT ? 127 : 126);
 }
 
+// Both ends close-on-exec: the child's exec closes its ends, which is how release() learns of it.
+std::pair<UniqueFd, UniqueFd> make_pipe() {
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) fail("cannot create the launch pipes: {}", errno_text(errno));
+  return {UniqueFd(fds[0]), UniqueFd(fds[1])};
+}
+
 }  // namespace
 
 std::vector<std::string> current_environment() {
@@ -86,23 +93,29 @@ Launcher::Launcher(const std::vector<std::string>& argv, const std::vector<std::
   for (const auto& e : env) cenv.push_back(const_cast<char*>(e.c_str()));
   cenv.push_back(nullptr);
 
-  int go[2], error[2];
-  if (pipe2(go, O_CLOEXEC) != 0 || pipe2(error, O_CLOEXEC) != 0) {
-    fail("cannot create the launch pipes: {}", errno_text(errno));
-  }
+  // Owned from the start, so that a failed second pipe or fork closes the first ones.
+  auto [go_read, go_write] = make_pipe();
+  auto [error_read, error_write] = make_pipe();
   pid_ = fork();
   if (pid_ < 0) fail("cannot fork: {}", errno_text(errno));
   if (pid_ == 0) {
-    close(go[1]);
-    close(error[0]);
-    run_child(cargv.data(), cenv.data(), user, go[0], error[1]);
+    // The parent's ends: holding the go pipe's write end would keep the child from seeing EOF
+    // when the recorder dies before releasing it.
+    go_write.reset();
+    error_read.reset();
+    run_child(cargv.data(), cenv.data(), user, go_read.get(), error_write.get());
   }
-  close(go[0]);
-  close(error[1]);
   // glibc 2.36 declares pidfd_open() without C linkage for C++: the system call directly.
   exit_fd_ = UniqueFd(static_cast<int>(syscall(SYS_pidfd_open, pid_, 0)));
-  go_fd_ = UniqueFd(go[1]);
-  error_fd_ = UniqueFd(error[0]);
+  if (!exit_fd_) {
+    int err = errno;
+    kill(pid_, SIGKILL);
+    waitpid(pid_, nullptr, 0);
+    pid_ = -1;
+    fail("cannot watch the application's process (pidfd_open): {}", errno_text(err));
+  }
+  go_fd_ = std::move(go_write);
+  error_fd_ = std::move(error_read);
 }
 
 Launcher::~Launcher() {

@@ -15,7 +15,8 @@ int main(int argc, char** argv) {
   std::vector<std::string> args(argv, argv + argc);
   ezio::recorder::SplitCommandLine split{args, {}};
 
-  CLI::App app{"eziotrace: where an application's I/O time goes, from the call to the disk"};
+  CLI::App app{"eziotrace: where an application's I/O time goes, from the call to the disk",
+               "eziotrace"};
   app.require_subcommand(1);
   app.footer("eziotrace [run options] [--] command [args...] is `eziotrace run ...`.");
   ezio::recorder::add_run_command(app, split.command);

@@ -75,7 +75,8 @@ const std::vector<FileSystemHooks>& fs_hooks() {
   return v;
 }
 
-// Direct I/O of ext4, xfs and btrfs goes through iomap: its tracepoint completes every fallback.
+// Direct I/O of ext4 and xfs goes through iomap: its tracepoint completes ext4's tracepoints,
+// which see none (btrfs enters iomap below it).
 constexpr Tracepoint kIomapDio = {"iomap_dio_rw_begin", "ezio_fs_tp_iomap_dio_rw_begin"};
 
 // Counts the VFS and FS entries a missed kretprobe left pending when their thread ends.
@@ -207,7 +208,8 @@ class Planner {
       if (!tps.empty()) {
         parts.push_back(fmt::format("{}: tp_btf/{}", h.fs, join(tps, ",")));
         any_derived = true;
-        iomap_wanted = true;
+        // ext4's tracepoints see no direct I/O; xfs's do (bpf/fs.bpf.h, iomap_dio_rw_begin).
+        iomap_wanted = iomap_wanted || std::string_view(h.fs) == "ext4";
       } else {
         parts.push_back(fmt::format("{}: none", h.fs));
       }
@@ -244,12 +246,17 @@ class Planner {
                              std::vector<std::string> helpers) {
     auto& p = plan_.layers[layer];
     if (!p.on) return;
-    std::vector<std::string> ok;
+    std::vector<std::string> ok, attached;
     for (const auto& t : tps) {
       if ((plan_.tracepoints[t] = try_tp(layer, t))) ok.push_back(t);
     }
-    for (const auto& t : helpers) plan_.tracepoints[t] = try_tp(layer, t);
-    p.hook = ok.empty() ? "none" : "tp_btf/" + join(ok, ",");
+    attached = ok;
+    for (const auto& t : helpers) {
+      if ((plan_.tracepoints[t] = try_tp(layer, t))) attached.push_back(t);
+    }
+    // Every hook that attached is named: the analyzers tell from it what was observed
+    // (analysis/observed.cpp).
+    p.hook = ok.empty() ? "none" : "tp_btf/" + join(attached, ",");
     p.accuracy = ok.size() == tps.size() ? "exact" : ok.empty() ? "none" : "partial";
   }
 

@@ -86,23 +86,20 @@ void drain_all(BpfSession& bpf, RecordStore& store, KernelArchive& archive) {
 }
 
 // Runs the application to its end while its records are written into the archive; returns its
-// exit status. When the archive cannot be written (a full disk), the recording stops but the
-// application goes on; the error is raised once it has ended.
+// exit status. Then, while descendants that outlived it still run, goes on recording them for up
+// to wait_children_s seconds. When the archive cannot
+// be written (a full disk), the recording stops but the application goes on; the error is raised
+// once it has ended.
 int record_until_exit(Launcher& app, BpfSession& bpf, RecordStore& store, KernelArchive& archive,
-                      SignalForwarding& signals) {
+                      SignalForwarding& signals, double wait_children_s) {
   std::optional<Error> failure;
   std::optional<int> status;
   uint64_t next_write = 0;
   bool emptied = true;
-  while (!(status = app.poll_exit())) {
-    if (int sig = signals.take()) app.signal(sig);
-    if (failure) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-      continue;
-    }
+  auto record_a_while = [&] {
     uint64_t polled = monotonic_ns();
     emptied = bpf.poll(emptied ? kPollMs : 0);
-    if (emptied && polled < next_write) continue;
+    if (emptied && polled < next_write) return;
     try {
       // A call that ended well before `before` has all its records here (its file record
       // follows it in the ring buffer).
@@ -115,6 +112,19 @@ int record_until_exit(Launcher& app, BpfSession& bpf, RecordStore& store, Kernel
       bpf.detach();
     }
     next_write = monotonic_ns() + kWriteIntervalNs;
+  };
+  while (!(status = app.poll_exit())) {
+    if (int sig = signals.take()) app.signal(sig);
+    if (failure) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      continue;
+    }
+    record_a_while();
+  }
+  if (app.exit_fd() >= 0) bpf.unwatch(app.exit_fd());  // readable from now on
+  uint64_t deadline = monotonic_ns() + static_cast<uint64_t>(wait_children_s * 1e9);
+  while (!failure && bpf.traced_processes() > 0 && monotonic_ns() < deadline && !signals.take()) {
+    record_a_while();
   }
   if (failure) {
     fail("no archive: it could not be written ({}); the application ended: {}", failure->what(),
@@ -215,10 +225,11 @@ RecordResult record(const RecordOptions& o) {
   app.release();
   if (app.exit_fd() >= 0) bpf.wake_on(app.exit_fd());
 
-  int status = record_until_exit(app, bpf, store, archive, signals);
+  int status = record_until_exit(app, bpf, store, archive, signals, o.wait_children_s);
   drain_all(bpf, store, archive);
   info.end_monotonic_ns = monotonic_ns();
   bpf.detach();
+  info.still_running = bpf.traced_processes();
   drain_all(bpf, store, archive);  // what was in flight while the programs were unhooked
   result.exit_status = status;
   info.application_end = app.how_it_ended();
@@ -272,6 +283,12 @@ void print_summary(const RecordResult& r) {
     out += fmt::format("  block {}: {} requests not attributed to the target ({})\n", dev,
                        un.requests, human_bytes(un.bytes));
   }
+  if (info.still_running > 0) {
+    out += fmt::format(
+        "  {} traced process(es) still running when recording stopped: their later I/O is not in "
+        "the archive (--wait-children=SECONDS waits longer)\n",
+        info.still_running);
+  }
   out += fmt::format("archive: {}/eziotrace.otf2{}", r.archive.string(),
                      info.status == "complete" ? "" : " (recording interrupted)");
   spdlog::info("{}", out);
@@ -286,6 +303,17 @@ void print_summary(const RecordResult& r) {
 const std::set<std::string>& record_value_options() {
   static const std::set<std::string> v = {"-o", "--output", "--ring-buffer", "--layers"};
   return v;
+}
+
+void add_wait_children_option(CLI::App& cmd, RecordOptions& o) {
+  // An option whose value is optional, not a flag: CLI11 makes a numeric flag's "=0" -1.
+  cmd.add_option("--wait-children", o.wait_children_s,
+                 "after the command ends, go on recording its descendants that still run until "
+                 "they end, for at most SECONDS (--wait-children=SECONDS; default 5, 0: not at "
+                 "all)")
+      ->expected(0, 1)
+      ->default_str("5")
+      ->check(CLI::Range(0.0, 1e6));
 }
 
 void add_record_command(CLI::App& app, const std::vector<std::string>& command) {
@@ -307,6 +335,7 @@ void add_record_command(CLI::App& app, const std::vector<std::string>& command) 
                 "keep the alignment data of EZTrace-traced processes in the archive, for "
                 "`eziotrace merge` (automatic when the command runs `eztrace` or preloads "
                 "EZTrace)");
+  add_wait_children_option(*cmd, *opts);
   cmd->add_flag("-v,--verbose", *verbose, "show libbpf and debug messages");
   cmd->footer("Everything after the options (or after --) is the command and its arguments.");
   cmd->callback([opts, verbose, &command] {

@@ -22,6 +22,8 @@ struct RecordOptions {
   // Keep the EZTrace alignment data in the archive (eziotrace merge needs it). Done anyway when
   // the command runs EZTrace (converters::runs_eztrace).
   bool eztrace_alignment = false;
+  // --wait-children: how long descendants that outlive the command are still recorded.
+  double wait_children_s = 5;
 };
 
 struct RecordResult {
@@ -37,6 +39,8 @@ void print_summary(const RecordResult& result);
 // command: the application's words, split off the command line by split_command_line(); it is
 // read when the subcommand runs, so it may be filled after this call.
 void add_record_command(CLI::App& app, const std::vector<std::string>& command);
+// --wait-children[=SECONDS], for `record` and the merged mode alike.
+void add_wait_children_option(CLI::App& cmd, RecordOptions& o);
 // Options of `record` that take a value (for split_command_line).
 const std::set<std::string>& record_value_options();
 

@@ -21,6 +21,7 @@ struct RecordingInfo {
   std::string application_end;                       // "exit status 0", "killed by SIGSEGV"
   uint64_t application_cpu_ns = 0;                   // its CPU time and its waited children's
   pid_t root_pid = 0;
+  size_t still_running = 0;  // traced processes alive when recording stopped
   std::vector<std::string> command;
   std::string cwd;                         // working directory of the launched application
   std::array<std::string, 3> stdio_paths;  // what fds 0, 1, 2 of the application pointed to

@@ -34,6 +34,7 @@ void run(RunOptions& o) {
   parts_dir += ".parts";
   ScratchDir parts_scratch(parts_dir);
   const fs::path& parts = parts_scratch.dir();
+  if (o.keep_parts) parts_scratch.keep();  // kept whatever happens: that is what was asked
 
   auto setup = converters::prepare_eztrace(o.modules, parts / "eztrace");
   // EZTrace writes its trace from the application's process: under sudo that is the user.
@@ -51,8 +52,10 @@ void run(RunOptions& o) {
   staging.publish();
   r.archive = out;
   print_summary(r);
+  if (merged.report.processes == 0 || !merged.report.untraced.empty()) {
+    spdlog::warn("user level: {}", merged.report.user_level);
+  }
   if (o.keep_parts) {
-    parts_scratch.keep();
     give_to(parts, target_user());
     spdlog::info("the EZTrace and kernel archives are kept in {}", parts.string());
   }
@@ -85,6 +88,7 @@ void add_run_command(CLI::App& app, const std::vector<std::string>& command) {
       ->delimiter(',');
   cmd->add_flag("--keep-parts", o->keep_parts,
                 "also keep EZTrace's archive and the kernel archive");
+  add_wait_children_option(*cmd, o->record);
   cmd->add_flag("-v,--verbose", *verbose, "show libbpf and debug messages");
   cmd->footer("Everything after the options (or after --) is the command and its arguments.");
   cmd->callback([o, verbose, &command] {

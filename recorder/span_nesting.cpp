@@ -126,8 +126,18 @@ NestedLayers::NestedLayers(otf2::ArchiveWriter& w, ArchiveSummary& summary)
 void NestedLayers::add_files(const std::vector<ezio_file_rec>& files) {
   for (const auto& f : files) {
     FilePath p = file_path(f);
-    files_[{f.h.pid, f.file_key, f.ino}] = {w_.string(p.path), w_.string(p.mount_point)};
+    files_[{f.h.pid, f.file_key, f.ino}] = {w_.string(p.path), w_.string(p.mount_point),
+                                            p.truncated ? std::string() : p.path};
   }
+}
+
+const std::string* NestedLayers::opened_path(uint32_t pid, uint64_t call_id) const {
+  for (const ezio_vfs_rec* v : vfs_by_call_.of(call_id)) {
+    if (v->op != EZIO_VFS_OPEN || v->ret < 0) continue;
+    const FileInfo* f = file(pid, *v);
+    if (f && !f->text.empty()) return &f->text;
+  }
+  return nullptr;
 }
 
 bool NestedLayers::passed(uint32_t pid, uint32_t tid, uint64_t call_id) const {

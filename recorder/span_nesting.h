@@ -44,6 +44,9 @@ class NestedLayers {
   // Writes the events of call `call_id` of process pid inside [t0, t1], the syscall's ENTER and
   // LEAVE times as written.
   void emit_inside(OTF2_EvtWriter* evt, uint32_t pid, uint64_t call_id, uint64_t t0, uint64_t t1);
+  // The path of the file open call `call_id` of process pid opened, as the kernel walked it from
+  // the file's dentry up through its mounts (VFS layer); nullptr when unknown or truncated.
+  const std::string* opened_path(uint32_t pid, uint64_t call_id) const;
   // Writes an orphan at or after `last` (the location's last timestamp), and advances `last`.
   void emit_orphan(OTF2_EvtWriter* evt, const Orphan& o, uint64_t& last);
 
@@ -51,6 +54,7 @@ class NestedLayers {
   // A file's strings, interned once: every VFS event on it carries them.
   struct FileInfo {
     otf2::Ref path, mount;
+    std::string text;  // the path, empty when the walk was truncated
   };
   // Whether a call of this thread with a higher id was written: calls of a thread are sequential
   // and ids grow, so a lower id's syscall record will never come.

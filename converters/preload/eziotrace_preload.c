@@ -1,21 +1,26 @@
 /* LD_PRELOADed next to EZTrace (after its libraries) in every traced process.
  *
- * It writes one sidecar line per process, at exit, into $EZIOTRACE_SIDECAR_DIR/<pid>.json:
- * the process's EZTrace `first_timestamp` (EZTrace time = CLOCK_MONOTONIC - first_timestamp) and
- * its thread table (TID -> EZTrace thread rank and OTF2 location). That is what the merge needs to
- * put EZTrace's events on the kernel's clock and threads exactly.
+ * It writes one record per process image into $EZIOTRACE_SIDECAR_DIR/<pid>.<ctor_ns>.json: the
+ * image's EZTrace `first_timestamp` (EZTrace time = CLOCK_MONOTONIC - first_timestamp), the
+ * boundaries of EZTrace's own work, and at exit its thread table (TID -> EZTrace thread rank and
+ * OTF2 location). That is what the merge needs to put EZTrace's events on the kernel's clock and
+ * threads exactly, and to drop EZTrace's own work from the kernel side.
  *
  * Why this way:
- * - Nothing is written while the application runs: the values are read once at exit, from
- *   EZTrace's own exported state (first_timestamp, ezt_get_nb_threads, get_thread_info), looked up
- *   with dlsym so the helper neither links against EZTrace nor breaks a process EZTrace skipped.
- *   The one file it writes (open/write/close) lies under the sidecar directory, which the merge
- *   filters out of the kernel side.
  * - Placed after EZTrace in LD_PRELOAD, its constructor runs before EZTrace's, so `ctor_ns`
- *   marks the start of EZTrace's start-up work (its `rm -rf`, mkdir, first .def write); the merge
- *   uses that window to filter EZTrace's own I/O. `ctor_before_eztrace` says whether that held.
- * - An exec'd program loads the helper again and writes its own line (own first_timestamp); a
- *   forked child that does not exec is not traced by EZTrace and writes nothing.
+ *   marks the start of EZTrace's start-up work (its `rm -rf` child, mkdir, /proc/self/cmdline);
+ *   `ctor_before_eztrace` says whether that held. It wraps __libc_start_main: `main_ns` marks the
+ *   end of that work (every library constructor has run), and the record is written there once,
+ *   so that an image that never exits normally (exec, _exit) still says where EZTrace's start-up
+ *   was. EZTrace's atexit list gives `finalize_ns`, the start of its finalization.
+ * - At exit the record is rewritten with the values read from EZTrace's own exported state
+ *   (first_timestamp, ezt_get_nb_threads, get_thread_info), looked up with dlsym so the helper
+ *   neither links against EZTrace nor breaks a process EZTrace skipped. Its files lie under the
+ *   sidecar directory, which the merge filters out of the kernel side.
+ * - With EZIOTRACE_TRACE_BASE set, each image gets its own EZTRACE_TRACE_DIR below it (EZTrace
+ *   names its trace after the program only: two processes of one program would overwrite it).
+ * - An exec'd program loads the helper again and writes its own record; a forked child that does
+ *   not exec is not traced by EZTrace and writes nothing.
  * - In MPI mode EZTrace's clock is MPI_Wtime()*1e9, not CLOCK_MONOTONIC. MPICH refuses MPI_Wtime
  *   after MPI_Finalize, so the offset between the two clocks is sampled from EZTrace's atexit
  *   list, which it runs inside its MPI_Finalize wrapper while MPI is still up. MPICH's MPI_Wtime
@@ -30,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -43,8 +49,14 @@ struct ezt_thread_info {
 
 static pid_t ctor_pid;
 static uint64_t ctor_ns;
+static uint64_t main_ns;     /* the program's start routine: EZTrace's start-up is over */
+static uint64_t finalize_ns; /* EZTrace's finalization started (its atexit list) */
 static int ctor_before_eztrace;
 static char cwd[4096];
+/* Read once in the constructor, from libc's own environment: a program may define getenv and
+ * setenv itself (bash does, and answers from its own variables, built from main's envp). */
+static char sidecar_dir[4096];
+static char trace_dir_env[4096];
 
 /* EZTrace's raw MPI clock minus CLOCK_MONOTONIC, sampled while MPI is up (see above). */
 static int clock_sampled;
@@ -155,6 +167,79 @@ static void put_json_string(struct out* o, const char* s) {
   put(o, "\"", 1);
 }
 
+/* This process image's record: <dir>/<pid>.<ctor_ns>.json. A program that execs keeps its pid, so
+ * the name carries the constructor's time too: each image has a file of its own. */
+static int record_path(char* path, size_t size, const char* dir) {
+  int n = snprintf(path, size, "%s/%d.%llu.json", dir, (int)ctor_pid, (unsigned long long)ctor_ns);
+  return n > 0 && (size_t)n < size;
+}
+
+/* The fields every record has: who this image is and where EZTrace started. */
+static void put_identity(struct out* o, const char* dir, const uint64_t* first) {
+  putf(o, "{\"version\":2,\"pid\":%llu", (unsigned long long)getpid());
+  putf(o, ",\"ppid\":%llu", (unsigned long long)getppid());
+  put(o, ",\"program\":", 11);
+  put_json_string(o, program_invocation_short_name);
+  put(o, ",\"cwd\":", 7);
+  put_json_string(o, cwd);
+  put(o, ",\"trace_dir_env\":", 17);
+  put_json_string(o, trace_dir_env);
+  PUT_LITERAL(o, ",\"sidecar_dir\":");
+  put_json_string(o, dir);
+  putf(o, ",\"first_timestamp\":%llu", (unsigned long long)*first);
+  putf(o, ",\"ctor_ns\":%llu", (unsigned long long)ctor_ns);
+  if (ctor_before_eztrace) {
+    PUT_LITERAL(o, ",\"ctor_before_eztrace\":true");
+  } else {
+    PUT_LITERAL(o, ",\"ctor_before_eztrace\":false");
+  }
+  putf(o, ",\"main_ns\":%llu", (unsigned long long)main_ns);
+}
+
+/* Writes the record with one write(); errno is left as the application had it. System calls, not
+ * libc's functions: EZTrace wraps those once started, and the helper's work must not show up in
+ * the application's trace. */
+static void write_record(const char* dir, const struct out* o) {
+  char path[sizeof sidecar_dir + 64];
+  if (!record_path(path, sizeof path, dir)) return;
+  int saved_errno = errno;
+  long fd = syscall(SYS_openat, AT_FDCWD, path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd >= 0 && o->buf) {
+    long r = syscall(SYS_write, fd, o->buf, o->len);
+    (void)r; /* a short record is reported by the merge, which cannot parse it */
+  }
+  if (fd >= 0) syscall(SYS_close, fd);
+  errno = saved_errno;
+}
+
+/* EZTrace runs its atexit list when its finalization starts: from there on, until its last write
+ * into its trace directory, the I/O is its own. */
+static void finalization_starts(void* unused) {
+  (void)unused;
+  if (getpid() == ctor_pid && !finalize_ns) finalize_ns = monotonic_ns();
+}
+
+/* One EZTrace trace directory per process image (merged mode, EZIOTRACE_TRACE_BASE set):
+ * EZTrace names its trace after the program only, so processes of one program (git's, a script's
+ * tools) would overwrite each other's. Set before EZTrace's constructor reads it. */
+typedef char* (*getenv_fn)(const char*);
+typedef int (*setenv_fn)(const char*, const char*, int);
+
+static void copy_env(getenv_fn get, const char* name, char* to, size_t size) {
+  const char* v = get(name);
+  if (v && strlen(v) < size) strcpy(to, v);
+}
+
+static void own_trace_dir(getenv_fn get) {
+  const char* base = get("EZIOTRACE_TRACE_BASE");
+  setenv_fn set = (setenv_fn)dlsym(RTLD_NEXT, "setenv");
+  if (!base || !*base || !ctor_before_eztrace || !set) return;
+  char dir[sizeof trace_dir_env];
+  int n = snprintf(dir, sizeof dir, "%s/%d.%llu", base, (int)ctor_pid, (unsigned long long)ctor_ns);
+  /* EZTrace creates the directories of its trace path itself. */
+  if (n > 0 && (size_t)n < sizeof dir) set("EZTRACE_TRACE_DIR", dir, 1);
+}
+
 __attribute__((constructor)) static void eziotrace_preload_init(void) {
   ctor_pid = getpid();
   ctor_ns = monotonic_ns();
@@ -162,16 +247,52 @@ __attribute__((constructor)) static void eziotrace_preload_init(void) {
   ctor_before_eztrace = first && *first == 0;
   /* EZTrace puts <prog>_trace in EZTRACE_TRACE_DIR or the working directory at start. */
   if (!getcwd(cwd, sizeof cwd)) cwd[0] = 0;
+  getenv_fn get = (getenv_fn)dlsym(RTLD_NEXT, "getenv");
+  if (!get) return;
+  if (first) own_trace_dir(get);
+  copy_env(get, "EZIOTRACE_SIDECAR_DIR", sidecar_dir, sizeof sidecar_dir);
+  copy_env(get, "EZTRACE_TRACE_DIR", trace_dir_env, sizeof trace_dir_env);
   /* EZTrace's atexit list is a zero-initialised global: registering before its constructor is
-   * safe, and the callback runs during its finalization (in MPI mode before PMPI_Finalize). */
+   * safe, and the callbacks run during its finalization (in MPI mode before PMPI_Finalize). */
   void (*at_exit)(void (*)(void*), void*) =
       (void (*)(void (*)(void*), void*))dlsym(RTLD_DEFAULT, "eztrace_atexit");
-  if (at_exit) at_exit(sample_clock, NULL);
+  if (at_exit) {
+    at_exit(finalization_starts, NULL);
+    at_exit(sample_clock, NULL);
+  }
+}
+
+/* Every shared library's constructor has run (EZTrace's start-up is over) when the program's
+ * start routine is called; the program's own code starts here. The record written now is what
+ * the merge has of an image that never exits normally (it execs another program, or ends with
+ * _exit as dash does): its start-up window, to drop EZTrace's start-up work from the kernel side.
+ */
+typedef int (*main_fn)(int, char**, char**);
+typedef int (*start_fn)(main_fn, int, char**, void (*)(void), void (*)(void), void (*)(void),
+                        void*);
+
+__attribute__((visibility("default"))) int __libc_start_main(main_fn main, int argc, char** argv,
+                                                             void (*init)(void), void (*fini)(void),
+                                                             void (*rtld_fini)(void),
+                                                             void* stack_end) {
+  start_fn real = (start_fn)dlsym(RTLD_NEXT, "__libc_start_main");
+  if (!real) abort(); /* cannot happen with glibc: the executable was linked against it */
+  const char* dir = sidecar_dir;
+  const uint64_t* first = dlsym(RTLD_DEFAULT, "first_timestamp");
+  if (*dir && first && getpid() == ctor_pid) {
+    main_ns = monotonic_ns();
+    struct out o = {0};
+    put_identity(&o, dir, first);
+    put(&o, "}\n", 2);
+    write_record(dir, &o);
+    free(o.buf);
+  }
+  return real(main, argc, argv, init, fini, rtld_fini, stack_end);
 }
 
 __attribute__((destructor)) static void eziotrace_preload_fini(void) {
-  const char* dir = getenv("EZIOTRACE_SIDECAR_DIR");
-  if (!dir || getpid() != ctor_pid) return; /* not asked for, or a forked child EZTrace ignores */
+  const char* dir = sidecar_dir;
+  if (!*dir || getpid() != ctor_pid) return; /* not asked for, or a forked child EZTrace ignores */
   const uint64_t* first = dlsym(RTLD_DEFAULT, "first_timestamp");
   int (*nb_threads)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "ezt_get_nb_threads");
   struct ezt_thread_info* (*thread_info)(int) =
@@ -182,20 +303,8 @@ __attribute__((destructor)) static void eziotrace_preload_fini(void) {
   uint64_t clock_error = clock_sampled ? snap_clock_offset() : 0;
 
   struct out o = {0};
-  putf(&o, "{\"version\":1,\"pid\":%llu", (unsigned long long)getpid());
-  putf(&o, ",\"ppid\":%llu", (unsigned long long)getppid());
-  put(&o, ",\"program\":", 11);
-  put_json_string(&o, program_invocation_short_name);
-  put(&o, ",\"cwd\":", 7);
-  put_json_string(&o, cwd);
-  put(&o, ",\"trace_dir_env\":", 17);
-  put_json_string(&o, getenv("EZTRACE_TRACE_DIR"));
-  PUT_LITERAL(&o, ",\"sidecar_dir\":");
-  put_json_string(&o, dir);
-  putf(&o, ",\"first_timestamp\":%llu", (unsigned long long)*first);
-  putf(&o, ",\"ctor_ns\":%llu", (unsigned long long)ctor_ns);
-  put(&o, ctor_before_eztrace ? ",\"ctor_before_eztrace\":true" : ",\"ctor_before_eztrace\":false",
-      ctor_before_eztrace ? 27 : 28);
+  put_identity(&o, dir, first);
+  putf(&o, ",\"finalize_ns\":%llu", (unsigned long long)finalize_ns);
   putf(&o, ",\"exit_ns\":%llu", (unsigned long long)exit_ns);
   if (mpi_clock) {
     /* Without a sample the merge cannot place this process and says so. */
@@ -227,16 +336,6 @@ __attribute__((destructor)) static void eziotrace_preload_fini(void) {
     put(&o, "}", 1);
   }
   put(&o, "]}\n", 3);
-
-  char path[4096];
-  snprintf(path, sizeof path, "%s/%d.json", dir, (int)getpid());
-  int saved_errno = errno;
-  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd >= 0 && o.buf) {
-    ssize_t r = write(fd, o.buf, o.len);
-    (void)r; /* a short sidecar is reported by the merge, which cannot find the process */
-  }
-  if (fd >= 0) close(fd);
-  errno = saved_errno;
+  write_record(dir, &o);
   free(o.buf);
 }

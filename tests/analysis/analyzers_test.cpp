@@ -9,6 +9,7 @@
 #include "analysis/histogram.h"
 #include "analysis/latency.h"
 #include "analysis/layers.h"
+#include "analysis/observed.h"
 #include "analysis/profile.h"
 #include "analysis/trace_reader.h"
 #include "common/error.h"
@@ -219,6 +220,11 @@ TEST_F(Basic, Layers) {
   EXPECT_EQ(pc["evicted"], 0);
   EXPECT_DOUBLE_EQ(pc["hit_percent"].get<double>(), 75.0);
   EXPECT_EQ(find_row(j["pagecache"], {{"thread", "All threads"}})["hits"], 30);
+  // The layer row gives the pages of those counters (no PROBE property: counts, not "not
+  // observed").
+  json pc_row = find_row(t, {{"layer", "Page cache"}});
+  EXPECT_EQ(pc_row["writes"], 5);
+  EXPECT_EQ(pc_row["write_bytes"], 5 * 4096);
 }
 
 TEST_F(Basic, LayersGrouped) {
@@ -533,6 +539,42 @@ TEST(Layers, Classification) {
   EXPECT_EQ(analysis::op_from_name("openat"), Op::kOther);
   EXPECT_EQ(analysis::parse_layer("Page cache"), Layer::kPageCache);
   EXPECT_FALSE(analysis::parse_layer("disk"));
+}
+
+// What the recorder's hook list says a layer could see (EZIOTRACE::PROBE::<layer>).
+TEST(Observed, FromTheProbeProperties) {
+  using analysis::Layer;
+  using analysis::Observed;
+  using analysis::Op;
+  std::map<std::string, std::string> none;
+  EXPECT_EQ(analysis::observed(none, Layer::kFs, Op::kRead), Observed::kUnknown);
+  std::map<std::string, std::string> tp = {
+      {"EZIOTRACE::PROBE::syscall", "tp_btf/sys_enter+sys_exit (exact)"},
+      {"EZIOTRACE::PROBE::fs",
+       "ext4: tp_btf/ext4_da_write_begin,ext4_write_begin,ext4_sync_file_enter,"
+       "ext4_sync_file_exit; xfs: tp_btf/xfs_file_buffered_read,xfs_file_buffered_write,"
+       "xfs_file_fsync; btrfs: none; iomap: tp_btf/iomap_dio_rw_begin (derived)"},
+      {"EZIOTRACE::PROBE::pagecache",
+       "tp_btf/mm_filemap_add_to_page_cache,mm_filemap_get_pages,mm_filemap_fault,"
+       "mm_filemap_delete_from_page_cache,writeback_dirty_folio (exact)"},
+      {"EZIOTRACE::PROBE::block", "none (none)"}};
+  EXPECT_EQ(analysis::observed(tp, Layer::kSyscall, Op::kRead), Observed::kAll);
+  EXPECT_EQ(analysis::observed(tp, Layer::kVfs, Op::kRead), Observed::kNone);  // not recorded
+  EXPECT_EQ(analysis::observed(tp, Layer::kFs, Op::kRead), Observed::kPartial);
+  EXPECT_EQ(analysis::observed(tp, Layer::kFs, Op::kOther), Observed::kPartial);
+  EXPECT_EQ(analysis::observed(tp, Layer::kPageCache, Op::kWrite), Observed::kAll);
+  EXPECT_EQ(analysis::observed(tp, Layer::kBlock, Op::kWrite), Observed::kNone);
+  EXPECT_EQ(analysis::observed(tp, Layer::kUser, Op::kWrite), Observed::kNone);  // no EZTrace
+  tp["EZIOTRACE::ALIGNMENT"] = "exact";  // merged with EZTrace's trace
+  EXPECT_EQ(analysis::observed(tp, Layer::kUser, Op::kWrite), Observed::kAll);
+  tp["EZIOTRACE::PROBE::fs"] =
+      "ext4: fentry/fexit ext4_file_read_iter,ext4_file_write_iter,ext4_sync_file; xfs: "
+      "fentry/fexit xfs_file_read_iter,xfs_file_write_iter,xfs_file_fsync; btrfs: kprobe/kretprobe "
+      "btrfs_file_read_iter,btrfs_file_write_iter,btrfs_sync_file (exact)";
+  EXPECT_EQ(analysis::observed(tp, Layer::kFs, Op::kRead), Observed::kAll);
+  tp["EZIOTRACE::PROBE::fs"] =
+      "ext4: tp_btf/ext4_sync_file_enter; xfs: none; btrfs: none (derived)";
+  EXPECT_EQ(analysis::observed(tp, Layer::kFs, Op::kRead), Observed::kNone);
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
  * "stat_ios=<n>": requests /sys/block/<dev>/stat counted while the I/O ran, read from inside the
  * recording so the window matches the trace's. Exits non-zero on any failure. */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,18 +18,47 @@ static void die(const char* what) {
   exit(2);
 }
 
-/* Completed requests of all kinds: reads, writes, discards, flushes (Documentation/block/stat). */
-static unsigned long long device_ios(const char* dev) {
+/* The fields of /sys/block/DEV/stat (Documentation/block/stat.rst): v[0] reads, v[4] writes,
+ * v[11] discards, v[15] flushes completed. */
+static void device_stat(const char* dev, unsigned long long v[17]) {
   char path[256];
   snprintf(path, sizeof(path), "/sys/block/%s/stat", dev);
   FILE* f = fopen(path, "r");
   if (!f) die(path);
-  unsigned long long v[17] = {0};
   int n = 0;
+  for (int i = 0; i < 17; ++i) v[i] = 0;
   while (n < 17 && fscanf(f, "%llu", &v[n]) == 1) ++n;
   fclose(f);
-  if (n < 11) die("short /sys/block stat");
-  return v[0] + v[4] + (n > 11 ? v[11] : 0) + (n > 15 ? v[15] : 0);
+  if (n < 17) die("short /sys/block stat (a kernel before 5.5?)");
+}
+
+/* Completed requests of all kinds: reads, writes, discards, flushes. */
+static unsigned long long device_ios(const char* dev) {
+  unsigned long long v[17];
+  device_stat(dev, v);
+  return v[0] + v[4] + v[11] + v[15];
+}
+
+/* The chdir test: opens relative to a working directory it changed, and relative to a directory
+ * descriptor. Creates DIR/sub/a, DIR/b and DIR/sub/c. */
+static void chdir_open(const char* dir) {
+  char sub[4096];
+  snprintf(sub, sizeof(sub), "%s/sub", dir);
+  if (mkdir(sub, 0755) && errno != EEXIST) die("mkdir");
+  if (chdir(sub)) die("chdir");
+  int fd = open("a", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (fd < 0 || write(fd, "a", 1) != 1) die("a");
+  close(fd);
+  int dirfd = open(dir, O_RDONLY | O_DIRECTORY);
+  if (dirfd < 0) die("open dir");
+  fd = openat(dirfd, "b", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (fd < 0 || write(fd, "b", 1) != 1) die("b");
+  close(fd);
+  close(dirfd);
+  if (chdir("..")) die("chdir ..");
+  fd = open("sub/c", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (fd < 0 || write(fd, "c", 1) != 1) die("c");
+  close(fd);
 }
 
 static void* aligned_buffer(size_t bytes, int fill) {
@@ -54,8 +84,8 @@ int main(int argc, char** argv) {
   if (argc < 4) {
     fprintf(stderr,
             "usage: %s "
-            "odirect|odirect-amid-noise|odirect-forever|buffered-fsync|buffered-syncfs|read|mmap-"
-            "read|drop|pin FILE "
+            "odirect|odirect-amid-noise|odirect-forever|odirect-rw|fdatasync-clean|chdir-open|"
+            "metadata-storm|buffered-fsync|buffered-syncfs|read|mmap-read|drop|pin FILE "
             "COUNT [DEV]\n",
             argv[0]);
     return 2;
@@ -90,6 +120,63 @@ int main(int argc, char** argv) {
     void* buf = aligned_buffer(bs, 'n');
     for (long i = 0;; ++i) {
       if (pwrite(fd, buf, bs, (i % count) * bs) != (ssize_t)bs) die("pwrite");
+    }
+  } else if (!strcmp(mode, "odirect-rw")) {
+    /* COUNT direct writes, then COUNT direct reads of them. */
+    int fd = open(file, O_RDWR | O_CREAT | O_DIRECT, 0644);
+    if (fd < 0) die("open O_DIRECT");
+    void* buf = aligned_buffer(bs, 'r');
+    for (long i = 0; i < count; ++i) {
+      if (pwrite(fd, buf, bs, i * bs) != (ssize_t)bs) die("pwrite");
+    }
+    for (long i = 0; i < count; ++i) {
+      if (pread(fd, buf, bs, i * bs) != (ssize_t)bs) die("pread");
+    }
+    close(fd);
+  } else if (!strcmp(mode, "fdatasync-clean")) {
+    /* COUNT fdatasync of a file with nothing dirty: each is an empty PREFLUSH request only. Prints
+     * the device's counters of writes, written sectors and flushes over the calls. */
+    int fd = open(file, O_RDWR);
+    if (fd < 0) die("open");
+    if (fdatasync(fd)) die("fdatasync");
+    unsigned long long a[17], b[17];
+    if (dev) device_stat(dev, a);
+    for (long i = 0; i < count; ++i) {
+      if (fdatasync(fd)) die("fdatasync");
+    }
+    if (dev) {
+      device_stat(dev, b);
+      printf("stat_writes=%llu\nstat_write_sectors=%llu\nstat_flushes=%llu\n", b[4] - a[4],
+             b[6] - a[6], b[15] - a[15]);
+    }
+    close(fd);
+  } else if (!strcmp(mode, "chdir-open")) {
+    chdir_open(file);
+  } else if (!strcmp(mode, "metadata-storm")) {
+    /* The bystander of the attribution test: creates COUNT empty files in directory FILE, syncs,
+     * removes them, syncs (that file system only), until killed; says "storming" after its first
+     * round. Only metadata: bitmaps, inode tables and directory blocks, in the device's own page
+     * cache. */
+    char path[4096];
+    int dirfd = open(file, O_RDONLY | O_DIRECTORY);
+    if (dirfd < 0) die("open dir");
+    for (long round = 0;; ++round) {
+      for (long i = 0; i < count; ++i) {
+        snprintf(path, sizeof(path), "%s/f%ld", file, i);
+        int fd = open(path, O_WRONLY | O_CREAT, 0644);
+        if (fd < 0) die("create");
+        close(fd);
+      }
+      if (syncfs(dirfd)) die("syncfs");
+      for (long i = 0; i < count; ++i) {
+        snprintf(path, sizeof(path), "%s/f%ld", file, i);
+        if (unlink(path)) die("unlink");
+      }
+      if (syncfs(dirfd)) die("syncfs");
+      if (round == 0) {
+        printf("storming\n");
+        fflush(stdout);
+      }
     }
   } else if (!strcmp(mode, "buffered-fsync") || !strcmp(mode, "buffered-syncfs")) {
     int fd = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0644);

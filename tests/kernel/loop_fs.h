@@ -9,7 +9,8 @@ namespace ezio::test {
 
 class LoopFs {
  public:
-  // Throws (failing the test) when a precondition is missing: not root, no loop device, no mkfs.
+  // fstype: ext4, ext4-nojournal, xfs, btrfs, or raw (no file system, nothing mounted). Throws
+  // (failing the test) when a precondition is missing: not root, no loop device, no mkfs.
   explicit LoopFs(const std::string& fstype);
   ~LoopFs();
   LoopFs(const LoopFs&) = delete;

@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 """Prints, as JSON, what the kernel-layer tests check in an eziotrace archive, read with the
 independent python3-otf2 reader (Debian's /usr/bin/python3): block requests with their
-attribution, unattributed counts per device, the last page-cache counters per thread, and the
-thread of every recorded call."""
+attribution, unattributed counts per device, the last page-cache counters per thread, the
+thread of every recorded call, the machine's EZIOTRACE:: properties, the regular files and how many
+writes each got."""
 import json
 import sys
 
@@ -17,9 +18,13 @@ def attrs(event):
 
 
 def main(anchor):
-    result = {"block": [], "unattributed": {}, "pagecache": {}, "calls": {}, "lost": {}}
+    result = {"block": [], "unattributed": {}, "pagecache": {}, "calls": {}, "lost": {},
+              "properties": {}, "files": [], "writes": {}}
     with otf2.reader.open(anchor) as trace:
         defs = trace.definitions
+        for p in defs.system_tree_node_properties:
+            result["properties"][p.name] = p.value if isinstance(p.value, (int, float)) else str(p.value)
+        result["files"] = sorted(f.name for f in defs.io_regular_files)
         for p in defs.location_properties:
             if p.name == "EZIOTRACE::UNATTRIBUTED_REQUESTS":
                 result["unattributed"][p.location.name] = int(p.value)
@@ -47,6 +52,10 @@ def main(anchor):
                 result["pagecache"][str(tids[location.name])] = dict(
                     zip(members, [int(v) for v in event.values]),
                     reclaimed=reclaimed.get(location.name, 0))
+            elif (isinstance(event, otf2.events.IoOperationBegin)
+                  and event.mode == otf2.IoOperationMode.WRITE and event.handle.file is not None):
+                name = event.handle.file.name
+                result["writes"][name] = result["writes"].get(name, 0) + 1
             elif isinstance(event, otf2.events.Enter):
                 a = attrs(event)
                 if "call.id" in a:

@@ -1,8 +1,11 @@
 // The workload of the layer tests: known numbers of buffered writes, reads, one fsync and direct
-// writes on files of the directory given, so that every layer's count is exact.
+// writes on files of the directory given, so that every layer's count is exact; then one open of
+// a path relative to a working directory it changed to.
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -49,6 +52,15 @@ int main(int argc, char** argv) {
   for (int i = 0; i < 4; ++i) {
     if (pwrite(fd, buf, kBlock, i * kBlock) != static_cast<ssize_t>(kBlock)) die("pwrite");
   }
+  close(fd);
+
+  // A path relative to a working directory changed since the start: the archive must name the
+  // file the kernel opened, DIR/sub/rel (tests/qemu/record-layers.sh, in every VFS mode).
+  std::string sub = dir + "/sub";
+  if (mkdir(sub.c_str(), 0755) && errno != EEXIST) die("mkdir sub");
+  if (chdir(sub.c_str())) die("chdir sub");
+  fd = open("rel", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (fd < 0) die("open rel");
   close(fd);
   return 0;
 }

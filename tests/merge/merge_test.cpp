@@ -41,7 +41,7 @@ const Fixture& traced_run() {
     EXPECT_EQ(r.status, IO_THREADS_EXIT_STATUS) << r.err;
     x.app_out = r.out;
     std::vector<std::string> warnings;
-    x.inputs = converters::load_eztrace_inputs(x.setup.sidecar_dir, {}, warnings);
+    x.inputs = converters::load_eztrace_inputs(x.setup.sidecar_dir, warnings);
     EXPECT_TRUE(warnings.empty()) << warnings.front();
     return x;
   }();
@@ -367,7 +367,7 @@ const MpiFixture& mpi_traced_run() {
       x.pid_of_rank[std::stoi((*it)[1])] = std::stoul((*it)[2]);
     }
     std::vector<std::string> warnings;
-    x.inputs = converters::load_eztrace_inputs(x.setup.sidecar_dir, {}, warnings);
+    x.inputs = converters::load_eztrace_inputs(x.setup.sidecar_dir, warnings);
     EXPECT_TRUE(warnings.empty()) << warnings.front();
     return x;
   }();

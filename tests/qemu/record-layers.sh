@@ -71,6 +71,8 @@ expect "vfs${tab}vfs:vfs_read|$d/data|ext4${tab}16"
 expect "vfs${tab}vfs:vfs_fsync_range|$d/data|ext4${tab}1"
 expect "vfs${tab}vfs:vfs_open|$d/data|ext4${tab}2"
 expect "vfs${tab}vfs:vfs_write|$d/direct|ext4${tab}4"
+# Opened after a chdir, by a relative path: the kernel's path, not the start directory's.
+fact "file${tab}$d/sub/rel${tab}1"
 if [ "$mode" != tracepoint ]; then
   fact "derived${tab}0"
   fact "inside${tab}vfs:vfs_write|$d/data${tab}16"

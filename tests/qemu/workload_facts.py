@@ -18,6 +18,7 @@ tests/qemu/record-layers.sh asserts on beyond tests/layers/nesting.py:
                                             its VFS function with no VFS event inside: each must
                                             be counted in EZIOTRACE::LOST::vfs
   lost <layer> <n>                          EZIOTRACE::LOST::<layer>
+  file <path> 1                             an IoRegularFile of the archive under the directory
   pagecache_threads <n>                     threads with page-cache counters
   pagecache <member> <value>                the workload thread's last page-cache counters
   block_other_threads <n>                   block requests attributed to another thread
@@ -67,6 +68,8 @@ def main(anchor, workdir):
         for p in trace.definitions.system_tree_node_properties:
             if p.name.startswith("EZIOTRACE::LOST::"):
                 lost[p.name.split("::")[-1]] = int(p.value)
+        files = {f.name: 1 for f in trace.definitions.io_regular_files
+                 if f.name.startswith(workdir + "/")}
         # location -> [name, enter time, attrs, children, has a VFS event inside]
         stacks = collections.defaultdict(list)
         for loc, ev in trace.events:
@@ -135,6 +138,7 @@ def main(anchor, workdir):
     print_facts("vfs_count", vfs_count)
     print_facts("vfs_unseen", vfs_unseen)
     print_facts("lost", lost)
+    print_facts("file", files)
     print(f"pagecache_threads\t{len(pagecache)}")
     for k, v in sorted(pagecache.get(workload_tid, {}).items()):
         print(f"pagecache\t{k}\t{v}")

@@ -2,7 +2,8 @@
 """Dumps an OTF2 archive as JSON with python3-otf2, a reader independent of ours.
 
 Per location: its properties and the syscall-layer calls (ENTER/LEAVE of `syscall:*` regions) with
-their attributes, the I/O events written inside them and the regions nested in them ("inside").
+their attributes, the I/O events written inside them and the regions nested in them ("inside");
+I/O events outside any region (block requests) with their attributes ("loose_io").
 Usage: otf2_dump.py ARCHIVE.otf2
 """
 import json
@@ -62,8 +63,10 @@ def main(path):
                     if st:  # a VFS or FS event inside a call: kept with its attributes
                         st[-1].setdefault("inside", []).append(call)
             elif kind.startswith("Io") and not st:  # e.g. a block device's requests
-                entry.setdefault("loose_io", []).append(
-                    {"kind": kind, "t": ev.time, "id": value(getattr(ev, "matching_id", 0))})
+                io = {"kind": kind, "t": ev.time, "id": value(getattr(ev, "matching_id", 0))}
+                for a, v in (ev.attributes or {}).items():  # call.id: the call that caused it
+                    io[a.name] = value(v)
+                entry.setdefault("loose_io", []).append(io)
             elif kind.startswith("Io") and st:
                 io = {"kind": kind}
                 for attr in ("handle", "old_handle", "new_handle"):

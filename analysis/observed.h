@@ -1,0 +1,22 @@
+#pragma once
+// What a recording could observe, per layer and operation, read from the hooks the recorder wrote
+// into the archive (EZIOTRACE::PROBE::<layer>): a count of 0 where the kernel offered no hook is
+// "not observed", not "none happened" (docs/kernel-layers.md, "What each layer observes").
+#include <map>
+#include <string>
+
+#include "analysis/layer.h"
+
+namespace ezio::analysis {
+
+enum class Observed {
+  kUnknown,  // the archive says nothing (EZTrace's own, or older than the PROBE properties)
+  kAll,
+  kPartial,  // some of the kind only (one file system's tracepoints, direct I/O only…)
+  kNone,     // the layer was not recorded, or no hook saw this kind of operation
+};
+
+// props: the archive's string properties of the machine (Definitions::node_string_properties).
+Observed observed(const std::map<std::string, std::string>& props, Layer layer, Op op);
+
+}  // namespace ezio::analysis

@@ -1,0 +1,189 @@
+// `eziotrace export` and `eziotrace view`: the layered timeline as a Pajé trace (ViTE) or as
+// Chrome Trace Event JSON (Perfetto), and ViTE started on a Pajé conversion.
+#include <spawn.h>
+#include <spdlog/spdlog.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "common/command.h"
+#include "common/error.h"
+#include "converters/timeline/paje.h"
+#include "converters/timeline/perfetto.h"
+
+extern char** environ;
+
+namespace ezio::converters {
+namespace {
+
+struct ExportOptions {
+  std::string trace, out, format = "paje", window, layers;
+  uint64_t tid = 0;
+  uint64_t max_events = 5'000'000;
+  bool force = false;
+};
+
+double parse_seconds(const std::string& s, const std::string& what) {
+  try {
+    size_t used = 0;
+    double v = std::stod(s, &used);
+    if (used == s.size() && v >= 0) return v;
+  } catch (const std::exception&) {
+  }
+  fail("--window: {} '{}' is not a number of seconds", what, s);
+}
+
+TimelineOptions timeline_options(const ExportOptions& o) {
+  TimelineOptions t;
+  if (o.tid) t.tid = o.tid;
+  if (!o.layers.empty()) {
+    t.layers.reset();
+    std::string rest = o.layers;
+    while (!rest.empty()) {
+      size_t comma = rest.find(',');
+      std::string name = rest.substr(0, comma);
+      auto layer = analysis::parse_layer(name);
+      if (!layer)
+        fail("--layers: unknown layer '{}' (user, syscall, vfs, fs, pagecache, block)", name);
+      t.layers.set(static_cast<size_t>(*layer));
+      rest = comma == std::string::npos ? "" : rest.substr(comma + 1);
+    }
+  }
+  return t;
+}
+
+// --window T0:T1, seconds from the start of the recording, checked against its length.
+void apply_window(Timeline& t, const std::string& window, TimelineOptions& options) {
+  if (window.empty()) return;
+  size_t colon = window.find(':');
+  if (colon == std::string::npos)
+    fail("--window takes T0:T1 (seconds from the start), not '{}'", window);
+  double t0 = parse_seconds(window.substr(0, colon), "T0");
+  double t1 = parse_seconds(window.substr(colon + 1), "T1");
+  double length =
+      static_cast<double>(t.defs().trace_length) / static_cast<double>(t.defs().resolution);
+  if (t1 <= t0) fail("--window {}: T1 must be after T0", window);
+  if (t0 >= length) {
+    fail("--window {}: the recording is only {:.6f} s long; T0 must be below that", window, length);
+  }
+  auto ticks = [&](double s) {
+    return t.begin() + static_cast<uint64_t>(s * static_cast<double>(t.defs().resolution));
+  };
+  options.window = std::pair{ticks(t0), std::min(ticks(t1), t.end())};
+}
+
+// Opens the archive with the options; refuses an export larger than a viewer can hold.
+std::unique_ptr<Timeline> open_timeline(const ExportOptions& o) {
+  TimelineOptions options = timeline_options(o);
+  auto t = std::make_unique<Timeline>(o.trace, options);
+  apply_window(*t, o.window, options);
+  t->set_options(options);
+  uint64_t events = t->estimated_events();
+  if (o.max_events && events > o.max_events) {
+    double length =
+        static_cast<double>(t->defs().trace_length) / static_cast<double>(t->defs().resolution);
+    double share = static_cast<double>(o.max_events) / static_cast<double>(events);
+    fail(
+        "{}: about {} events to draw, more than --max-events {}; a viewer would not hold them. "
+        "Cut it with --window T0:T1 (e.g. --window 0:{:.3g} of {:.3g} s), --thread TID or "
+        "--layers, "
+        "or raise --max-events",
+        o.trace, events, o.max_events, length * share, length);
+  }
+  return t;
+}
+
+void add_selection_options(CLI::App* cmd, ExportOptions& o) {
+  cmd->add_option("TRACE", o.trace, "the archive (eziotrace.otf2 or its directory)")->required();
+  cmd->add_option("--window", o.window, "only T0:T1, in seconds from the start of the recording");
+  cmd->add_option("--thread", o.tid, "only this thread (TID) and the block requests it caused");
+  cmd->add_option("--layers", o.layers, "only these layers: user,syscall,vfs,fs,pagecache,block");
+  cmd->add_option("--max-events", o.max_events,
+                  "refuse to convert more events than this (default 5000000; 0: no limit)");
+}
+
+void export_command(const ExportOptions& o) {
+  auto t = open_timeline(o);
+  ExportCounts c;
+  if (o.format == "paje") {
+    c = export_paje(*t, o.out, o.force);
+  } else {
+    c = export_perfetto(*t, o.out, o.force);
+  }
+  spdlog::info("{}: {} calls, {} block requests, {} links", o.out, c.states, c.requests, c.links);
+}
+
+bool on_path(const std::string& program) {
+  const char* path = std::getenv("PATH");
+  std::string rest = path ? path : "";
+  while (!rest.empty()) {
+    size_t colon = rest.find(':');
+    std::filesystem::path dir = rest.substr(0, colon);
+    if (access((dir / program).c_str(), X_OK) == 0) return true;
+    rest = colon == std::string::npos ? "" : rest.substr(colon + 1);
+  }
+  return false;
+}
+
+// Converts to a temporary Pajé file, runs ViTE on it and removes the file when ViTE exits.
+void view_command(ExportOptions o) {
+  const char* display = std::getenv("DISPLAY");
+  if (!display || !*display) {
+    fail(
+        "no display (DISPLAY is not set): ViTE needs one. Export instead: eziotrace export "
+        "--format paje {} -o trace.trace, and open it where there is a display",
+        o.trace);
+  }
+  if (!on_path("vite"))
+    fail("ViTE is not installed (no 'vite' on PATH); on Debian: apt-get install vite");
+  std::string dir_template =
+      (std::filesystem::temp_directory_path() / "eziotrace-view.XXXXXX").string();
+  if (!mkdtemp(dir_template.data()))
+    fail("cannot create a temporary directory: {}", errno_text(errno));
+  std::filesystem::path dir = dir_template;
+  struct Cleanup {
+    std::filesystem::path d;
+    ~Cleanup() {
+      std::error_code ec;
+      std::filesystem::remove_all(d, ec);
+    }
+  } cleanup{dir};
+  o.out = (dir / "timeline.trace").string();
+  export_command(o);
+  std::string file = o.out;
+  char* argv[] = {const_cast<char*>("vite"), file.data(), nullptr};
+  pid_t pid;
+  if (int err = posix_spawnp(&pid, "vite", nullptr, nullptr, argv, environ)) {
+    fail("cannot start vite: {}", errno_text(err));
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  command_status() = WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
+
+}  // namespace
+
+void add_export_commands(CLI::App& app) {
+  auto eo = std::make_shared<ExportOptions>();
+  CLI::App* ex = app.add_subcommand(
+      "export", "Write the layered timeline for a viewer: Pajé (ViTE) or Chrome JSON (Perfetto)");
+  add_selection_options(ex, *eo);
+  ex->add_option("--format", eo->format, "paje (ViTE) or perfetto (Chrome Trace Event JSON)")
+      ->check(CLI::IsMember({"paje", "perfetto"}));
+  ex->add_option("-o,--output", eo->out, "output file")->required();
+  ex->add_flag("-f,--force", eo->force, "replace an export eziotrace wrote earlier at that path");
+  ex->callback([eo] { export_command(*eo); });
+
+  auto vo = std::make_shared<ExportOptions>();
+  CLI::App* view = app.add_subcommand("view", "Open the layered timeline in ViTE");
+  add_selection_options(view, *vo);
+  view->callback([vo] { view_command(*vo); });
+}
+
+}  // namespace ezio::converters
