@@ -27,9 +27,13 @@ void RingBufferDeleter::operator()(ring_buffer* rb) const { ring_buffer__free(rb
 
 namespace {
 
+// Returned by on_record to stop a drain: libbpf keeps the record taken and leaves the rest.
+constexpr int kStoreFull = -ENOBUFS;
+
 int on_record(void* ctx, void* data, size_t size) {
-  static_cast<RecordStore*>(ctx)->add(data, size);
-  return 0;
+  auto* store = static_cast<RecordStore*>(ctx);
+  store->add(data, size);
+  return store->full() ? kStoreFull : 0;
 }
 
 int libbpf_log(enum libbpf_print_level level, const char* fmt, va_list args) {
@@ -126,20 +130,22 @@ size_t BpfSession::traced_processes() const {
   return n;
 }
 
-void BpfSession::poll(int timeout_ms) {
+bool BpfSession::poll(int timeout_ms) {
   epoll_event ev[2];
   if (epoll_wait(epoll_.get(), ev, 2, timeout_ms) < 0 && errno != EINTR) {
     fail("waiting for records failed: {}", errno_text(errno));
   }
-  drain();
+  return drain();
 }
 
-void BpfSession::drain() {
+bool BpfSession::drain() {
   // Before reading: a record committed after the reading has begun may then wake us again,
   // and none is left unannounced until the wait's timeout (common.bpf.h, submit()).
   __atomic_store_n(&skel_->bss->recorder_woken, 0, __ATOMIC_SEQ_CST);
   int n = ring_buffer__consume(rb_.get());
+  if (n == kStoreFull) return false;
   if (n < 0 && n != -EINTR) fail("reading the ring buffer failed: {}", errno_text(-n));
+  return n != -EINTR;
 }
 
 void BpfSession::detach() {

@@ -43,14 +43,16 @@ class BpfSession {
   // Waits up to timeout_ms for records, or for `fd` to become readable, and hands the records to
   // the sink. The programs wake the recorder only when the ring buffer fills up (a wake-up per
   // record would cost the application), so without such an fd every wait lasts its timeout.
-  void poll(int timeout_ms);
+  // Returns drain()'s answer.
+  bool poll(int timeout_ms);
   void wake_on(int fd);
   // Stops watching an fd given to wake_on (an exited process's pidfd stays readable).
   void unwatch(int fd);
   // Processes of the traced tree still alive (the kernel forgets one when its last thread exits).
   size_t traced_processes() const;
-  // Hands every record still in the ring buffer to the sink.
-  void drain();
+  // Hands the records in the ring buffer to the sink until it is empty (returns true) or the sink
+  // is full (RecordStore::full(); returns false: the rest waits in the ring buffer).
+  bool drain();
   // Unhooks every program (all links at once): nothing is recorded after this. The maps and the
   // ring buffer stay readable.
   void detach();

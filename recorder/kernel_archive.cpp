@@ -98,6 +98,7 @@ class KernelArchive::Builder {
     }
     nested_.emplace(w_, summary_);
     block_.emplace(w_, machine_, summary_);
+    pagecache_.emplace(w_);
   }
 
   // Block events are written this long after the calls: a request that took longer arrives
@@ -110,6 +111,8 @@ class KernelArchive::Builder {
     block_->add(std::move(batch.block));
     block_->write_before(last ? before : before > kBlockHorizonNs ? before - kBlockHorizonNs : 0);
     for (const auto& p : batch.procs) procs_.see(p);
+    pagecache_->add(std::move(batch.pagecache),
+                    [this](uint32_t pid) { return procs_.has_process(pid); });
     nested_->add_files(batch.files);
     nested_->take(std::move(batch.vfs), std::move(batch.fs), batch.syscalls, batch.opens, last);
     walk_timeline(batch, meanwhile);
@@ -121,8 +124,8 @@ class KernelArchive::Builder {
     define_locations();
     last_time_ = std::max(
         last_time_,
-        write_pagecache_layer(
-            w_, store,
+        pagecache_->finish(
+            store.reclaimed(),
             [this](uint32_t pid) {
               auto it = groups_.find(pid);
               return it == groups_.end() ? otf2::Ref(OTF2_UNDEFINED_LOCATION_GROUP) : it->second;
@@ -136,7 +139,7 @@ class KernelArchive::Builder {
     {  // the page-cache row of the layer table, in pages and bytes of 4 KiB pages
       const PageCacheTotals& pc = summary_.pagecache;
       auto& t = summary_.layers[EZIO_LAYER_PAGECACHE];
-      t.events = store.pagecache().size();
+      t.events = pagecache_->received();
       t.reads = pc.accessed;
       t.writes = pc.dirtied;
       t.other = pc.faults;
@@ -185,8 +188,10 @@ class KernelArchive::Builder {
       if (p.kind == EZIO_REC_FORK && !p.is_thread) items.push_back({p.ts, nullptr, nullptr, &p});
     }
     for (const auto& o : nested_->orphans()) items.push_back({o.t, nullptr, nullptr, nullptr, &o});
-    std::stable_sort(items.begin(), items.end(),
-                     [](const Item& a, const Item& b) { return a.t < b.t; });
+    auto by_time = [](const Item& a, const Item& b) { return a.t < b.t; };
+    if (!std::is_sorted(items.begin(), items.end(), by_time)) {
+      std::stable_sort(items.begin(), items.end(), by_time);
+    }
     constexpr size_t kItemsBetweenCalls = 4096;
     size_t n = 0;
     for (const auto& it : items) {
@@ -364,6 +369,7 @@ class KernelArchive::Builder {
   std::optional<FdTable> fds_;
   std::optional<NestedLayers> nested_;
   std::optional<BlockLayer> block_;
+  std::optional<PageCacheLayer> pagecache_;
   Attributes attrs_{};
   std::unordered_map<uint32_t, otf2::Ref> regions_;
   std::unordered_map<uint64_t, uint64_t> last_per_location_;

@@ -1,11 +1,16 @@
 #pragma once
 // The page-cache layer of an archive: per traced thread, a METRIC location in its process's group
 // carrying the thread's cumulative page counters as MetricEvents (docs/trace-model.md).
+#include <array>
 #include <cstdint>
 #include <functional>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "common/otf2/writer.h"
-#include "recorder/record_store.h"
+#include "record.h"
 
 namespace ezio::recorder {
 
@@ -15,11 +20,41 @@ struct PageCacheTotals {
   uint64_t reclaimed = 0;  // evicted by others: kswapd, other processes
 };
 
-// group_of(pid) is the location group of a process, or nullopt-like UINT32_MAX when unknown;
-// name_of(pid, tid) the thread's display name. Returns the time of the last event (0 if none).
-uint64_t write_pagecache_layer(
-    otf2::ArchiveWriter& w, const RecordStore& store,
-    const std::function<otf2::Ref(uint32_t pid)>& group_of,
-    const std::function<std::string(uint32_t pid, uint32_t tid)>& name_of, PageCacheTotals& totals);
+// Written while the recording goes on: a thread's samples (a few a second while it does
+// page-cache work) are written as they come, so that they do not pile up in memory; the
+// locations, named at the end, and the metric are defined by finish().
+class PageCacheLayer {
+ public:
+  explicit PageCacheLayer(otf2::ArchiveWriter& w) : w_(w) {}
+
+  // Takes samples: those of processes known(pid) are written, the others wait until they are.
+  void add(std::vector<ezio_pagecache_rec>&& samples,
+           const std::function<bool(uint32_t pid)>& known);
+  // Writes what waited for a process now known, and defines the locations (those of processes
+  // group_of() does not know, OTF2_UNDEFINED_LOCATION_GROUP, are dropped) and the metric.
+  // name_of(pid, tid) is the thread's display name. Returns the time of the last event (0 if none).
+  uint64_t finish(const std::map<uint32_t, ezio_reclaimed>& reclaimed,
+                  const std::function<otf2::Ref(uint32_t pid)>& group_of,
+                  const std::function<std::string(uint32_t pid, uint32_t tid)>& name_of,
+                  PageCacheTotals& totals);
+  // Samples received.
+  uint64_t received() const { return received_; }
+
+ private:
+  static constexpr size_t kMembers = 8;
+  struct Thread {
+    uint64_t location = 0;
+    uint64_t last = 0;                        // time of its last sample written
+    std::array<uint64_t, kMembers> values{};  // its last sample: the thread's totals
+  };
+  void write(const ezio_pagecache_rec& r);
+  void define_metric();
+
+  otf2::ArchiveWriter& w_;
+  std::map<std::pair<uint32_t, uint32_t>, Thread> threads_;  // pid, tid
+  std::vector<ezio_pagecache_rec> waiting_;
+  otf2::Ref metric_ = 0;
+  uint64_t received_ = 0, last_ = 0;
+};
 
 }  // namespace ezio::recorder

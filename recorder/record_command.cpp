@@ -47,9 +47,10 @@ constexpr int kPollMs = 25;
 // thread preempted in between on a busy machine.
 constexpr uint64_t kSettleMarginNs = 20'000'000;
 // Records held in memory, waiting to be written, past which the ring buffer is no longer drained
-// while a batch is written (about 200 MB): a recorder that cannot keep up then loses events,
-// counted in the kernel, instead of memory without bound.
-constexpr size_t kMaxHeldRecords = 2'000'000;
+// (about 12 MB, and as much again in the batch being written): a recorder that cannot keep up
+// then loses events, counted in the kernel, instead of memory without bound; the kernel's ring
+// buffer is the reserve for bursts. More than a settle margin's records at ~3 M calls/s.
+constexpr size_t kMaxHeldRecords = 131'072;
 
 std::string host_name() {
   std::array<char, 256> buf{};
@@ -72,6 +73,23 @@ std::string human_bytes(uint64_t b) {
        application_end);
 }
 
+// The time before which every call's records have arrived: all that were committed when the
+// ring buffer was emptied (`polled`), else (the drain stopped, the store full) those that ended a
+// settle margin before the latest record received.
+uint64_t settled_before(const RecordStore& store, uint64_t polled, bool emptied) {
+  uint64_t t = emptied ? polled : store.newest();
+  t = t > kSettleMarginNs ? t - kSettleMarginNs : 0;
+  // A store full of calls younger than that (a rate above kMaxHeldRecords per margin) would stop
+  // the drain for good: what it holds is written anyway.
+  if (!emptied && !store.holds_settled(t)) return UINT64_MAX;
+  return t;
+}
+
+// Drains the ring buffer to its end, writing what the store holds whenever it is full.
+void drain_all(BpfSession& bpf, RecordStore& store, KernelArchive& archive) {
+  while (!bpf.drain()) archive.write_settled(store, settled_before(store, 0, false));
+}
+
 // Runs the application to its end while its records are written into the archive; returns its
 // exit status. Then, while descendants that outlived it still run, goes on recording them for up
 // to wait_children_s seconds. When the archive cannot
@@ -82,15 +100,16 @@ int record_until_exit(Launcher& app, BpfSession& bpf, RecordStore& store, Kernel
   std::optional<Error> failure;
   std::optional<int> status;
   uint64_t next_write = 0;
+  bool emptied = true;
   auto record_a_while = [&] {
     uint64_t polled = monotonic_ns();
-    bpf.poll(kPollMs);
-    if (polled < next_write) return;
+    emptied = bpf.poll(emptied ? kPollMs : 0);
+    if (emptied && polled < next_write) return;
     try {
-      // Every record committed before `polled` was received: a call that ended well before it
-      // has all its records here (its file record follows it in the ring buffer).
-      archive.write_settled(store, polled - kSettleMarginNs, [&] {
-        if (store.held() < kMaxHeldRecords) bpf.drain();
+      // A call that ended well before `before` has all its records here (its file record
+      // follows it in the ring buffer).
+      archive.write_settled(store, settled_before(store, polled, emptied), [&] {
+        if (!store.full()) bpf.drain();
       });
     } catch (const Error& e) {
       spdlog::error("{}; recording stops, the application goes on", e.what());
@@ -209,6 +228,7 @@ RecordResult record(const RecordOptions& o) {
   }
 
   RecordStore store;
+  store.limit(kMaxHeldRecords);
   ProbePlan plan;
   std::unique_ptr<BpfSession> session =
       start_bpf(layers, ring_buffer_bytes, o.probe_cache, store, plan);
@@ -227,11 +247,11 @@ RecordResult record(const RecordOptions& o) {
   if (app.exit_fd() >= 0) bpf.wake_on(app.exit_fd());
 
   int status = record_until_exit(app, bpf, store, archive, signals, o.wait_children_s);
-  bpf.drain();
+  drain_all(bpf, store, archive);
   info.end_monotonic_ns = monotonic_ns();
   bpf.detach();
   info.still_running = bpf.traced_processes();
-  bpf.drain();  // what was in flight while the programs were unhooked
+  drain_all(bpf, store, archive);  // what was in flight while the programs were unhooked
   result.exit_status = status;
   info.application_end = app.how_it_ended();
   info.application_cpu_ns = app.cpu_ns();

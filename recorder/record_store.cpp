@@ -60,7 +60,11 @@ ezio_fs_rec fs_run(const ezio_syscall_vfs_rec& r) {
 // Moves the elements of v that satisfy done into out, keeping the order of both parts.
 template <typename T, typename Done>
 void move_out(std::vector<T>& v, std::vector<T>& out, Done done) {
-  auto keep = std::stable_partition(v.begin(), v.end(), [&](const T& x) { return done(x); });
+  // Records are held in arrival order, their end-time order but for a margin: the ones done are a
+  // prefix but for the last few, and only what lies between the first not done and the last done
+  // is moved about.
+  auto last_done = std::find_if(v.rbegin(), v.rend(), [&](const T& x) { return done(x); }).base();
+  auto keep = std::stable_partition(v.begin(), last_done, [&](const T& x) { return done(x); });
   out.assign(std::make_move_iterator(v.begin()), std::make_move_iterator(keep));
   v.erase(v.begin(), keep);
 }
@@ -73,11 +77,23 @@ CallRecords RecordStore::take_settled(uint64_t before) {
            [&](const ezio_syscall_rec& r) { return r.t_exit < before; });
   move_out(calls_.opens, s.opens, [&](const OpenCall& o) { return o.sc.t_exit < before; });
   move_out(calls_.procs, s.procs, [&](const ProcEvent& p) { return p.ts < before; });
-  s.vfs.swap(calls_.vfs);
-  s.fs.swap(calls_.fs);
+  move_out(calls_.vfs, s.vfs, [&](const ezio_vfs_rec& r) { return r.t_exit < before; });
+  move_out(calls_.fs, s.fs, [&](const ezio_fs_rec& r) { return r.t_exit < before; });
   s.files.swap(calls_.files);
   s.block.swap(calls_.block);
+  s.pagecache.swap(calls_.pagecache);
   return s;
+}
+
+bool RecordStore::holds_settled(uint64_t before) const {
+  auto ended = [before](const auto& v, auto end) {
+    return std::any_of(v.begin(), v.end(), [&](const auto& r) { return end(r) < before; });
+  };
+  return ended(calls_.syscalls, [](const ezio_syscall_rec& r) { return r.t_exit; }) ||
+         ended(calls_.opens, [](const OpenCall& o) { return o.sc.t_exit; }) ||
+         ended(calls_.procs, [](const ProcEvent& p) { return p.ts; }) ||
+         ended(calls_.vfs, [](const ezio_vfs_rec& r) { return r.t_exit; }) ||
+         ended(calls_.fs, [](const ezio_fs_rec& r) { return r.t_exit; });
 }
 
 size_t RecordStore::held() const {
@@ -100,7 +116,10 @@ void RecordStore::add(const void* data, size_t size) {
   switch (h.kind) {
     case EZIO_REC_SYSCALL: {
       ezio_syscall_rec r;
-      if ((ok = read_as(data, size, r))) calls_.syscalls.push_back(r);
+      if ((ok = read_as(data, size, r))) {
+        calls_.syscalls.push_back(r);
+        newest_ = std::max<uint64_t>(newest_, r.t_exit);
+      }
       break;
     }
     case EZIO_REC_SYSCALL_VFS: {
@@ -109,6 +128,7 @@ void RecordStore::add(const void* data, size_t size) {
       ezio_syscall_vfs_rec r;
       if ((ok = read_as(data, size, r))) {
         calls_.syscalls.push_back(r.sc);
+        newest_ = std::max<uint64_t>(newest_, r.sc.t_exit);
         calls_.vfs.push_back(derived_vfs(r));
         ++received_[EZIO_LAYER_VFS];
         if (r.fs.hits) {
@@ -123,6 +143,7 @@ void RecordStore::add(const void* data, size_t size) {
       if ((ok = read_as(data, size, r))) {
         calls_.opens.push_back(
             {r.sc, r.open_flags, r.mode, bounded_string(r.path, sizeof(r.path))});
+        newest_ = std::max<uint64_t>(newest_, r.sc.t_exit);
       }
       break;
     }
@@ -134,17 +155,24 @@ void RecordStore::add(const void* data, size_t size) {
         calls_.procs.push_back({h.kind, r.ts, h.pid, h.tid, r.ppid, r.parent_tid, r.is_thread != 0,
                                 r.exit_code, bounded_string(r.comm, sizeof(r.comm)),
                                 bounded_string(r.filename, sizeof(r.filename))});
+        newest_ = std::max<uint64_t>(newest_, r.ts);
       }
       break;
     }
     case EZIO_REC_VFS: {
       ezio_vfs_rec r;
-      if ((ok = read_as(data, size, r))) calls_.vfs.push_back(r);
+      if ((ok = read_as(data, size, r))) {
+        calls_.vfs.push_back(r);
+        newest_ = std::max<uint64_t>(newest_, r.t_exit);
+      }
       break;
     }
     case EZIO_REC_FS: {
       ezio_fs_rec r;
-      if ((ok = read_as(data, size, r))) calls_.fs.push_back(r);
+      if ((ok = read_as(data, size, r))) {
+        calls_.fs.push_back(r);
+        newest_ = std::max<uint64_t>(newest_, r.t_exit);
+      }
       break;
     }
     case EZIO_REC_FILE: {
@@ -159,7 +187,7 @@ void RecordStore::add(const void* data, size_t size) {
     }
     case EZIO_REC_PAGECACHE: {
       ezio_pagecache_rec r;
-      if ((ok = read_as(data, size, r))) pagecache_.push_back(r);
+      if ((ok = read_as(data, size, r))) calls_.pagecache.push_back(r);
       break;
     }
     default:

@@ -37,12 +37,17 @@ void NestedLayers::ByCall<Rec>::build(std::vector<Rec>&& records,
                                       const std::vector<ezio_syscall_rec>& syscalls,
                                       const std::vector<OpenCall>& opens, bool last,
                                       const NestedLayers& layers, std::vector<Orphan>& orphans) {
-  owned.swap(waiting);
+  if (waiting.empty()) {
+    owned = std::move(records);  // the common case: no copy
+  } else {
+    owned.swap(waiting);
+    owned.insert(owned.end(), std::make_move_iterator(records.begin()),
+                 std::make_move_iterator(records.end()));
+  }
   waiting.clear();
-  owned.insert(owned.end(), std::make_move_iterator(records.begin()),
-               std::make_move_iterator(records.end()));
   sorted.clear();
   ranges.clear();
+  ranges.reserve(owned.size());
   for (const auto& r : owned) {
     if (r.call_id) {
       sorted.push_back(&r);
@@ -50,9 +55,13 @@ void NestedLayers::ByCall<Rec>::build(std::vector<Rec>&& records,
       orphans.push_back(orphan_of(r));
     }
   }
-  std::stable_sort(sorted.begin(), sorted.end(), [](const Rec* a, const Rec* b) {
+  auto by_call = [](const Rec* a, const Rec* b) {
     return a->call_id != b->call_id ? a->call_id < b->call_id : a->t_enter < b->t_enter;
-  });
+  };
+  // Sorted already when one thread made them all (its call ids grow): then a pass, not a sort.
+  if (!std::is_sorted(sorted.begin(), sorted.end(), by_call)) {
+    std::stable_sort(sorted.begin(), sorted.end(), by_call);
+  }
   for (uint32_t i = 0; i < sorted.size();) {
     uint32_t j = i;
     while (j < sorted.size() && sorted[j]->call_id == sorted[i]->call_id) ++j;

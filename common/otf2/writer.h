@@ -66,6 +66,9 @@ class ArchiveWriter {
                     OTF2_MetricMode mode, OTF2_Type value_type, std::string_view unit);
   Ref metric_class(std::vector<Ref> members, OTF2_MetricOccurrence occurrence,
                    OTF2_RecorderKind kind);
+  // The id the next metric_class() will return: MetricEvents may be written before their class
+  // is defined (its definitions interned at the end keep the other ids as they were).
+  Ref next_metric_class() const { return static_cast<Ref>(metric_classes_.size()); }
 
   void system_tree_node_property(Ref node, std::string_view name, OTF2_Type type,
                                  OTF2_AttributeValue value);

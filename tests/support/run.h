@@ -10,9 +10,10 @@
 namespace ezio::test {
 
 struct Run {
-  int status = -1;  // as a shell reports it: exit code, or 128+signal
-  std::string out;  // stdout
-  std::string err;  // stderr
+  int status = -1;      // as a shell reports it: exit code, or 128+signal
+  std::string out;      // stdout
+  std::string err;      // stderr
+  long max_rss_kb = 0;  // peak resident memory of the program (not of its children), KiB
 };
 
 // Runs argv (no shell), with extra environment entries; stdin is /dev/null.
