@@ -41,6 +41,7 @@ td.path{font-family:ui-monospace,"DejaVu Sans Mono",monospace;font-size:12px;wor
 text-align:left}
 .grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(170px,1fr));gap:10px}
 .kv{background:var(--bg);border-radius:6px;padding:8px 10px}
+.kv code{word-break:break-all}
 .kv b{display:block;font-size:11px;color:var(--mute);font-weight:600;text-transform:uppercase;
 letter-spacing:.04em}
 .bad{color:var(--high);font-weight:700}

@@ -110,9 +110,30 @@ namespace {
 
 constexpr int kLeft = 170, kPlotW = 960, kRowH = 34;
 
+// The bins drawn: from the first to the last with any activity, stretched over the plot.
+struct View {
+  size_t lo = 0, n = Timeline::kBins;
+  double bw() const { return static_cast<double>(kPlotW) / static_cast<double>(n); }
+  bool shows(size_t i) const { return i >= lo && i < lo + n; }
+  double x(size_t i) const { return kLeft + static_cast<double>(i - lo) * bw(); }
+};
+
+View active_view(const Timeline& tl) {
+  size_t lo = Timeline::kBins, hi = 0;
+  auto see = [&](size_t i) { lo = std::min(lo, i), hi = std::max(hi, i); };
+  for (size_t i = 0; i < Timeline::kBins; ++i) {
+    bool any = tl.max_depth[i] > 0;
+    for (auto& layer : tl.ops) any |= layer[i] > 0;
+    for (auto& [name, busy] : tl.thread_busy) any |= busy[i] > 0;
+    if (any) see(i);
+  }
+  if (lo > hi) return {};
+  return {lo, hi - lo + 1};
+}
+
 // One row of bars, height by value relative to the row's peak.
 template <class Values>
-void bar_row(std::ostream& out, int y, const Values& v, const char* colour,
+void bar_row(std::ostream& out, const View& view, int y, const Values& v, const char* colour,
              const std::string& label, const std::string& peak_text) {
   double peak = 0;
   for (auto x : v) peak = std::max(peak, static_cast<double>(x));
@@ -123,21 +144,19 @@ void bar_row(std::ostream& out, int y, const Values& v, const char* colour,
   out << fmt::format("<line x1=\"{0}\" x2=\"{1}\" y1=\"{2}\" y2=\"{2}\" stroke=\"#dde2ea\"/>",
                      kLeft, kLeft + kPlotW, y + kRowH - 4);
   if (peak <= 0) return;
-  double bw = static_cast<double>(kPlotW) / static_cast<double>(Timeline::kBins);
   for (size_t i = 0; i < v.size(); ++i) {
-    if (v[i] == 0) continue;
+    if (v[i] == 0 || !view.shows(i)) continue;
     double h = std::max(1.0, (kRowH - 8) * static_cast<double>(v[i]) / peak);
     out << fmt::format(
         "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.2f}\" height=\"{:.1f}\" "
         "fill=\"{}\"/>",
-        kLeft + static_cast<double>(i) * bw, y + kRowH - 4 - h, bw, h, colour);
+        view.x(i), y + kRowH - 4 - h, view.bw(), h, colour);
   }
 }
 
 // Per-thread heat map: the share of each bin a thread spent in I/O, darker = busier.
-void heat_rows(const Evidence& ev, std::ostream& out, int& y) {
+void heat_rows(const Evidence& ev, const View& view, std::ostream& out, int& y) {
   const Timeline& tl = ev.timeline;
-  double bw = static_cast<double>(kPlotW) / static_cast<double>(Timeline::kBins);
   size_t shown = 0;
   for (auto& [name, busy] : tl.thread_busy) {
     if (shown++ == 32) break;
@@ -147,26 +166,27 @@ void heat_rows(const Evidence& ev, std::ostream& out, int& y) {
                        kLeft, y + 1, kPlotW);
     for (size_t i = 0; i < busy.size(); ++i) {
       double f = std::clamp(busy[i] / static_cast<double>(tl.width), 0.0, 1.0);
-      if (f <= 0) continue;
+      if (f <= 0 || !view.shows(i)) continue;
       out << fmt::format(
           "<rect x=\"{:.1f}\" y=\"{}\" width=\"{:.2f}\" height=\"14\" "
           "fill=\"#c0392b\" fill-opacity=\"{:.2f}\"/>",
-          kLeft + static_cast<double>(i) * bw, y + 1, bw, 0.12 + 0.88 * f);
+          view.x(i), y + 1, view.bw(), 0.12 + 0.88 * f);
     }
     y += 17;
   }
 }
 
-void time_axis(const Evidence& ev, std::ostream& out, int y) {
+void time_axis(const Evidence& ev, const View& view, std::ostream& out, int y) {
   const Timeline& tl = ev.timeline;
-  double span = ev.seconds(tl.width) * Timeline::kBins;
+  double t0 = ev.seconds(tl.width) * static_cast<double>(view.lo);
+  double span = ev.seconds(tl.width) * static_cast<double>(view.n);
   for (int i = 0; i <= 6; ++i) {
     double x = kLeft + kPlotW * i / 6.0;
     out << fmt::format(
         "<line x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"{1}\" y2=\"{2}\" stroke=\"#aab3c2\""
         "/><text x=\"{0:.1f}\" y=\"{3}\" font-size=\"10\" text-anchor=\"middle\">{4}"
         "</text>",
-        x, y, y + 4, y + 15, esc(human_seconds(span * i / 6.0)));
+        x, y, y + 4, y + 15, esc(human_seconds(t0 + span * i / 6.0)));
   }
 }
 
@@ -175,6 +195,7 @@ void time_axis(const Evidence& ev, std::ostream& out, int y) {
 void write_timeline_section(const Evidence& ev, std::ostream& out) {
   const Timeline& tl = ev.timeline;
   double bin_s = ev.seconds(tl.width);
+  View view = active_view(tl);
   out << fmt::format(
       "<section id=\"timeline\"><h2>Timeline</h2><p class=\"lead\">Bytes per second moved at each "
       "layer (each row on its own scale, peak at the right), the block devices' queue depth, and "
@@ -198,28 +219,29 @@ void write_timeline_section(const Evidence& ev, std::ostream& out) {
     std::string peak_text = not_observed_note(ev, l).empty()
                                 ? esc(human_bytes(static_cast<uint64_t>(peak))) + "/s"
                                 : "not observed";
-    bar_row(out, y, rate, kLayerColour[static_cast<size_t>(l)], label, peak_text);
+    bar_row(out, view, y, rate, kLayerColour[static_cast<size_t>(l)], label, peak_text);
     y += kRowH;
   }
   uint64_t depth_peak = *std::max_element(tl.max_depth.begin(), tl.max_depth.end());
-  bar_row(out, y, tl.max_depth, "#7f8c8d", "Block queue depth", fmt::format("max {}", depth_peak));
+  bar_row(out, view, y, tl.max_depth, "#7f8c8d", "Block queue depth",
+          fmt::format("max {}", depth_peak));
   y += kRowH + 4;
   out << fmt::format(
       "<text x=\"{}\" y=\"{}\" font-size=\"12\" font-weight=\"600\">Threads in "
       "I/O</text>",
       8, y + 10);
   y += 16;
-  heat_rows(ev, out, y);
-  double bw = static_cast<double>(kPlotW) / static_cast<double>(Timeline::kBins);
+  heat_rows(ev, view, out, y);
   for (uint64_t t : tl.syncs) {
-    double x = kLeft + bw * static_cast<double>(t < tl.start ? 0 : t - tl.start) /
-                           static_cast<double>(tl.width);
+    double bins =
+        static_cast<double>(t < tl.start ? 0 : t - tl.start) / static_cast<double>(tl.width);
+    double x = kLeft + view.bw() * (bins - static_cast<double>(view.lo));
     out << fmt::format(
         "<line x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"6\" y2=\"{1}\" stroke=\"#c0392b\" "
         "stroke-width=\"1.2\" stroke-opacity=\"0.7\"><title>fsync</title></line>",
         x, y);
   }
-  time_axis(ev, out, y + 2);
+  time_axis(ev, view, out, y + 2);
   out << "</svg></div></section>\n";
 }
 

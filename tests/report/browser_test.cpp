@@ -13,7 +13,7 @@
 namespace fs = std::filesystem;
 using ezio::test::LoopFs;
 using ezio::test::run;
-using ezio::test::Run;
+
 using nlohmann::json;
 
 namespace {
@@ -22,13 +22,13 @@ constexpr const char* kSections[] = {"header",  "findings", "funnel",  "timeline
                                      "latency", "files",    "devices", "threads"};
 
 // Headless Chromium with a private profile; fails the test loudly when it is missing.
-Run chromium(const std::vector<std::string>& args) {
+ezio::test::Run chromium(const std::vector<std::string>& args) {
   static const fs::path profile = ezio::test::scratch_dir("chromium-profile");
   std::vector<std::string> argv{"chromium",          "--headless",
                                 "--no-sandbox",      "--disable-gpu",
                                 "--hide-scrollbars", "--user-data-dir=" + profile.string()};
   argv.insert(argv.end(), args.begin(), args.end());
-  Run r = run(argv);
+  ezio::test::Run r = run(argv);
   if (r.status == 127 || (r.status != 0 && r.err.find("No such file") != std::string::npos))
     throw std::runtime_error("chromium is not installed (scripts/setup.sh installs it)");
   return r;
@@ -36,7 +36,8 @@ Run chromium(const std::vector<std::string>& args) {
 
 // Console messages Chromium logs with --enable-logging=stderr: "...:CONSOLE(line)] ...".
 std::vector<std::string> console_messages(const fs::path& page) {
-  Run r = chromium({"--enable-logging=stderr", "--v=0", "--dump-dom", "file://" + page.string()});
+  ezio::test::Run r =
+      chromium({"--enable-logging=stderr", "--v=0", "--dump-dom", "file://" + page.string()});
   std::vector<std::string> out;
   std::istringstream in(r.err);
   for (std::string l; std::getline(in, l);) {
@@ -46,15 +47,19 @@ std::vector<std::string> console_messages(const fs::path& page) {
 }
 
 fs::path screenshot(const fs::path& page, const std::string& name) {
-  fs::path png = ezio::test::scratch_dir("report-shots") / (name + ".png");
-  Run r = chromium(
+  // Kept after the test for a person to look at; one directory for all the pages.
+  fs::path shots = fs::path(EZIO_TEST_SCRATCH_DIR) / "report-shots";
+  fs::create_directories(shots);
+  fs::path png = shots / (name + ".png");
+  fs::remove(png);
+  ezio::test::Run r = chromium(
       {"--screenshot=" + png.string(), "--window-size=1400,4200", "file://" + page.string()});
   EXPECT_TRUE(fs::exists(png)) << r.err;
   return png;
 }
 
 std::string dom(const fs::path& page) {
-  Run r = chromium({"--dump-dom", "file://" + page.string()});
+  ezio::test::Run r = chromium({"--dump-dom", "file://" + page.string()});
   EXPECT_EQ(r.status, 0) << r.err;
   return r.out;
 }
@@ -78,7 +83,7 @@ std::map<std::string, std::map<std::string, uint64_t>> funnel(const std::string&
 
 void check_page(const fs::path& trace, const std::string& name) {
   fs::path page = trace.parent_path() / "report.html";
-  Run r = ezio::test::eziotrace({"report", "-f", "-o", page.string(), trace.string()});
+  ezio::test::Run r = ezio::test::eziotrace({"report", "-f", "-o", page.string(), trace.string()});
   ASSERT_EQ(r.status, 0) << r.err;
   fs::path png = screenshot(page, name);
   EXPECT_GT(fs::file_size(png), 50'000u) << "a nearly blank screenshot: " << png;
@@ -90,11 +95,12 @@ void check_page(const fs::path& trace, const std::string& name) {
   for (const char* fetch : {"src=\"http", "href=\"http", "url(http", "@import"}) {
     EXPECT_EQ(html.find(fetch), std::string::npos) << "the page must not fetch anything: " << fetch;
   }
-  Run layers = ezio::test::eziotrace({"layers", "--json", trace.string()});
+  ezio::test::Run layers = ezio::test::eziotrace({"layers", "--json", trace.string()});
   ASSERT_EQ(layers.status, 0) << layers.err;
   auto shown = funnel(html);
   size_t compared = 0;
-  for (auto& row : json::parse(layers.out)["layers"]) {
+  json table = json::parse(layers.out);
+  for (auto& row : table["layers"]) {
     std::string key = row["layer"];
     for (char& c : key) c = static_cast<char>(std::tolower(c));
     if (key == "page cache") key = "pagecache";
@@ -113,7 +119,9 @@ void check_page(const fs::path& trace, const std::string& name) {
     EXPECT_EQ(s["reads_shown"], s["reads"]);
     EXPECT_EQ(s["writes_shown"], s["writes"]);
   }
-  EXPECT_GE(compared, 3u) << "syscall, VFS, FS or block missing from the funnel";
+  size_t at = html.find("<tr data-layer");
+  EXPECT_GE(compared, 3u) << "syscall, VFS, FS or block missing from the funnel: "
+                          << (at == std::string::npos ? html.substr(0, 300) : html.substr(at, 600));
 }
 
 class BrowserTest : public ::testing::Test {
@@ -130,7 +138,7 @@ class BrowserTest : public ::testing::Test {
     if (!with_eztrace) argv.push_back("record");
     argv.insert(argv.end(), {"-f", "-o", out.string(), "--"});
     argv.insert(argv.end(), command.begin(), command.end());
-    Run r = run(argv);
+    ezio::test::Run r = run(argv);
     if (r.status != 0) throw std::runtime_error("recording " + name + " failed: " + r.err);
     return out / "eziotrace.otf2";
   }
@@ -173,7 +181,7 @@ TEST(ReportBadInput, ClearMessageNoPage) {
   for (fs::path input :
        {dir / "missing.otf2", dir / "empty-dir", dir / "garbage.otf2", dir / "empty.otf2"}) {
     fs::path page = dir / "out.html";
-    Run r = ezio::test::eziotrace({"report", "-o", page.string(), input.string()});
+    ezio::test::Run r = ezio::test::eziotrace({"report", "-o", page.string(), input.string()});
     EXPECT_GT(r.status, 0) << input;
     EXPECT_LT(r.status, 128) << input;
     EXPECT_NE(r.err.find(input.filename().string()), std::string::npos) << r.err;
@@ -188,7 +196,8 @@ TEST(ReportBadInput, ExistingFileSurvivesWithoutForce) {
   fs::path dir = ezio::test::scratch_dir("report-keep");
   fs::path page = dir / "mine.html";
   std::ofstream(page) << "the user's own page";
-  Run r = ezio::test::eziotrace({"report", "-o", page.string(), (dir / "x.otf2").string()});
+  ezio::test::Run r =
+      ezio::test::eziotrace({"report", "-o", page.string(), (dir / "x.otf2").string()});
   EXPECT_GT(r.status, 0);
   EXPECT_LT(r.status, 128);
   EXPECT_NE(r.err.find("--force"), std::string::npos) << r.err;

@@ -14,7 +14,7 @@
 namespace fs = std::filesystem;
 using ezio::test::LoopFs;
 using ezio::test::run;
-using ezio::test::Run;
+
 using nlohmann::json;
 
 namespace {
@@ -35,17 +35,14 @@ class ReportTest : public ::testing::Test {
     fs::path out = ezio::test::scratch_dir("report-" + mode) / "trace";
     std::vector<std::string> argv{EZIO_BINARY};
     if (!with_eztrace) argv.push_back("record");
-    for (std::string a : {"-f", "-o", out.string().c_str(), "--", EZIO_WORKLOAD, mode.c_str(),
-                          data.string().c_str()}) {
-      argv.push_back(a);
-    }
-    Run r = run(argv);
+    argv.insert(argv.end(), {"-f", "-o", out.string(), "--", EZIO_WORKLOAD, mode, data.string()});
+    ezio::test::Run r = run(argv);
     if (r.status != 0) throw std::runtime_error("recording " + mode + " failed: " + r.err);
     return out / "eziotrace.otf2";
   }
 
   static json advise(const fs::path& trace) {
-    Run r = ezio::test::eziotrace({"advise", "--json", trace.string()});
+    ezio::test::Run r = ezio::test::eziotrace({"advise", "--json", trace.string()});
     EXPECT_EQ(r.status, 0) << r.err;
     return json::parse(r.out);
   }
@@ -63,6 +60,8 @@ struct RuleCase {
   std::string mode, rule, level;
   bool eztrace = false;
 };
+
+void PrintTo(const RuleCase& c, std::ostream* os) { *os << c.mode << " -> " << c.rule; }
 
 class RuleTest : public ReportTest, public ::testing::WithParamInterface<RuleCase> {};
 
@@ -110,7 +109,8 @@ TEST_F(ReportTest, ThresholdsAreOverridable) {
   fs::path trace = record("reopen");
   fs::path cfg = ezio::test::scratch_dir("report-config") / "t.json";
   std::ofstream(cfg) << R"({"reopen_min_count": 1000})";
-  Run r = ezio::test::eziotrace({"advise", "--json", "--config", cfg.string(), trace.string()});
+  ezio::test::Run r =
+      ezio::test::eziotrace({"advise", "--json", "--config", cfg.string(), trace.string()});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_FALSE(rules_found(json::parse(r.out)).contains("reopened-files")) << r.out;
   std::ofstream(cfg) << R"({"no_such_threshold": 1})";
