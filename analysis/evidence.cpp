@@ -136,13 +136,7 @@ class EvidenceSink : public CallSink {
 
   void metric(OTF2_LocationRef loc, uint64_t, Ref metric_class,
               const std::vector<uint64_t>& values) override {
-    auto cls = defs().metric_classes.find(metric_class);
-    if (cls == defs().metric_classes.end()) return;
-    for (size_t i = 0; i < cls->second.size() && i < values.size(); ++i) {
-      auto m = defs().metric_members.find(cls->second[i]);
-      if (m == defs().metric_members.end() || m->second.rfind("pagecache.", 0) != 0) continue;
-      pagecache_[loc][m->second.substr(10)] = values[i];
-    }
+    take_pagecache_metric(defs(), loc, metric_class, values, pagecache_);
   }
 
   void on_location_done(OTF2_LocationRef, uint64_t first, uint64_t last) override {

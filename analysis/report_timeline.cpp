@@ -208,7 +208,7 @@ void write_timeline_section(const Evidence& ev, std::ostream& out) {
   out << fmt::format(
       "<div style=\"overflow-x:auto\"><svg width=\"{}\" height=\"{}\" "
       "role=\"img\" aria-label=\"I/O timeline\">",
-      kLeft + kPlotW + 90, height);
+      kLeft + kPlotW + 120, height);
   int y = 10;
   for (Layer l : kAllLayers) {
     std::array<double, Timeline::kBins> rate{};

@@ -7,11 +7,9 @@
 #include <fstream>
 #include <regex>
 
-#include "loop_fs.h"
-#include "run.h"
+#include "recorded_suite.h"
 
 namespace fs = std::filesystem;
-using ezio::test::LoopFs;
 using ezio::test::run;
 
 using nlohmann::json;
@@ -124,26 +122,7 @@ void check_page(const fs::path& trace, const std::string& name) {
                           << (at == std::string::npos ? html.substr(0, 300) : html.substr(at, 600));
 }
 
-class BrowserTest : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() { fs_ = new LoopFs("ext4"); }
-  static void TearDownTestSuite() {
-    delete fs_;
-    fs_ = nullptr;
-  }
-  static fs::path record(const std::vector<std::string>& command, const std::string& name,
-                         bool with_eztrace) {
-    fs::path out = ezio::test::scratch_dir("browser-" + name) / "trace";
-    std::vector<std::string> argv{EZIO_BINARY};
-    if (!with_eztrace) argv.push_back("record");
-    argv.insert(argv.end(), {"-f", "-o", out.string(), "--"});
-    argv.insert(argv.end(), command.begin(), command.end());
-    ezio::test::Run r = run(argv);
-    if (r.status != 0) throw std::runtime_error("recording " + name + " failed: " + r.err);
-    return out / "eziotrace.otf2";
-  }
-  static inline LoopFs* fs_ = nullptr;
-};
+using BrowserTest = ezio::test::RecordedSuite;
 
 TEST_F(BrowserTest, ConsoleErrorsAreDetected) {
   // The console check itself: a page that logs an error must be caught.
@@ -155,22 +134,18 @@ TEST_F(BrowserTest, ConsoleErrorsAreDetected) {
 }
 
 TEST_F(BrowserTest, DemoReport) {
-  fs::path data = *fs_ / "demo";
-  fs::create_directories(data);
-  check_page(record({EZIO_DEMO, data.string()}, "demo", true), "demo");
+  check_page(record({EZIO_DEMO, data_dir("demo").string()}, "demo", true), "demo");
 }
 
 TEST_F(BrowserTest, MisalignedWorkloadReport) {
-  fs::path data = *fs_ / "misaligned";
-  fs::create_directories(data);
-  check_page(record({EZIO_WORKLOAD, "misaligned", data.string()}, "misaligned", false),
-             "misaligned");
+  check_page(
+      record({EZIO_WORKLOAD, "misaligned", data_dir("misaligned").string()}, "misaligned", false),
+      "misaligned");
 }
 
 TEST_F(BrowserTest, ThreadsWorkloadReport) {
-  fs::path data = *fs_ / "threads";
-  fs::create_directories(data);
-  check_page(record({EZIO_WORKLOAD, "threads", data.string()}, "threads", false), "threads");
+  check_page(record({EZIO_WORKLOAD, "threads", data_dir("threads").string()}, "threads", false),
+             "threads");
 }
 
 TEST(ReportBadInput, ClearMessageNoPage) {

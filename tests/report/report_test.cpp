@@ -8,37 +8,20 @@
 #include <map>
 #include <regex>
 
-#include "loop_fs.h"
-#include "run.h"
+#include "recorded_suite.h"
 
 namespace fs = std::filesystem;
-using ezio::test::LoopFs;
 using ezio::test::run;
 
 using nlohmann::json;
 
 namespace {
 
-class ReportTest : public ::testing::Test {
+class ReportTest : public ezio::test::RecordedSuite {
  protected:
-  static void SetUpTestSuite() { fs_ = new LoopFs("ext4"); }
-  static void TearDownTestSuite() {
-    delete fs_;
-    fs_ = nullptr;
-  }
-
-  // Records `advise_workload MODE DIR` (kernel only, or merged with EZTrace) into a fresh archive.
-  static fs::path record(const std::string& mode, bool with_eztrace = false) {
-    fs::path data = *fs_ / mode;
-    fs::remove_all(data);
-    fs::create_directories(data);
-    fs::path out = ezio::test::scratch_dir("report-" + mode) / "trace";
-    std::vector<std::string> argv{EZIO_BINARY};
-    if (!with_eztrace) argv.push_back("record");
-    argv.insert(argv.end(), {"-f", "-o", out.string(), "--", EZIO_WORKLOAD, mode, data.string()});
-    ezio::test::Run r = run(argv);
-    if (r.status != 0) throw std::runtime_error("recording " + mode + " failed: " + r.err);
-    return out / "eziotrace.otf2";
+  // Records `advise_workload MODE DIR`.
+  static fs::path record_mode(const std::string& mode, bool with_eztrace = false) {
+    return record({EZIO_WORKLOAD, mode, data_dir(mode).string()}, mode, with_eztrace);
   }
 
   static json advise(const fs::path& trace) {
@@ -46,8 +29,6 @@ class ReportTest : public ::testing::Test {
     EXPECT_EQ(r.status, 0) << r.err;
     return json::parse(r.out);
   }
-
-  static inline LoopFs* fs_ = nullptr;
 };
 
 std::map<std::string, std::string> rules_found(const json& advice) {
@@ -67,7 +48,7 @@ class RuleTest : public ReportTest, public ::testing::WithParamInterface<RuleCas
 
 TEST_P(RuleTest, WorkloadTriggersItsRule) {
   const RuleCase& c = GetParam();
-  json advice = advise(record(c.mode, c.eztrace));
+  json advice = advise(record_mode(c.mode, c.eztrace));
   auto found = rules_found(advice);
   ASSERT_TRUE(found.contains(c.rule)) << c.mode << " did not trigger " << c.rule << ":\n"
                                       << advice["findings"].dump(2);
@@ -97,7 +78,7 @@ INSTANTIATE_TEST_SUITE_P(Advise, RuleTest,
                          });
 
 TEST_F(ReportTest, WellBehavedWorkloadTriggersNoRule) {
-  json advice = advise(record("good"));
+  json advice = advise(record_mode("good"));
   EXPECT_TRUE(advice["findings"].empty()) << advice["findings"].dump(2);
   // The throttling rule says it could not look rather than reporting nothing.
   bool dirty_unobserved = false;
@@ -106,7 +87,7 @@ TEST_F(ReportTest, WellBehavedWorkloadTriggersNoRule) {
 }
 
 TEST_F(ReportTest, ThresholdsAreOverridable) {
-  fs::path trace = record("reopen");
+  fs::path trace = record_mode("reopen");
   fs::path cfg = ezio::test::scratch_dir("report-config") / "t.json";
   std::ofstream(cfg) << R"({"reopen_min_count": 1000})";
   ezio::test::Run r =
