@@ -38,6 +38,8 @@ constexpr ThresholdDef kDefaults[] = {
     {"saturation_queue_ratio", 1.0},
     {"saturation_depth", 4},
     {"saturation_min_requests", 100},
+    {"saturation_service_ratio", 2.0},
+    {"saturation_min_samples", 10},
     {"metadata_min_count", 1000},
     {"metadata_rate", 1000},
     {"metadata_time_share", 0.30},
@@ -288,8 +290,9 @@ void rule_cache_reads(Ctx& c) {
                            human_bytes(dev), share(dev, app ? app : 1));
   f.numbers = {{"app_read_bytes", app}, {"device_read_bytes", dev}};
   f.advice =
-      "Random reads defeat readahead: posix_fadvise(RANDOM) on such files, or read the "
-      "needed ranges in offset order.";
+      "Data was read ahead and never used: the kernel's readahead on scattered reads, or "
+      "WILLNEED/madvise hints over more than is read. Use posix_fadvise(RANDOM) for random "
+      "access and hint only the ranges that will be read.";
   f.section = "funnel";
   c.add(std::move(f));
 }
@@ -315,6 +318,15 @@ void rule_dirty(Ctx& c) {
   c.add(std::move(f));
 }
 
+// Service time per byte of requests completing among >= saturation_depth others, over that of
+// requests completing alone; 0 when either kind is too rare to say.
+double crowded_slowdown(const DeviceEvidence& d, double min_samples) {
+  if (d.lone_count < min_samples || d.crowded_count < min_samples || !d.lone_ns) return 0.0;
+  double lone = static_cast<double>(d.lone_ns) / static_cast<double>(d.lone_bytes);
+  double crowded = static_cast<double>(d.crowded_ns) / static_cast<double>(d.crowded_bytes);
+  return crowded / lone;
+}
+
 void rule_saturation(Ctx& c) {
   c.out.rules.push_back("device-saturated");
   for (auto& d : c.ev.devices) {
@@ -322,13 +334,21 @@ void rule_saturation(Ctx& c) {
     if (n < c.t["saturation_min_requests"] || d.service_ns == 0) continue;
     double ratio = static_cast<double>(d.queue_ns) / static_cast<double>(d.service_ns);
     double depth = d.busy_ticks ? d.depth_ticks / static_cast<double>(d.busy_ticks) : 0.0;
-    if (ratio <= c.t["saturation_queue_ratio"] || depth < c.t["saturation_depth"]) continue;
-    Finding f{"device-saturated", Level::kWarn, "The device is saturated: requests wait in queue"};
+    double slowdown = crowded_slowdown(d, c.t["saturation_min_samples"]);
+    bool queued = ratio > c.t["saturation_queue_ratio"] && depth >= c.t["saturation_depth"];
+    bool slowed = slowdown > c.t["saturation_service_ratio"];
+    if (!queued && !slowed) continue;
+    Finding f{"device-saturated", Level::kWarn,
+              "The device is saturated: requests wait when many are in flight"};
     f.evidence = fmt::format(
-        "requests waited {:.1f}× their service time in the queue; {:.1f} "
-        "requests in flight on average while busy (at most {})",
-        ratio, depth, d.max_depth);
-    f.numbers = {{"queue_over_service", ratio}, {"mean_depth", depth}, {"max_depth", d.max_depth}};
+        "requests waited {:.1f}× their service time in the queue; with {} or more in flight, the "
+        "device took {:.1f}× longer per byte than with one; {:.1f} requests in flight on average "
+        "while busy (at most {})",
+        ratio, static_cast<uint64_t>(c.t["saturation_depth"]), slowdown, depth, d.max_depth);
+    f.numbers = {{"queue_over_service", ratio},
+                 {"crowded_slowdown", slowdown},
+                 {"mean_depth", depth},
+                 {"max_depth", d.max_depth}};
     f.where = {d.name};
     f.advice =
         "Fewer concurrent writers to this device, larger requests, or spread files over "
@@ -453,6 +473,13 @@ std::string_view level_name(Level l) {
   return names[static_cast<size_t>(l)];
 }
 
+EvidenceOptions evidence_options(const Thresholds& t) {
+  EvidenceOptions eo;
+  eo.small_request_bytes = static_cast<uint64_t>(t["small_request_bytes"]);
+  eo.crowded_depth = static_cast<uint64_t>(t["saturation_depth"]);
+  return eo;
+}
+
 Advice advise(const Evidence& ev, const Thresholds& t) {
   Advice a;
   Ctx c{ev, t, a};
@@ -519,9 +546,7 @@ void add_advise_command(CLI::App& app) {
   cmd->callback([o] {
     Thresholds t;
     if (!o->config.empty()) t.load(o->config);
-    EvidenceOptions eo;
-    eo.small_request_bytes = static_cast<uint64_t>(t["small_request_bytes"]);
-    Evidence ev = collect_evidence(o->trace, eo);
+    Evidence ev = collect_evidence(o->trace, evidence_options(t));
     Advice a = advise(ev, t);
     if (o->json) {
       std::cout << advice_json(a, ev, t).dump(2) << "\n";

@@ -49,6 +49,9 @@ struct Advice {
   std::vector<std::string> rules;  // every rule evaluated, in order
 };
 
+// The evidence options the thresholds imply (the small-request size, the crowded depth).
+EvidenceOptions evidence_options(const Thresholds& t);
+
 Advice advise(const Evidence& ev, const Thresholds& t);
 nlohmann::json advice_json(const Advice& a, const Evidence& ev, const Thresholds& t);
 

@@ -98,6 +98,7 @@ class EvidenceSink : public CallSink {
     if (!device_) return CallSink::io_complete(loc, time, handle, bytes, matching_id);
     auto it = pending_.find(matching_id);
     if (it == pending_.end()) return CallSink::io_complete(loc, time, handle, bytes, matching_id);
+    completing_depth_ = depth_;
     depth_change(time, -1);
     request_ = &it->second;
     CallSink::io_complete(loc, time, handle, bytes, matching_id);
@@ -171,7 +172,8 @@ class EvidenceSink : public CallSink {
   std::unordered_map<uint64_t, CallAttributes> pending_;  // block requests in flight
   const CallAttributes* request_ = nullptr;               // of the request being completed
   uint64_t depth_ = 0, depth_since_ = 0, last_sector_end_ = UINT64_MAX;
-  std::vector<Call> children_;  // VFS/FS calls of the syscall being closed
+  uint64_t completing_depth_ = 0;  // requests in flight when the current one completed
+  std::vector<Call> children_;     // VFS/FS calls of the syscall being closed
   uint64_t stdio_syscalls_ = 0;
 };
 
@@ -206,6 +208,11 @@ void EvidenceSink::on_request(const Call& c) {
   const CallAttributes& a = *request_;
   d.queue_ns += a.queue_ns;
   d.service_ns += a.service_ns;
+  if (completing_depth_ <= 1 && c.bytes) {
+    ++d.lone_count, d.lone_ns += a.service_ns, d.lone_bytes += c.bytes;
+  } else if (completing_depth_ >= o_.crowded_depth && c.bytes) {
+    ++d.crowded_count, d.crowded_ns += a.service_ns, d.crowded_bytes += c.bytes;
+  }
   d.access.sizes.add(c.bytes);
   if (c.bytes < o_.small_request_bytes) ++d.access.small;
   if (c.op == Op::kWrite) ++d.access.writes;

@@ -46,6 +46,10 @@ struct DeviceEvidence {
   uint64_t busy_ticks = 0;                // time with at least one request in flight
   uint64_t reads_in_writes = 0;           // read requests caused by a misaligned write call
   uint64_t reads_in_writes_bytes = 0;
+  // Service time per byte of requests completing alone and among many (in flight >= the
+  // crowded depth): a device that cannot serve more at once takes longer per request.
+  uint64_t lone_count = 0, lone_ns = 0, lone_bytes = 0;
+  uint64_t crowded_count = 0, crowded_ns = 0, crowded_bytes = 0;
 };
 
 struct ThreadEvidence {
@@ -120,6 +124,7 @@ struct Evidence {
 struct EvidenceOptions {
   uint64_t small_request_bytes = 64 * 1024;
   size_t slowest = 10;
+  uint64_t crowded_depth = 4;
 };
 
 // Reads the trace once (progress on a terminal); throws ezio::Error on unreadable input.

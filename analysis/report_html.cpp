@@ -147,9 +147,7 @@ void add_report_command(CLI::App& app) {
     }
     Thresholds t;
     if (!o->config.empty()) t.load(o->config);
-    EvidenceOptions eo;
-    eo.small_request_bytes = static_cast<uint64_t>(t["small_request_bytes"]);
-    Evidence ev = collect_evidence(o->trace, eo);
+    Evidence ev = collect_evidence(o->trace, evidence_options(t));
     write_file(o->output, ev, advise(ev, t));
     std::cout << std::filesystem::absolute(o->output).string() << "\n";
     command_status() = 0;

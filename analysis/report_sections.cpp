@@ -202,6 +202,16 @@ void write_files_section(const Evidence& ev, std::ostream& out) {
   out << "</section>\n";
 }
 
+// How much slower per byte the device served requests among many than alone (docs/analysis.md,
+// device-saturated).
+std::string crowded_text(const DeviceEvidence& d) {
+  if (!d.lone_count || !d.crowded_count || !d.lone_ns || !d.lone_bytes || !d.crowded_bytes)
+    return "–";
+  double lone = static_cast<double>(d.lone_ns) / static_cast<double>(d.lone_bytes);
+  double crowded = static_cast<double>(d.crowded_ns) / static_cast<double>(d.crowded_bytes);
+  return fmt::format("{:.1f}× ({} / {} requests)", crowded / lone, d.crowded_count, d.lone_count);
+}
+
 void write_devices_section(const Evidence& ev, std::ostream& out) {
   section_open(out, "devices", "Block devices",
                "Requests the devices served for this application: their order on the disk "
@@ -214,7 +224,7 @@ void write_devices_section(const Evidence& ev, std::ostream& out) {
   out << "<table><tr><th class=\"l\">Device</th><th>Reads</th><th>Writes</th><th>Flushes</th>"
          "<th>Read</th><th>Written</th><th>Sequential</th><th>Random</th><th>Small</th>"
          "<th>Mean queue</th><th>Mean service</th><th>Mean depth</th><th>Max depth</th>"
-         "<th>Reads inside misaligned writes</th></tr>\n";
+         "<th>Service per byte, crowded / alone</th><th>Reads inside misaligned writes</th></tr>\n";
   for (const DeviceEvidence& d : ev.devices) {
     auto& o = d.requests.ops;
     uint64_t n = o[0].count + o[1].count;
@@ -222,16 +232,16 @@ void write_devices_section(const Evidence& ev, std::ostream& out) {
     out << fmt::format(
         "<tr><td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
         "<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.1f}</td><td>{}</td>"
-        "<td>{}</td></tr>\n",
+        "<td>{}</td><td>{}</td></tr>\n",
         esc(d.name.substr(6)), o[0].count, o[1].count, o[2].count, esc(human_bytes(o[0].bytes)),
         esc(human_bytes(o[1].bytes)), pct_text(d.access.sequential, d.access.classified()),
         pct_text(d.access.random, d.access.classified()),
         pct_text(d.access.small, d.access.classified()),
         n ? secs(static_cast<double>(d.queue_ns) * 1e-9 / static_cast<double>(n)) : "–",
         n ? secs(static_cast<double>(d.service_ns) * 1e-9 / static_cast<double>(n)) : "–", depth,
-        d.max_depth, d.reads_in_writes);
+        d.max_depth, esc(crowded_text(d)), d.reads_in_writes);
   }
-  if (ev.devices.empty()) out << "<tr><td class=\"l na\" colspan=\"14\">no request</td></tr>";
+  if (ev.devices.empty()) out << "<tr><td class=\"l na\" colspan=\"15\">no request</td></tr>";
   out << "</table></section>\n";
 }
 

@@ -1,7 +1,8 @@
 /* Workloads that each trigger one `eziotrace advise` rule (tests/analysis/report_test.cpp), and one
  * well-behaved workload that triggers none.
  *   advise_workload MODE DIR
- * MODE: good, small, small-direct, random, misaligned, fsync, metadata, reopen, stdio, threads */
+ * MODE: good, small, small-direct, random, misaligned, fsync, metadata, reopen, stdio,
+ * threads */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <pthread.h>

@@ -29,11 +29,14 @@ class RecordedSuite : public ::testing::Test {
   }
 
   // Records `command` (kernel only, or merged with EZTrace) into a fresh archive; its anchor.
+  // `options` go to the recorder.
   static std::filesystem::path record(const std::vector<std::string>& command,
-                                      const std::string& name, bool with_eztrace) {
+                                      const std::string& name, bool with_eztrace,
+                                      const std::vector<std::string>& options = {}) {
     std::filesystem::path out = scratch_dir("recorded-" + name) / "trace";
     std::vector<std::string> argv{EZIO_BINARY};
     if (!with_eztrace) argv.push_back("record");
+    argv.insert(argv.end(), options.begin(), options.end());
     argv.insert(argv.end(), {"-f", "-o", out.string(), "--"});
     argv.insert(argv.end(), command.begin(), command.end());
     ezio::test::Run r = run(argv);

@@ -86,6 +86,27 @@ TEST_F(ReportTest, WellBehavedWorkloadTriggersNoRule) {
   EXPECT_TRUE(dirty_unobserved) << advice.dump(2);
 }
 
+TEST_F(ReportTest, LostEventsMakeFindingsUncertain) {
+  // A 1 MiB ring buffer cannot hold the metadata workload's 12 000 calls in flight.
+  fs::path trace = record({EZIO_WORKLOAD, "metadata", data_dir("lost").string()}, "lost", false,
+                          {"--ring-buffer", "1"});
+  json advice = advise(trace);
+  ASSERT_GT(advice["meta"]["lost_events"].value("syscall", 0), 0)
+      << "precondition: this recording lost no events, the rule cannot be checked";
+  auto found = rules_found(advice);
+  EXPECT_EQ(found["lost-events"], "high") << advice.dump(2);
+  EXPECT_EQ(advice["findings"][0]["rule"], "lost-events") << "the most severe comes first";
+}
+
+TEST_F(ReportTest, InterruptedRecordingIsSaid) {
+  fs::path out = ezio::test::scratch_dir("report-interrupted") / "trace";
+  ezio::test::Run r = run({"timeout", "-s", "INT", "1.5", EZIO_BINARY, "record", "-f", "-o",
+                           out.string(), "--", "sleep", "4"});
+  json advice = advise(out / "eziotrace.otf2");
+  EXPECT_EQ(advice["meta"]["status"], "interrupted") << r.err;
+  EXPECT_EQ(rules_found(advice)["incomplete-recording"], "warn") << advice.dump(2);
+}
+
 TEST_F(ReportTest, ThresholdsAreOverridable) {
   fs::path trace = record_mode("reopen");
   fs::path cfg = ezio::test::scratch_dir("report-config") / "t.json";
