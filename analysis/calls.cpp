@@ -143,6 +143,7 @@ void CallSink::close_top(uint64_t time, const CallAttributes* leave_attrs) {
     c.bytes = a.bytes;
   }
   c.point = a.point;
+  c.call_id = a.call_id;
   if (a.has_offset && a.offset >= 0) {
     c.has_offset = true;
     c.offset = static_cast<uint64_t>(a.offset);

@@ -33,8 +33,9 @@ struct Call {
   Ref handle = OTF2_UNDEFINED_IO_HANDLE;  // own or inherited from the enclosing call
   bool owns_io = false;                   // the I/O events were inside this call (not inherited)
   bool has_offset = false;
-  uint64_t offset = 0;  // explicit offset of the access, when given
-  bool point = false;   // a tracepoint without duration (fs.point): counted, but not timed
+  uint64_t offset = 0;   // explicit offset of the access, when given
+  bool point = false;    // a tracepoint without duration (fs.point): counted, but not timed
+  uint64_t call_id = 0;  // call.id of a kernel call (block requests refer to it), 0 if none
   bool is_io() const { return owns_io || handle != OTF2_UNDEFINED_IO_HANDLE; }
   uint64_t duration() const { return end > start ? end - start : 0; }
   uint64_t exclusive() const { return duration() > children ? duration() - children : 0; }

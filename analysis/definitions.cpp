@@ -42,6 +42,8 @@ Definitions resolve(const otf2::Definitions& a) {
   d.resolution = a.resolution == 0 ? 1 : a.resolution;  // a zero resolution would divide by zero
   d.global_offset = a.global_offset;
   d.trace_length = a.trace_length;
+  if (a.realtime != OTF2_UNDEFINED_TIMESTAMP) d.realtime = a.realtime;
+  if (!a.nodes.empty()) d.host = a.str(a.nodes.begin()->second.name);
   for (const auto& [id, r] : a.regions) {
     RegionDef& reg = d.regions[id];
     reg.name = a.str(r.name);

@@ -35,6 +35,8 @@ struct Definitions {
   uint64_t resolution = 1'000'000'000;  // ticks per second, never 0
   uint64_t global_offset = 0;
   uint64_t trace_length = 0;
+  uint64_t realtime = 0;  // CLOCK_REALTIME ns at global_offset; 0 when the archive has none
+  std::string host;       // name of the first system tree node ("" if none)
 
   std::map<Ref, RegionDef> regions;
   std::map<Ref, std::string> location_groups;  // name

@@ -6,6 +6,7 @@
 #include <map>
 #include <unordered_map>
 
+#include "analysis/access_pattern.h"
 #include "analysis/layer_stats.h"
 #include "analysis/trace_run.h"
 #include "common/command.h"
@@ -31,13 +32,6 @@ struct FileStats {
   }
 };
 
-// Where the next implicit-offset access of an open file starts, and where the last one ended.
-struct HandleState {
-  uint64_t position = 0;
-  uint64_t last_end = 0;
-  bool accessed = false;
-};
-
 class FilesSink : public CallSink {
  public:
   FilesSink(const Definitions& defs, const FilesOptions& o)
@@ -57,15 +51,9 @@ class FilesSink : public CallSink {
     // Only the call that carried the I/O events moves the file position; the kernel calls nested
     // in it inherit its handle but are the same access.
     if (!c.owns_io) return;
-    HandleState& h = handles_[c.handle];
-    uint64_t start = c.has_offset ? c.offset : h.position;
-    bool seq = h.accessed ? start == h.last_end : start == 0;
-    ++(seq ? fl.sequential : fl.random);
-    h.accessed = true;
-    h.last_end = start + c.bytes;
-    if (!c.has_offset) h.position = h.last_end;
+    ++(handles_[c.handle].sequential(c) ? fl.sequential : fl.random);
   }
-  void on_seek(Ref handle, uint64_t offset) override { handles_[handle].position = offset; }
+  void on_seek(Ref handle, uint64_t offset) override { handles_[handle].seek(offset); }
 
   std::map<std::string, FileStats> files_;
 
@@ -87,7 +75,7 @@ class FilesSink : public CallSink {
   const FilesOptions& o_;
   double ns_per_tick_;
   std::unordered_map<Ref, FileStats*> by_handle_;
-  std::unordered_map<Ref, HandleState> handles_;
+  std::unordered_map<Ref, AccessPosition> handles_;
 };
 
 std::string size_label(uint64_t v) {

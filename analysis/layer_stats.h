@@ -3,6 +3,9 @@
 // and a log2 latency histogram per operation kind.
 #include <array>
 #include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
 
 #include "analysis/calls.h"
 #include "analysis/histogram.h"
@@ -49,6 +52,22 @@ struct LayerStats {
 // records "Working", main, OpenMP...); every kernel-layer region is I/O.
 inline bool counts_as_io(const Call& c) {
   return c.info->layer != Layer::kUser || c.is_io() || c.info->file_io_role;
+}
+
+// Page-cache counters are Metric events of members "pagecache.*" (docs/trace-model.md); they
+// accumulate from the start, so the last event of a location holds its totals: each event
+// replaces the location's counters ("hits", "misses"...) in `per_location`.
+inline void take_pagecache_metric(
+    const Definitions& defs, OTF2_LocationRef loc, Ref metric_class,
+    const std::vector<uint64_t>& values,
+    std::map<OTF2_LocationRef, std::map<std::string, uint64_t>>& per_location) {
+  auto cls = defs.metric_classes.find(metric_class);
+  if (cls == defs.metric_classes.end()) return;
+  for (size_t i = 0; i < cls->second.size() && i < values.size(); ++i) {
+    auto m = defs.metric_members.find(cls->second[i]);
+    if (m == defs.metric_members.end() || m->second.rfind("pagecache.", 0) != 0) continue;
+    per_location[loc][m->second.substr(10)] = values[i];
+  }
 }
 
 }  // namespace ezio::analysis

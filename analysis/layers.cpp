@@ -42,17 +42,9 @@ class LayersSink : public CallSink {
     (*target)[static_cast<size_t>(c.info->layer)].add(c, ns_per_tick_);
   }
 
-  // Page-cache counters are Metric events of members "pagecache.*" (docs/trace-model.md); they
-  // accumulate from the start, so the last event of a location holds its totals.
   void metric(OTF2_LocationRef loc, uint64_t, Ref metric_class,
               const std::vector<uint64_t>& values) override {
-    auto cls = defs().metric_classes.find(metric_class);
-    if (cls == defs().metric_classes.end()) return;
-    for (size_t i = 0; i < cls->second.size() && i < values.size(); ++i) {
-      auto m = defs().metric_members.find(cls->second[i]);
-      if (m == defs().metric_members.end() || m->second.rfind("pagecache.", 0) != 0) continue;
-      pagecache_[loc][m->second.substr(10)] = values[i];
-    }
+    take_pagecache_metric(defs(), loc, metric_class, values, pagecache_);
   }
 
   std::map<std::string, PerLayer> groups_;

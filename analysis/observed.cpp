@@ -79,4 +79,31 @@ Observed observed(const std::map<std::string, std::string>& props, Layer layer, 
   }
 }
 
+LayerObservation layer_observation(const Definitions& defs, Layer layer, bool events_seen) {
+  const auto& props = defs.node_string_properties;
+  bool unknown = false, any = false;
+  for (Op op : kAllOps) {
+    Observed v = observed(props, layer, op);
+    unknown |= v == Observed::kUnknown;
+    any |= v == Observed::kAll || v == Observed::kPartial;
+  }
+  LayerObservation o;
+  o.observed = events_seen || (!unknown && any);
+  if (layer == Layer::kUser) {
+    if (o.observed) o.probe = "EZTrace";
+    return o;
+  }
+  auto it = props.find(std::string(kPrefix) + std::string(layer_key(layer)));
+  if (it == props.end()) return o;
+  const std::string& v = it->second;
+  auto open = v.rfind(" (");
+  if (open != std::string::npos && v.ends_with(")")) {
+    o.probe = v.substr(0, open);
+    o.accuracy = v.substr(open + 2, v.size() - open - 3);
+  } else {
+    o.probe = v;
+  }
+  return o;
+}
+
 }  // namespace ezio::analysis

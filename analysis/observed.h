@@ -5,6 +5,7 @@
 #include <map>
 #include <string>
 
+#include "analysis/definitions.h"
 #include "analysis/layer.h"
 
 namespace ezio::analysis {
@@ -18,5 +19,17 @@ enum class Observed {
 
 // props: the archive's string properties of the machine (Definitions::node_string_properties).
 Observed observed(const std::map<std::string, std::string>& props, Layer layer, Op op);
+
+// A whole layer, for views that show one verdict per layer (the report's funnel).
+struct LayerObservation {
+  bool observed = false;
+  std::string probe;     // the hook used ("tp_btf/sys_enter+sys_exit"), "EZTrace", or ""
+  std::string accuracy;  // exact, derived, mixed, partial, none, or "" when the archive says nothing
+};
+
+// Observed when observed() sees any of its operations, or when the archive says nothing
+// (kUnknown: EZTrace's own archive, an older recording) and the trace holds events of the layer
+// (`events_seen`); events seen always count as observed.
+LayerObservation layer_observation(const Definitions& defs, Layer layer, bool events_seen);
 
 }  // namespace ezio::analysis

@@ -44,6 +44,7 @@ class SciAccumulator {
     }
     return best;
   }
+  double total() const { return total_; }
   double score() const {
     if (total_ <= 0) return 0.0;
     return std::clamp((total_ - best_total()) / total_, 0.0, 1.0);

@@ -5,8 +5,6 @@
 #include <algorithm>
 
 namespace ezio::analysis {
-namespace {
-
 std::string xml_escape(const std::string& s) {
   std::string out;
   for (char c : s) {
@@ -29,8 +27,6 @@ std::string xml_escape(const std::string& s) {
   }
   return out;
 }
-
-}  // namespace
 
 std::string ns_label(uint64_t ns) {
   if (ns >= 1'000'000'000) return fmt::format("{:g} s", static_cast<double>(ns) / 1e9);

@@ -14,6 +14,9 @@ struct HistogramPanel {
 
 std::string histograms_svg(const std::string& title, const std::vector<HistogramPanel>& panels);
 
+// Text and attribute values for XML/HTML: & < > " escaped.
+std::string xml_escape(const std::string& s);
+
 // "1 us", "512 ns", "2 s": the lower bound of a log2 nanosecond bucket.
 std::string ns_label(uint64_t ns);
 

@@ -7,7 +7,17 @@
 namespace ezio::analysis {
 namespace {
 
-enum class AttrKind : uint8_t { kOther, kBytes, kResult, kOffset, kPoint };
+enum class AttrKind : uint8_t {
+  kOther,
+  kBytes,
+  kResult,
+  kOffset,
+  kPoint,
+  kCallId,
+  kSector,
+  kQueue,
+  kService
+};
 
 // Hands each event the sinks know to the sink, decoded; the others are no analyzer's concern.
 class Decoder : public otf2::EventVisitor {
@@ -15,11 +25,15 @@ class Decoder : public otf2::EventVisitor {
   Decoder(EventSink& sink, const Definitions& defs) : sink_(sink) {
     for (const auto& [id, name] : defs.attributes) {
       std::string_view n = name;
-      AttrKind k = n.ends_with(".bytes")    ? AttrKind::kBytes
-                   : n.ends_with(".result") ? AttrKind::kResult
-                   : n.ends_with(".offset") ? AttrKind::kOffset
-                   : n.ends_with(".point")  ? AttrKind::kPoint
-                                            : AttrKind::kOther;
+      AttrKind k = n.ends_with(".bytes")        ? AttrKind::kBytes
+                   : n.ends_with(".result")     ? AttrKind::kResult
+                   : n.ends_with(".offset")     ? AttrKind::kOffset
+                   : n.ends_with(".point")      ? AttrKind::kPoint
+                   : n == "call.id"             ? AttrKind::kCallId
+                   : n.ends_with(".sector")     ? AttrKind::kSector
+                   : n.ends_with(".queue_ns")   ? AttrKind::kQueue
+                   : n.ends_with(".service_ns") ? AttrKind::kService
+                                                : AttrKind::kOther;
       if (k == AttrKind::kOther) continue;
       if (id < kDenseAttributes) {
         if (dense_kinds_.size() <= id) dense_kinds_.resize(id + 1, AttrKind::kOther);
@@ -92,6 +106,19 @@ class Decoder : public otf2::EventVisitor {
           break;
         case AttrKind::kPoint:
           a.point = *v != 0;
+          break;
+        case AttrKind::kCallId:
+          a.call_id = static_cast<uint64_t>(*v);
+          break;
+        case AttrKind::kSector:
+          a.has_sector = true;
+          a.sector = static_cast<uint64_t>(*v);
+          break;
+        case AttrKind::kQueue:
+          a.queue_ns = static_cast<uint64_t>(*v);
+          break;
+        case AttrKind::kService:
+          a.service_ns = static_cast<uint64_t>(*v);
           break;
         case AttrKind::kOther:
           break;

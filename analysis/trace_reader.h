@@ -22,6 +22,12 @@ struct CallAttributes {
   int64_t result = 0;  // *.result: return value
   int64_t offset = 0;  // *.offset: explicit offset
   bool point = false;  // *.point != 0: a single tracepoint, its duration is unknown (not zero)
+  // Block requests' and calls' cross references (docs/trace-model.md), 0 when absent.
+  uint64_t call_id = 0;  // call.id
+  uint64_t sector = 0;   // *.sector
+  bool has_sector = false;
+  uint64_t queue_ns = 0;    // *.queue_ns: creation -> issue
+  uint64_t service_ns = 0;  // *.service_ns: issue -> completion
 };
 
 // Receives the events; default implementations ignore them.

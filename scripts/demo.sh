@@ -17,8 +17,12 @@ echo "== eziotrace layers $archive" >&2
 "$ezt" layers "$archive"
 echo "== eziotrace profile --total $archive" >&2
 "$ezt" profile --total "$archive"
+echo "== eziotrace advise $archive" >&2
+"$ezt" advise "$archive"
+report=$("$ezt" report -o "$work/demo_eziotrace/report.html" "$archive")
 cat >&2 <<EOT
 == the archive: $archive
+   the HTML report:     $report
    open it in ViTE:     vite $archive
    per file:            $ezt files $archive
    latency histograms:  $ezt latency $archive --svg latency.svg

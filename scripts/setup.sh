@@ -10,7 +10,7 @@ packages=(
   libfmt-dev libspdlog-dev libcli11-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   qemu-system-x86 busybox-static bc
-  fio strace xvfb x11-apps imagemagick librsvg2-bin xfsprogs btrfs-progs e2fsprogs util-linux procps git
+  fio strace xvfb x11-apps imagemagick librsvg2-bin chromium xfsprogs btrfs-progs e2fsprogs util-linux procps git
 )
 
 if [ "$(id -u)" -ne 0 ]; then

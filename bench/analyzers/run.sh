@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Analyzer benchmark: generates synthetic archives of 5 M and 50 M events and times each analyzer
-# against `otf2-print --silent` on the same archive in the same run (wall time and peak RSS from
-# /usr/bin/time -v), then prints the ratios. A benchmark, not a test: it asserts nothing.
+# (profile, layers, files, latency, advise, report) against `otf2-print --silent` on the same
+# archive in the same run (wall time and peak RSS from /usr/bin/time -v), then prints the ratios.
+# Targets (issue 18): report within 3x of otf2-print's time, memory flat from 5 M to 50 M events.
+# A benchmark, not a test: it asserts nothing.
 #
 # Usage: bench/analyzers/run.sh [BUILD_DIR] [SIZES...]
 #   BUILD_DIR  defaults to build-analysis; it must hold the ezio_bench_gen_archive target and
@@ -31,6 +33,7 @@ command -v otf2-print >/dev/null || { echo "run.sh: otf2-print not found" >&2; e
 # shellcheck source=../measure.sh
 source "$root/bench/measure.sh"
 echo "analyzers: $EZIOTRACE"
+commands=(profile layers files latency advise report)
 declare -A rss_of
 for n in "${sizes[@]}"; do
   dir=$scratch/archive-$n
@@ -42,8 +45,10 @@ for n in "${sizes[@]}"; do
   printf "%-22s %8s %8s %10s %8s %12s\n" tool seconds ratio "peak RSS" ratio "M events/s"
   printf "%-22s %8.2f %8s %8d KB %8s %12.1f\n" "otf2-print --silent" "$base_t" 1.00 "$base_m" 1.00 \
     "$(awk -v n="$n" -v t="$base_t" 'BEGIN { print (t > 0 ? n / t / 1e6 : 0) }')"
-  for cmd in profile layers files latency; do
-    read -r t m < <(measure "$EZIOTRACE" "$cmd" "$dir")
+  for cmd in "${commands[@]}"; do
+    args=("$cmd")
+    [[ $cmd != report ]] || args+=(-f -o "$scratch/report.html")
+    read -r t m < <(measure "$EZIOTRACE" "${args[@]}" "$dir")
     rss_of[$cmd-$n]=$m
     printf "%-22s %8.2f %8.2f %8d KB %8.2f %12.1f\n" "eziotrace $cmd" "$t" \
       "$(awk -v a="$t" -v b="$base_t" 'BEGIN { print (b > 0 ? a / b : 0) }')" "$m" \
@@ -57,7 +62,7 @@ if [[ ${#sizes[@]} -ge 2 ]]; then
   first=${sizes[0]} last=${sizes[-1]}
   echo
   echo "== memory growth from $first to $last events (1.00 = flat) =="
-  for cmd in profile layers files latency; do
+  for cmd in "${commands[@]}"; do
     printf "%-22s %8.2f\n" "eziotrace $cmd" \
       "$(awk -v a="${rss_of[$cmd-$last]}" -v b="${rss_of[$cmd-$first]}" 'BEGIN { print a / b }')"
   done

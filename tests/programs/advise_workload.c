@@ -1,0 +1,205 @@
+/* Workloads that each trigger one `eziotrace advise` rule (tests/analysis/report_test.cpp), and one
+ * well-behaved workload that triggers none.
+ *   advise_workload MODE DIR
+ * MODE: good, small, small-direct, random, misaligned, fsync, metadata, reopen, stdio,
+ * threads */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const char* dir;
+static char path_buf[4096];
+
+static const char* path(const char* name) {
+  snprintf(path_buf, sizeof(path_buf), "%s/%s", dir, name);
+  return path_buf;
+}
+
+static void die(const char* what) {
+  perror(what);
+  exit(3);
+}
+
+static int open_or_die(const char* p, int flags) {
+  int fd = open(p, flags, 0644);
+  if (fd < 0) die(p);
+  return fd;
+}
+
+static void* aligned(size_t n) {
+  void* b = NULL;
+  if (posix_memalign(&b, 4096, n)) die("posix_memalign");
+  memset(b, 'x', n);
+  return b;
+}
+
+/* A file of `mib` MiB written in 1 MiB writes, synced, then dropped from the page cache so that
+ * the next accesses go to the device. */
+static void cold_file(const char* p, int mib) {
+  int fd = open_or_die(p, O_WRONLY | O_CREAT | O_TRUNC);
+  char* b = aligned(1 << 20);
+  for (int i = 0; i < mib; i++)
+    if (write(fd, b, 1 << 20) != 1 << 20) die("write");
+  fsync(fd);
+  posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+  close(fd);
+  free(b);
+}
+
+/* Large sequential writes, one sync at the end, then a sequential read back: no rule applies. */
+static void good(void) {
+  int fd = open_or_die(path("good.dat"), O_RDWR | O_CREAT | O_TRUNC);
+  char* b = aligned(1 << 20);
+  for (int i = 0; i < 32; i++)
+    if (write(fd, b, 1 << 20) != 1 << 20) die("write");
+  lseek(fd, 0, SEEK_SET);
+  for (int i = 0; i < 32; i++)
+    if (read(fd, b, 1 << 20) != 1 << 20) die("read");
+  close(fd);
+  free(b);
+}
+
+/* 20 000 writes of 100 bytes: the page cache absorbs them. */
+static void small(void) {
+  int fd = open_or_die(path("small.dat"), O_WRONLY | O_CREAT | O_TRUNC);
+  char b[100];
+  memset(b, 's', sizeof(b));
+  for (int i = 0; i < 20000; i++)
+    if (write(fd, b, sizeof(b)) != (ssize_t)sizeof(b)) die("write");
+  close(fd);
+}
+
+/* 4 KiB O_DIRECT writes: each reaches the device as a 4 KiB request. */
+static void small_direct(void) {
+  int fd = open_or_die(path("direct.dat"), O_WRONLY | O_CREAT | O_TRUNC | O_DIRECT);
+  char* b = aligned(4096);
+  for (int i = 0; i < 3000; i++)
+    if (write(fd, b, 4096) != 4096) die("write");
+  close(fd);
+  free(b);
+}
+
+/* 4 KiB reads at random offsets of a cold 64 MiB file. */
+static void random_reads(void) {
+  cold_file(path("random.dat"), 64);
+  int fd = open_or_die(path("random.dat"), O_RDONLY);
+  char* b = aligned(4096);
+  srand(7);
+  for (int i = 0; i < 3000; i++) {
+    off_t off = (off_t)(rand() % (64 * 256)) * 4096;
+    if (pread(fd, b, 4096, off) != 4096) die("pread");
+  }
+  close(fd);
+  free(b);
+}
+
+/* 100-byte writes in the middle of pages of a cold file: each page is read before it is changed. */
+static void misaligned(void) {
+  cold_file(path("rmw.dat"), 16);
+  int fd = open_or_die(path("rmw.dat"), O_WRONLY);
+  char b[100];
+  memset(b, 'm', sizeof(b));
+  for (int i = 0; i < 16 * 256; i += 2) {
+    if (pwrite(fd, b, sizeof(b), (off_t)i * 4096 + 1000) != (ssize_t)sizeof(b)) die("pwrite");
+  }
+  close(fd);
+}
+
+/* One fdatasync per 4 KiB record. */
+static void fsyncs(void) {
+  int fd = open_or_die(path("log.dat"), O_WRONLY | O_CREAT | O_TRUNC);
+  char b[4096];
+  memset(b, 'f', sizeof(b));
+  for (int i = 0; i < 300; i++) {
+    if (write(fd, b, sizeof(b)) != (ssize_t)sizeof(b)) die("write");
+    fdatasync(fd);
+  }
+  close(fd);
+}
+
+/* stat, open and close of 200 files, 30 rounds. */
+static void metadata(void) {
+  char name[64];
+  for (int i = 0; i < 200; i++) {
+    snprintf(name, sizeof(name), "meta-%d", i);
+    close(open_or_die(path(name), O_WRONLY | O_CREAT | O_TRUNC));
+  }
+  struct stat st;
+  for (int round = 0; round < 30; round++) {
+    for (int i = 0; i < 200; i++) {
+      snprintf(name, sizeof(name), "meta-%d", i);
+      if (stat(path(name), &st) != 0) die("stat");
+      close(open_or_die(path(name), O_RDONLY));
+    }
+  }
+}
+
+/* The same file opened, appended to and closed 500 times. */
+static void reopen(void) {
+  char b[1 << 16];
+  memset(b, 'r', sizeof(b));
+  for (int i = 0; i < 500; i++) {
+    int fd = open_or_die(path("reopen.dat"), O_WRONLY | O_CREAT | O_APPEND);
+    if (write(fd, b, sizeof(b)) != (ssize_t)sizeof(b)) die("write");
+    close(fd);
+  }
+}
+
+/* fwrite of 8 KiB records through stdio's 4 KiB buffer: each fwrite becomes a write. */
+static void stdio_passthrough(void) {
+  FILE* f = fopen(path("stdio.dat"), "w");
+  if (!f) die("fopen");
+  setvbuf(f, NULL, _IOFBF, 4096);
+  static char b[8192];
+  memset(b, 'p', sizeof(b));
+  for (int i = 0; i < 3000; i++)
+    if (fwrite(b, 1, sizeof(b), f) != sizeof(b)) die("fwrite");
+  fclose(f);
+}
+
+/* Four threads writing 64 KiB O_DIRECT records to their own file on the same device at once. */
+static void* direct_writer(void* arg) {
+  char name[64];
+  snprintf(name, sizeof(name), "%s/thread-%ld.dat", dir, (long)arg);
+  int fd = open_or_die(name, O_WRONLY | O_CREAT | O_TRUNC | O_DIRECT);
+  char* b = aligned(1 << 16);
+  for (int i = 0; i < 400; i++)
+    if (write(fd, b, 1 << 16) != 1 << 16) die("write");
+  close(fd);
+  free(b);
+  return NULL;
+}
+
+static void threads(void) {
+  pthread_t t[4];
+  for (long i = 0; i < 4; i++) pthread_create(&t[i], NULL, direct_writer, (void*)i);
+  for (int i = 0; i < 4; i++) pthread_join(t[i], NULL);
+}
+
+int main(int argc, char** argv) {
+  if (argc != 3) {
+    fprintf(stderr, "usage: %s MODE DIR\n", argv[0]);
+    return 2;
+  }
+  dir = argv[2];
+  static const struct {
+    const char* name;
+    void (*run)(void);
+  } modes[] = {{"good", good},           {"small", small},           {"small-direct", small_direct},
+               {"random", random_reads}, {"misaligned", misaligned}, {"fsync", fsyncs},
+               {"metadata", metadata},   {"reopen", reopen},         {"stdio", stdio_passthrough},
+               {"threads", threads}};
+  for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+    if (strcmp(argv[1], modes[i].name) == 0) {
+      modes[i].run();
+      return 0;
+    }
+  }
+  fprintf(stderr, "unknown mode %s\n", argv[1]);
+  return 2;
+}

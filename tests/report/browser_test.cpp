@@ -1,0 +1,184 @@
+// The HTML report as a person sees it: headless Chromium renders the report of the demo and of two
+// advise workloads to PNG (kept under the build tree's scratch directory), loads it without a
+// console error, shows every section, and its funnel's numbers equal `eziotrace layers --json`.
+// Bad input: a clear message, exit status < 128, no page left behind.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <regex>
+
+#include "recorded_suite.h"
+
+namespace fs = std::filesystem;
+using ezio::test::run;
+
+using nlohmann::json;
+
+namespace {
+
+constexpr const char* kSections[] = {"header",  "findings", "funnel",  "timeline",
+                                     "latency", "files",    "devices", "threads"};
+
+// Headless Chromium with a private profile; fails the test loudly when it is missing.
+ezio::test::Run chromium(const std::vector<std::string>& args) {
+  static const fs::path profile = ezio::test::scratch_dir("chromium-profile");
+  std::vector<std::string> argv{"chromium",          "--headless",
+                                "--no-sandbox",      "--disable-gpu",
+                                "--hide-scrollbars", "--user-data-dir=" + profile.string()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  ezio::test::Run r = run(argv);
+  if (r.status == 127 || (r.status != 0 && r.err.find("No such file") != std::string::npos))
+    throw std::runtime_error("chromium is not installed (scripts/setup.sh installs it)");
+  return r;
+}
+
+// Console messages Chromium logs with --enable-logging=stderr: "...:CONSOLE(line)] ...".
+std::vector<std::string> console_messages(const fs::path& page) {
+  ezio::test::Run r =
+      chromium({"--enable-logging=stderr", "--v=0", "--dump-dom", "file://" + page.string()});
+  std::vector<std::string> out;
+  std::istringstream in(r.err);
+  for (std::string l; std::getline(in, l);) {
+    if (l.find("CONSOLE") != std::string::npos) out.push_back(l);
+  }
+  return out;
+}
+
+fs::path screenshot(const fs::path& page, const std::string& name) {
+  // Kept after the test for a person to look at; one directory for all the pages.
+  fs::path shots = fs::path(EZIO_TEST_SCRATCH_DIR) / "report-shots";
+  fs::create_directories(shots);
+  fs::path png = shots / (name + ".png");
+  fs::remove(png);
+  ezio::test::Run r = chromium(
+      {"--screenshot=" + png.string(), "--window-size=1400,4200", "file://" + page.string()});
+  EXPECT_TRUE(fs::exists(png)) << r.err;
+  return png;
+}
+
+std::string dom(const fs::path& page) {
+  ezio::test::Run r = chromium({"--dump-dom", "file://" + page.string()});
+  EXPECT_EQ(r.status, 0) << r.err;
+  return r.out;
+}
+
+// The funnel rows' numbers as the page holds them (data attributes and the visible cells).
+std::map<std::string, std::map<std::string, uint64_t>> funnel(const std::string& html) {
+  std::map<std::string, std::map<std::string, uint64_t>> rows;
+  static const std::regex row(
+      R"re(<tr data-layer="(\w+)" data-observed="true" data-reads="(\d+)" data-writes="(\d+)" )re"
+      R"re(data-other="(\d+)" data-read-bytes="(\d+)" data-write-bytes="(\d+)"><td class="l"><b>)re"
+      R"re([^<]*</b></td><td class="reads">(\d+)</td><td class="writes">(\d+)</td>)re");
+  for (std::sregex_iterator it(html.begin(), html.end(), row), end; it != end; ++it) {
+    auto& m = *it;
+    rows[m[1]] = {{"reads", std::stoull(m[2])},       {"writes", std::stoull(m[3])},
+                  {"other", std::stoull(m[4])},       {"read_bytes", std::stoull(m[5])},
+                  {"write_bytes", std::stoull(m[6])}, {"reads_shown", std::stoull(m[7])},
+                  {"writes_shown", std::stoull(m[8])}};
+  }
+  return rows;
+}
+
+void check_page(const fs::path& trace, const std::string& name) {
+  fs::path page = trace.parent_path() / "report.html";
+  ezio::test::Run r = ezio::test::eziotrace({"report", "-f", "-o", page.string(), trace.string()});
+  ASSERT_EQ(r.status, 0) << r.err;
+  fs::path png = screenshot(page, name);
+  EXPECT_GT(fs::file_size(png), 50'000u) << "a nearly blank screenshot: " << png;
+  EXPECT_TRUE(console_messages(page).empty()) << console_messages(page).front();
+  std::string html = dom(page);
+  for (const char* id : kSections) {
+    EXPECT_NE(html.find(std::string("<section id=\"") + id + "\""), std::string::npos) << id;
+  }
+  for (const char* fetch : {"src=\"http", "href=\"http", "url(http", "@import"}) {
+    EXPECT_EQ(html.find(fetch), std::string::npos) << "the page must not fetch anything: " << fetch;
+  }
+  ezio::test::Run layers = ezio::test::eziotrace({"layers", "--json", trace.string()});
+  ASSERT_EQ(layers.status, 0) << layers.err;
+  auto shown = funnel(html);
+  size_t compared = 0;
+  json table = json::parse(layers.out);
+  for (auto& row : table["layers"]) {
+    std::string key = row["layer"];
+    for (char& c : key) c = static_cast<char>(std::tolower(c));
+    if (key == "page cache") key = "pagecache";
+    if (!shown.contains(key)) {
+      // Only a layer the recording could not observe may be absent, and it says so.
+      EXPECT_NE(html.find("data-layer=\"" + key + "\" data-observed=\"false\""), std::string::npos)
+          << key;
+      EXPECT_EQ(row["reads"].get<uint64_t>() + row["writes"].get<uint64_t>(), 0u) << key;
+      continue;
+    }
+    ++compared;
+    auto& s = shown[key];
+    for (const char* k : {"reads", "writes", "other", "read_bytes", "write_bytes"}) {
+      EXPECT_EQ(s[k], row[k].get<uint64_t>()) << key << " " << k;
+    }
+    EXPECT_EQ(s["reads_shown"], s["reads"]);
+    EXPECT_EQ(s["writes_shown"], s["writes"]);
+  }
+  size_t at = html.find("<tr data-layer");
+  EXPECT_GE(compared, 3u) << "syscall, VFS, FS or block missing from the funnel: "
+                          << (at == std::string::npos ? html.substr(0, 300) : html.substr(at, 600));
+}
+
+using BrowserTest = ezio::test::RecordedSuite;
+
+TEST_F(BrowserTest, ConsoleErrorsAreDetected) {
+  // The console check itself: a page that logs an error must be caught.
+  fs::path page = ezio::test::scratch_dir("browser-console") / "bad.html";
+  std::ofstream(page) << "<html><body><script>console.error('broken page')</script></body></html>";
+  auto msgs = console_messages(page);
+  ASSERT_FALSE(msgs.empty());
+  EXPECT_NE(msgs.front().find("broken page"), std::string::npos) << msgs.front();
+}
+
+TEST_F(BrowserTest, DemoReport) {
+  check_page(record({EZIO_DEMO, data_dir("demo").string()}, "demo", true), "demo");
+}
+
+TEST_F(BrowserTest, MisalignedWorkloadReport) {
+  check_page(
+      record({EZIO_WORKLOAD, "misaligned", data_dir("misaligned").string()}, "misaligned", false),
+      "misaligned");
+}
+
+TEST_F(BrowserTest, ThreadsWorkloadReport) {
+  check_page(record({EZIO_WORKLOAD, "threads", data_dir("threads").string()}, "threads", false),
+             "threads");
+}
+
+TEST(ReportBadInput, ClearMessageNoPage) {
+  fs::path dir = ezio::test::scratch_dir("report-bad");
+  fs::create_directories(dir / "empty-dir");
+  std::ofstream(dir / "garbage.otf2") << "this is not an OTF2 anchor file\n";
+  std::ofstream(dir / "empty.otf2");
+  for (fs::path input :
+       {dir / "missing.otf2", dir / "empty-dir", dir / "garbage.otf2", dir / "empty.otf2"}) {
+    fs::path page = dir / "out.html";
+    ezio::test::Run r = ezio::test::eziotrace({"report", "-o", page.string(), input.string()});
+    EXPECT_GT(r.status, 0) << input;
+    EXPECT_LT(r.status, 128) << input;
+    EXPECT_NE(r.err.find(input.filename().string()), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(page)) << input;
+    r = ezio::test::eziotrace({"advise", input.string()});
+    EXPECT_GT(r.status, 0) << input;
+    EXPECT_LT(r.status, 128) << input;
+  }
+}
+
+TEST(ReportBadInput, ExistingFileSurvivesWithoutForce) {
+  fs::path dir = ezio::test::scratch_dir("report-keep");
+  fs::path page = dir / "mine.html";
+  std::ofstream(page) << "the user's own page";
+  ezio::test::Run r =
+      ezio::test::eziotrace({"report", "-o", page.string(), (dir / "x.otf2").string()});
+  EXPECT_GT(r.status, 0);
+  EXPECT_LT(r.status, 128);
+  EXPECT_NE(r.err.find("--force"), std::string::npos) << r.err;
+  std::ifstream in(page);
+  std::string content((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_EQ(content, "the user's own page");
+}
+
+}  // namespace
