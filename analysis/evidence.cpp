@@ -326,6 +326,10 @@ void EvidenceSink::finish() {
   for (Layer l : kAllLayers) {
     bool seen = l == Layer::kPageCache ? !pagecache_.empty() : ev_.layer(l).count() > 0;
     ev_.observed[static_cast<size_t>(l)] = layer_observation(defs(), l, seen);
+    for (Op op : kAllOps) {
+      ev_.op_observed[static_cast<size_t>(l)][static_cast<size_t>(op)] =
+          observed(defs().node_string_properties, l, op);
+    }
   }
 }
 

@@ -95,6 +95,7 @@ struct Evidence {
   uint64_t first = 0, last = 0;  // first and last event, ticks
   std::array<LayerStats, kLayerCount> layers;
   std::array<LayerObservation, kLayerCount> observed;
+  std::array<std::array<Observed, kOpCount>, kLayerCount> op_observed;  // as `layers` shows them
   std::map<std::string, uint64_t> pagecache;  // summed counters (pages), "hits", "misses"...
   std::map<std::string, uint64_t> lost;       // per layer
   std::string status;                         // "" when the archive says nothing

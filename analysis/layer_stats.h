@@ -48,6 +48,23 @@ struct LayerStats {
   }
 };
 
+// The page cache has no calls of its own: as a layer it counts the pages of the recorder's
+// counters, looked up (reads), dirtied (writes) and evicted (other), and those pages in bytes.
+inline LayerStats pagecache_layer(const std::map<std::string, uint64_t>& totals) {
+  auto get = [&](const char* k) {
+    auto it = totals.find(k);
+    return it == totals.end() ? uint64_t{0} : it->second;
+  };
+  constexpr uint64_t kPage = 4096;
+  LayerStats s;
+  s.ops[static_cast<size_t>(Op::kRead)].count = get("accessed");
+  s.ops[static_cast<size_t>(Op::kWrite)].count = get("dirtied");
+  s.ops[static_cast<size_t>(Op::kOther)].count = get("evicted");
+  s.ops[static_cast<size_t>(Op::kRead)].bytes = get("accessed") * kPage;
+  s.ops[static_cast<size_t>(Op::kWrite)].bytes = get("dirtied") * kPage;
+  return s;
+}
+
 // User-level regions are only I/O when they carry I/O events or the FILE_IO role (EZTrace also
 // records "Working", main, OpenMP...); every kernel-layer region is I/O.
 inline bool counts_as_io(const Call& c) {

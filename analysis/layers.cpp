@@ -80,14 +80,11 @@ Observation observation(const Definitions& defs, Layer l) {
 const Cell kNotObserved{"not observed", "not observed", true};
 const Cell kNoValue{nullptr, "-", true};
 
-// A count, or "not observed" when it is 0 because no hook could see it.
 Cell observed_count(uint64_t n, Observed seen) {
-  return n == 0 && (seen == Observed::kNone || seen == Observed::kPartial) ? kNotObserved
-                                                                           : count_cell(n);
+  return shown_as_not_observed(n, seen) ? kNotObserved : count_cell(n);
 }
 Cell observed_bytes(uint64_t n, uint64_t count, Observed seen) {
-  return count == 0 && (seen == Observed::kNone || seen == Observed::kPartial) ? kNotObserved
-                                                                               : bytes_cell(n);
+  return shown_as_not_observed(count, seen) ? kNotObserved : bytes_cell(n);
 }
 
 std::vector<Cell> layer_row(Layer l, const LayerStats& s, double tick, const Observation& seen) {
@@ -112,23 +109,20 @@ std::vector<Cell> layer_row(Layer l, const LayerStats& s, double tick, const Obs
   return row;
 }
 
-// The page cache has no calls of its own: its row gives the pages of the recorder's counters,
-// looked up (reads), dirtied (writes) and evicted (other), and those pages in bytes.
+// The page cache's row (pagecache_layer): pages and their bytes, no times.
 std::vector<Cell> pagecache_row(const std::map<std::string, uint64_t>& totals,
                                 const Observation& seen) {
-  auto get = [&](const char* k) {
-    auto it = totals.find(k);
-    return it == totals.end() ? uint64_t{0} : it->second;
-  };
-  constexpr uint64_t kPage = 4096;
-  uint64_t looked_up = get("accessed"), dirtied = get("dirtied"), evicted = get("evicted");
+  LayerStats s = pagecache_layer(totals);
+  auto& r = s.ops[static_cast<size_t>(Op::kRead)];
+  auto& w = s.ops[static_cast<size_t>(Op::kWrite)];
+  auto& other = s.ops[static_cast<size_t>(Op::kOther)];
   auto at = [&](Op op) { return seen[static_cast<size_t>(op)]; };
   return {text_cell(std::string(layer_title(Layer::kPageCache))),
-          observed_count(looked_up, at(Op::kRead)),
-          observed_count(dirtied, at(Op::kWrite)),
-          observed_count(evicted, at(Op::kOther)),
-          observed_bytes(looked_up * kPage, looked_up, at(Op::kRead)),
-          observed_bytes(dirtied * kPage, dirtied, at(Op::kWrite)),
+          observed_count(r.count, at(Op::kRead)),
+          observed_count(w.count, at(Op::kWrite)),
+          observed_count(other.count, at(Op::kOther)),
+          observed_bytes(r.bytes, r.count, at(Op::kRead)),
+          observed_bytes(w.bytes, w.count, at(Op::kWrite)),
           kNoValue,
           kNoValue,
           kNoValue,

@@ -36,11 +36,33 @@ std::string bars(uint64_t rb, uint64_t wb, uint64_t max) {
       kW, w(rb), kRead, w(wb), kWrite);
 }
 
+// The layer's numbers as `eziotrace layers` gives them: the page cache as pages, and
+// "not observed" for a 0 that no hook could have made larger.
+struct FunnelCells {
+  LayerStats stats;
+  std::array<std::string, kOpCount> counts;
+  std::array<std::string, 2> bytes;  // read, written (as data attributes)
+  std::array<std::string, 2> shown_bytes;
+};
+
+FunnelCells funnel_cells(const Evidence& ev, Layer l) {
+  FunnelCells c;
+  c.stats = l == Layer::kPageCache && ev.layer(l).count() == 0 ? pagecache_layer(ev.pagecache)
+                                                               : ev.layer(l);
+  const auto& seen = ev.op_observed[static_cast<size_t>(l)];
+  for (size_t op = 0; op < kOpCount; ++op) {
+    const OpStats& s = c.stats.ops[op];
+    bool na = shown_as_not_observed(s.count, seen[op]);
+    c.counts[op] = na ? "not observed" : fmt::format("{}", s.count);
+    if (op < 2) {
+      c.bytes[op] = na ? "not observed" : fmt::format("{}", s.bytes);
+      c.shown_bytes[op] = na ? "<span class=\"na\">not observed</span>" : esc(human_bytes(s.bytes));
+    }
+  }
+  return c;
+}
+
 void funnel_row(const Evidence& ev, Layer l, uint64_t max, std::ostream& out) {
-  const LayerStats& s = ev.layer(l);
-  auto& r = s.ops[0];
-  auto& w = s.ops[1];
-  auto& o = s.ops[2];
   std::string note = not_observed_note(ev, l);
   if (!note.empty()) {
     out << fmt::format(
@@ -49,15 +71,19 @@ void funnel_row(const Evidence& ev, Layer l, uint64_t max, std::ostream& out) {
         layer_key(l), layer_title(l), esc(note));
     return;
   }
+  FunnelCells c = funnel_cells(ev, l);
+  const LayerStats& s = c.stats;
+  std::string time = l == Layer::kPageCache && ev.layer(l).count() == 0
+                         ? std::string("–")
+                         : esc(human_seconds(ev.seconds(s.ticks())));
   out << fmt::format(
       "<tr data-layer=\"{0}\" data-observed=\"true\" data-reads=\"{1}\" data-writes=\"{2}\" "
       "data-other=\"{3}\" data-read-bytes=\"{4}\" data-write-bytes=\"{5}\"><td class=\"l\">"
       "<b>{6}</b></td><td class=\"reads\">{1}</td><td class=\"writes\">{2}</td>"
       "<td class=\"other\">{3}</td><td title=\"{4} bytes\">{7}</td><td title=\"{5} bytes\">{8}</td>"
       "<td>{9}</td><td class=\"l\">{10}</td></tr>\n",
-      layer_key(l), r.count, w.count, o.count, r.bytes, w.bytes, layer_title(l),
-      esc(human_bytes(r.bytes)), esc(human_bytes(w.bytes)),
-      esc(human_seconds(ev.seconds(s.ticks()))), bars(r.bytes, w.bytes, max));
+      layer_key(l), c.counts[0], c.counts[1], c.counts[2], c.bytes[0], c.bytes[1], layer_title(l),
+      c.shown_bytes[0], c.shown_bytes[1], time, bars(s.ops[0].bytes, s.ops[1].bytes, max));
   if (l != Layer::kPageCache) return;
   out << fmt::format(
       "<tr class=\"pc\" data-pagecache-hits=\"{}\" data-pagecache-misses=\"{}\"><td></td>"
@@ -98,8 +124,10 @@ void write_funnel_section(const Evidence& ev, std::ostream& out) {
          "<th>Writes</th><th>Other</th><th>Read</th><th>Written</th><th>Time</th>"
          "<th class=\"l\">Bytes</th></tr>\n";
   uint64_t max = 0;
-  for (Layer l : kAllLayers)
-    max = std::max({max, ev.layer(l).ops[0].bytes, ev.layer(l).ops[1].bytes});
+  for (Layer l : kAllLayers) {
+    const LayerStats& s = funnel_cells(ev, l).stats;
+    max = std::max({max, s.ops[0].bytes, s.ops[1].bytes});
+  }
   for (Layer l : kAllLayers) funnel_row(ev, l, max, out);
   out << "</table>\n";
   absorbed_summary(ev, out);
