@@ -22,13 +22,17 @@ class Indexer : public otf2::EventVisitor {
 
   void begin_location(OTF2_LocationRef loc) override {
     loc_ = &index_.locations[loc];
+    loc_->spans = SpanList(index_.store.get(), index_.store->size());
     cutter_ = SpanCutter();
+  }
+  void end_location(OTF2_LocationRef) override {
+    if (!cutter_.complete()) loc_->spans.append(span_);  // a call still running at the end
   }
 
   void event(OTF2_LocationRef, const Event& e) override {
     if (cutter_.complete()) start_span(e);
-    Span& s = loc_->spans.back();
-    const size_t index = loc_->spans.size() - 1;
+    Span& s = span_;
+    const size_t index = loc_->spans.size();
     s.t1 = e.time;
     if (e.kind == EventKind::IoCreateHandle) s.created = e.ref;
     if (is_io_event(e.kind)) {
@@ -39,6 +43,7 @@ class Indexer : public otf2::EventVisitor {
       }
     }
     cutter_.add(e);
+    if (cutter_.complete()) loc_->spans.append(s);
   }
 
  private:
@@ -56,7 +61,7 @@ class Indexer : public otf2::EventVisitor {
     if (is_request(e.kind)) {
       loc_->requests[loc_->spans.size()] = {e.ref, e.b, e.kind == EventKind::IoOperationBegin};
     }
-    loc_->spans.push_back(s);
+    span_ = s;
   }
 
   uint64_t call_id(const Event& e) const {
@@ -82,6 +87,7 @@ class Indexer : public otf2::EventVisitor {
   Ref call_id_ = OTF2_UNDEFINED_ATTRIBUTE;
   KernelLocation* loc_ = nullptr;
   SpanCutter cutter_;
+  Span span_;  // the one being read
 };
 
 }  // namespace
@@ -96,9 +102,11 @@ bool path_under(const std::string& path, const std::vector<std::string>& dirs) {
 }
 
 KernelIndex index_kernel_spans(const std::filesystem::path& anchor,
-                               const std::vector<std::string>& own_dirs) {
+                               const std::vector<std::string>& own_dirs,
+                               const std::filesystem::path& temp_dir) {
   otf2::ArchiveReader reader(anchor);
   KernelIndex index;
+  index.store = std::make_unique<SpanStore>(temp_dir);
   index.anchor = reader.anchor();
   index.defs = reader.defs();
   Indexer indexer(index, own_dirs);

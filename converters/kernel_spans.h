@@ -2,28 +2,19 @@
 // A kernel thread's events cut into top-level spans (a syscall's ENTER ... LEAVE with everything
 // nested in it), the unit the merge moves around, filters and checks. The merge decides on a
 // summary of each span (a few words, not its events) made in one streaming pass over the kernel
-// archive, and reads the events again, location by location, to write them (SpanCutter).
+// archive (kept on disk: span_store.h), and reads the events again, location by location, to
+// write them (SpanCutter).
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "converters/archive_model.h"
+#include "converters/span_store.h"
 
 namespace ezio::converters {
-
-inline constexpr Ref kNoHandle = OTF2_UNDEFINED_IO_HANDLE;
-
-struct Span {
-  uint64_t t0 = 0, t1 = 0;
-  uint64_t call_id = 0;     // call.id of its first event (ENTER, request begin); 0: none
-  const std::string* call;  // canonical region name of the outer ENTER, "" if none
-  Ref created = kNoHandle;  // the handle of its last IoCreateHandle
-  bool dropped = false;
-  bool own = false;    // touches a file under one of the merge's own directories
-  bool enter = false;  // its first event is an ENTER
-};
 
 // A block request event opening a span: (handle, matching id), and whether it is the begin.
 struct SpanRequest {
@@ -33,7 +24,7 @@ struct SpanRequest {
 };
 
 struct KernelLocation {
-  std::vector<Span> spans;
+  SpanList spans;
   std::map<size_t, SpanRequest> requests;  // span index -> its request, for request spans
   // span index -> the files under the own directories it touches (normalized), for own spans
   std::map<size_t, std::vector<const std::string*>> own_files;
@@ -44,13 +35,16 @@ struct KernelIndex {
   std::filesystem::path anchor;
   Definitions defs;
   std::map<OTF2_LocationRef, KernelLocation> locations;  // those with an event file
+  std::unique_ptr<SpanStore> store;                      // their spans
   uint64_t unsupported_events = 0;
   std::map<Ref, std::string> normal_paths;  // a handle's file path, normalized ("" for none)
 };
 
-// Reads the kernel archive once, keeping only its span summaries; own_dirs are normalized paths.
+// Reads the kernel archive once, keeping only its span summaries (in a temporary file in
+// temp_dir); own_dirs are normalized paths.
 KernelIndex index_kernel_spans(const std::filesystem::path& anchor,
-                               const std::vector<std::string>& own_dirs);
+                               const std::vector<std::string>& own_dirs,
+                               const std::filesystem::path& temp_dir);
 
 // True when path lies strictly under one of dirs.
 bool path_under(const std::string& path, const std::vector<std::string>& dirs);

@@ -74,12 +74,15 @@ struct Merger {
   std::set<std::string> traced_syscalls;  // kernel regions defined: what the recorder watched
 
   Merger(const std::vector<EztraceInput>& in, const std::vector<Sidecar>& im,
-         const std::filesystem::path& kernel_anchor, const std::vector<std::filesystem::path>& dirs)
+         const std::filesystem::path& kernel_anchor, const std::filesystem::path& out_dir,
+         const std::vector<std::filesystem::path>& dirs)
       : inputs(in), images(im) {
     for (const auto& d : dirs) own_dirs.push_back(d.lexically_normal().string());
     for (const auto& i : inputs) own_dirs.push_back(i.process.trace_dir().string());
     for (const auto& i : im) own_dirs.push_back(i.trace_dir().string());
-    kernel = index_kernel_spans(kernel_anchor, own_dirs);
+    // The span summaries go next to the output, on its file system.
+    kernel = index_kernel_spans(kernel_anchor, own_dirs,
+                                std::filesystem::absolute(out_dir).parent_path());
   }
 
   // The spans of a kernel location, nullptr when it has no events.
@@ -143,7 +146,8 @@ struct Merger {
   void filter_caused_requests() {
     std::set<uint64_t> dropped_calls;
     for (const auto& [loc, kl] : kernel.locations) {
-      for (const Span& s : kl.spans) {
+      for (size_t i = 0; i < kl.spans.size(); ++i) {
+        const Span& s = kl.spans.get(i);
         if (s.dropped && s.enter && s.call_id) dropped_calls.insert(s.call_id);
       }
     }
@@ -151,14 +155,15 @@ struct Merger {
     for (auto& [loc, kl] : kernel.locations) {
       std::set<std::pair<Ref, uint64_t>> requests;  // (handle, matching id)
       for (const auto& [i, r] : kl.requests) {
-        if (r.begin && !kl.spans[i].dropped && dropped_calls.count(kl.spans[i].call_id)) {
+        const Span& s = kl.spans.get(i);
+        if (r.begin && !s.dropped && dropped_calls.count(s.call_id)) {
           requests.insert({r.handle, r.id});
         }
       }
       if (requests.empty()) continue;
       report.own_io_block_requests += requests.size();
       for (const auto& [i, r] : kl.requests) {
-        if (requests.count({r.handle, r.id})) kl.spans[i].dropped = true;
+        if (requests.count({r.handle, r.id})) kl.spans.mut(i).dropped = true;
       }
     }
   }
@@ -197,7 +202,7 @@ struct Merger {
     for (const auto& [tid, loc] : kp.threads) {
       const KernelLocation* kl = kernel_location(loc);
       for (size_t i = 0; kl && i < kl->spans.size(); ++i) {
-        const Span& s = kl->spans[i];
+        const Span& s = kl->spans.get(i);
         if (!s.dropped) continue;
         if (s.t0 >= w.fin_begin && touches_files_under(*kl, i, trace_dir)) {
           fin_end = std::max(fin_end, s.t1);
@@ -208,7 +213,8 @@ struct Merger {
     for (const auto& [tid, loc] : kp.threads) {
       KernelLocation* kl = kernel_location(loc);
       if (!kl) continue;
-      for (Span& s : kl->spans) {
+      for (size_t i = 0; i < kl->spans.size(); ++i) {
+        Span& s = kl->spans.mut(i);
         if ((s.t0 >= w.init_begin && s.t0 < w.init_end) ||
             (s.t0 >= w.fin_begin && s.t0 <= fin_end) ||
             (w.helper_begin && s.t0 >= w.helper_begin && s.t0 <= helper_end)) {
@@ -223,7 +229,8 @@ struct Merger {
     for (const auto& [tid, loc] : p.threads) {
       const KernelLocation* kl = kernel_location(loc);
       if (!kl) continue;
-      for (const Span& s : kl->spans) {
+      for (size_t i = 0; i < kl->spans.size(); ++i) {
+        const Span& s = kl->spans.get(i);
         if (s.t0 < begin || s.t1 > end) return false;
       }
     }
@@ -268,7 +275,10 @@ struct Merger {
     for (const auto& image : images) all.emplace(std::pair{image.pid, image.ctor_ns}, &image);
     // 1. Calls on files under a trace directory or the sidecar directory, anywhere.
     for (auto& [loc, kl] : kernel.locations) {
-      for (Span& s : kl.spans) s.dropped = s.own;
+      for (size_t i = 0; i < kl.spans.size(); ++i) {
+        Span& s = kl.spans.mut(i);
+        s.dropped = s.own;
+      }
     }
     // 2. The calls of each image inside EZTrace's start-up and finalization windows.
     std::vector<std::pair<uint32_t, ImageWindows>> windows;
@@ -283,8 +293,10 @@ struct Merger {
     // 3. The children EZTrace starts in its start-up window, with all their locations.
     drop_startup_children(windows);
     for (auto& [loc, kl] : kernel.locations) {
-      for (Span& s : kl.spans) {
-        if (dropped_locations.count(loc)) s.dropped = true;
+      const bool all = dropped_locations.count(loc);
+      for (size_t i = 0; i < kl.spans.size(); ++i) {
+        if (all) kl.spans.mut(i).dropped = true;
+        const Span& s = kl.spans.get(i);
         if (s.dropped && !s.call->empty()) ++report.own_io_calls;  // calls, not metric samples
       }
     }
@@ -304,7 +316,8 @@ struct Merger {
       for (const auto& [tid, loc] : p.threads) {
         const KernelLocation* kl = kernel_location(loc);
         for (size_t i = 0; kl && i < kl->spans.size(); ++i) {
-          calls = calls || (!kl->spans[i].dropped && !kl->spans[i].call->empty());
+          const Span& s = kl->spans.get(i);
+          calls = calls || (!s.dropped && !s.call->empty());
         }
       }
       if (!calls) continue;
@@ -375,7 +388,7 @@ struct Merger {
   // it, and ties a user IoCreateHandle to the file of the kernel open inside the same user call.
   class ThreadChecker : public otf2::EventVisitor {
    public:
-    ThreadChecker(Merger& m, const EztraceInput& in, const std::vector<Span>* kspans, uint32_t tid,
+    ThreadChecker(Merger& m, const EztraceInput& in, const SpanList* kspans, uint32_t tid,
                   std::map<Ref, std::string>& tied)
         : m_(m),
           ud_(in.archive->defs),
@@ -396,9 +409,9 @@ struct Merger {
     void spans_before(const Event* u) {
       const size_t nk = kspans_ ? kspans_->size() : 0;
       for (;; ++j_) {
-        while (j_ < nk && (*kspans_)[j_].dropped) ++j_;
+        while (j_ < nk && kspans_->get(j_).dropped) ++j_;
         if (j_ == nk) return;
-        const Span& s = (*kspans_)[j_];
+        const Span& s = kspans_->get(j_);
         if (u && !kernel_first(s, *u, u->time + t0_)) return;
         if (u && s.t1 > u->time + t0_) {
           m_.violation(fmt::format("tid {}: kernel {} [{}, {}] crosses user {} at {}", tid_,
@@ -442,7 +455,7 @@ struct Merger {
     Merger& m_;
     const Definitions& ud_;
     const uint64_t t0_;
-    const std::vector<Span>* kspans_;
+    const SpanList* kspans_;
     const uint32_t tid_;
     std::map<Ref, std::string>& tied_;
     std::map<Ref, RegionCheck> checks_;
@@ -459,8 +472,7 @@ struct Merger {
   }
 
   void check_thread(const EztraceInput& in, OTF2_LocationRef eloc, bool user_events,
-                    const std::vector<Span>* kspans, uint32_t tid,
-                    std::map<Ref, std::string>& tied) {
+                    const SpanList* kspans, uint32_t tid, std::map<Ref, std::string>& tied) {
     ThreadChecker checker(*this, in, kspans, tid, tied);
     if (user_events) {
       otf2::ReadOptions options;
@@ -513,7 +525,7 @@ struct Merger {
    private:
     void write_span() {
       if (next_ == spans_->size()) changed();
-      const Span& s = (*spans_)[next_++];
+      const Span& s = spans_->get(next_++);
       if (!s.dropped) {
         while (pending_ && !kernel_first(s, *pending_, pending_->time + t0_)) write_next_user();
         for (const Event& e : buffer_) write_kernel_(loc_, e);
@@ -536,7 +548,7 @@ struct Merger {
     const Event* pending_ = nullptr;  // the next user event, not written yet
     uint64_t t0_ = 0;
     OTF2_LocationRef loc_ = 0;
-    const std::vector<Span>* spans_ = nullptr;
+    const SpanList* spans_ = nullptr;
     size_t next_ = 0;
     SpanCutter cutter_;
     std::vector<Event> buffer_;
@@ -687,7 +699,7 @@ struct Merger {
         }
         uint32_t tid = th == p.threads.end() ? 0 : th->tid;
         Thread t{0, eloc, found != nullptr, false};
-        const std::vector<Span>* kspans = nullptr;
+        const SpanList* kspans = nullptr;
         if (kp != kprocs.end() && tid) {
           if (auto kl = kp->second.threads.find(tid); kl != kp->second.threads.end()) {
             t.out_loc = kl->second;
@@ -873,7 +885,7 @@ MergeReport merge_archives(const std::vector<EztraceInput>& eztrace,
                            const std::filesystem::path& out_dir,
                            const std::vector<std::filesystem::path>& own_dirs,
                            const std::vector<Sidecar>& images) {
-  Merger m(eztrace, images, kernel_anchor, own_dirs);
+  Merger m(eztrace, images, kernel_anchor, out_dir, own_dirs);
   m.run(out_dir);
   return std::move(m.report);
 }
