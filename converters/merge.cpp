@@ -484,8 +484,8 @@ struct Merger {
   }
 
   // Writes kernel locations as their events are read again (read_kernel), without the spans
-  // the filter dropped, each with its thread's user events (set_user) in merged order. Holds one
-  // span's events at a time.
+  // the filter dropped, each with its thread's user events (set_user) in merged order. Holds no
+  // events: each is written as it is read.
   class SpanWriter : public otf2::EventVisitor {
    public:
     using WriteKernel = std::function<void(OTF2_LocationRef, const Event&)>;
@@ -510,27 +510,32 @@ struct Merger {
       spans_ = &m_.kernel.locations.at(loc).spans;
       next_ = 0;
       cutter_ = SpanCutter();
-      buffer_.clear();
+      writing_ = false;
     }
     void event(OTF2_LocationRef, const Event& e) override {
-      buffer_.push_back(e);
+      if (cutter_.complete()) start_span();  // e opens the next span
+      if (writing_) write_kernel_(loc_, e);
       cutter_.add(e);
-      if (cutter_.complete()) write_span();
     }
-    void end_location(OTF2_LocationRef) override {
-      if (!buffer_.empty()) write_span();  // a call still running when the recording ended
+    void end_location(OTF2_LocationRef loc) override {
       if (next_ != spans_->size()) changed();
+      if (location_done_) location_done_(loc);
+    }
+    // Called after each location read (not for a thread's user events after its last span).
+    void on_location_done(std::function<void(OTF2_LocationRef)> done) {
+      location_done_ = std::move(done);
     }
 
    private:
-    void write_span() {
+    // A span's place among the user events depends on its start only: its events are written
+    // as they are read (a span left open by a lost LEAVE may be long).
+    void start_span() {
       if (next_ == spans_->size()) changed();
       const Span& s = spans_->get(next_++);
-      if (!s.dropped) {
+      writing_ = !s.dropped;
+      if (writing_) {
         while (pending_ && !kernel_first(s, *pending_, pending_->time + t0_)) write_next_user();
-        for (const Event& e : buffer_) write_kernel_(loc_, e);
       }
-      buffer_.clear();
     }
     void write_next_user() {
       write_user_(*pending_, pending_->time + t0_);
@@ -544,6 +549,7 @@ struct Merger {
     Merger& m_;
     WriteKernel write_kernel_;
     WriteUser write_user_;
+    std::function<void(OTF2_LocationRef)> location_done_;
     otf2::LocationStream* user_ = nullptr;
     const Event* pending_ = nullptr;  // the next user event, not written yet
     uint64_t t0_ = 0;
@@ -551,7 +557,7 @@ struct Merger {
     const SpanList* spans_ = nullptr;
     size_t next_ = 0;
     SpanCutter cutter_;
-    std::vector<Event> buffer_;
+    bool writing_ = false;  // the current span is written (not dropped)
   };
 
   // Reads the selected kernel locations' events again, in the order of their ids, into writer.
@@ -754,7 +760,11 @@ struct Merger {
       return id;
     });
 
-    // Pass 2: the events.
+    // Pass 2: the events, one output location after the other.
+    std::map<OTF2_LocationRef, size_t> writes_left;
+    for (const Process& process : processes) {
+      for (const Thread& t : process.threads) ++writes_left[t.out_loc];
+    }
     for (size_t pi = 0; pi < inputs.size(); ++pi) {
       const EztraceInput& in = inputs[pi];
       const Sidecar& p = in.process;
@@ -792,11 +802,14 @@ struct Merger {
         if (t.kernel_events)
           read_kernel([&t](OTF2_LocationRef l) { return l == t.out_loc; }, writer);
         writer.finish_user();
+        // Written out now, unless another EZTrace thread shares it: memory stays per location.
+        if (--writes_left[t.out_loc] == 0) w.finish_events(t.out_loc);
       }
     }
 
     // Everything else of the kernel archive, as it is (minus EZTrace's own I/O).
     writer.set_user(nullptr, 0, {});
+    writer.on_location_done([&w](OTF2_LocationRef l) { w.finish_events(l); });
     read_kernel(
         [&](OTF2_LocationRef l) { return !merged_kernel.count(l) && !dropped_locations.count(l); },
         writer);
