@@ -46,26 +46,26 @@ otf2::ReadOptions lenient() {
   return options;
 }
 
-}  // namespace
-
-EztraceArchive index_eztrace_archive(const std::filesystem::path& anchor) {
+// Reads an archive's definitions, then streams its events into a Visitor of the result.
+template <typename Result, typename Visitor>
+Result read_into(const std::filesystem::path& anchor) {
   otf2::ArchiveReader reader(anchor);
-  EztraceArchive archive;
+  Result archive;
   archive.anchor = reader.anchor();
   archive.defs = reader.defs();
-  Summarizer summarizer(archive);
-  archive.unsupported_events = reader.read_events(summarizer, lenient()).unsupported;
+  Visitor visitor(archive);
+  archive.unsupported_events = reader.read_events(visitor, lenient()).unsupported;
   return archive;
 }
 
+}  // namespace
+
+EztraceArchive index_eztrace_archive(const std::filesystem::path& anchor) {
+  return read_into<EztraceArchive, Summarizer>(anchor);
+}
+
 Archive read_archive(const std::filesystem::path& anchor) {
-  otf2::ArchiveReader reader(anchor);
-  Archive archive;
-  archive.anchor = reader.anchor();
-  archive.defs = reader.defs();
-  Collector collector(archive);
-  archive.unsupported_events = reader.read_events(collector, lenient()).unsupported;
-  return archive;
+  return read_into<Archive, Collector>(anchor);
 }
 
 }  // namespace ezio::converters
