@@ -32,6 +32,25 @@ struct Archive {
   uint64_t unsupported_events = 0;  // records of kinds the model does not hold
 };
 
+// An EZTrace archive as the merge needs it before it streams the events: the definitions, and
+// per location what the filter of EZTrace's own work must know in advance.
+struct UserLocation {
+  uint64_t events = 0;
+  uint64_t first_time = 0;     // of its first event
+  uint64_t finalize_time = 0;  // of its first ENTER into "EZTrace finalize" (0: none)
+  bool finalizes = false;
+};
+struct EztraceArchive {
+  std::filesystem::path anchor;
+  Definitions defs;
+  // Locations without an event file have no entry.
+  std::map<OTF2_LocationRef, UserLocation> locations;
+  uint64_t unsupported_events = 0;
+};
+
+// Reads an EZTrace archive's definitions and the summary of its events (one streaming pass).
+EztraceArchive index_eztrace_archive(const std::filesystem::path& anchor);
+
 // Reads a whole archive (anchor = the .otf2 file, or its directory); throws ezio::Error when it
 // cannot be read.
 Archive read_archive(const std::filesystem::path& anchor);

@@ -1,3 +1,5 @@
+#include <set>
+
 #include "common/otf2/reader.h"
 #include "converters/archive_model.h"
 
@@ -15,18 +17,55 @@ class Collector : public otf2::EventVisitor {
   std::vector<Event>* events_ = nullptr;
 };
 
-}  // namespace
+class Summarizer : public otf2::EventVisitor {
+ public:
+  explicit Summarizer(EztraceArchive& archive) : archive_(archive) {
+    for (const auto& [ref, r] : archive.defs.regions) {
+      if (archive.defs.str(r.name) == "EZTrace finalize") finalize_.insert(ref);
+    }
+  }
+  void begin_location(OTF2_LocationRef loc) override { loc_ = &archive_.locations[loc]; }
+  void event(OTF2_LocationRef, const Event& e) override {
+    if (loc_->events++ == 0) loc_->first_time = e.time;
+    if (!loc_->finalizes && e.kind == EventKind::Enter && finalize_.count(e.ref)) {
+      loc_->finalizes = true;
+      loc_->finalize_time = e.time;
+    }
+  }
 
-Archive read_archive(const std::filesystem::path& anchor) {
+ private:
+  EztraceArchive& archive_;
+  std::set<Ref> finalize_;
+  UserLocation* loc_ = nullptr;
+};
+
+// EZTrace's declared event counts are wrong: its event files say.
+otf2::ReadOptions lenient() {
+  otf2::ReadOptions options;
+  options.lenient = true;
+  return options;
+}
+
+// Reads an archive's definitions, then streams its events into a Visitor of the result.
+template <typename Result, typename Visitor>
+Result read_into(const std::filesystem::path& anchor) {
   otf2::ArchiveReader reader(anchor);
-  Archive archive;
+  Result archive;
   archive.anchor = reader.anchor();
   archive.defs = reader.defs();
-  Collector collector(archive);
-  otf2::ReadOptions options;
-  options.lenient = true;  // EZTrace's declared event counts are wrong: its event files say
-  archive.unsupported_events = reader.read_events(collector, options).unsupported;
+  Visitor visitor(archive);
+  archive.unsupported_events = reader.read_events(visitor, lenient()).unsupported;
   return archive;
+}
+
+}  // namespace
+
+EztraceArchive index_eztrace_archive(const std::filesystem::path& anchor) {
+  return read_into<EztraceArchive, Summarizer>(anchor);
+}
+
+Archive read_archive(const std::filesystem::path& anchor) {
+  return read_into<Archive, Collector>(anchor);
 }
 
 }  // namespace ezio::converters

@@ -193,13 +193,12 @@ MergeSummary merge_from(const EztraceSetup& setup, const std::filesystem::path& 
     fail("EZTRACE_ARCHIVE {} holds the trace of no process of this recording (alignment data: {})",
          given, setup.sidecar_dir.string());
   }
-  Archive kernel = read_archive(kernel_anchor);
   // The helper's files were written where the recording put them, maybe not where they are now.
   own.push_back(setup.sidecar_dir);
   for (const auto& image : images) {
     if (!image.sidecar_dir.empty()) own.push_back(image.sidecar_dir);
   }
-  s.report = merge_archives(inputs, kernel, out_dir, own, images);
+  s.report = merge_archives(inputs, kernel_anchor, out_dir, own, images);
   s.report.warnings.insert(s.report.warnings.begin(), warnings.begin(), warnings.end());
   s.anchor = out_dir / "eziotrace.otf2";
   log_report(s.report, s.anchor);

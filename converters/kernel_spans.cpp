@@ -1,36 +1,119 @@
 #include "converters/kernel_spans.h"
 
-namespace ezio::converters {
+#include "common/otf2/reader.h"
 
-std::vector<Span> cut_spans(const Definitions& defs, const std::vector<Event>& events) {
-  std::vector<Span> spans;
-  int depth = 0;
-  for (size_t i = 0; i < events.size(); ++i) {
-    const Event& e = events[i];
-    if (depth == 0) {
-      Span s;
-      s.begin = i;
-      s.t0 = e.time;
-      if (e.kind == EventKind::Enter) {
-        if (auto r = defs.regions.find(e.ref); r != defs.regions.end()) {
-          s.call = defs.str(r->second.canonical);
-        }
+namespace ezio::converters {
+namespace {
+
+const std::string kNoCall;
+
+bool is_request(EventKind k) {
+  return k >= EventKind::IoOperationBegin && k <= EventKind::IoOperationCancelled;
+}
+
+class Indexer : public otf2::EventVisitor {
+ public:
+  Indexer(KernelIndex& index, const std::vector<std::string>& own_dirs)
+      : index_(index), own_dirs_(own_dirs) {
+    for (const auto& [ref, a] : index.defs.attributes) {
+      if (index.defs.str(a.name) == "call.id") call_id_ = ref;
+    }
+  }
+
+  void begin_location(OTF2_LocationRef loc) override {
+    loc_ = &index_.locations[loc];
+    loc_->spans = SpanList(index_.store.get(), index_.store->size());
+    cutter_ = SpanCutter();
+  }
+  void end_location(OTF2_LocationRef) override {
+    if (!cutter_.complete()) loc_->spans.append(span_);  // a call still running at the end
+  }
+
+  void event(OTF2_LocationRef, const Event& e) override {
+    if (cutter_.complete()) start_span(e);
+    Span& s = span_;
+    const size_t index = loc_->spans.size();
+    s.t1 = e.time;
+    if (e.kind == EventKind::IoCreateHandle) s.created = e.ref;
+    if (is_io_event(e.kind)) {
+      const std::string& path = normal_path(e.ref);
+      if (path_under(path, own_dirs_)) {
+        s.own = true;
+        loc_->own_files[index].push_back(&path);
       }
-      spans.push_back(s);
     }
-    if (e.kind == EventKind::Enter) ++depth;
-    if (e.kind == EventKind::Leave && depth > 0) --depth;
-    if (depth == 0) {
-      spans.back().end = i + 1;
-      spans.back().t1 = e.time;
+    cutter_.add(e);
+    if (cutter_.complete()) loc_->spans.append(s);
+  }
+
+ private:
+  void start_span(const Event& e) {
+    Span s;
+    s.t0 = e.time;
+    s.call = &kNoCall;
+    s.enter = e.kind == EventKind::Enter;
+    if (s.enter) {
+      if (auto r = index_.defs.regions.find(e.ref); r != index_.defs.regions.end()) {
+        s.call = &index_.defs.str(r->second.canonical);
+      }
+    }
+    if (s.enter || is_request(e.kind)) s.call_id = call_id(e);
+    if (is_request(e.kind)) {
+      loc_->requests[loc_->spans.size()] = {e.ref, e.b, e.kind == EventKind::IoOperationBegin};
+    }
+    span_ = s;
+  }
+
+  uint64_t call_id(const Event& e) const {
+    for (const Attribute& a : e.attributes) {
+      if (a.id == call_id_ && a.type == OTF2_TYPE_UINT64) return a.value.uint64;
+    }
+    return 0;
+  }
+
+  // The recorder keeps paths as the process named them (`-o ../out` gives /cwd/../out/...).
+  const std::string& normal_path(Ref handle) {
+    auto [it, added] = index_.normal_paths.try_emplace(handle);
+    if (added) {
+      if (auto path = index_.defs.handle_path(handle)) {
+        it->second = std::filesystem::path(*path).lexically_normal().string();
+      }
+    }
+    return it->second;
+  }
+
+  KernelIndex& index_;
+  const std::vector<std::string>& own_dirs_;
+  Ref call_id_ = OTF2_UNDEFINED_ATTRIBUTE;
+  KernelLocation* loc_ = nullptr;
+  SpanCutter cutter_;
+  Span span_;  // the one being read
+};
+
+}  // namespace
+
+bool path_under(const std::string& path, const std::vector<std::string>& dirs) {
+  for (const auto& d : dirs) {
+    if (path.size() > d.size() && path.compare(0, d.size(), d) == 0 && path[d.size()] == '/') {
+      return true;
     }
   }
-  // A span left open at the end of the location (a call still running) ends with its last event.
-  if (!spans.empty() && spans.back().end == 0) {
-    spans.back().end = events.size();
-    spans.back().t1 = events.back().time;
-  }
-  return spans;
+  return false;
+}
+
+KernelIndex index_kernel_spans(const std::filesystem::path& anchor,
+                               const std::vector<std::string>& own_dirs,
+                               const std::filesystem::path& temp_dir) {
+  otf2::ArchiveReader reader(anchor);
+  KernelIndex index;
+  index.store = std::make_unique<SpanStore>(temp_dir);
+  index.anchor = reader.anchor();
+  index.defs = reader.defs();
+  Indexer indexer(index, own_dirs);
+  otf2::ReadOptions options;
+  options.lenient = true;  // as read_archive: the kernel's counts are right, EZTrace's are not
+  index.unsupported_events = reader.read_events(indexer, options).unsupported;
+  return index;
 }
 
 }  // namespace ezio::converters

@@ -1,21 +1,66 @@
 #pragma once
 // A kernel thread's events cut into top-level spans (a syscall's ENTER ... LEAVE with everything
-// nested in it), the unit the merge moves around, filters and checks.
+// nested in it), the unit the merge moves around, filters and checks. The merge decides on a
+// summary of each span (a few words, not its events) made in one streaming pass over the kernel
+// archive (kept on disk: span_store.h), and reads the events again, location by location, to
+// write them (SpanCutter).
 #include <cstdint>
+#include <filesystem>
+#include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "converters/archive_model.h"
+#include "converters/span_store.h"
 
 namespace ezio::converters {
 
-struct Span {
-  size_t begin = 0, end = 0;  // [begin, end) in the location's events
-  uint64_t t0 = 0, t1 = 0;
-  std::string call;  // canonical region name of the outer ENTER ("syscall:write"), "" if none
-  bool dropped = false;
+// A block request event opening a span: (handle, matching id), and whether it is the begin.
+struct SpanRequest {
+  Ref handle;
+  uint64_t id;
+  bool begin;
 };
 
-std::vector<Span> cut_spans(const Definitions& defs, const std::vector<Event>& events);
+struct KernelLocation {
+  SpanList spans;
+  std::map<size_t, SpanRequest> requests;  // span index -> its request, for request spans
+  // span index -> the files under the own directories it touches (normalized), for own spans
+  std::map<size_t, std::vector<const std::string*>> own_files;
+};
+
+// The kernel archive as the merge decides on it.
+struct KernelIndex {
+  std::filesystem::path anchor;
+  Definitions defs;
+  std::map<OTF2_LocationRef, KernelLocation> locations;  // those with an event file
+  std::unique_ptr<SpanStore> store;                      // their spans
+  uint64_t unsupported_events = 0;
+  std::map<Ref, std::string> normal_paths;  // a handle's file path, normalized ("" for none)
+};
+
+// Reads the kernel archive once, keeping only its span summaries (in a temporary file in
+// temp_dir); own_dirs are normalized paths.
+KernelIndex index_kernel_spans(const std::filesystem::path& anchor,
+                               const std::vector<std::string>& own_dirs,
+                               const std::filesystem::path& temp_dir);
+
+// True when path lies strictly under one of dirs.
+bool path_under(const std::string& path, const std::vector<std::string>& dirs);
+
+// Cuts a location's events, given one at a time, into spans: complete() is true after the event
+// that closes the current top-level span (the caller then takes it and calls reset()).
+class SpanCutter {
+ public:
+  void add(const Event& e) {
+    if (e.kind == EventKind::Enter) ++depth_;
+    if (e.kind == EventKind::Leave && depth_ > 0) --depth_;
+  }
+  bool complete() const { return depth_ == 0; }
+
+ private:
+  int depth_ = 0;
+};
 
 }  // namespace ezio::converters

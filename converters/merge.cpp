@@ -3,11 +3,14 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "common/error.h"
+#include "common/otf2/reader.h"
 #include "common/otf2/writer.h"
 #include "converters/comm_mapper.h"
 #include "converters/definition_mapper.h"
@@ -17,15 +20,6 @@ namespace ezio::converters {
 namespace {
 
 constexpr size_t kMaxDetails = 20;
-
-bool under(const std::string& path, const std::vector<std::string>& dirs) {
-  for (const auto& d : dirs) {
-    if (path.size() > d.size() && path.compare(0, d.size(), d) == 0 && path[d.size()] == '/') {
-      return true;
-    }
-  }
-  return false;
-}
 
 // EZTrace records these before calling the real function: at equal timestamps they go before the
 // kernel's events, all others after, so that the user call keeps enclosing its system call.
@@ -64,35 +58,37 @@ struct KernelProcess {
   std::map<uint32_t, OTF2_LocationRef> threads;  // tid -> location
 };
 
-// The value of a UINT64 attribute of an event, by attribute ref.
-std::optional<uint64_t> attribute_value(const Event& e, Ref attribute) {
-  for (const Attribute& a : e.attributes) {
-    if (a.id == attribute && a.type == OTF2_TYPE_UINT64) return a.value.uint64;
-  }
-  return std::nullopt;
-}
-
 struct Merger {
   const std::vector<EztraceInput>& inputs;
   const std::vector<Sidecar>& images;  // every image's record, with an archive or not
-  const Archive& kernel;
   std::vector<std::string> own_dirs;
+  KernelIndex kernel;  // span summaries; the events are read again to be written
+  std::optional<otf2::ArchiveReader> rereader;  // reads the kernel's events to write them
+  std::map<const EztraceArchive*, std::unique_ptr<otf2::ArchiveReader>> user_readers;
   MergeReport report;
 
   std::map<uint32_t, KernelProcess> kprocs;
   std::map<Ref, std::vector<OTF2_LocationRef>> group_locations;  // all of a process's locations
-  std::map<OTF2_LocationRef, std::vector<Span>> spans;
   std::set<OTF2_LocationRef> dropped_locations;
   std::set<uint32_t> dropped_pids;        // EZTrace's own processes
   std::set<std::string> traced_syscalls;  // kernel regions defined: what the recorder watched
-  std::map<Ref, std::string> normal_paths;
 
-  Merger(const std::vector<EztraceInput>& in, const std::vector<Sidecar>& im, const Archive& k,
+  Merger(const std::vector<EztraceInput>& in, const std::vector<Sidecar>& im,
+         const std::filesystem::path& kernel_anchor, const std::filesystem::path& out_dir,
          const std::vector<std::filesystem::path>& dirs)
-      : inputs(in), images(im), kernel(k) {
+      : inputs(in), images(im) {
     for (const auto& d : dirs) own_dirs.push_back(d.lexically_normal().string());
     for (const auto& i : inputs) own_dirs.push_back(i.process.trace_dir().string());
     for (const auto& i : im) own_dirs.push_back(i.trace_dir().string());
+    // The span summaries go next to the output, on its file system.
+    kernel = index_kernel_spans(kernel_anchor, own_dirs,
+                                std::filesystem::absolute(out_dir).parent_path());
+  }
+
+  // The spans of a kernel location, nullptr when it has no events.
+  KernelLocation* kernel_location(OTF2_LocationRef loc) {
+    auto it = kernel.locations.find(loc);
+    return it == kernel.locations.end() ? nullptr : &it->second;
   }
 
   void index_kernel() {
@@ -109,57 +105,38 @@ struct Merger {
       p.group = def.group;
       p.threads.emplace(static_cast<uint32_t>(*tid), loc);
     }
-    for (const auto& [loc, events] : kernel.events) spans[loc] = cut_spans(d, events);
   }
 
   // The events of the process's own locations of its archive.
-  static const std::vector<Event>* events_of(const EztraceInput& in, OTF2_LocationRef loc) {
-    auto it = in.archive->events.find(loc);
-    return it == in.archive->events.end() ? nullptr : &it->second;
+  static const UserLocation* events_of(const EztraceInput& in, OTF2_LocationRef loc) {
+    auto it = in.archive->locations.find(loc);
+    return it == in.archive->locations.end() ? nullptr : &it->second;
   }
 
   static uint64_t first_user_time(const EztraceInput& in) {
     uint64_t t = std::numeric_limits<uint64_t>::max();
     for (OTF2_LocationRef loc : in.locations) {
-      if (auto ev = events_of(in, loc); ev && !ev->empty()) t = std::min(t, ev->front().time);
+      if (auto ev = events_of(in, loc); ev && ev->events) t = std::min(t, ev->first_time);
     }
     return t == std::numeric_limits<uint64_t>::max() ? 0 : t + in.process.time_offset();
   }
 
   // EZTrace's finalization: from its "EZTrace finalize" region on (kNever: none).
   static uint64_t finalize_time(const EztraceInput& in) {
-    const Definitions& d = in.archive->defs;
     for (OTF2_LocationRef loc : in.locations) {
       const auto* ev = events_of(in, loc);
-      if (!ev) continue;
-      for (const Event& e : *ev) {
-        if (e.kind != EventKind::Enter) continue;
-        auto r = d.regions.find(e.ref);
-        if (r != d.regions.end() && d.str(r->second.name) == "EZTrace finalize") {
-          return e.time + in.process.time_offset();
-        }
-      }
+      if (ev && ev->finalizes) return ev->finalize_time + in.process.time_offset();
     }
     return std::numeric_limits<uint64_t>::max();
   }
 
-  // A handle's file path, normalized (the recorder keeps paths as the process named them:
-  // `-o ../out` gives /cwd/../out/...), "" for none; computed once per handle.
-  const std::string& normal_path(Ref handle) {
-    auto [it, added] = normal_paths.try_emplace(handle);
-    if (added) {
-      if (auto path = kernel.defs.handle_path(handle)) {
-        it->second = std::filesystem::path(*path).lexically_normal().string();
-      }
-    }
-    return it->second;
-  }
-
-  bool touches_files_under(const std::vector<Event>& events, const Span& s,
-                           const std::vector<std::string>& dirs) {
-    for (size_t i = s.begin; i < s.end; ++i) {
-      const Event& e = events[i];
-      if (is_io_event(e.kind) && under(normal_path(e.ref), dirs)) return true;
+  // True when the span touches a file under dir (only spans under the own directories can).
+  static bool touches_files_under(const KernelLocation& kl, size_t span, const std::string& dir) {
+    auto files = kl.own_files.find(span);
+    if (files == kl.own_files.end()) return false;
+    const std::vector<std::string> dirs = {dir};
+    for (const std::string* f : files->second) {
+      if (path_under(*f, dirs)) return true;
     }
     return false;
   }
@@ -167,37 +144,26 @@ struct Merger {
   // Block requests whose call.id is a dropped call are that call's I/O: dropped with it, so that
   // no link points to a call the archive no longer has.
   void filter_caused_requests() {
-    const Definitions& d = kernel.defs;
-    Ref call_id = OTF2_UNDEFINED_ATTRIBUTE;
-    for (const auto& [ref, a] : d.attributes) {
-      if (d.str(a.name) == "call.id") call_id = ref;
-    }
-    if (call_id == OTF2_UNDEFINED_ATTRIBUTE) return;
     std::set<uint64_t> dropped_calls;
-    for (const auto& [loc, list] : spans) {
-      const auto& events = kernel.events.at(loc);
-      for (const Span& s : list) {
-        if (!s.dropped || events[s.begin].kind != EventKind::Enter) continue;
-        if (auto id = attribute_value(events[s.begin], call_id); id && *id)
-          dropped_calls.insert(*id);
+    for (const auto& [loc, kl] : kernel.locations) {
+      for (size_t i = 0; i < kl.spans.size(); ++i) {
+        const Span& s = kl.spans.get(i);
+        if (s.dropped && s.enter && s.call_id) dropped_calls.insert(s.call_id);
       }
     }
-    for (auto& [loc, list] : spans) {
-      const auto& events = kernel.events.at(loc);
+    if (dropped_calls.empty()) return;
+    for (auto& [loc, kl] : kernel.locations) {
       std::set<std::pair<Ref, uint64_t>> requests;  // (handle, matching id)
-      for (const Span& s : list) {
-        const Event& e = events[s.begin];
-        if (s.dropped || e.kind != EventKind::IoOperationBegin) continue;
-        auto id = attribute_value(e, call_id);
-        if (id && dropped_calls.count(*id)) requests.insert({e.ref, e.b});
+      for (const auto& [i, r] : kl.requests) {
+        const Span& s = kl.spans.get(i);
+        if (r.begin && !s.dropped && dropped_calls.count(s.call_id)) {
+          requests.insert({r.handle, r.id});
+        }
       }
       if (requests.empty()) continue;
       report.own_io_block_requests += requests.size();
-      for (Span& s : list) {
-        const Event& e = events[s.begin];
-        bool request_event =
-            e.kind >= EventKind::IoOperationBegin && e.kind <= EventKind::IoOperationCancelled;
-        if (request_event && requests.count({e.ref, e.b})) s.dropped = true;
+      for (const auto& [i, r] : kl.requests) {
+        if (requests.count({r.handle, r.id})) kl.spans.mut(i).dropped = true;
       }
     }
   }
@@ -228,23 +194,27 @@ struct Merger {
 
   // Drops the calls of a process inside its images' windows of EZTrace's (and the helper's) work.
   void drop_image_windows(const KernelProcess& kp, const ImageWindows& w) {
-    const std::vector<std::string> trace_dir = {w.trace_dir.string()};
+    const std::string trace_dir = w.trace_dir.string();
     // EZTrace's finalization ends with its last write into its trace directory; the helper's
     // work runs from its exit_ns to its write into the sidecar directory. What lies between
     // (the rest of MPI_Finalize, the program after it) is the application's.
     uint64_t fin_end = w.fin_begin, helper_end = w.helper_begin;
     for (const auto& [tid, loc] : kp.threads) {
-      const auto& events = kernel.events.at(loc);
-      for (const Span& s : spans[loc]) {
+      const KernelLocation* kl = kernel_location(loc);
+      for (size_t i = 0; kl && i < kl->spans.size(); ++i) {
+        const Span& s = kl->spans.get(i);
         if (!s.dropped) continue;
-        if (s.t0 >= w.fin_begin && touches_files_under(events, s, trace_dir)) {
+        if (s.t0 >= w.fin_begin && touches_files_under(*kl, i, trace_dir)) {
           fin_end = std::max(fin_end, s.t1);
         }
         if (w.helper_begin && s.t0 >= w.helper_begin) helper_end = std::max(helper_end, s.t1);
       }
     }
     for (const auto& [tid, loc] : kp.threads) {
-      for (Span& s : spans[loc]) {
+      KernelLocation* kl = kernel_location(loc);
+      if (!kl) continue;
+      for (size_t i = 0; i < kl->spans.size(); ++i) {
+        Span& s = kl->spans.mut(i);
         if ((s.t0 >= w.init_begin && s.t0 < w.init_end) ||
             (s.t0 >= w.fin_begin && s.t0 <= fin_end) ||
             (w.helper_begin && s.t0 >= w.helper_begin && s.t0 <= helper_end)) {
@@ -257,7 +227,10 @@ struct Merger {
   // True when every call of the process lies inside [begin, end).
   bool lives_inside(const KernelProcess& p, uint64_t begin, uint64_t end) {
     for (const auto& [tid, loc] : p.threads) {
-      for (const Span& s : spans[loc]) {
+      const KernelLocation* kl = kernel_location(loc);
+      if (!kl) continue;
+      for (size_t i = 0; i < kl->spans.size(); ++i) {
+        const Span& s = kl->spans.get(i);
         if (s.t0 < begin || s.t1 > end) return false;
       }
     }
@@ -301,9 +274,11 @@ struct Merger {
     for (const auto& in : inputs) all[{in.process.pid, in.process.ctor_ns}] = &in.process;
     for (const auto& image : images) all.emplace(std::pair{image.pid, image.ctor_ns}, &image);
     // 1. Calls on files under a trace directory or the sidecar directory, anywhere.
-    for (auto& [loc, list] : spans) {
-      const auto& events = kernel.events.at(loc);
-      for (Span& s : list) s.dropped = touches_files_under(events, s, own_dirs);
+    for (auto& [loc, kl] : kernel.locations) {
+      for (size_t i = 0; i < kl.spans.size(); ++i) {
+        Span& s = kl.spans.mut(i);
+        s.dropped = s.own;
+      }
     }
     // 2. The calls of each image inside EZTrace's start-up and finalization windows.
     std::vector<std::pair<uint32_t, ImageWindows>> windows;
@@ -317,10 +292,12 @@ struct Merger {
     }
     // 3. The children EZTrace starts in its start-up window, with all their locations.
     drop_startup_children(windows);
-    for (auto& [loc, list] : spans) {
-      for (Span& s : list) {
-        if (dropped_locations.count(loc)) s.dropped = true;
-        if (s.dropped && !s.call.empty()) ++report.own_io_calls;  // calls, not metric samples
+    for (auto& [loc, kl] : kernel.locations) {
+      const bool all = dropped_locations.count(loc);
+      for (size_t i = 0; i < kl.spans.size(); ++i) {
+        if (all) kl.spans.mut(i).dropped = true;
+        const Span& s = kl.spans.get(i);
+        if (s.dropped && !s.call->empty()) ++report.own_io_calls;  // calls, not metric samples
       }
     }
     filter_caused_requests();
@@ -337,7 +314,11 @@ struct Merger {
       if (traced.count(pid) || dropped_pids.count(pid)) continue;
       bool calls = false;
       for (const auto& [tid, loc] : p.threads) {
-        for (const Span& s : spans[loc]) calls = calls || (!s.dropped && !s.call.empty());
+        const KernelLocation* kl = kernel_location(loc);
+        for (size_t i = 0; kl && i < kl->spans.size(); ++i) {
+          const Span& s = kl->spans.get(i);
+          calls = calls || (!s.dropped && !s.call->empty());
+        }
       }
       if (!calls) continue;
       auto g = kernel.defs.location_groups.find(p.group);
@@ -362,105 +343,232 @@ struct Merger {
     }
   }
 
-  // One item of a merged thread: a user event or a whole kernel span.
-  struct Item {
-    bool user;
-    size_t index;
+  // What the check needs of a user region, found once per region (not per event).
+  struct RegionCheck {
+    std::string name;
+    const std::set<std::string>* syscalls = nullptr;  // it must contain one of these
+    bool watched = false;                             // the kernel archive defines one of them
+  };
+  // A user call open on a thread's stack while its system calls go by.
+  struct OpenCall {
+    const RegionCheck* check;
+    uint64_t time;
+    bool satisfied;
+    bool destroys_handle = false;  // a user IoDestroyHandle inside it
   };
 
-  // Interleaves a thread's user events (times already on CLOCK_MONOTONIC) with its kernel spans
-  // and checks that every system call lies inside the user call around it.
-  std::vector<Item> interleave(const EztraceInput& in, const std::vector<Event>& user,
-                               const std::vector<Span>* kspans, uint32_t tid) {
-    std::vector<Item> out;
-    const uint64_t t0 = in.process.time_offset();
-    const Definitions& ud = in.archive->defs;
-    // What the check needs of a user region, found once per region (not per event).
-    struct RegionCheck {
-      std::string name;
-      const std::set<std::string>* syscalls = nullptr;  // it must contain one of these
-      bool watched = false;                             // the kernel archive defines one of them
-    };
-    std::map<Ref, RegionCheck> checks;
-    auto check_of = [&](Ref region) -> const RegionCheck& {
-      auto [it, added] = checks.try_emplace(region);
+  // The user call closed by a LEAVE at time `end`: checked for the system call it must contain.
+  void check_call(const OpenCall& o, uint64_t end, uint32_t tid) {
+    const std::string& name = o.check->name;
+    bool watched = o.check->watched;
+    if (watched && name == "close" && !o.satisfied && !o.destroys_handle) {
+      // EZTrace 2.0's close() wrapper calls the real close only for an fd it saw opened
+      // (strace: close(0), close(1), close(77) make no system call under it; the fd stays
+      // open). Such a call is EZTrace's doing, not a misalignment.
+      ++report.closes_without_syscall;
+      watched = false;
+    }
+    if (watched) {
+      ++report.checked_calls;
+      if (!o.satisfied) {
+        violation(fmt::format("tid {}: user call {} [{}, {}] contains no {} system call", tid, name,
+                              o.time, end, name));
+      }
+    }
+  }
+
+  // The merged order of a thread: kernel span s goes before user event u (time on
+  // CLOCK_MONOTONIC: ut) when it starts earlier, or at the same time unless u opens a call.
+  static bool kernel_first(const Span& s, const Event& u, uint64_t ut) {
+    return s.t0 < ut || (s.t0 == ut && !opens_a_call(u.kind));
+  }
+
+  // Walks a thread's user events as they are read (times + t0 on CLOCK_MONOTONIC) and its
+  // kernel spans in merged order: checks that every system call lies inside the user call around
+  // it, and ties a user IoCreateHandle to the file of the kernel open inside the same user call.
+  class ThreadChecker : public otf2::EventVisitor {
+   public:
+    ThreadChecker(Merger& m, const EztraceInput& in, const SpanList* kspans, uint32_t tid,
+                  std::map<Ref, std::string>& tied)
+        : m_(m),
+          ud_(in.archive->defs),
+          t0_(in.process.time_offset()),
+          kspans_(kspans),
+          tid_(tid),
+          tied_(tied) {}
+
+    void event(OTF2_LocationRef, const Event& e) override {
+      spans_before(&e);
+      user(e);
+    }
+    // After the last user event: the kernel spans left.
+    void finish() { spans_before(nullptr); }
+
+   private:
+    // The kernel spans that go before user event u (all of them for nullptr).
+    void spans_before(const Event* u) {
+      const size_t nk = kspans_ ? kspans_->size() : 0;
+      for (;; ++j_) {
+        while (j_ < nk && kspans_->get(j_).dropped) ++j_;
+        if (j_ == nk) return;
+        const Span& s = kspans_->get(j_);
+        if (u && !kernel_first(s, *u, u->time + t0_)) return;
+        if (u && s.t1 > u->time + t0_) {
+          m_.violation(fmt::format("tid {}: kernel {} [{}, {}] crosses user {} at {}", tid_,
+                                   *s.call, s.t0, s.t1, event_kind_name(u->kind), u->time + t0_));
+        }
+        for (OpenCall& o : stack_) {
+          if (o.check->syscalls && o.check->syscalls->count(*s.call)) o.satisfied = true;
+        }
+        if (s.created != kNoHandle) kernel_file_ = m_.kernel.defs.handle_path(s.created);
+      }
+    }
+
+    void user(const Event& e) {
+      if (e.kind == EventKind::Enter) {
+        if (stack_.empty()) kernel_file_.reset();
+        stack_.push_back({&check_of(e.ref), e.time + t0_, false});
+      } else if (e.kind == EventKind::Leave && !stack_.empty()) {
+        m_.check_call(stack_.back(), e.time + t0_, tid_);
+        stack_.pop_back();
+      }
+      if (e.kind == EventKind::IoDestroyHandle && !stack_.empty())
+        stack_.back().destroys_handle = true;
+      if (e.kind == EventKind::IoCreateHandle && kernel_file_) tied_[e.ref] = *kernel_file_;
+    }
+
+    const RegionCheck& check_of(Ref region) {
+      auto [it, added] = checks_.try_emplace(region);
       if (!added) return it->second;
       RegionCheck& c = it->second;
-      if (auto r = ud.regions.find(region); r != ud.regions.end()) c.name = ud.str(r->second.name);
+      if (auto r = ud_.regions.find(region); r != ud_.regions.end()) {
+        c.name = ud_.str(r->second.name);
+      }
       if (auto d = direct_calls().find(c.name); d != direct_calls().end()) {
         c.syscalls = &d->second;
-        for (const auto& sc : d->second) c.watched = c.watched || traced_syscalls.count(sc);
+        for (const auto& sc : d->second) c.watched = c.watched || m_.traced_syscalls.count(sc);
       }
-      c.watched = c.watched && kspans;
+      c.watched = c.watched && kspans_;
       return c;
-    };
-    struct Open {
-      const RegionCheck* check;
-      uint64_t time;
-      bool satisfied;
-      bool destroys_handle = false;  // a user IoDestroyHandle inside it
-    };
-    std::vector<Open> stack;
-    size_t i = 0, j = 0;
-    const size_t nk = kspans ? kspans->size() : 0;
-    auto skip_dropped = [&] {
-      while (j < nk && (*kspans)[j].dropped) ++j;
-    };
-    skip_dropped();
-    while (i < user.size() || j < nk) {
-      bool take_kernel = false;
-      if (j < nk) {
-        const Span& s = (*kspans)[j];
-        if (i == user.size()) {
-          take_kernel = true;
-        } else {
-          uint64_t ut = user[i].time + t0;
-          take_kernel = s.t0 < ut || (s.t0 == ut && !opens_a_call(user[i].kind));
-        }
-      }
-      if (take_kernel) {
-        const Span& s = (*kspans)[j];
-        if (i < user.size() && s.t1 > user[i].time + t0) {
-          violation(fmt::format("tid {}: kernel {} [{}, {}] crosses user {} at {}", tid, s.call,
-                                s.t0, s.t1, event_kind_name(user[i].kind), user[i].time + t0));
-        }
-        for (Open& o : stack) {
-          if (o.check->syscalls && o.check->syscalls->count(s.call)) o.satisfied = true;
-        }
-        out.push_back({false, j});
-        ++j;
-        skip_dropped();
-        continue;
-      }
-      const Event& e = user[i];
-      if (e.kind == EventKind::Enter) {
-        stack.push_back({&check_of(e.ref), e.time + t0, false});
-      } else if (e.kind == EventKind::Leave && !stack.empty()) {
-        Open o = stack.back();
-        stack.pop_back();
-        const std::string& name = o.check->name;
-        bool watched = o.check->watched;
-        if (watched && name == "close" && !o.satisfied && !o.destroys_handle) {
-          // EZTrace 2.0's close() wrapper calls the real close only for an fd it saw opened
-          // (strace: close(0), close(1), close(77) make no system call under it; the fd stays
-          // open). Such a call is EZTrace's doing, not a misalignment.
-          ++report.closes_without_syscall;
-          watched = false;
-        }
-        if (watched) {
-          ++report.checked_calls;
-          if (!o.satisfied) {
-            violation(fmt::format("tid {}: user call {} [{}, {}] contains no {} system call", tid,
-                                  name, o.time, e.time + t0, name));
-          }
-        }
-      }
-      if (e.kind == EventKind::IoDestroyHandle && !stack.empty())
-        stack.back().destroys_handle = true;
-      out.push_back({true, i});
-      ++i;
     }
-    return out;
+
+    Merger& m_;
+    const Definitions& ud_;
+    const uint64_t t0_;
+    const SpanList* kspans_;
+    const uint32_t tid_;
+    std::map<Ref, std::string>& tied_;
+    std::map<Ref, RegionCheck> checks_;
+    std::vector<OpenCall> stack_;
+    std::optional<std::string> kernel_file_;  // of the last kernel open in the outer user call
+    size_t j_ = 0;
+  };
+
+  // The reader of an EZTrace archive (shared by the MPI ranks that wrote it), opened once.
+  otf2::ArchiveReader& user_reader(const EztraceInput& in) {
+    auto& r = user_readers[in.archive.get()];
+    if (!r) r = std::make_unique<otf2::ArchiveReader>(in.archive->anchor);
+    return *r;
+  }
+
+  void check_thread(const EztraceInput& in, OTF2_LocationRef eloc, bool user_events,
+                    const SpanList* kspans, uint32_t tid, std::map<Ref, std::string>& tied) {
+    ThreadChecker checker(*this, in, kspans, tid, tied);
+    if (user_events) {
+      otf2::ReadOptions options;
+      options.lenient = true;  // EZTrace's counts are wrong
+      options.select = [eloc](OTF2_LocationRef l) { return l == eloc; };
+      user_reader(in).read_events(checker, options);
+    }
+    checker.finish();
+  }
+
+  // Writes kernel locations as their events are read again (read_kernel), without the spans
+  // the filter dropped, each with its thread's user events (set_user) in merged order. Holds no
+  // events: each is written as it is read.
+  class SpanWriter : public otf2::EventVisitor {
+   public:
+    using WriteKernel = std::function<void(OTF2_LocationRef, const Event&)>;
+    using WriteUser = std::function<void(const Event&, uint64_t time)>;
+    SpanWriter(Merger& m, WriteKernel write_kernel)
+        : m_(m), write_kernel_(std::move(write_kernel)) {}
+
+    // The user events (times + t0 on CLOCK_MONOTONIC) of the next location read, if any.
+    void set_user(otf2::LocationStream* user, uint64_t t0, WriteUser write_user) {
+      user_ = user;
+      t0_ = t0;
+      pending_ = user ? user->next() : nullptr;
+      write_user_ = std::move(write_user);
+    }
+    // Writes the user events after the last kernel span.
+    void finish_user() {
+      while (pending_) write_next_user();
+    }
+
+    void begin_location(OTF2_LocationRef loc) override {
+      loc_ = loc;
+      spans_ = &m_.kernel.locations.at(loc).spans;
+      next_ = 0;
+      cutter_ = SpanCutter();
+      writing_ = false;
+    }
+    void event(OTF2_LocationRef, const Event& e) override {
+      if (cutter_.complete()) start_span();  // e opens the next span
+      if (writing_) write_kernel_(loc_, e);
+      cutter_.add(e);
+    }
+    void end_location(OTF2_LocationRef loc) override {
+      if (next_ != spans_->size()) changed();
+      if (location_done_) location_done_(loc);
+    }
+    // Called after each location read (not for a thread's user events after its last span).
+    void on_location_done(std::function<void(OTF2_LocationRef)> done) {
+      location_done_ = std::move(done);
+    }
+
+   private:
+    // A span's place among the user events depends on its start only: its events are written
+    // as they are read (a span left open by a lost LEAVE may be long).
+    void start_span() {
+      if (next_ == spans_->size()) changed();
+      const Span& s = spans_->get(next_++);
+      writing_ = !s.dropped;
+      if (writing_) {
+        while (pending_ && !kernel_first(s, *pending_, pending_->time + t0_)) write_next_user();
+      }
+    }
+    void write_next_user() {
+      write_user_(*pending_, pending_->time + t0_);
+      pending_ = user_->next();
+    }
+    [[noreturn]] void changed() const {
+      fail("{}: the kernel archive changed while it was merged (location {})",
+           m_.kernel.anchor.string(), loc_);
+    }
+
+    Merger& m_;
+    WriteKernel write_kernel_;
+    WriteUser write_user_;
+    std::function<void(OTF2_LocationRef)> location_done_;
+    otf2::LocationStream* user_ = nullptr;
+    const Event* pending_ = nullptr;  // the next user event, not written yet
+    uint64_t t0_ = 0;
+    OTF2_LocationRef loc_ = 0;
+    const SpanList* spans_ = nullptr;
+    size_t next_ = 0;
+    SpanCutter cutter_;
+    bool writing_ = false;  // the current span is written (not dropped)
+  };
+
+  // Reads the selected kernel locations' events again, in the order of their ids, into writer.
+  void read_kernel(const std::function<bool(OTF2_LocationRef)>& select, SpanWriter& writer) {
+    // One reader for all: opening one reads the global definitions again.
+    if (!rereader) rereader.emplace(kernel.anchor);
+    otf2::ArchiveReader& reader = *rereader;
+    otf2::ReadOptions options;
+    options.lenient = true;  // as index_kernel_spans read it
+    options.select = select;
+    reader.read_events(writer, options);
   }
 
   // What the archive holds of the user level: EZIOTRACE::USER_LEVEL says it in words, the
@@ -549,25 +657,21 @@ struct Merger {
       t_max = std::max(t_max, t);
       return t;
     };
-    auto write_span = [&](OTF2_LocationRef loc, const std::vector<Event>& events, const Span& s) {
-      OTF2_EvtWriter* ew = w.events(loc);
-      for (size_t k = s.begin; k < s.end; ++k) {
-        kmap.write(ew, events[k], stamp(loc, events[k].time));
-        ++report.kernel_events;
-      }
-    };
+    SpanWriter writer(*this, [&](OTF2_LocationRef loc, const Event& e) {
+      kmap.write(w.events(loc), e, stamp(loc, e.time));
+      ++report.kernel_events;
+    });
 
     // Threads that EZTrace traced: user events and kernel spans on one location.
     std::set<OTF2_LocationRef> merged_kernel;
     // (input archive, EZTrace location) -> merged location, for the ranks of communicators.
     std::map<std::pair<const Definitions*, uint64_t>, OTF2_LocationRef> user_locations;
-    std::set<const Archive*> archives;
+    std::set<const EztraceArchive*> archives;
     struct Thread {
       OTF2_LocationRef out_loc;
-      const std::vector<Event>* user;
-      const std::vector<Event>* kevents;
-      const std::vector<Span>* kspans;
-      std::vector<Item> items;
+      OTF2_LocationRef user_loc;  // EZTrace's location
+      bool user_events;           // it has an event file
+      bool kernel_events;         // the kernel location out_loc has events to merge
     };
     struct Process {
       // The user handle -> kernel file tie, found while interleaving, used when writing.
@@ -588,10 +692,8 @@ struct Merger {
       auto kp = kprocs.find(p.pid);
       std::map<Ref, std::string>& tied = processes[pi].tied;
       std::vector<Thread>& threads = processes[pi].threads;
-      static const std::vector<Event> no_events;
       for (OTF2_LocationRef eloc : in.locations) {
-        const std::vector<Event>* found = events_of(in, eloc);
-        const std::vector<Event>& user = found ? *found : no_events;
+        const UserLocation* found = events_of(in, eloc);
         auto th = std::find_if(p.threads.begin(), p.threads.end(),
                                [&](const EztraceThread& t) { return t.location == eloc; });
         if (!found && th == p.threads.end()) continue;  // defined, never used
@@ -599,16 +701,17 @@ struct Merger {
           report.warnings.push_back(fmt::format(
               "{} [{}]: EZTrace location {} has no thread in the alignment data; its {} events "
               "are written on a location of their own",
-              p.program, p.pid, eloc, user.size()));
+              p.program, p.pid, eloc, found ? found->events : 0));
         }
         uint32_t tid = th == p.threads.end() ? 0 : th->tid;
-        Thread t{0, &user, nullptr, nullptr, {}};
+        Thread t{0, eloc, found != nullptr, false};
+        const SpanList* kspans = nullptr;
         if (kp != kprocs.end() && tid) {
           if (auto kl = kp->second.threads.find(tid); kl != kp->second.threads.end()) {
             t.out_loc = kl->second;
-            if (auto ev = kernel.events.find(kl->second); ev != kernel.events.end()) {
-              t.kevents = &ev->second;
-              t.kspans = &spans[kl->second];
+            if (KernelLocation* events = kernel_location(kl->second)) {
+              t.kernel_events = true;
+              kspans = &events->spans;
             }
             merged_kernel.insert(kl->second);
           }
@@ -638,25 +741,8 @@ struct Merger {
                               static_cast<uint64_t>(th->rank));
         }
         user_locations[{&in.archive->defs, eloc}] = t.out_loc;
-        t.items = interleave(in, user, t.kspans, tid);
-        // Tie: a user IoCreateHandle takes the file of the kernel open inside the same user call.
-        std::optional<std::string> kernel_file;
-        int depth = 0;
-        for (const Item& it : t.items) {
-          if (!it.user) {
-            const Span& s = (*t.kspans)[it.index];
-            for (size_t k = s.begin; k < s.end; ++k) {
-              const Event& ke = (*t.kevents)[k];
-              if (ke.kind == EventKind::IoCreateHandle) kernel_file = kd.handle_path(ke.ref);
-            }
-            continue;
-          }
-          const Event& ue = user[it.index];
-          if (ue.kind == EventKind::Enter && depth++ == 0) kernel_file.reset();
-          if (ue.kind == EventKind::Leave && depth > 0) --depth;
-          if (ue.kind == EventKind::IoCreateHandle && kernel_file) tied[ue.ref] = *kernel_file;
-        }
-        threads.push_back(std::move(t));
+        check_thread(in, eloc, t.user_events, kspans, tid, tied);
+        threads.push_back(t);
       }
     }
 
@@ -674,7 +760,11 @@ struct Merger {
       return id;
     });
 
-    // Pass 2: the events.
+    // Pass 2: the events, one output location after the other.
+    std::map<OTF2_LocationRef, size_t> writes_left;
+    for (const Process& process : processes) {
+      for (const Thread& t : process.threads) ++writes_left[t.out_loc];
+    }
     for (size_t pi = 0; pi < inputs.size(); ++pi) {
       const EztraceInput& in = inputs[pi];
       const Sidecar& p = in.process;
@@ -702,26 +792,27 @@ struct Merger {
         w.location_group_property(g, "EZIOTRACE::EZTRACE_CLOCK_ERROR_NS", p.clock_offset_error_ns);
       }
       for (const Thread& t : processes[pi].threads) {
-        OTF2_EvtWriter* ew = w.events(t.out_loc);
-        for (const Item& it : t.items) {
-          if (it.user) {
-            const Event& e = (*t.user)[it.index];
-            umap.write(ew, e, stamp(t.out_loc, e.time + p.time_offset()));
-            ++report.user_events;
-          } else {
-            write_span(t.out_loc, *t.kevents, (*t.kspans)[it.index]);
-          }
-        }
+        std::optional<otf2::LocationStream> user;
+        if (t.user_events) user.emplace(user_reader(in), t.user_loc, true);
+        writer.set_user(user ? &*user : nullptr, p.time_offset(),
+                        [&, out = t.out_loc](const Event& e, uint64_t t) {
+                          umap.write(w.events(out), e, stamp(out, t));
+                          ++report.user_events;
+                        });
+        if (t.kernel_events)
+          read_kernel([&t](OTF2_LocationRef l) { return l == t.out_loc; }, writer);
+        writer.finish_user();
+        // Written out now, unless another EZTrace thread shares it: memory stays per location.
+        if (--writes_left[t.out_loc] == 0) w.finish_events(t.out_loc);
       }
     }
 
     // Everything else of the kernel archive, as it is (minus EZTrace's own I/O).
-    for (const auto& [loc, events] : kernel.events) {
-      if (merged_kernel.count(loc) || dropped_locations.count(loc)) continue;
-      for (const Span& s : spans[loc]) {
-        if (!s.dropped) write_span(loc, events, s);
-      }
-    }
+    writer.set_user(nullptr, 0, {});
+    writer.on_location_done([&w](OTF2_LocationRef l) { w.finish_events(l); });
+    read_kernel(
+        [&](OTF2_LocationRef l) { return !merged_kernel.count(l) && !dropped_locations.count(l); },
+        writer);
     report.unsupported_events += kernel.unsupported_events;
 
     report.comms = comms.comms_written();
@@ -802,11 +893,12 @@ bool is_user_event(const Definitions& d, const Event& e) {
   }
 }
 
-MergeReport merge_archives(const std::vector<EztraceInput>& eztrace, const Archive& kernel,
+MergeReport merge_archives(const std::vector<EztraceInput>& eztrace,
+                           const std::filesystem::path& kernel_anchor,
                            const std::filesystem::path& out_dir,
                            const std::vector<std::filesystem::path>& own_dirs,
                            const std::vector<Sidecar>& images) {
-  Merger m(eztrace, images, kernel, own_dirs);
+  Merger m(eztrace, images, kernel_anchor, out_dir, own_dirs);
   m.run(out_dir);
   return std::move(m.report);
 }
@@ -841,10 +933,10 @@ std::vector<EztraceInput> load_eztrace_inputs(const std::vector<Sidecar>& images
   for (const auto& [anchor, procs] : by_archive) {
     const std::filesystem::path* found = &anchor;
     const std::filesystem::path dir = anchor.parent_path();
-    auto archive = std::make_shared<const Archive>(read_archive(*found));
+    auto archive = std::make_shared<const EztraceArchive>(index_eztrace_archive(*found));
     std::vector<OTF2_LocationRef> all;
     for (const auto& [loc, def] : archive->defs.locations) all.push_back(loc);
-    for (const auto& [loc, ev] : archive->events) {
+    for (const auto& [loc, ev] : archive->locations) {
       if (!archive->defs.locations.count(loc)) all.push_back(loc);
     }
     // MPI ranks write one archive, each its own locations (rank * chunk + thread). Processes
@@ -876,11 +968,11 @@ std::vector<EztraceInput> load_eztrace_inputs(const std::vector<Sidecar>& images
     }
     for (OTF2_LocationRef loc : all) {
       if (seen.count(loc)) continue;
-      auto ev = archive->events.find(loc);
+      auto ev = archive->locations.find(loc);
       warnings.push_back(fmt::format(
           "{}: EZTrace location {} belongs to no process with alignment data; its {} events are "
           "left out",
-          found->string(), loc, ev == archive->events.end() ? 0 : ev->second.size()));
+          found->string(), loc, ev == archive->locations.end() ? 0 : ev->second.events));
     }
   }
   std::sort(out.begin(), out.end(), [](const EztraceInput& a, const EztraceInput& b) {

@@ -19,7 +19,7 @@ namespace ezio::converters {
 // locations; otherwise a process owns its whole archive.
 struct EztraceInput {
   Sidecar process;
-  std::shared_ptr<const Archive> archive;
+  std::shared_ptr<const EztraceArchive> archive;
   std::vector<OTF2_LocationRef> locations;
 };
 
@@ -50,7 +50,10 @@ struct MergeReport {
 // images: the record of every process image that loaded EZTrace, with an archive or not (those of
 // `eztrace` need not be repeated): EZTrace's own work is dropped for all of them. With no EZTrace
 // input at all the archive is the kernel's, rewritten, and says so (EZIOTRACE::USER_LEVEL).
-MergeReport merge_archives(const std::vector<EztraceInput>& eztrace, const Archive& kernel,
+// The kernel archive (kernel_anchor) is read twice, streamed: once to decide, once to write; the
+// EZTrace archives are held in memory.
+MergeReport merge_archives(const std::vector<EztraceInput>& eztrace,
+                           const std::filesystem::path& kernel_anchor,
                            const std::filesystem::path& out_dir,
                            const std::vector<std::filesystem::path>& own_dirs,
                            const std::vector<Sidecar>& images = {});

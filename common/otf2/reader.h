@@ -37,6 +37,8 @@ struct ReadOptions {
   bool lenient = false;
 };
 
+class LocationStream;
+
 class ArchiveReader {
  public:
   // `path` is the anchor (.otf2) file or a directory holding exactly one. Throws ezio::Error with
@@ -54,6 +56,7 @@ class ArchiveReader {
   ReadProgress read_events(EventVisitor& visitor, const ReadOptions& options = {});
 
  private:
+  friend class LocationStream;
   struct Closer {
     void operator()(OTF2_Reader* r) const;
   };
@@ -69,5 +72,25 @@ class ArchiveReader {
 // definitions open with the OTF2 reader, and every location that declares events has a non-empty
 // event file. Throws ezio::Error saying what is wrong.
 void verify_written(const std::filesystem::path& anchor);
+
+// One location's events, read on demand in small batches: for merging it with another stream.
+// While it lives its ArchiveReader reads nothing else (read_events, another stream). Lenient as
+// ReadOptions::lenient: a location without an event file is an empty stream.
+class LocationStream {
+ public:
+  LocationStream(ArchiveReader& reader, OTF2_LocationRef id, bool lenient);
+  ~LocationStream();
+  LocationStream(const LocationStream&) = delete;
+  LocationStream& operator=(const LocationStream&) = delete;
+
+  // The next event, nullptr after the last; valid until the next call.
+  const Event* next();
+
+ private:
+  struct State;
+  ArchiveReader& reader_;
+  OTF2_LocationRef id_;
+  std::unique_ptr<State> state_;
+};
 
 }  // namespace ezio::otf2

@@ -209,11 +209,21 @@ void ArchiveWriter::location_property(OTF2_LocationRef location, std::string_vie
 
 OTF2_EvtWriter* ArchiveWriter::events(OTF2_LocationRef location) {
   auto it = locations_.try_emplace(location).first;
+  if (it->second.finished) fail("OTF2: events written after location {} was finished", location);
   if (!it->second.writer) {
     it->second.writer = OTF2_Archive_GetEvtWriter(archive_.get(), location);
     if (!it->second.writer) fail("OTF2: cannot open the event writer of location {}", location);
   }
   return it->second.writer;
+}
+
+void ArchiveWriter::finish_events(OTF2_LocationRef location) {
+  OTF2_EvtWriter* w = events(location);
+  Location& loc = locations_.at(location);
+  check(OTF2_EvtWriter_GetNumberOfEvents(w, &loc.events), "counting events");
+  check(OTF2_Archive_CloseEvtWriter(archive_.get(), w), "closing an event writer");
+  loc.writer = nullptr;
+  loc.finished = true;
 }
 
 void ArchiveWriter::close() {
@@ -239,6 +249,10 @@ void ArchiveWriter::write_files() {
   std::map<OTF2_LocationRef, uint64_t> event_counts;
   for (auto& [id, loc] : locations_) {
     if (!loc.defined) fail("OTF2: events written for location {}, which was never defined", id);
+    if (loc.finished) {
+      event_counts[id] = loc.events;
+      continue;
+    }
     // A location without events still needs its (empty) event file: readers open one per
     // defined location and refuse the archive when it is missing.
     OTF2_EvtWriter* w = events(id);

@@ -81,6 +81,9 @@ class ArchiveWriter {
   // The event writer of a location. Events may be written before the location is defined (its
   // name may only be known at the end of a recording), but close() fails if it never is.
   OTF2_EvtWriter* events(OTF2_LocationRef location);
+  // Writes out a location's events and frees its buffers (up to 4 MiB): for a writer that
+  // writes its locations one after the other. No event may follow.
+  void finish_events(OTF2_LocationRef location);
   // A reusable attribute list; OTF2 empties it after each event written with it.
   OTF2_AttributeList* attributes() { return attributes_.get(); }
 
@@ -95,6 +98,8 @@ class ArchiveWriter {
     Ref group;
     OTF2_EvtWriter* writer = nullptr;
     bool defined = false;
+    bool finished = false;  // its events are written out (finish_events)
+    uint64_t events = 0;    // then, how many
   };
   struct Property {
     Ref owner;

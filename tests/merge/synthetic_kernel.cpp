@@ -63,11 +63,12 @@ SyntheticCounts write_synthetic_kernel(const std::vector<converters::EztraceInpu
     w.location_group_property(g, "EZIOTRACE::PID", p.pid);
     w.location_group_property(g, "EZIOTRACE::PPID", p.ppid);
     const auto& d = in.archive->defs;
+    const converters::Archive original = converters::read_archive(in.archive->anchor);
     for (const auto& t : p.threads) {
       w.location(t.tid, fmt::format("{} [{}]", p.program, t.tid), OTF2_LOCATION_TYPE_CPU_THREAD, g);
       w.location_property(t.tid, "EZIOTRACE::TID", t.tid);
-      auto ev = in.archive->events.find(t.location);
-      if (ev == in.archive->events.end()) continue;
+      auto ev = original.events.find(t.location);
+      if (ev == original.events.end()) continue;
       // Each user call of kCalls gets its syscall(s) in the middle third of the widest gap between
       // its own events: there the real function ran (EZTrace records the call's I/O events
       // around it), so no user event lands inside a system call.

@@ -65,10 +65,10 @@ Run run(const std::vector<std::string>& argv, const std::vector<std::string>& en
     }
   }
   int status = 0;
-  rusage usage{};
+  struct rusage usage {};
   wait4(pid, &status, 0, &usage);
-  r.max_rss_kb = usage.ru_maxrss;
   r.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  r.max_rss_kb = usage.ru_maxrss;
   return r;
 }
 

@@ -10,10 +10,12 @@
 namespace ezio::test {
 
 struct Run {
-  int status = -1;      // as a shell reports it: exit code, or 128+signal
-  std::string out;      // stdout
-  std::string err;      // stderr
-  long max_rss_kb = 0;  // peak resident memory of the program (not of its children), KiB
+  int status = -1;  // as a shell reports it: exit code, or 128+signal
+  std::string out;  // stdout
+  std::string err;  // stderr
+  // Peak resident set size of the program, or of the largest of its descendants it waited for
+  // (wait4's ru_maxrss), in KiB.
+  long max_rss_kb = 0;
 };
 
 // Runs argv (no shell), with extra environment entries; stdin is /dev/null.
