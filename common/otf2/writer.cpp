@@ -217,31 +217,41 @@ OTF2_EvtWriter* ArchiveWriter::events(OTF2_LocationRef location) {
   return it->second.writer;
 }
 
+namespace {
+
+// OTF2 reports some failures only to its error callback: OTF2_Archive_Close returns success when
+// the anchor file could not be written (a full disk), leaving it empty, and closing an event
+// writer whose flush failed answers only INTEGRITY_FAULT. What OTF2 reported first is the cause
+// (a full disk); the status codes that follow say only that something already went wrong.
+template <typename Write>
+void with_cause(const std::string& what, Write write) {
+  ErrorCapture errors;
+  try {
+    write();
+  } catch (const Error& e) {
+    if (errors.first().empty()) throw;
+    fail("{} ({})", e.what(), errors.first());
+  }
+  if (!errors.first().empty()) fail("OTF2: {} failed: {}", what, errors.first());
+}
+
+}  // namespace
+
 void ArchiveWriter::finish_events(OTF2_LocationRef location) {
-  OTF2_EvtWriter* w = events(location);
-  Location& loc = locations_.at(location);
-  check(OTF2_EvtWriter_GetNumberOfEvents(w, &loc.events), "counting events");
-  check(OTF2_Archive_CloseEvtWriter(archive_.get(), w), "closing an event writer");
-  loc.writer = nullptr;
-  loc.finished = true;
+  with_cause(fmt::format("writing the events of location {}", location), [&] {
+    OTF2_EvtWriter* w = events(location);
+    Location& loc = locations_.at(location);
+    check(OTF2_EvtWriter_GetNumberOfEvents(w, &loc.events), "counting events");
+    check(OTF2_Archive_CloseEvtWriter(archive_.get(), w), "closing an event writer");
+    loc.writer = nullptr;
+    loc.finished = true;
+  });
 }
 
 void ArchiveWriter::close() {
   if (closed_) return;
   closed_ = true;
-  // OTF2 reports some failures only to its error callback: OTF2_Archive_Close returns success
-  // when the anchor file could not be written (a full disk), leaving it empty.
-  // What OTF2 reported first is the cause (a full disk); the status codes that follow say only
-  // that something already went wrong.
-  ErrorCapture errors;
-  try {
-    write_files();
-  } catch (const Error& e) {
-    if (errors.first().empty()) throw;
-    fail("{} ({})", e.what(), errors.first());
-  }
-  if (!errors.first().empty())
-    fail("OTF2: closing {} failed: {}", anchor_.string(), errors.first());
+  with_cause(fmt::format("closing {}", anchor_.string()), [&] { write_files(); });
 }
 
 void ArchiveWriter::write_files() {
