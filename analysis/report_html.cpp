@@ -37,6 +37,7 @@ table{border-collapse:collapse;width:100%;font-size:13px}
 th,td{padding:5px 8px;border-bottom:1px solid var(--line);text-align:right;vertical-align:top}
 th{background:#f0f3f7;font-weight:600;color:#394357}
 td.l,th.l{text-align:left}
+td.probe{overflow-wrap:anywhere}
 td.path{font-family:ui-monospace,"DejaVu Sans Mono",monospace;font-size:12px;word-break:break-all;
 text-align:left}
 .grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(170px,1fr));gap:10px}

@@ -83,7 +83,7 @@ void write_header_section(const Evidence& ev, std::ostream& out) {
                             ? esc(o.probe.empty() ? "(events present)" : o.probe)
                             : "<span class=\"na\">" + esc(not_observed_note(ev, l)) + "</span>";
     out << fmt::format(
-        "<tr data-probe-layer=\"{}\"><td class=\"l\">{}</td><td class=\"l\">{}</td>"
+        "<tr data-probe-layer=\"{}\"><td class=\"l\">{}</td><td class=\"l probe\">{}</td>"
         "<td class=\"l\">{}</td><td>{}</td></tr>\n",
         layer_key(l), layer_title(l), probe, esc(o.accuracy.empty() ? "–" : o.accuracy), lost_cell);
   }

@@ -23,7 +23,8 @@ report=$("$ezt" report -o "$work/demo_eziotrace/report.html" "$archive")
 cat >&2 <<EOT
 == the archive: $archive
    the HTML report:     $report
-   open it in ViTE:     vite $archive
+   the layered view:    $ezt view $archive   (ViTE; needs a display)
+   for Perfetto:        $ezt export --format perfetto $archive -o demo.json
    per file:            $ezt files $archive
    latency histograms:  $ezt latency $archive --svg latency.svg
    print it:            otf2-print $archive | less
