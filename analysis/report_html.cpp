@@ -1,15 +1,15 @@
 #include "analysis/report_html.h"
 
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <filesystem>
-#include <fstream>
 #include <iostream>
+#include <sstream>
 
 #include "analysis/svg.h"
 #include "common/command.h"
 #include "common/error.h"
+#include "common/output_file.h"
 
 namespace ezio::analysis {
 namespace {
@@ -102,29 +102,10 @@ void write_report(const Evidence& ev, const Advice& advice, std::ostream& out) {
 
 namespace {
 
-// Written beside the target under a temporary name and renamed once complete, so that a failed
-// run never leaves a half-written page under the requested name.
-void write_file(const std::filesystem::path& path, const Evidence& ev, const Advice& advice) {
-  std::filesystem::path tmp = path;
-  tmp += fmt::format(".tmp{}", getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) fail("cannot write {}: {}", tmp.string(), errno_text(errno));
-    write_report(ev, advice, out);
-    out.close();
-    if (!out) {
-      std::error_code ec;
-      std::filesystem::remove(tmp, ec);
-      fail("cannot write {}: {}", tmp.string(), errno_text(errno));
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    std::filesystem::remove(tmp, ec);
-    fail("cannot write {}: {}", path.string(), ec.message());
-  }
-}
+// In every page's head (write_report): what lets --force replace a page eziotrace wrote, and
+// nothing else.
+constexpr std::string_view kReportSignature =
+    "<meta name=\"generator\" content=\"eziotrace report\">";
 
 }  // namespace
 
@@ -143,13 +124,15 @@ void add_report_command(CLI::App& app) {
   cmd->add_option("--config", o->config, "JSON file of advise thresholds (docs/analysis.md)");
   cmd->add_flag("-f,--force", o->force, "replace the output file if it exists");
   cmd->callback([o] {
-    if (!o->force && std::filesystem::exists(o->output)) {
-      fail("{} exists; use --force to replace it or -o to write another file", o->output);
-    }
+    // Made first: an output it may not replace is refused before the trace is read.
+    OutputFile page(o->output, kReportSignature, o->force);
     Thresholds t;
     if (!o->config.empty()) t.load(o->config);
     Evidence ev = collect_evidence(o->trace, evidence_options(t));
-    write_file(o->output, ev, advise(ev, t));
+    std::ostringstream html;  // the page is small: its size does not grow with the trace
+    write_report(ev, advise(ev, t), html);
+    page.write(html.view());
+    page.commit();
     std::cout << std::filesystem::absolute(o->output).string() << "\n";
     command_status() = 0;
   });

@@ -8,7 +8,7 @@
 #include <set>
 #include <string>
 
-#include "converters/timeline/output_file.h"
+#include "common/output_file.h"
 #include "converters/timeline/spool.h"
 
 namespace ezio::converters {

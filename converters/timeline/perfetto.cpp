@@ -7,7 +7,7 @@
 #include <string>
 #include <unordered_map>
 
-#include "converters/timeline/output_file.h"
+#include "common/output_file.h"
 
 namespace ezio::converters {
 namespace {

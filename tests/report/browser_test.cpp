@@ -8,6 +8,7 @@
 #include <regex>
 
 #include "recorded_suite.h"
+#include "synthetic.h"
 
 namespace fs = std::filesystem;
 using ezio::test::run;
@@ -188,6 +189,24 @@ TEST(ReportBadInput, ExistingFileSurvivesWithoutForce) {
   std::ifstream in(page);
   std::string content((std::istreambuf_iterator<char>(in)), {});
   EXPECT_EQ(content, "the user's own page");
+}
+
+TEST(ReportBadInput, ForceReplacesOnlyAPageEziotraceWrote) {
+  fs::path dir = ezio::test::scratch_dir("report-force");
+  fs::path page = dir / "mine.html";
+  std::ofstream(page) << "<html>the user's own page</html>";
+  ezio::test::Run r = ezio::test::eziotrace(
+      {"report", "-f", "-o", page.string(), ezio::test::write_basic_archive(dir / "t").string()});
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_NE(r.err.find("not a file eziotrace wrote"), std::string::npos) << r.err;
+  EXPECT_EQ(ezio::test::read_text(page), "<html>the user's own page</html>");
+  // A page eziotrace wrote is replaced.
+  fs::path ours = dir / "ours.html";
+  fs::path trace = ezio::test::write_basic_archive(dir / "t2");
+  ASSERT_EQ(ezio::test::eziotrace({"report", "-o", ours.string(), trace.string()}).status, 0);
+  ezio::test::Run again =
+      ezio::test::eziotrace({"report", "-f", "-o", ours.string(), trace.string()});
+  EXPECT_EQ(again.status, 0) << again.err;
 }
 
 }  // namespace

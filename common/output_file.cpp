@@ -1,4 +1,4 @@
-#include "converters/timeline/output_file.h"
+#include "common/output_file.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -11,7 +11,7 @@
 
 #include "common/error.h"
 
-namespace ezio::converters {
+namespace ezio {
 namespace {
 
 bool has_signature(const std::filesystem::path& p, std::string_view signature) {
@@ -30,7 +30,7 @@ OutputFile::OutputFile(const std::filesystem::path& path, std::string_view signa
   if (std::filesystem::exists(path_, ec)) {
     if (!force) fail("{} exists; give --force to replace it", path_.string());
     if (!std::filesystem::is_regular_file(path_, ec) || !has_signature(path_, signature)) {
-      fail("{} exists and is not an export eziotrace wrote; not replacing it", path_.string());
+      fail("{} exists and is not a file eziotrace wrote; not replacing it", path_.string());
     }
   }
   std::string templ = path_.string() + ".XXXXXX";
@@ -70,4 +70,4 @@ void OutputFile::commit() {
   committed_ = true;
 }
 
-}  // namespace ezio::converters
+}  // namespace ezio

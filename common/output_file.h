@@ -1,13 +1,14 @@
 #pragma once
-// An export's output file, written beside its final path and renamed there only when complete,
-// so that a half-written file is never presented as an export. An existing file is replaced
-// only with --force and only when its first 16 KiB hold `signature` (an export eziotrace made).
+// An output file (an export, a report), written beside its final path and renamed there only when
+// complete, so that a half-written file is never presented as complete. An existing file is
+// replaced only with --force and only when its first 16 KiB hold `signature` (a file eziotrace
+// made).
 #include <cstdio>
 #include <filesystem>
 #include <memory>
 #include <string_view>
 
-namespace ezio::converters {
+namespace ezio {
 
 class OutputFile {
  public:
@@ -31,4 +32,4 @@ class OutputFile {
   bool committed_ = false;
 };
 
-}  // namespace ezio::converters
+}  // namespace ezio
