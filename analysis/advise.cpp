@@ -254,10 +254,7 @@ void rule_cache_reads(Ctx& c) {
   if (!observed(c.ev, Layer::kPageCache)) {
     c.unobserved("cache-read-misses", "the page-cache layer was not observed");
   } else {
-    auto get = [&](const char* k) {
-      auto it = c.ev.pagecache.find(k);
-      return it == c.ev.pagecache.end() ? uint64_t{0} : it->second;
-    };
+    auto get = [&](const char* k) { return pagecache_count(c.ev.pagecache, k); };
     uint64_t hits = get("hits"), misses = get("misses"), ra = get("readahead");
     double miss = share(misses, hits + misses);
     if (misses >= c.t["read_miss_min_pages"] && miss > c.t["read_miss_share"]) {

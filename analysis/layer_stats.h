@@ -48,13 +48,16 @@ struct LayerStats {
   }
 };
 
+// One page-cache counter ("hits", "dirtied"...) of summed totals; 0 when no thread reported it.
+inline uint64_t pagecache_count(const std::map<std::string, uint64_t>& totals, const char* key) {
+  auto it = totals.find(key);
+  return it == totals.end() ? 0 : it->second;
+}
+
 // The page cache has no calls of its own: as a layer it counts the pages of the recorder's
 // counters, looked up (reads), dirtied (writes) and evicted (other), and those pages in bytes.
 inline LayerStats pagecache_layer(const std::map<std::string, uint64_t>& totals) {
-  auto get = [&](const char* k) {
-    auto it = totals.find(k);
-    return it == totals.end() ? uint64_t{0} : it->second;
-  };
+  auto get = [&](const char* k) { return pagecache_count(totals, k); };
   constexpr uint64_t kPage = 4096;
   LayerStats s;
   s.ops[static_cast<size_t>(Op::kRead)].count = get("accessed");

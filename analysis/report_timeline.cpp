@@ -18,10 +18,7 @@ constexpr std::array<const char*, kLayerCount> kLayerColour = {"#6c5ce7", "#2f6f
 
 std::string esc(const std::string& s) { return xml_escape(s); }
 
-uint64_t pc(const Evidence& ev, const char* k) {
-  auto it = ev.pagecache.find(k);
-  return it == ev.pagecache.end() ? 0 : it->second;
-}
+uint64_t pc(const Evidence& ev, const char* k) { return pagecache_count(ev.pagecache, k); }
 
 // Two bars (read, write bytes) scaled to the largest byte count of any layer.
 std::string bars(uint64_t rb, uint64_t wb, uint64_t max) {
