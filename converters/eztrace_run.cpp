@@ -11,6 +11,7 @@
 
 #include "common/error.h"
 #include "common/output_dir.h"
+#include "common/program_path.h"
 #include "converters/merge_arguments.h"
 
 namespace ezio::converters {
@@ -237,14 +238,7 @@ void set_env(std::vector<std::string>& env, std::string_view name, const std::st
 // The program a command runs, as the kernel will exec it (PATH searched, symlinks followed).
 std::filesystem::path resolved_program(const std::string& word,
                                        const std::vector<std::string>& env) {
-  std::error_code ec;
-  if (word.find('/') != std::string::npos) return std::filesystem::canonical(word, ec);
-  std::stringstream path(env_value(env, "PATH").value_or("/usr/local/bin:/usr/bin:/bin"));
-  for (std::string dir; std::getline(path, dir, ':');) {
-    std::filesystem::path p = std::filesystem::path(dir.empty() ? "." : dir) / word;
-    if (access(p.c_str(), X_OK) == 0) return std::filesystem::canonical(p, ec);
-  }
-  return {};
+  return find_program(word, env_value(env, "PATH").value_or("/usr/local/bin:/usr/bin:/bin"));
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 
 #include "common/command.h"
 #include "common/error.h"
+#include "common/program_path.h"
 #include "converters/timeline/paje.h"
 #include "converters/timeline/perfetto.h"
 
@@ -118,18 +119,6 @@ void export_command(const ExportOptions& o) {
   spdlog::info("{}: {} calls, {} block requests, {} links", o.out, c.states, c.requests, c.links);
 }
 
-bool on_path(const std::string& program) {
-  const char* path = std::getenv("PATH");
-  std::string rest = path ? path : "";
-  while (!rest.empty()) {
-    size_t colon = rest.find(':');
-    std::filesystem::path dir = rest.substr(0, colon);
-    if (access((dir / program).c_str(), X_OK) == 0) return true;
-    rest = colon == std::string::npos ? "" : rest.substr(colon + 1);
-  }
-  return false;
-}
-
 // Converts to a temporary Pajé file, runs ViTE on it and removes the file when ViTE exits.
 void view_command(ExportOptions o) {
   const char* display = std::getenv("DISPLAY");
@@ -139,7 +128,8 @@ void view_command(ExportOptions o) {
         "--format paje {} -o trace.trace, and open it where there is a display",
         o.trace);
   }
-  if (!on_path("vite"))
+  const char* path = std::getenv("PATH");
+  if (find_program("vite", path ? path : "").empty())
     fail("ViTE is not installed (no 'vite' on PATH); on Debian: apt-get install vite");
   std::string dir_template =
       (std::filesystem::temp_directory_path() / "eziotrace-view.XXXXXX").string();
