@@ -135,9 +135,8 @@ class EvidenceSink : public CallSink {
     if (l == Layer::kSyscall) children_.clear();
   }
 
-  void metric(OTF2_LocationRef loc, uint64_t, Ref metric_class,
-              const std::vector<uint64_t>& values) override {
-    take_pagecache_metric(defs(), loc, metric_class, values, pagecache_);
+  void pagecache(OTF2_LocationRef loc, uint64_t, const PageCacheSample& s) override {
+    take_pagecache_sample(loc, s, pagecache_);
   }
 
   void on_location_done(OTF2_LocationRef, uint64_t first, uint64_t last) override {
@@ -165,7 +164,7 @@ class EvidenceSink : public CallSink {
   std::map<std::string, FileEvidence> files_;
   std::unordered_map<Ref, FileEvidence*> by_handle_;
   std::unordered_map<Ref, AccessPosition> positions_;
-  std::map<OTF2_LocationRef, std::map<std::string, uint64_t>> pagecache_;
+  PageCacheThreads pagecache_;
   std::unordered_set<uint64_t> misaligned_ids_;
   DeviceEvidence* device_ = nullptr;
   ThreadEvidence* thread_ = nullptr;
@@ -313,9 +312,7 @@ void EvidenceSink::on_stdio(const Call& c) {
 }
 
 void EvidenceSink::finish() {
-  for (auto& [loc, values] : pagecache_) {
-    for (auto& [k, v] : values) ev_.pagecache[k] += v;
-  }
+  ev_.pagecache = pagecache_sum(pagecache_);
   for (auto& [n, d] : devices_) ev_.devices.push_back(std::move(d));
   for (auto& [loc, t] : threads_) {
     if (t.io_calls > 0) ev_.threads.push_back(std::move(t));

@@ -5,10 +5,12 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "analysis/calls.h"
 #include "analysis/histogram.h"
+#include "analysis/pagecache.h"
 
 namespace ezio::analysis {
 
@@ -49,8 +51,9 @@ struct LayerStats {
 };
 
 // One page-cache counter ("hits", "dirtied"...) of summed totals; 0 when no thread reported it.
-inline uint64_t pagecache_count(const std::map<std::string, uint64_t>& totals, const char* key) {
-  auto it = totals.find(key);
+inline uint64_t pagecache_count(const std::map<std::string, uint64_t>& totals,
+                                std::string_view key) {
+  auto it = totals.find(std::string(key));
   return it == totals.end() ? 0 : it->second;
 }
 
@@ -74,20 +77,11 @@ inline bool counts_as_io(const Call& c) {
   return c.info->layer != Layer::kUser || c.is_io() || c.info->file_io_role;
 }
 
-// Page-cache counters are Metric events of members "pagecache.*" (docs/trace-model.md); they
-// accumulate from the start, so the last event of a location holds its totals: each event
-// replaces the location's counters ("hits", "misses"...) in `per_location`.
-inline void take_pagecache_metric(
-    const Definitions& defs, OTF2_LocationRef loc, Ref metric_class,
-    const std::vector<uint64_t>& values,
-    std::map<OTF2_LocationRef, std::map<std::string, uint64_t>>& per_location) {
-  auto cls = defs.metric_classes.find(metric_class);
-  if (cls == defs.metric_classes.end()) return;
-  for (size_t i = 0; i < cls->second.size() && i < values.size(); ++i) {
-    auto m = defs.metric_members.find(cls->second[i]);
-    if (m == defs.metric_members.end() || m->second.rfind("pagecache.", 0) != 0) continue;
-    per_location[loc][m->second.substr(10)] = values[i];
-  }
+// A thread's page-cache sample replaces its earlier ones: the counters accumulate from the start,
+// so its last sample holds its totals.
+inline void take_pagecache_sample(OTF2_LocationRef loc, const PageCacheSample& s,
+                                  PageCacheThreads& threads) {
+  threads[{loc, s.tid}] = s.totals;
 }
 
 }  // namespace ezio::analysis

@@ -42,13 +42,12 @@ class LayersSink : public CallSink {
     (*target)[static_cast<size_t>(c.info->layer)].add(c, ns_per_tick_);
   }
 
-  void metric(OTF2_LocationRef loc, uint64_t, Ref metric_class,
-              const std::vector<uint64_t>& values) override {
-    take_pagecache_metric(defs(), loc, metric_class, values, pagecache_);
+  void pagecache(OTF2_LocationRef loc, uint64_t, const PageCacheSample& s) override {
+    take_pagecache_sample(loc, s, pagecache_);
   }
 
   std::map<std::string, PerLayer> groups_;
-  std::map<OTF2_LocationRef, std::map<std::string, uint64_t>> pagecache_;
+  PageCacheThreads pagecache_;
 
  private:
   const std::string& file_key(Ref handle) {
@@ -167,38 +166,30 @@ Table cache_table(const PerLayer& all) {
 }
 
 std::map<std::string, uint64_t> pagecache_totals(const LayersSink& sink) {
-  std::map<std::string, uint64_t> all;
-  for (auto& [loc, values] : sink.pagecache_) {
-    for (auto& [k, v] : values) all[k] += v;
-  }
-  return all;
+  return pagecache_sum(sink.pagecache_);
 }
 
 Table pagecache_table(const LayersSink& sink, const Definitions& defs) {
-  static constexpr std::array<const char*, 8> counters = {
-      "accessed", "hits", "misses", "readahead", "faults", "mapped_around", "dirtied", "evicted"};
   Table t;
   t.name = "pagecache";
   t.title = "Page cache (pages, from the recorder's counters)";
   t.columns = {{"thread", "Thread"}};
-  for (const char* c : counters) t.columns.push_back({c, c});
+  for (std::string_view c : otf2::pagecache::kCounters) {
+    t.columns.push_back({std::string(c), std::string(c)});
+  }
   t.columns.push_back({"hit_percent", "Hit %"});
   auto row = [&](const std::string& name, const std::map<std::string, uint64_t>& v) {
     std::vector<Cell> cells = {text_cell(name)};
-    auto get = [&](const char* k) {
-      auto it = v.find(k);
-      return it == v.end() ? uint64_t{0} : it->second;
-    };
-    for (const char* c : counters) cells.push_back(count_cell(get(c)));
+    auto get = [&](std::string_view k) { return pagecache_count(v, k); };
+    for (std::string_view c : otf2::pagecache::kCounters) cells.push_back(count_cell(get(c)));
     uint64_t looked_up = get("hits") + get("misses");
     cells.push_back(looked_up ? percent_cell(100.0 * static_cast<double>(get("hits")) /
                                              static_cast<double>(looked_up))
                               : Cell{nullptr, "-", true});
     t.add(std::move(cells));
   };
-  for (auto& [loc, values] : sink.pagecache_) {
-    const LocationDef* d = defs.location(loc);
-    row(d && !d->name.empty() ? d->name : fmt::format("location {}", loc), values);
+  for (auto& [key, totals] : sink.pagecache_) {
+    row(pagecache_thread_name(defs, key.first, key.second), pagecache_sum({{key, totals}}));
   }
   if (!sink.pagecache_.empty()) row("All threads", pagecache_totals(sink));
   return t;

@@ -22,7 +22,7 @@ enum class AttrKind : uint8_t {
 // Hands each event the sinks know to the sink, decoded; the others are no analyzer's concern.
 class Decoder : public otf2::EventVisitor {
  public:
-  Decoder(EventSink& sink, const Definitions& defs) : sink_(sink) {
+  Decoder(EventSink& sink, const Definitions& defs) : sink_(sink), pagecache_(defs) {
     for (const auto& [id, name] : defs.attributes) {
       std::string_view n = name;
       AttrKind k = n.ends_with(".bytes")        ? AttrKind::kBytes
@@ -76,7 +76,7 @@ class Decoder : public otf2::EventVisitor {
         sink_.io_destroy_handle(loc, e.time, e.ref);
         break;
       case K::Metric:
-        sink_.metric(loc, e.time, e.ref, metric_values(e));
+        if (auto s = pagecache_.decode(loc, e)) sink_.pagecache(loc, e.time, *s);
         break;
       default:
         break;
@@ -127,19 +127,6 @@ class Decoder : public otf2::EventVisitor {
     return a;
   }
 
-  static std::vector<uint64_t> metric_values(const otf2::Event& e) {
-    std::vector<uint64_t> v(e.metric_values.size());
-    for (size_t i = 0; i < v.size(); ++i) {
-      const OTF2_MetricValue& x = e.metric_values[i];
-      v[i] = e.metric_types[i] == OTF2_TYPE_DOUBLE
-                 ? static_cast<uint64_t>(std::max(0.0, x.floating_point))
-             : e.metric_types[i] == OTF2_TYPE_INT64
-                 ? static_cast<uint64_t>(std::max<int64_t>(0, x.signed_int))
-                 : x.unsigned_int;
-    }
-    return v;
-  }
-
   // Looked up for every attribute of every event: by index while ids are small, as writers
   // number them.
   static constexpr Ref kDenseAttributes = 4096;
@@ -151,6 +138,7 @@ class Decoder : public otf2::EventVisitor {
   }
 
   EventSink& sink_;
+  PageCacheDecoder pagecache_;
   std::vector<AttrKind> dense_kinds_;
   std::unordered_map<Ref, AttrKind> sparse_kinds_;
 };

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "analysis/definitions.h"
+#include "analysis/pagecache.h"
 #include "common/otf2/reader.h"
 
 namespace ezio::analysis {
@@ -47,10 +48,8 @@ class EventSink {
                            uint64_t /*matching_id*/) {}
   virtual void io_cancelled(OTF2_LocationRef, uint64_t /*time*/, Ref /*handle*/,
                             uint64_t /*matching_id*/) {}
-  // A Metric event; values[i] belongs to member i of the metric class, integers as uint64 (doubles
-  // are converted).
-  virtual void metric(OTF2_LocationRef, uint64_t /*time*/, Ref /*metric_class*/,
-                      const std::vector<uint64_t>& /*values*/) {}
+  // A page-cache sample: one thread's cumulative counters (analysis/pagecache.h).
+  virtual void pagecache(OTF2_LocationRef, uint64_t /*time*/, const PageCacheSample&) {}
   virtual void io_seek(OTF2_LocationRef, uint64_t /*time*/, Ref /*handle*/,
                        uint64_t /*offset_result*/) {}
   virtual void io_create_handle(OTF2_LocationRef, uint64_t /*time*/, Ref /*handle*/) {}

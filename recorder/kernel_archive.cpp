@@ -111,8 +111,13 @@ class KernelArchive::Builder {
     block_->add(std::move(batch.block));
     block_->write_before(last ? before : before > kBlockHorizonNs ? before - kBlockHorizonNs : 0);
     for (const auto& p : batch.procs) procs_.see(p);
-    pagecache_->add(std::move(batch.pagecache),
-                    [this](uint32_t pid) { return procs_.has_process(pid); });
+    // A sampled thread gets a location of its own even without calls: the page-cache samples
+    // name it by its TID (docs/trace-model.md).
+    pagecache_->add(std::move(batch.pagecache), [this](uint32_t pid, uint32_t tid) {
+      if (!procs_.has_process(pid)) return false;
+      procs_.location(pid, tid);
+      return true;
+    });
     nested_->add_files(batch.files);
     nested_->take(std::move(batch.vfs), std::move(batch.fs), batch.syscalls, batch.opens, last);
     walk_timeline(batch, meanwhile);
@@ -130,10 +135,10 @@ class KernelArchive::Builder {
               auto it = groups_.find(pid);
               return it == groups_.end() ? otf2::Ref(OTF2_UNDEFINED_LOCATION_GROUP) : it->second;
             },
-            [this](uint32_t pid, uint32_t tid) {
+            [this](uint32_t pid) {
               auto it = procs_.processes().find(pid);
               return fmt::format("{} [{}]", it == procs_.processes().end() ? "?" : it->second.comm,
-                                 tid);
+                                 pid);
             },
             summary_.pagecache));
     {  // the page-cache row of the layer table, in pages and bytes of 4 KiB pages

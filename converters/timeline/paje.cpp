@@ -197,8 +197,7 @@ class PajeSink : public TimelineSink {
                     uint64_t) override {
     line(done, fmt::format("10 {} ST_Request {}\n", time(done), lane_alias(dev, lane)));
   }
-  void cache_grew(Ref group, OTF2_LocationRef, uint64_t at,
-                  const std::array<uint64_t, kCacheVarCount>&,
+  void cache_grew(Ref group, uint64_t, uint64_t at, const std::array<uint64_t, kCacheVarCount>&,
                   const std::array<uint64_t, kCacheVarCount>& growth) override {
     for (size_t v = 0; v < kCacheVarCount; ++v) {
       if (growth[v] == 0) continue;

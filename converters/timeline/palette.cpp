@@ -3,6 +3,8 @@
 #include <array>
 #include <string>
 
+#include "common/otf2/pagecache_layout.h"
+
 namespace ezio::converters {
 namespace {
 
@@ -59,14 +61,13 @@ Rgb request_colour(BlockOp op, bool in_service) {
   return (in_service ? kServiceColours : kQueuedColours)[static_cast<size_t>(op)];
 }
 
-std::string_view cache_var_member(CacheVar v) {
-  static constexpr std::array<std::string_view, kCacheVarCount> names = {
-      "pagecache.hits", "pagecache.misses", "pagecache.dirtied", "pagecache.evicted"};
-  return names[static_cast<size_t>(v)];
+size_t cache_var_counter(CacheVar v) {
+  static constexpr std::array<size_t, kCacheVarCount> counters = {1, 2, 6, 7};
+  return counters[static_cast<size_t>(v)];
 }
 
 std::string_view cache_var_title(CacheVar v) {
-  return cache_var_member(v).substr(std::string_view("pagecache.").size());
+  return otf2::pagecache::kCounters[cache_var_counter(v)];
 }
 
 Rgb cache_var_colour(CacheVar v) { return kVarColours[static_cast<size_t>(v)]; }

@@ -77,14 +77,14 @@ class PerfettoSink : public TimelineSink {
         track, us(issued), duration(issued, done)));
     ++counts.requests;
   }
-  void cache_grew(Ref group, OTF2_LocationRef metrics, uint64_t at,
+  void cache_grew(Ref group, uint64_t tid, uint64_t at,
                   const std::array<uint64_t, kCacheVarCount>& totals,
                   const std::array<uint64_t, kCacheVarCount>&) override {
     nlohmann::json args;
     for (size_t v = 0; v < kCacheVarCount; ++v)
       args[std::string(cache_var_title(static_cast<CacheVar>(v)))] = totals[v];
     event(fmt::format(R"({{"ph":"C","pid":{},"name":"page cache [{}]","ts":{},"args":{}}})",
-                      t_.pid_of(group), t_.tid_of(metrics), us(at), args.dump()));
+                      t_.pid_of(group), tid, us(at), args.dump()));
   }
 
   void thread_done(const ThreadSummary& s) override {

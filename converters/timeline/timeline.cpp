@@ -5,6 +5,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "analysis/pagecache.h"
 #include "common/error.h"
 
 namespace ezio::converters {
@@ -269,13 +270,15 @@ class DeviceWalker : public otf2::EventVisitor {
   uint64_t last_ = 0;
 };
 
-// Pass 4: page-cache totals, as the growth of each process's totals.
+// Pass 4: page-cache totals, as the growth of each thread's totals (which the Pajé export adds up
+// per process).
 class CacheWalker : public otf2::EventVisitor {
  public:
-  CacheWalker(const analysis::Definitions& defs, Window w, TimelineSink& sink)
-      : defs_(defs), window_(w), sink_(sink) {}
+  CacheWalker(const analysis::Definitions& defs, const TimelineOptions& o, Window w,
+              TimelineSink& sink)
+      : defs_(defs), decoder_(defs), tid_(o.tid), window_(w), sink_(sink) {}
   void begin_location(OTF2_LocationRef loc) override {
-    previous_.fill(0);
+    previous_.clear();
     summary_ = {defs_.locations.at(loc).group};
     sink_.location_begin(loc);
   }
@@ -284,33 +287,27 @@ class CacheWalker : public otf2::EventVisitor {
     if (summary_.first) sink_.cache_done(summary_);
   }
   void event(OTF2_LocationRef loc, const otf2::Event& e) override {
-    if (e.kind != otf2::EventKind::Metric) return;
-    auto cls = defs_.metric_classes.find(e.ref);
-    if (cls == defs_.metric_classes.end()) return;
-    std::array<uint64_t, kCacheVarCount> totals = previous_, growth{};
-    for (size_t i = 0; i < cls->second.size() && i < e.metric_values.size(); ++i) {
-      auto name = defs_.metric_members.find(cls->second[i]);
-      if (name == defs_.metric_members.end()) continue;
-      for (size_t v = 0; v < kCacheVarCount; ++v) {
-        if (name->second == cache_var_member(static_cast<CacheVar>(v))) {
-          totals[v] = e.metric_values[i].unsigned_int;
-        }
-      }
-    }
+    auto s = decoder_.decode(loc, e);
+    if (!s || (tid_ && s->tid != *tid_)) return;
+    std::array<uint64_t, kCacheVarCount>& previous = previous_[s->tid];
+    std::array<uint64_t, kCacheVarCount> totals{}, growth{};
     for (size_t v = 0; v < kCacheVarCount; ++v) {
-      growth[v] = totals[v] > previous_[v] ? totals[v] - previous_[v] : 0;
+      totals[v] = s->totals[cache_var_counter(static_cast<CacheVar>(v))];
+      growth[v] = totals[v] > previous[v] ? totals[v] - previous[v] : 0;
     }
-    previous_ = totals;
+    previous = totals;
     if (!window_.contains(e.time)) return;
     if (!summary_.first) summary_.first = e.time;
-    sink_.cache_grew(summary_.group, loc, e.time, totals, growth);
+    sink_.cache_grew(summary_.group, s->tid, e.time, totals, growth);
   }
 
  private:
   const analysis::Definitions& defs_;
+  analysis::PageCacheDecoder decoder_;
+  std::optional<uint64_t> tid_;
   Window window_;
   TimelineSink& sink_;
-  std::array<uint64_t, kCacheVarCount> previous_{};
+  std::map<uint64_t, std::array<uint64_t, kCacheVarCount>> previous_;  // by thread
   CacheSummary summary_{};
 };
 
@@ -348,7 +345,7 @@ bool Timeline::selected(OTF2_LocationRef loc) const {
     case LocationRole::kThread:
       return !options_.tid || tid_of(loc) == *options_.tid;
     case LocationRole::kCache:
-      return options_.has(Layer::kPageCache) && (!options_.tid || tid_of(loc) == *options_.tid);
+      return options_.has(Layer::kPageCache);  // a process's: its samples name their thread
     case LocationRole::kDevice:
       return options_.has(Layer::kBlock);
     default:
@@ -386,7 +383,7 @@ void Timeline::run(TimelineSink& sink) {
   reader_.read_events(threads, only(LocationRole::kThread));
   DeviceWalker devices(defs_, options_, w, links, sink);
   reader_.read_events(devices, only(LocationRole::kDevice));
-  CacheWalker cache(defs_, w, sink);
+  CacheWalker cache(defs_, options_, w, sink);
   reader_.read_events(cache, only(LocationRole::kCache));
 }
 

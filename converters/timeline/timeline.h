@@ -81,8 +81,9 @@ class TimelineSink {
                               BlockOp op) = 0;
   virtual void request_done(OTF2_LocationRef device, unsigned lane, uint64_t queued,
                             uint64_t issued, uint64_t done, BlockOp op, uint64_t bytes) = 0;
-  // Growth of a process's page-cache totals since the thread's previous sample.
-  virtual void cache_grew(Ref group, OTF2_LocationRef thread_metrics, uint64_t time,
+  // A thread's page-cache totals and their growth since its previous sample (`group` is its
+  // process).
+  virtual void cache_grew(Ref group, uint64_t tid, uint64_t time,
                           const std::array<uint64_t, kCacheVarCount>& totals,
                           const std::array<uint64_t, kCacheVarCount>& growth) = 0;
   // Around each location's events, which are in time order within it.
@@ -107,7 +108,7 @@ class Timeline {
   void set_options(TimelineOptions o) { options_ = std::move(o); }
   const std::filesystem::path& anchor() const { return reader_.anchor(); }
   LocationRole role(OTF2_LocationRef loc) const;
-  // TID of a thread or page-cache location (the location id for threads without the property).
+  // TID of a thread location (the location id for threads without the property).
   uint64_t tid_of(OTF2_LocationRef loc) const;
   uint64_t pid_of(Ref group) const;
   // First and last tick of the archive (from its clock properties).

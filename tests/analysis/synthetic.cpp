@@ -1,6 +1,8 @@
 #include "tests/analysis/synthetic.h"
 
 #include <array>
+#include <map>
+#include <string>
 #include <vector>
 
 #include "common/otf2/check.h"
@@ -137,25 +139,39 @@ std::filesystem::path write_basic_archive(const std::filesystem::path& dir) {
   check(OTF2_EvtWriter_IoOperationIssued(d, nullptr, 2600, dev_handle, 1), "issued");
   check(OTF2_EvtWriter_IoOperationComplete(d, nullptr, 3500, dev_handle, 4096, 1), "complete");
 
-  // Page-cache counters of thread 101: Metric events on a METRIC location, accumulated from the
-  // start, so the last one holds the totals.
+  // Page-cache counters of process 100 (docs/trace-model.md): Metric events on its METRIC
+  // location, each a thread's sample (its totals as attributes, accumulated from the start, so
+  // its last one holds them) with the process's pages absorbed (hits + dirtied) as the member.
   const OTF2_LocationRef pc_loc = uint64_t{3} << 32;
-  w.location(pc_loc, "pagecache app [101]", OTF2_LOCATION_TYPE_METRIC, proc);
-  std::vector<Ref> members;
-  for (const char* m : {"pagecache.hits", "pagecache.misses", "pagecache.dirtied"}) {
-    members.push_back(w.metric_member(m, "pages", OTF2_METRIC_TYPE_OTHER,
-                                      OTF2_METRIC_ACCUMULATED_START, OTF2_TYPE_UINT64, "pages"));
+  w.location(pc_loc, "pagecache app [100]", OTF2_LOCATION_TYPE_METRIC, proc);
+  w.location_property(pc_loc, "EZIOTRACE::PID", uint64_t{100});
+  std::vector<Ref> counters;
+  for (const char* m : {"hits", "misses", "dirtied"}) {
+    counters.push_back(
+        w.attribute(std::string("pagecache.thread.") + m, "pages", OTF2_TYPE_UINT64));
   }
-  Ref pc_class = w.metric_class(members, OTF2_METRIC_ASYNCHRONOUS, OTF2_RECORDER_KIND_ABSTRACT);
+  Ref pc_tid = w.attribute("pagecache.tid", "thread", OTF2_TYPE_UINT64);
+  Ref pc_class =
+      w.metric_class({w.metric_member("pagecache.absorbed", "pages", OTF2_METRIC_TYPE_OTHER,
+                                      OTF2_METRIC_ACCUMULATED_START, OTF2_TYPE_UINT64, "pages")},
+                     OTF2_METRIC_ASYNCHRONOUS, OTF2_RECORDER_KIND_ABSTRACT);
   OTF2_EvtWriter* pc = w.events(pc_loc);
-  const OTF2_Type types[3] = {OTF2_TYPE_UINT64, OTF2_TYPE_UINT64, OTF2_TYPE_UINT64};
-  for (auto [t, hits, misses, dirtied] :
-       {std::array<uint64_t, 4>{2000, 10, 2, 1}, std::array<uint64_t, 4>{6000, 30, 10, 5}}) {
-    OTF2_MetricValue v[3];
-    v[0].unsigned_int = hits;
-    v[1].unsigned_int = misses;
-    v[2].unsigned_int = dirtied;
-    check(OTF2_EvtWriter_Metric(pc, nullptr, t, pc_class, 3, types, v), "metric");
+  const OTF2_Type type = OTF2_TYPE_UINT64;
+  std::map<uint64_t, uint64_t> absorbed;  // by thread
+  for (auto [t, tid, hits, misses, dirtied] :
+       {std::array<uint64_t, 5>{2000, 101, 10, 2, 1}, std::array<uint64_t, 5>{4000, 102, 4, 0, 2},
+        std::array<uint64_t, 5>{6000, 101, 30, 10, 5}}) {
+    auto* a = w.attributes();
+    check(OTF2_AttributeList_AddUint64(a, pc_tid, tid), "attr");
+    uint64_t now[3] = {hits, misses, dirtied};
+    for (size_t i = 0; i < 3; ++i) {
+      check(OTF2_AttributeList_AddUint64(a, counters[i], now[i]), "attr");
+    }
+    absorbed[tid] = hits + dirtied;
+    OTF2_MetricValue v;
+    v.unsigned_int = 0;
+    for (auto& [thread, pages] : absorbed) v.unsigned_int += pages;
+    check(OTF2_EvtWriter_Metric(pc, a, t, pc_class, 1, &type, &v), "metric");
   }
 
   otf2::Clock clock;

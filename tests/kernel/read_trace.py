@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Prints, as JSON, what the kernel-layer tests check in an eziotrace archive, read with the
 independent python3-otf2 reader (Debian's /usr/bin/python3): block requests with their
-attribution, unattributed counts per device, the last page-cache counters per thread, the
+attribution, unattributed counts per device, the last page-cache counters per thread (with the
+reclaimed pages of its process), the
 thread of every recorded call, the machine's EZIOTRACE:: properties, the regular files and how many
 writes each got."""
 import json
@@ -33,6 +34,7 @@ def main(anchor):
                 result["lost"][p.name.split("::")[-1]] = int(p.value)
         tids = {}
         reclaimed = {}
+        threads_of = {}  # page-cache location -> tid -> the thread's last totals
         for p in defs.location_properties:
             if p.name == "EZIOTRACE::TID":
                 tids[p.location.name] = int(p.value)
@@ -48,9 +50,21 @@ def main(anchor):
                     "bytes": event.bytes_request, "sector": a["block.sector"],
                 })
             elif isinstance(event, otf2.events.Metric) and location.name.startswith("pagecache "):
-                members = [m.name for m in event.metric.members]
-                result["pagecache"][str(tids[location.name])] = dict(
-                    zip(members, [int(v) for v in event.values]),
+                # One location per process; each event is one thread's sample (its totals as
+                # attributes) and the process's totals of a few counters (the members).
+                a = attrs(event)
+                thread = {k[len("pagecache.thread."):]: int(v) for k, v in a.items()
+                          if k.startswith("pagecache.thread.")}
+                process = threads_of.setdefault(location.name, {})
+                process[a["pagecache.tid"]] = thread
+                for m, v in zip(event.metric.members, event.values):
+                    if m.name != "pagecache.absorbed":
+                        raise SystemExit(f"{location.name}: unexpected member {m.name}")
+                    total = sum(t["hits"] + t["dirtied"] for t in process.values())
+                    if int(v) != total:
+                        raise SystemExit(f"{location.name}: {m.name} = {v}, its threads sum {total}")
+                result["pagecache"][str(a["pagecache.tid"])] = dict(
+                    {"pagecache." + k: v for k, v in thread.items()},
                     reclaimed=reclaimed.get(location.name, 0))
             elif (isinstance(event, otf2.events.IoOperationBegin)
                   and event.mode == otf2.IoOperationMode.WRITE and event.handle.file is not None):

@@ -3,7 +3,9 @@
 
 Per location: its properties and the syscall-layer calls (ENTER/LEAVE of `syscall:*` regions) with
 their attributes, the I/O events written inside them and the regions nested in them ("inside");
-I/O events outside any region (block requests) with their attributes ("loose_io").
+I/O events outside any region (block requests) with their attributes ("loose_io"); Metric events
+("metrics": the class's members, the number of samples and, for page-cache samples, each thread's
+last totals from the attributes `pagecache.tid` and `pagecache.thread.*`).
 Usage: otf2_dump.py ARCHIVE.otf2
 """
 import json
@@ -28,6 +30,7 @@ def main(path):
         locs = {}
         for loc in d.locations:
             locs[loc] = {"name": loc.name, "group": loc.group.name, "events": loc.number_of_events,
+                         "type": str(loc.type).split(".")[-1],
                          "calls": [], "other_regions": {}, "props": {}}
         for p in d.location_properties:
             locs[p.location]["props"][p.name] = value(p.value)
@@ -62,6 +65,15 @@ def main(path):
                         entry["other_regions"].get(call["canonical"], 0) + 1
                     if st:  # a VFS or FS event inside a call: kept with its attributes
                         st[-1].setdefault("inside", []).append(call)
+            elif kind == "Metric":
+                m = entry.setdefault("metrics", {"members": [x.name for x in ev.metric.members],
+                                                 "samples": 0, "threads": {}})
+                m["samples"] += 1
+                a = {k.name: value(v) for k, v in (ev.attributes or {}).items()}
+                if "pagecache.tid" in a:
+                    m["threads"][str(a["pagecache.tid"])] = {
+                        k[len("pagecache.thread."):]: v for k, v in a.items()
+                        if k.startswith("pagecache.thread.")}
             elif kind.startswith("Io") and not st:  # e.g. a block device's requests
                 io = {"kind": kind, "t": ev.time, "id": value(getattr(ev, "matching_id", 0))}
                 for a, v in (ev.attributes or {}).items():  # call.id: the call that caused it

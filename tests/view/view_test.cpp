@@ -18,6 +18,7 @@
 
 #include "paje_file.h"
 #include "run.h"
+#include "vite_rows.h"
 
 namespace fs = std::filesystem;
 using ezio::test::run;
@@ -323,6 +324,55 @@ TEST_F(View, VitePaintsTheLayersAndTheLinks) {
   vite_svg(rec.archive, rec.dir / "otf2.svg");
   auto otf2_shot = screenshot(rec.archive, rec.dir / "otf2.png");
   EXPECT_GT(pixels_near(otf2_shot, {0, 0, 153}), 100) << "no container drawn";
+}
+
+// Issue 16 §2: the page cache must not drown the threads in ViTE's view of the plain archive.
+// ViTE draws one row per member of each METRIC location, as high as a thread's row: the archive
+// has one page-cache location per process with one member (docs/trace-model.md), where it had
+// one per thread with eight. Measured as a person sees it: the heights of ViTE's container boxes
+// in a screenshot of its window, named by the order of its SVG export.
+TEST_F(View, VitesOtf2ViewGivesThePageCacheOneRowPerProcess) {
+  // Page-cache work on three threads in two processes: io_sequence's writer and reader threads,
+  // and its child write3.
+  auto rec = record("rows", {ezio::test::program("io_sequence"), (fs_->mnt() / "d").string(),
+                             ezio::test::program("write3"), (fs_->mnt() / "w").string()});
+  json dump = ezio::test::dump_archive(rec.archive);
+  std::set<std::string> cache_locations;
+  size_t sampled_threads = 0;
+  for (auto& [ref, loc] : dump["locations"].items()) {
+    if (loc["type"] != "METRIC") continue;
+    cache_locations.insert(loc["name"].get<std::string>() + "_" + ref);
+    EXPECT_EQ(loc["metrics"]["members"].size(), 1u) << loc["name"];
+    sampled_threads += loc["metrics"]["threads"].size();
+  }
+  ASSERT_EQ(cache_locations.size(), 2u) << "one page-cache location per process";
+  ASSERT_GE(sampled_threads, 3u) << "page-cache samples of the writer, the reader and the child";
+
+  std::string svg = vite_svg(rec.archive, rec.dir / "rows.svg");
+  auto boxes = ezio::test::leaf_boxes(svg);
+  screenshot(rec.archive, rec.dir / "rows.png");
+  auto heights = ezio::test::leaf_box_heights(rec.dir / "rows.png");
+  ASSERT_EQ(heights.size(), boxes.size()) << "the screenshot's container column does not match "
+                                             "ViTE's SVG export: "
+                                          << (rec.dir / "rows.png");
+  int row = 0, cache = 0, others = 0;
+  for (size_t i = 0; i < boxes.size(); ++i) {
+    // A thread's box holds one row; the block device's is a little lower.
+    if (!cache_locations.count(boxes[i].label)) row = std::max(row, heights[i]);
+  }
+  for (size_t i = 0; i < boxes.size(); ++i) {
+    bool is_cache = cache_locations.count(boxes[i].label);
+    (is_cache ? cache : others) += heights[i];
+    if (is_cache) {
+      EXPECT_LE(heights[i], row) << boxes[i].label << " takes more than a row";
+    }
+  }
+  // The per-thread layout gave each sampled thread eight rows: 24 here, against 2.
+  RecordProperty("page_cache_rows", static_cast<int>(cache_locations.size()));
+  RecordProperty("per_thread_layout_rows", static_cast<int>(8 * sampled_threads));
+  EXPECT_LT(cache, others) << "the page cache takes more of ViTE's window than the threads and "
+                              "the block device: "
+                           << (rec.dir / "rows.png");
 }
 
 // --window, --thread and --layers cut the export: nothing outside the window, only the rows and
