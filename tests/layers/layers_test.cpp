@@ -14,6 +14,8 @@
 #include <sstream>
 #include <string>
 
+#include "loop_fs.h"
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -34,55 +36,16 @@ Run run(const std::string& cmd) {
   return r;
 }
 
-// A file system on a loop device of its own, mounted in a temporary directory; all undone at the
-// end, whatever happened.
-class LoopFs {
- public:
-  explicit LoopFs(const std::string& type) {
-    char tmpl[] = "/tmp/ezio-layers-XXXXXX";
-    if (!mkdtemp(tmpl)) throw std::runtime_error("mkdtemp failed");
-    dir_ = tmpl;
-    fs::create_directory(dir_ / "mnt");
-    std::string img = (dir_ / "fs.img").string();
-    Run t = run("truncate -s 320M " + img);
-    if (t.status != 0) throw std::runtime_error("truncate: " + t.out);
-    Run lo = run("losetup --find --show " + img);
-    if (lo.status != 0) throw std::runtime_error("losetup (root needed): " + lo.out);
-    loop_ = lo.out.substr(0, lo.out.find('\n'));
-    std::string mkfs = type == "ext4"  ? "mkfs.ext4 -q -F "
-                       : type == "xfs" ? "mkfs.xfs -q -f "
-                                       : "mkfs.btrfs -q -f ";
-    Run m = run(mkfs + loop_);
-    if (m.status != 0) throw std::runtime_error(mkfs + "failed: " + m.out);
-    Run mo = run("mount -t " + type + " " + loop_ + " " + mnt());
-    if (mo.status != 0) throw std::runtime_error("mount failed: " + mo.out);
-    mounted_ = true;
-  }
-  ~LoopFs() {
-    if (mounted_) run("umount " + mnt());
-    if (!loop_.empty()) run("losetup -d " + loop_);
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-  std::string mnt() const { return (dir_ / "mnt").string(); }
-  fs::path dir() const { return dir_; }
-
- private:
-  fs::path dir_;
-  std::string loop_;
-  bool mounted_ = false;
-};
-
 struct Summary {
   std::map<std::string, long> pairs, vfs;
   std::map<std::string, std::string> probes;
   std::string errors;
 };
 
-Summary record_workload(const LoopFs& lfs) {
-  std::string out = (lfs.dir() / "trace").string();
-  Run r =
-      run(std::string(EZIO_BIN) + " record -o " + out + " -- " + EZIO_WORKLOAD + " " + lfs.mnt());
+Summary record_workload(const ezio::test::LoopFs& lfs) {
+  std::string out = (lfs.mount_point().parent_path() / "trace").string();  // beside the mount
+  Run r = run(std::string(EZIO_BIN) + " record -o " + out + " -- " + EZIO_WORKLOAD + " " +
+              lfs.mount_point().string());
   EXPECT_EQ(r.status, 0) << r.out;
   std::string archive = out + "/eziotrace.otf2";
   Run p = run("otf2-print " + archive + " > /dev/null");
@@ -112,15 +75,15 @@ long at(const std::map<std::string, long>& m, const std::string& k) {
   return it == m.end() ? 0 : it->second;
 }
 
-void check_vfs(const Summary& s, const LoopFs& lfs, const std::string& type) {
+void check_vfs(const Summary& s, const ezio::test::LoopFs& lfs, const std::string& type) {
   EXPECT_EQ(s.errors, "") << "the archive is not properly nested or ordered";
-  std::string data = lfs.mnt() + "/data";
+  std::string data = lfs.mount_point().string() + "/data";
   // 16 writes, 16 reads and one fsync of data; 4 O_DIRECT pwrites of direct.
   EXPECT_EQ(at(s.vfs, "vfs:vfs_write|" + data + "|" + type), 16);
   EXPECT_EQ(at(s.vfs, "vfs:vfs_read|" + data + "|" + type), 16);
   EXPECT_EQ(at(s.vfs, "vfs:vfs_fsync_range|" + data + "|" + type), 1);
   EXPECT_EQ(at(s.vfs, "vfs:vfs_open|" + data + "|" + type), 2);
-  EXPECT_EQ(at(s.vfs, "vfs:vfs_write|" + lfs.mnt() + "/direct|" + type), 4);
+  EXPECT_EQ(at(s.vfs, "vfs:vfs_write|" + lfs.mount_point().string() + "/direct|" + type), 4);
   EXPECT_EQ(at(s.pairs, "syscall:fsync>vfs:vfs_fsync_range"), 1);
   EXPECT_EQ(at(s.pairs, "syscall:pwrite64>vfs:vfs_write"), 4);
   EXPECT_GE(at(s.pairs, "syscall:write>vfs:vfs_write"), 16);
@@ -143,7 +106,7 @@ TEST(Layers, PreconditionsHold) {
 }
 
 TEST(Layers, Ext4) {
-  LoopFs lfs("ext4");
+  ezio::test::LoopFs lfs("ext4");
   Summary s = record_workload(lfs);
   check_vfs(s, lfs, "ext4");
   if (s.probes["fs"].find("ext4: tp_btf/") != std::string::npos) {
@@ -159,7 +122,7 @@ TEST(Layers, Ext4) {
 }
 
 TEST(Layers, Xfs) {
-  LoopFs lfs("xfs");
+  ezio::test::LoopFs lfs("xfs");
   Summary s = record_workload(lfs);
   check_vfs(s, lfs, "xfs");
   if (s.probes["fs"].find("xfs: tp_btf/") != std::string::npos) {
@@ -177,7 +140,7 @@ TEST(Layers, Xfs) {
 }
 
 TEST(Layers, Btrfs) {
-  LoopFs lfs("btrfs");
+  ezio::test::LoopFs lfs("btrfs");
   Summary s = record_workload(lfs);
   check_vfs(s, lfs, "btrfs");
   if (s.probes["fs"].find("btrfs: tp_btf/") != std::string::npos) {

@@ -16,6 +16,7 @@
 #include <sstream>
 #include <thread>
 
+#include "loop_fs.h"
 #include "paje_file.h"
 #include "run.h"
 #include "vite_rows.h"
@@ -31,39 +32,6 @@ std::string must(const std::vector<std::string>& argv) {
   if (r.status != 0) throw std::runtime_error(argv[0] + " failed: " + r.err + r.out);
   return r.out;
 }
-
-// An ext4 file system on a private loop device, undone at the end whatever happened.
-class LoopFs {
- public:
-  explicit LoopFs(const fs::path& dir) : dir_(dir) {
-    must({"truncate", "-s", "128M", (dir_ / "fs.img").string()});
-    loop_ = must({"losetup", "--find", "--show", (dir_ / "fs.img").string()});
-    loop_ = loop_.substr(0, loop_.find('\n'));
-    must({"mkfs.ext4", "-q", "-F", loop_});
-    fs::create_directories(mnt());
-    mount();
-  }
-  ~LoopFs() {
-    if (mounted_) run({"umount", mnt().string()});
-    run({"losetup", "-d", loop_});
-  }
-  fs::path mnt() const { return dir_ / "mnt"; }
-  // Unmounting drops the file system's pages from the page cache: the next reads are cold.
-  void remount() {
-    must({"umount", mnt().string()});
-    mounted_ = false;
-    mount();
-  }
-
- private:
-  void mount() {
-    must({"mount", "-t", "ext4", loop_, mnt().string()});
-    mounted_ = true;
-  }
-  fs::path dir_;
-  std::string loop_;
-  bool mounted_ = false;
-};
 
 // What the archive holds, counted by python3-otf2 (tests/support/otf2_dump.py).
 struct Oracle {
@@ -259,37 +227,38 @@ class View : public ::testing::Test {
  protected:
   void SetUp() override {
     ASSERT_EQ(geteuid(), 0u) << "these tests record with BPF and loop devices: run them as root";
-    dir_ = ezio::test::scratch_dir("view-fs");
-    fs_ = std::make_unique<LoopFs>(dir_);
+    fs_ = std::make_unique<ezio::test::LoopFs>("ext4");
   }
-  fs::path dir_;
-  std::unique_ptr<LoopFs> fs_;
+  std::unique_ptr<ezio::test::LoopFs> fs_;
 };
 
 TEST_F(View, BufferedWritesAndFsyncLinkEveryRequestToItsCall) {
-  auto rec = record("buffered", {"dd", "if=/dev/zero", "of=" + (fs_->mnt() / "f").string(),
+  auto rec = record("buffered", {"dd", "if=/dev/zero", "of=" + (fs_->mount_point() / "f").string(),
                                  "bs=64k", "count=64", "conv=fsync"});
   auto p = check_paje(rec, 2);
   check_perfetto(rec, p);
 }
 
 TEST_F(View, DirectWritesLinkFromTheirSyscall) {
-  auto rec = record("direct", {"dd", "if=/dev/zero", "of=" + (fs_->mnt() / "d").string(), "bs=64k",
-                               "count=32", "oflag=direct"});
+  auto rec = record("direct", {"dd", "if=/dev/zero", "of=" + (fs_->mount_point() / "d").string(),
+                               "bs=64k", "count=32", "oflag=direct"});
   auto p = check_paje(rec, 32);
   check_perfetto(rec, p);
 }
 
 TEST_F(View, ColdReadsLinkFromTheReadThatMissed) {
-  must({"dd", "if=/dev/urandom", "of=" + (fs_->mnt() / "c").string(), "bs=64k", "count=32"});
+  must(
+      {"dd", "if=/dev/urandom", "of=" + (fs_->mount_point() / "c").string(), "bs=64k", "count=32"});
   fs_->remount();
-  auto rec = record("cold", {"dd", "if=" + (fs_->mnt() / "c").string(), "of=/dev/null", "bs=64k"});
+  auto rec =
+      record("cold", {"dd", "if=" + (fs_->mount_point() / "c").string(), "of=/dev/null", "bs=64k"});
   auto p = check_paje(rec, 1);
   check_perfetto(rec, p);
 }
 
 TEST_F(View, MergedEztraceRunHasAUserRowAboveTheSyscalls) {
-  auto rec = record("merged", {ezio::test::program("write3"), (fs_->mnt() / "w").string()}, true);
+  auto rec =
+      record("merged", {ezio::test::program("write3"), (fs_->mount_point() / "w").string()}, true);
   auto p = check_paje(rec, 0);
   long user = 0;
   for (auto& [row, n] : p.calls) {
@@ -300,8 +269,8 @@ TEST_F(View, MergedEztraceRunHasAUserRowAboveTheSyscalls) {
 }
 
 TEST_F(View, VitePaintsTheLayersAndTheLinks) {
-  auto rec = record("vite", {"dd", "if=/dev/zero", "of=" + (fs_->mnt() / "v").string(), "bs=64k",
-                             "count=64", "conv=fsync"});
+  auto rec = record("vite", {"dd", "if=/dev/zero", "of=" + (fs_->mount_point() / "v").string(),
+                             "bs=64k", "count=64", "conv=fsync"});
   fs::path trace = rec.dir / "timeline.trace";
   auto p = check_paje(rec, 2);
   std::string svg = vite_svg(trace, rec.dir / "paje.svg");
@@ -334,8 +303,9 @@ TEST_F(View, VitePaintsTheLayersAndTheLinks) {
 TEST_F(View, VitesOtf2ViewGivesThePageCacheOneRowPerProcess) {
   // Page-cache work on three threads in two processes: io_sequence's writer and reader threads,
   // and its child write3.
-  auto rec = record("rows", {ezio::test::program("io_sequence"), (fs_->mnt() / "d").string(),
-                             ezio::test::program("write3"), (fs_->mnt() / "w").string()});
+  auto rec =
+      record("rows", {ezio::test::program("io_sequence"), (fs_->mount_point() / "d").string(),
+                      ezio::test::program("write3"), (fs_->mount_point() / "w").string()});
   json dump = ezio::test::dump_archive(rec.archive);
   std::set<std::string> cache_locations;
   size_t sampled_threads = 0;
@@ -378,8 +348,8 @@ TEST_F(View, VitesOtf2ViewGivesThePageCacheOneRowPerProcess) {
 // --window, --thread and --layers cut the export: nothing outside the window, only the rows and
 // threads asked for, and the full export's links that fit.
 TEST_F(View, WindowThreadAndLayersCutTheExport) {
-  auto rec = record("cut", {"dd", "if=/dev/zero", "of=" + (fs_->mnt() / "x").string(), "bs=64k",
-                            "count=64", "conv=fsync"});
+  auto rec = record("cut", {"dd", "if=/dev/zero", "of=" + (fs_->mount_point() / "x").string(),
+                            "bs=64k", "count=64", "conv=fsync"});
   auto full = check_paje(rec, 2);
   // The window starts halfway through the calls.
   double first = 1e9, last = 0;

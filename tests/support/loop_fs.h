@@ -17,11 +17,15 @@ class LoopFs {
   LoopFs& operator=(const LoopFs&) = delete;
 
   const std::filesystem::path& mount_point() const { return mnt_; }
+  // Unmounts and mounts again: the file system's pages leave the page cache, the next reads are
+  // cold.
+  void remount();
   const std::string& device() const { return dev_; }  // "loop3"
   std::filesystem::path operator/(const std::string& s) const { return mnt_ / s; }
 
  private:
   void setup(const std::string& fstype);
+  void mount();
   void teardown();
   std::filesystem::path dir_, img_, mnt_;
   std::string dev_;

@@ -21,7 +21,7 @@ std::string must_run(const std::vector<std::string>& argv) {
 }
 
 LoopFs::LoopFs(const std::string& fstype) {
-  if (geteuid() != 0) throw std::runtime_error("the kernel-layer tests need root (BPF, losetup)");
+  if (geteuid() != 0) throw std::runtime_error("a loop device needs root (losetup, mount)");
   try {
     setup(fstype);
   } catch (...) {
@@ -60,9 +60,19 @@ void LoopFs::setup(const std::string& fstype) {
   } else {
     throw std::runtime_error("unknown file system " + fstype);
   }
-  must_run({"mount", "-o", "noatime", dev, mnt_.string()});
-  mounted_ = true;
+  mount();
   must_run({"chmod", "0777", mnt_.string()});
+}
+
+void LoopFs::mount() {
+  must_run({"mount", "-o", "noatime", "/dev/" + dev_, mnt_.string()});
+  mounted_ = true;
+}
+
+void LoopFs::remount() {
+  must_run({"umount", mnt_.string()});
+  mounted_ = false;
+  mount();
 }
 
 LoopFs::~LoopFs() { teardown(); }
