@@ -24,7 +24,7 @@ namespace {
 using nlohmann::json;
 
 struct Recording {
-  json trace;  // tests/kernel/read_trace.py's view of the archive
+  json trace;  // read_trace(): the archive as python3-otf2 reads it
   long tid = 0;
   long stat_ios = -1;
   std::string out;  // what the workload printed
@@ -41,10 +41,63 @@ std::filesystem::path trace_dir(const LoopFs& fs) {
   return fs.mount_point().parent_path() / "trace";
 }
 
-// tests/kernel/read_trace.py's view of the archive in trace_dir(fs).
+// What these tests check in the archive in trace_dir(fs), from the independent python3-otf2
+// reader (tests/support/otf2_dump.py): "block" requests with their attribution, "unattributed"
+// requests per device, "pagecache" counters per thread (with "reclaimed", its process's), "calls"
+// (call.id -> thread and region), the machine's "properties", the regular "files" and the
+// "writes" each got.
 json read_trace(const LoopFs& fs) {
-  return json::parse(
-      must_run({"/usr/bin/python3", EZIO_READ_TRACE, (trace_dir(fs) / "eziotrace.otf2").string()}));
+  json dump = ezio::test::dump_archive(trace_dir(fs) / "eziotrace.otf2");
+  json t = {{"block", json::array()},           {"unattributed", json::object()},
+            {"pagecache", json::object()},      {"calls", json::object()},
+            {"properties", dump["properties"]}, {"files", dump["files"]},
+            {"writes", json::object()}};
+  auto count_write = [&](const json& io) {
+    if (io["kind"] == "IoOperationBegin" && io.value("mode", "") == "IoOperationMode.WRITE" &&
+        io.contains("file")) {
+      t["writes"][io["file"].get<std::string>()] = t["writes"].value(io["file"], 0) + 1;
+    }
+  };
+  for (auto& [ref, loc] : dump["locations"].items()) {
+    std::string name = loc["name"];
+    if (loc["props"].contains("EZIOTRACE::UNATTRIBUTED_REQUESTS")) {
+      t["unattributed"][name] = loc["props"]["EZIOTRACE::UNATTRIBUTED_REQUESTS"];
+    }
+    for (const auto& io : loc.value("loose_io", json::array())) {
+      if (!name.starts_with("block ")) {
+        count_write(io);
+      } else if (io["kind"] == "IoOperationBegin") {
+        t["block"].push_back({{"device", name.substr(6)},
+                              {"pid", io["block.pid"]},
+                              {"tid", io["block.tid"]},
+                              {"call_id", io["call.id"]},
+                              {"op", io["block.op"]},
+                              {"flags", io["block.flags"]},
+                              {"cause", io["block.cause"]},
+                              {"bytes", io["bytes_request"]},
+                              {"sector", io["block.sector"]}});
+      }
+    }
+    for (const auto& call : loc["calls"]) {
+      for (const auto& io : call["io"]) count_write(io);
+      if (call.contains("call.id")) {
+        t["calls"][std::to_string(call["call.id"].get<uint64_t>())] = {
+            {"tid", loc["props"].value("EZIOTRACE::TID", 0)}, {"region", call["name"]}};
+      }
+    }
+    if (!loc.contains("metrics") || !name.starts_with("pagecache ")) continue;
+    // The process's pages absorbed (its one member) are its threads' hits and dirtied pages.
+    long absorbed = 0;
+    for (auto& [tid, counters] : loc["metrics"]["threads"].items()) {
+      json thread = {{"reclaimed", loc["props"].value("EZIOTRACE::RECLAIMED_PAGES", 0)}};
+      for (auto& [k, v] : counters.items()) thread["pagecache." + k] = v;
+      absorbed += counters["hits"].get<long>() + counters["dirtied"].get<long>();
+      t["pagecache"][tid] = thread;
+    }
+    EXPECT_EQ(loc["metrics"]["members"], json::array({"pagecache.absorbed"})) << name;
+    EXPECT_EQ(loc["metrics"]["last"][0].get<long>(), absorbed) << name;
+  }
+  return t;
 }
 
 // `eziotrace record options... -- command...` into trace_dir(fs); fails unless it exits 0.

@@ -4,8 +4,9 @@
 Per location: its properties and the syscall-layer calls (ENTER/LEAVE of `syscall:*` regions) with
 their attributes, the I/O events written inside them and the regions nested in them ("inside");
 I/O events outside any region (block requests) with their attributes ("loose_io"); Metric events
-("metrics": the class's members, the number of samples and, for page-cache samples, each thread's
-last totals from the attributes `pagecache.tid` and `pagecache.thread.*`).
+("metrics": the class's members, their last values, the number of samples and, for page-cache
+samples, each thread's last totals from the attributes `pagecache.tid` and `pagecache.thread.*`);
+the regular files ("files").
 Usage: otf2_dump.py ARCHIVE.otf2
 """
 import json
@@ -19,7 +20,7 @@ def value(v):
 
 
 def main(path):
-    out = {"properties": {}, "locations": {}, "clock": {}}
+    out = {"properties": {}, "locations": {}, "clock": {}, "files": []}
     with otf2.reader.open(path) as r:
         d = r.definitions
         cp = d.clock_properties
@@ -27,6 +28,7 @@ def main(path):
                         "length": cp.trace_length}
         for p in d.system_tree_node_properties:
             out["properties"][p.name] = value(p.value)
+        out["files"] = sorted(f.name for f in d.io_regular_files)
         locs = {}
         for loc in d.locations:
             locs[loc] = {"name": loc.name, "group": loc.group.name, "events": loc.number_of_events,
@@ -69,6 +71,7 @@ def main(path):
                 m = entry.setdefault("metrics", {"members": [x.name for x in ev.metric.members],
                                                  "samples": 0, "threads": {}})
                 m["samples"] += 1
+                m["last"] = [value(v) for v in ev.values]
                 a = {k.name: value(v) for k, v in (ev.attributes or {}).items()}
                 if "pagecache.tid" in a:
                     m["threads"][str(a["pagecache.tid"])] = {
@@ -76,6 +79,12 @@ def main(path):
                         if k.startswith("pagecache.thread.")}
             elif kind.startswith("Io") and not st:  # e.g. a block device's requests
                 io = {"kind": kind, "t": ev.time, "id": value(getattr(ev, "matching_id", 0))}
+                for attr in ("bytes_request", "mode"):
+                    if hasattr(ev, attr):
+                        io[attr] = value(getattr(ev, attr))
+                h = getattr(ev, "handle", None)
+                if h is not None and h.file is not None:
+                    io["file"] = h.file.name
                 for a, v in (ev.attributes or {}).items():  # call.id: the call that caused it
                     io[a.name] = value(v)
                 entry.setdefault("loose_io", []).append(io)
@@ -88,7 +97,7 @@ def main(path):
                         if attr == "handle" and h.file is not None:
                             io["file"] = h.file.name
                 for attr in ("bytes_request", "bytes_result", "matching_id", "offset_request",
-                             "offset_result"):
+                             "offset_result", "mode"):
                     if hasattr(ev, attr):
                         io[attr] = value(getattr(ev, attr))
                 st[-1]["io"].append(io)
