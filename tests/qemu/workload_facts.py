@@ -1,6 +1,6 @@
 """Reads an archive that eziotrace recorded of tests/layers/layers_workload.cpp in the qemu VM, with
 python3-otf2 (Debian's /usr/bin/python3), and prints, one per line and tab-separated, the facts
-tests/qemu/record-layers.sh asserts on beyond tests/layers/nesting.py:
+tests/qemu/record-layers.sh asserts on beyond `tests/support/otf2_dump.py --tsv`:
 
   workload_tid <tid>                        the thread that made the workload's calls
   derived <n>                               VFS events with vfs.derived = 1

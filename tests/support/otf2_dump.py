@@ -6,8 +6,13 @@ their attributes, the I/O events written inside them and the regions nested in t
 I/O events outside any region (block requests) with their attributes ("loose_io"); Metric events
 ("metrics": the class's members, their last values, the number of samples and, for page-cache
 samples, each thread's last totals from the attributes `pagecache.tid` and `pagecache.thread.*`);
-the regular files ("files").
-Usage: otf2_dump.py ARCHIVE.otf2
+the regular files ("files"); over all locations, how often each region was entered inside
+each other ("nesting": "parent>region", parent "-" at the top) and each VFS call's path and file
+system ("vfs_calls": "region|vfs.path|vfs.fstype").
+Usage: otf2_dump.py ARCHIVE.otf2 (JSON), or otf2_dump.py --tsv ARCHIVE.otf2: one line per fact
+the qemu layer tests (tests/qemu/record-layers.sh) grep for, tab-separated,
+`pair<TAB>parent>region<TAB>count`, `vfs<TAB>region|path|fstype<TAB>count` and
+`probe<TAB>layer<TAB>hook`. A nesting or time-order error ends either with a message, exit 1.
 """
 import json
 import sys
@@ -19,8 +24,9 @@ def value(v):
     return v if isinstance(v, (int, float, str)) or v is None else str(v)
 
 
-def main(path):
-    out = {"properties": {}, "locations": {}, "clock": {}, "files": []}
+def dump(path):
+    out = {"properties": {}, "locations": {}, "clock": {}, "files": [], "nesting": {},
+           "vfs_calls": {}}
     with otf2.reader.open(path) as r:
         d = r.definitions
         cp = d.clock_properties
@@ -54,6 +60,11 @@ def main(path):
                         "t0": ev.time, "io": []}
                 for a, v in (ev.attributes or {}).items():
                     call[a.name] = value(v)
+                pair = (st[-1]["canonical"] if st else "-") + ">" + call["canonical"]
+                out["nesting"][pair] = out["nesting"].get(pair, 0) + 1
+                if call["canonical"].startswith("vfs:"):
+                    key = f'{call["canonical"]}|{call.get("vfs.path", "")}|{call.get("vfs.fstype", "")}'
+                    out["vfs_calls"][key] = out["vfs_calls"].get(key, 0) + 1
                 st.append(call)
             elif kind == "Leave":
                 if not st or st[-1]["canonical"] != ev.region.canonical_name:
@@ -105,8 +116,22 @@ def main(path):
             if st:
                 raise SystemExit(f"{len(st)} regions left open on {loc.name}")
         out["locations"] = {str(loc._ref): e for loc, e in locs.items()}
-    json.dump(out, sys.stdout)
+    return out
+
+
+def print_tsv(out):
+    for k, n in sorted(out["nesting"].items()):
+        print(f"pair\t{k}\t{n}")
+    for k, n in sorted(out["vfs_calls"].items()):
+        print(f"vfs\t{k}\t{n}")
+    probes = {k.split("::")[-1]: v for k, v in out["properties"].items()
+              if k.startswith("EZIOTRACE::PROBE::")}
+    for k, v in sorted(probes.items()):
+        print(f"probe\t{k}\t{v}")
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    if sys.argv[1] == "--tsv":
+        print_tsv(dump(sys.argv[2]))
+    else:
+        json.dump(dump(sys.argv[1]), sys.stdout)
