@@ -20,7 +20,8 @@ namespace {
 
 // --- Reading archives -----------------------------------------------------------------------
 
-// All events of an archive per location, through python3-otf2 (tests/e2e/otf2_events.py).
+// All events of an archive per location, through python3-otf2 (tests/support/otf2_dump.py
+// --events).
 struct Dump {
   ezio::test::Run reader;
   json archive;
@@ -28,7 +29,8 @@ struct Dump {
 
 Dump dump_events(const fs::path& anchor) {
   Dump d;
-  d.reader = run({"/usr/bin/python3", EZIO_E2E_DIR "/otf2_events.py", anchor.string()});
+  d.reader =
+      run({"/usr/bin/python3", EZIO_TEST_SUPPORT_DIR "/otf2_dump.py", "--events", anchor.string()});
   if (d.reader.status == 0) d.archive = json::parse(d.reader.out);
   return d;
 }

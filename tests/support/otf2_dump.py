@@ -9,13 +9,20 @@ samples, each thread's last totals from the attributes `pagecache.tid` and `page
 the regular files ("files"); over all locations, how often each region was entered inside
 each other ("nesting": "parent>region", parent "-" at the top) and each VFS call's path and file
 system ("vfs_calls": "region|vfs.path|vfs.fstype").
-Usage: otf2_dump.py ARCHIVE.otf2 (JSON), or otf2_dump.py --tsv ARCHIVE.otf2: one line per fact
+With --events: every event instead, per location and in order, user-level (EZTrace) regions
+included, for the end-to-end tests' nesting and one-for-one checks, and python3-otf2's warnings:
+{"properties", "warnings": [...], "locations": {"<id>": {"name", "group", "props", "events":
+[{"k": kind, "t": time, "r": region canonical name (Enter/Leave), "p": I/O paradigm
+identification, "h": handle name, "f": file name, "a": {attribute: value} (Enter), "bytes": bytes
+request/result}]}}}; no structural check.
+Usage: otf2_dump.py [--events] ARCHIVE.otf2 (JSON), or otf2_dump.py --tsv ARCHIVE.otf2: one line per fact
 the qemu layer tests (tests/qemu/record-layers.sh) grep for, tab-separated,
 `pair<TAB>parent>region<TAB>count`, `vfs<TAB>region|path|fstype<TAB>count` and
 `probe<TAB>layer<TAB>hook`. A nesting or time-order error ends either with a message, exit 1.
 """
 import json
 import sys
+import warnings
 
 import otf2
 
@@ -119,6 +126,49 @@ def dump(path):
     return out
 
 
+def events(path):
+    """Every event, per location, in file order, with the reader's warnings (--events)."""
+    out = {"properties": {}, "locations": {}, "warnings": []}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with otf2.reader.open(path) as r:
+            d = r.definitions
+            for p in d.system_tree_node_properties:
+                out["properties"][p.name] = value(p.value)
+            locs = {}
+            for loc in d.locations:
+                locs[loc] = {"name": loc.name, "group": loc.group.name, "props": {}, "events": []}
+            for p in d.location_properties:
+                locs[p.location]["props"][p.name] = value(p.value)
+            for p in d.location_group_properties:
+                for loc, entry in locs.items():
+                    if loc.group == p.location_group:
+                        entry["props"][p.name] = value(p.value)
+            for loc, ev in r.events:
+                kind = type(ev).__name__
+                e = {"k": kind, "t": ev.time}
+                region = getattr(ev, "region", None)
+                if region is not None:
+                    e["r"] = region.canonical_name
+                    if kind == "Enter" and ev.attributes:
+                        e["a"] = {a.name: value(v) for a, v in ev.attributes.items()}
+                handle = getattr(ev, "handle", None)
+                if handle is not None:
+                    e["h"] = handle.name
+                    if handle.io_paradigm is not None:
+                        e["p"] = handle.io_paradigm.identification
+                    if handle.file is not None:
+                        e["f"] = handle.file.name
+                for attr in ("bytes_request", "bytes_result"):
+                    if hasattr(ev, attr):
+                        e["bytes"] = value(getattr(ev, attr))
+                locs[loc]["events"].append(e)
+            out["locations"] = {str(loc._ref): e for loc, e in locs.items()}
+        out["warnings"] = [str(w.message) for w in caught]
+    return out
+
+
+
 def print_tsv(out):
     for k, n in sorted(out["nesting"].items()):
         print(f"pair\t{k}\t{n}")
@@ -133,5 +183,7 @@ def print_tsv(out):
 if __name__ == "__main__":
     if sys.argv[1] == "--tsv":
         print_tsv(dump(sys.argv[2]))
+    elif sys.argv[1] == "--events":
+        json.dump(events(sys.argv[2]), sys.stdout)
     else:
         json.dump(dump(sys.argv[1]), sys.stdout)
