@@ -31,6 +31,18 @@ def value(v):
     return v if isinstance(v, (int, float, str)) or v is None else str(v)
 
 
+def properties_of_locations(d):
+    """Each location's properties and its group's, by location."""
+    props = {loc: {} for loc in d.locations}
+    for p in d.location_properties:
+        props[p.location][p.name] = value(p.value)
+    for p in d.location_group_properties:
+        for loc, entry in props.items():
+            if loc.group == p.location_group:
+                entry[p.name] = value(p.value)
+    return props
+
+
 def dump(path):
     out = {"properties": {}, "locations": {}, "clock": {}, "files": [], "nesting": {},
            "vfs_calls": {}}
@@ -42,17 +54,12 @@ def dump(path):
         for p in d.system_tree_node_properties:
             out["properties"][p.name] = value(p.value)
         out["files"] = sorted(f.name for f in d.io_regular_files)
+        props = properties_of_locations(d)
         locs = {}
         for loc in d.locations:
             locs[loc] = {"name": loc.name, "group": loc.group.name, "events": loc.number_of_events,
                          "type": str(loc.type).split(".")[-1],
-                         "calls": [], "other_regions": {}, "props": {}}
-        for p in d.location_properties:
-            locs[p.location]["props"][p.name] = value(p.value)
-        for p in d.location_group_properties:
-            for loc, entry in locs.items():
-                if loc.group == p.location_group:
-                    entry["props"][p.name] = value(p.value)
+                         "calls": [], "other_regions": {}, "props": props[loc]}
         stack = {}
         last_time = {}
         for loc, ev in r.events:
@@ -135,15 +142,11 @@ def events(path):
             d = r.definitions
             for p in d.system_tree_node_properties:
                 out["properties"][p.name] = value(p.value)
+            props = properties_of_locations(d)
             locs = {}
             for loc in d.locations:
-                locs[loc] = {"name": loc.name, "group": loc.group.name, "props": {}, "events": []}
-            for p in d.location_properties:
-                locs[p.location]["props"][p.name] = value(p.value)
-            for p in d.location_group_properties:
-                for loc, entry in locs.items():
-                    if loc.group == p.location_group:
-                        entry["props"][p.name] = value(p.value)
+                locs[loc] = {"name": loc.name, "group": loc.group.name, "props": props[loc],
+                             "events": []}
             for loc, ev in r.events:
                 kind = type(ev).__name__
                 e = {"k": kind, "t": ev.time}
