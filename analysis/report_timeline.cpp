@@ -147,7 +147,7 @@ View active_view(const Timeline& tl) {
   size_t lo = Timeline::kBins, hi = 0;
   auto see = [&](size_t i) { lo = std::min(lo, i), hi = std::max(hi, i); };
   for (size_t i = 0; i < Timeline::kBins; ++i) {
-    bool any = tl.max_depth[i] > 0;
+    bool any = tl.max_depth[i] > 0 || tl.throttled[i] > 0;
     for (auto& layer : tl.ops) any |= layer[i] > 0;
     for (auto& [name, busy] : tl.thread_busy) any |= busy[i] > 0;
     if (any) see(i);
@@ -229,7 +229,7 @@ void write_timeline_section(const Evidence& ev, std::ostream& out) {
       esc(human_seconds(bin_s)));
   size_t threads = std::min<size_t>(tl.thread_busy.size(), 32);
   int height =
-      20 + static_cast<int>(kLayerCount + 1) * kRowH + 24 + static_cast<int>(threads) * 17 + 30;
+      20 + static_cast<int>(kLayerCount + 2) * kRowH + 24 + static_cast<int>(threads) * 17 + 30;
   out << fmt::format(
       "<div style=\"overflow-x:auto\"><svg width=\"{}\" height=\"{}\" "
       "role=\"img\" aria-label=\"I/O timeline\">",
@@ -250,6 +250,16 @@ void write_timeline_section(const Evidence& ev, std::ostream& out) {
   uint64_t depth_peak = *std::max_element(tl.max_depth.begin(), tl.max_depth.end());
   bar_row(out, view, y, tl.max_depth, "#7f8c8d", "Block queue depth",
           fmt::format("max {}", depth_peak));
+  y += kRowH;
+  // Share of each interval the threads slept in balance_dirty_pages (summed over threads).
+  std::array<double, Timeline::kBins> throttled{};
+  for (size_t i = 0; i < Timeline::kBins; ++i)
+    throttled[i] = static_cast<double>(tl.throttled[i]) / static_cast<double>(tl.width);
+  bar_row(out, view, y, throttled, "#8e44ad", "Dirty throttling",
+          ev.dirty_throttle_observed
+              ? fmt::format("{} pauses, {}", ev.dirty_throttle_count,
+                            human_seconds(ev.seconds(ev.dirty_throttle_ticks)))
+              : std::string("not recorded"));
   y += kRowH + 4;
   out << fmt::format(
       "<text x=\"{}\" y=\"{}\" font-size=\"12\" font-weight=\"600\">Threads in "

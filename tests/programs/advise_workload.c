@@ -2,7 +2,9 @@
  * well-behaved workload that triggers none.
  *   advise_workload MODE DIR
  * MODE: good, small, small-direct, random, misaligned, fsync, metadata, reopen, stdio,
- * threads */
+ * threads, throttle, readahead, saturate. throttle and readahead need the device set up by the
+ * test (tests/report/report_test.cpp, DeviceRuleTest): a dirty-page limit on its BDI, a large
+ * read_ahead_kb. */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <pthread.h>
@@ -181,6 +183,66 @@ static void threads(void) {
   for (int i = 0; i < 4; i++) pthread_join(t[i], NULL);
 }
 
+/* 96 MiB of buffered 1 MiB writes, as fast as the page cache takes them: with the device's BDI
+ * limited to a few MiB of dirty pages (strict_limit), the kernel makes the writer wait for the
+ * write-back in balance_dirty_pages. */
+static void throttle(void) {
+  int fd = open_or_die(path("throttle.dat"), O_WRONLY | O_CREAT | O_TRUNC);
+  char* b = aligned(1 << 20);
+  for (int i = 0; i < 96; i++)
+    if (write(fd, b, 1 << 20) != 1 << 20) die("write");
+  close(fd);
+  unlink(path("throttle.dat"));
+  free(b);
+}
+
+/* The first 256 KiB of every 8 MiB of a cold 128 MiB file, read sequentially in 64 KiB reads with
+ * POSIX_FADV_SEQUENTIAL: each burst ramps the kernel's readahead window up (to megabytes with a
+ * large read_ahead_kb), and what it read beyond the burst is never used. */
+static void readahead_bursts(void) {
+  cold_file(path("bursts.dat"), 128);
+  int fd = open_or_die(path("bursts.dat"), O_RDONLY);
+  posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+  char* b = aligned(1 << 16);
+  for (off_t region = 0; region < 16; region++) {
+    for (off_t k = 0; k < 4; k++) {
+      off_t off = region * (8 << 20) + k * (1 << 16);
+      if (pread(fd, b, 1 << 16, off) != 1 << 16) die("pread");
+    }
+  }
+  close(fd);
+  unlink(path("bursts.dat"));
+  free(b);
+}
+
+/* 64 KiB O_DIRECT writes to sat-N.dat, `count` of them. */
+static void direct_writes(long n, int count) {
+  char name[64];
+  snprintf(name, sizeof(name), "%s/sat-%ld.dat", dir, n);
+  int fd = open_or_die(name, O_WRONLY | O_CREAT | O_TRUNC | O_DIRECT);
+  char* b = aligned(1 << 16);
+  for (int i = 0; i < count; i++)
+    if (write(fd, b, 1 << 16) != 1 << 16) die("write");
+  close(fd);
+  unlink(name);
+  free(b);
+}
+
+static void* crowd_writer(void* arg) {
+  direct_writes((long)arg, 60);
+  return NULL;
+}
+
+/* 64 KiB O_DIRECT writes, first one at a time (each request alone on the device), then from 32
+ * threads at once: the device (a loop device's workers share 2 CPUs) cannot serve more at once,
+ * so each request takes many times longer when many are in flight. */
+static void saturate(void) {
+  direct_writes(99, 300);
+  pthread_t t[32];
+  for (long i = 0; i < 32; i++) pthread_create(&t[i], NULL, crowd_writer, (void*)i);
+  for (int i = 0; i < 32; i++) pthread_join(t[i], NULL);
+}
+
 int main(int argc, char** argv) {
   if (argc != 3) {
     fprintf(stderr, "usage: %s MODE DIR\n", argv[0]);
@@ -190,10 +252,12 @@ int main(int argc, char** argv) {
   static const struct {
     const char* name;
     void (*run)(void);
-  } modes[] = {{"good", good},           {"small", small},           {"small-direct", small_direct},
-               {"random", random_reads}, {"misaligned", misaligned}, {"fsync", fsyncs},
-               {"metadata", metadata},   {"reopen", reopen},         {"stdio", stdio_passthrough},
-               {"threads", threads}};
+  } modes[] = {
+      {"good", good},           {"small", small},           {"small-direct", small_direct},
+      {"random", random_reads}, {"misaligned", misaligned}, {"fsync", fsyncs},
+      {"metadata", metadata},   {"reopen", reopen},         {"stdio", stdio_passthrough},
+      {"threads", threads},     {"throttle", throttle},     {"readahead", readahead_bursts},
+      {"saturate", saturate}};
   for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
     if (strcmp(argv[1], modes[i].name) == 0) {
       modes[i].run();
