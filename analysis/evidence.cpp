@@ -321,6 +321,8 @@ void EvidenceSink::on_throttle(const Call& c) {
   Timeline& tl = ev_.timeline;
   size_t b0 = tl.bin(c.start), b1 = tl.bin(c.end);
   for (size_t b = b0; b <= b1; ++b) tl.throttled[b] += d / (b1 - b0 + 1);
+  // What a slow write waited for: shown under it in the report's slowest calls.
+  if (children_.size() < kMaxChildren) children_.push_back(c);
 }
 
 void EvidenceSink::on_stdio(const Call& c) {

@@ -223,8 +223,9 @@ void write_timeline_section(const Evidence& ev, std::ostream& out) {
   View view = active_view(tl);
   out << fmt::format(
       "<section id=\"timeline\"><h2>Timeline</h2><p class=\"lead\">Bytes per second moved at each "
-      "layer (each row on its own scale, peak at the right), the block devices' queue depth, and "
-      "when each thread was inside an I/O call (darker: a larger share of the {} interval). "
+      "layer (each row on its own scale, peak at the right), the block devices' queue depth, the "
+      "time writers slept throttled by the dirty-page limits, and when each thread was inside an "
+      "I/O call (darker: a larger share of the {} interval). "
       "<span style=\"color:#c0392b\">Red lines</span>: fsync/fdatasync.</p>\n",
       esc(human_seconds(bin_s)));
   size_t threads = std::min<size_t>(tl.thread_busy.size(), 32);
