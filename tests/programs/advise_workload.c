@@ -215,41 +215,59 @@ static void readahead_bursts(void) {
   free(b);
 }
 
-/* `count` 64 KiB O_DIRECT writes filling sat-N.dat (new blocks: ext4 allocates them, which makes
- * each request cost the loop device's workers more CPU), removed after. */
-static void direct_writes(long n, int count) {
+/* sat-N.dat: 4 MiB written and synced, to be read back with O_DIRECT. */
+static void prepare_sat(long n) {
   char name[64];
   snprintf(name, sizeof(name), "%s/sat-%ld.dat", dir, n);
-  int fd = open_or_die(name, O_WRONLY | O_CREAT | O_TRUNC | O_DIRECT);
+  int fd = open_or_die(name, O_WRONLY | O_CREAT | O_TRUNC);
+  char* b = aligned(1 << 20);
+  for (int i = 0; i < 4; i++)
+    if (write(fd, b, 1 << 20) != 1 << 20) die("write");
+  fsync(fd);
+  close(fd);
+  free(b);
+}
+
+/* `count` 64 KiB O_DIRECT reads of sat-N.dat, round and round its 4 MiB. */
+static void direct_reads(long n, int count) {
+  char name[64];
+  snprintf(name, sizeof(name), "%s/sat-%ld.dat", dir, n);
+  int fd = open_or_die(name, O_RDONLY | O_DIRECT);
   char* b = aligned(1 << 16);
   for (int i = 0; i < count; i++)
-    if (write(fd, b, 1 << 16) != 1 << 16) die("write");
+    if (pread(fd, b, 1 << 16, (off_t)(i % 64) << 16) != 1 << 16) die("pread");
   close(fd);
-  unlink(name);
   free(b);
 }
 
 enum { kCrowd = 32 };
 static pthread_barrier_t crowd_start;
 
-static void* crowd_writer(void* arg) {
+static void* crowd_reader(void* arg) {
   pthread_barrier_wait(&crowd_start); /* all at once: the device sees the whole crowd */
-  direct_writes((long)arg, 60);
+  direct_reads((long)arg, 150);
   return NULL;
 }
 
-/* 64 KiB O_DIRECT writes, first one at a time (each request alone on the device), then from 32
+/* 64 KiB O_DIRECT reads, first one at a time (each request alone on the device), then from 32
  * threads at once. With a scheduler that hands the device one request at a time (the test sets
- * bfq with strict_guarantees) the crowd's requests wait in its queue; without one, the loop
- * device's workers share the machine's CPUs and serve each request slower when many are in
- * flight (by 1.3x to 7x here: too noisy for a test). */
+ * bfq with strict_guarantees) the crowd's requests wait in its queue. Reads: bfq limits how many
+ * write requests may wait (fewer still while it favours new queues), not sync reads. */
 static void saturate(void) {
-  direct_writes(99, 300);
+  char name[64];
+  for (long i = 0; i < kCrowd; i++) prepare_sat(i);
+  prepare_sat(99);
+  direct_reads(99, 300);
   pthread_t t[kCrowd];
   pthread_barrier_init(&crowd_start, NULL, kCrowd);
-  for (long i = 0; i < kCrowd; i++) pthread_create(&t[i], NULL, crowd_writer, (void*)i);
+  for (long i = 0; i < kCrowd; i++) pthread_create(&t[i], NULL, crowd_reader, (void*)i);
   for (int i = 0; i < kCrowd; i++) pthread_join(t[i], NULL);
   pthread_barrier_destroy(&crowd_start);
+  for (long i = 0; i < kCrowd; i++) {
+    snprintf(name, sizeof(name), "sat-%ld.dat", i);
+    unlink(path(name));
+  }
+  unlink(path("sat-99.dat"));
 }
 
 int main(int argc, char** argv) {

@@ -122,15 +122,10 @@ TEST_F(DeviceRuleTest, ReadaheadBeyondTheBurstsIsWasted) {
   EXPECT_EQ(rules_found(advice)["readahead-waste"], "warn") << advice["findings"].dump(2);
 }
 
-// NOT DONE: disabled because it is not reliable yet. On an aged loop file system it fired every
-// time (requests waited 22-29x their service time in bfq, 14-17 in flight on average); on the
-// suite's fresh one the writers mostly wait before their requests exist (tag allocation, not
-// seen by block_io_start): 2 in flight on average, 1 pass in 3. Run it with
-// --gtest_also_run_disabled_tests.
-TEST_F(DeviceRuleTest, DISABLED_QueueingSchedulerSaturatesTheDevice) {
+TEST_F(DeviceRuleTest, QueueingSchedulerSaturatesTheDevice) {
   json advice;
   {
-    // bfq with strict guarantees hands the device one request at a time: the 32 writers'
+    // bfq with strict guarantees hands the device one request at a time: the 32 readers'
     // requests wait in the scheduler (loop devices otherwise take every request at once).
     SysfsSetting sched(block_dir() / "queue" / "scheduler", "bfq");
     SysfsSetting strict(block_dir() / "queue" / "iosched" / "strict_guarantees", "1");
