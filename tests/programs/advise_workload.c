@@ -1,4 +1,4 @@
-/* Workloads that each trigger one `eziotrace advise` rule (tests/analysis/report_test.cpp), and one
+/* Workloads that each trigger one `eziotrace advise` rule (tests/report/report_test.cpp), and one
  * well-behaved workload that triggers none.
  *   advise_workload MODE DIR
  * MODE: good, small, small-direct, random, misaligned, fsync, metadata, reopen, stdio,
