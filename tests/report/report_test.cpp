@@ -139,4 +139,39 @@ TEST_F(DeviceRuleTest, QueueingSchedulerSaturatesTheDevice) {
   }
 }
 
+TEST_F(ReportTest, LostEventsMakeFindingsUncertain) {
+  // An archive that says 5 syscall events were lost: a real recording loses events only when the
+  // machine is busy enough, which a test cannot make sure of.
+  fs::path trace = ezio::test::write_basic_archive(ezio::test::scratch_dir("report-lost"));
+  json advice = advise(trace);
+  ASSERT_EQ(advice["meta"]["lost_events"].value("syscall", 0), 5) << advice.dump(2);
+  auto found = rules_found(advice);
+  EXPECT_EQ(found["lost-events"], "high") << advice.dump(2);
+  EXPECT_EQ(advice["findings"][0]["rule"], "lost-events") << "the most severe comes first";
+}
+
+TEST_F(ReportTest, InterruptedRecordingIsSaid) {
+  fs::path out = ezio::test::scratch_dir("report-interrupted") / "trace";
+  ezio::test::Run r = run({"timeout", "-s", "INT", "1.5", EZIO_BINARY, "record", "-f", "-o",
+                           out.string(), "--", "sleep", "4"});
+  json advice = advise(out / "eziotrace.otf2");
+  EXPECT_EQ(advice["meta"]["status"], "interrupted") << r.err;
+  EXPECT_EQ(rules_found(advice)["incomplete-recording"], "warn") << advice.dump(2);
+}
+
+TEST_F(ReportTest, ThresholdsAreOverridable) {
+  fs::path trace = record_mode("reopen");
+  fs::path cfg = ezio::test::scratch_dir("report-config") / "t.json";
+  std::ofstream(cfg) << R"({"reopen_min_count": 1000})";
+  ezio::test::Run r =
+      ezio::test::eziotrace({"advise", "--json", "--config", cfg.string(), trace.string()});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_FALSE(rules_found(json::parse(r.out)).contains("reopened-files")) << r.out;
+  std::ofstream(cfg) << R"({"no_such_threshold": 1})";
+  r = ezio::test::eziotrace({"advise", "--config", cfg.string(), trace.string()});
+  EXPECT_GT(r.status, 0);
+  EXPECT_LT(r.status, 128);
+  EXPECT_NE(r.err.find("no_such_threshold"), std::string::npos) << r.err;
+}
+
 }  // namespace
