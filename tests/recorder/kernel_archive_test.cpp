@@ -46,6 +46,21 @@ void add(RecordStore& s, T r) {
   s.add(&r, sizeof(r));
 }
 
+// A vfs_write of call `id` on inode 12 (file key 0xabc) of ext4.
+ezio_vfs_rec vfs(uint64_t id, uint64_t t0, uint64_t t1) {
+  ezio_vfs_rec v{};
+  v.h = {EZIO_RECORD_VERSION, EZIO_REC_VFS, EZIO_LAYER_VFS, sizeof(v), kPid, kPid};
+  v.call_id = id;
+  v.t_enter = t0;
+  v.t_exit = t1;
+  v.file_key = 0xabc;
+  v.ino = 12;
+  v.ret = 10;
+  v.op = EZIO_VFS_WRITE;
+  std::strcpy(v.fstype, "ext4");
+  return v;
+}
+
 RecordingInfo info_for(uint32_t root) {
   RecordingInfo info;
   info.root_pid = root;
@@ -133,19 +148,6 @@ TEST(KernelArchive, ForkedChildInheritsDescriptorsAndGetsItsOwnGroup) {
 // a VFS record whose syscall never comes (lost) stands alone once a later call of its thread is
 // written.
 TEST(KernelArchive, WrittenInBatchesAsRecordsArrive) {
-  auto vfs = [](uint64_t id, uint64_t t0, uint64_t t1) {
-    ezio_vfs_rec v{};
-    v.h = {EZIO_RECORD_VERSION, EZIO_REC_VFS, EZIO_LAYER_VFS, sizeof(v), kPid, kPid};
-    v.call_id = id;
-    v.t_enter = t0;
-    v.t_exit = t1;
-    v.file_key = 0xabc;
-    v.ino = 12;
-    v.ret = 10;
-    v.op = EZIO_VFS_WRITE;
-    std::strcpy(v.fstype, "ext4");
-    return v;
-  };
   RecordStore s;
   auto dir = ezio::test::scratch_dir("archive_batches");
   RecordingInfo info = info_for(kPid);  // read again by finish(): it must outlive the archive
@@ -268,13 +270,7 @@ TEST(KernelArchive, BlockRequestsWrittenInTimeOrderAcrossBatches) {
 TEST(KernelArchive, ThrottlePausesNestInTheirWrite) {
   RecordStore s;
   add(s, call(kPid, SYS_write, 1000, 5000, 3, 4096, 4096, 7));
-  ezio_vfs_rec v{};
-  v.h = {EZIO_RECORD_VERSION, EZIO_REC_VFS, EZIO_LAYER_VFS, sizeof(v), kPid, kPid};
-  v.call_id = 7;
-  v.t_enter = 1100;
-  v.t_exit = 4900;
-  v.op = EZIO_VFS_WRITE;
-  add(s, v);
+  add(s, vfs(7, 1100, 4900));
   auto pause = [](uint64_t id, uint64_t t0, uint64_t t1) {
     ezio_throttle_rec r{};
     r.h = {EZIO_RECORD_VERSION, EZIO_REC_THROTTLE, EZIO_LAYER_PAGECACHE, sizeof(r), kPid, kPid};
