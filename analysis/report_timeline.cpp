@@ -257,10 +257,8 @@ void write_timeline_section(const Evidence& ev, std::ostream& out) {
   for (size_t i = 0; i < Timeline::kBins; ++i)
     throttled[i] = static_cast<double>(tl.throttled[i]) / static_cast<double>(tl.width);
   bar_row(out, view, y, throttled, "#8e44ad", "Dirty throttling",
-          ev.dirty_throttle_observed
-              ? fmt::format("{} pauses, {}", ev.dirty_throttle_count,
-                            human_seconds(ev.seconds(ev.dirty_throttle_ticks)))
-              : std::string("not recorded"));
+          ev.dirty_throttle_observed ? fmt::format("{} pauses", ev.dirty_throttle_count)
+                                     : std::string("not recorded"));
   y += kRowH + 4;
   out << fmt::format(
       "<text x=\"{}\" y=\"{}\" font-size=\"12\" font-weight=\"600\">Threads in "
