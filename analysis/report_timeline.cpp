@@ -133,7 +133,8 @@ void write_funnel_section(const Evidence& ev, std::ostream& out) {
 
 namespace {
 
-constexpr int kLeft = 170, kPlotW = 960, kRowH = 34;
+// The plot and its peak labels (120 px) fit the section's 1172 px: no scroll bar hides the labels.
+constexpr int kLeft = 170, kPlotW = 880, kRowH = 34;
 
 // The bins drawn: from the first to the last with any activity, stretched over the plot.
 struct View {
