@@ -14,7 +14,7 @@
 #include "common/error.h"
 #include "common/log.h"
 #include "common/output_dir.h"
-#include "converters/eztrace_run.h"
+#include "converters/eztrace/run.h"
 #include "recorder/bpf_session.h"
 #include "recorder/kernel_archive.h"
 #include "recorder/kernel_cache.h"

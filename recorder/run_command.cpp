@@ -6,7 +6,7 @@
 #include "common/error.h"
 #include "common/log.h"
 #include "common/output_dir.h"
-#include "converters/eztrace_run.h"
+#include "converters/eztrace/run.h"
 #include "recorder/launcher.h"
 #include "recorder/privileges.h"
 #include "recorder/record_command.h"

@@ -1,7 +1,7 @@
 #include <set>
 
 #include "common/otf2/reader.h"
-#include "converters/archive_model.h"
+#include "converters/merge/archive_model.h"
 
 namespace ezio::converters {
 namespace {

@@ -1,4 +1,4 @@
-#include "converters/definition_mapper.h"
+#include "converters/merge/definition_mapper.h"
 
 #include <fmt/format.h>
 

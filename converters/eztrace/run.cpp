@@ -1,4 +1,4 @@
-#include "converters/eztrace_run.h"
+#include "converters/eztrace/run.h"
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -12,7 +12,7 @@
 #include "common/error.h"
 #include "common/output_dir.h"
 #include "common/program_path.h"
-#include "converters/merge_arguments.h"
+#include "converters/merge/arguments.h"
 
 namespace ezio::converters {
 namespace {

@@ -8,8 +8,8 @@
 #include <string>
 
 #include "common/otf2/writer.h"
-#include "converters/archive_model.h"
-#include "converters/comm_mapper.h"
+#include "converters/merge/archive_model.h"
+#include "converters/merge/comm_mapper.h"
 
 namespace ezio::converters {
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "common/output_dir.h"
-#include "converters/merge.h"
+#include "converters/merge/merge.h"
 
 namespace ezio::converters {
 

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "converters/archive_model.h"
-#include "converters/span_store.h"
+#include "converters/merge/archive_model.h"
+#include "converters/merge/span_store.h"
 
 namespace ezio::converters {
 

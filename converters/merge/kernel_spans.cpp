@@ -1,4 +1,4 @@
-#include "converters/kernel_spans.h"
+#include "converters/merge/kernel_spans.h"
 
 #include "common/otf2/reader.h"
 

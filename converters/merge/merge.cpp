@@ -1,4 +1,4 @@
-#include "converters/merge.h"
+#include "converters/merge/merge.h"
 
 #include <fmt/format.h>
 
@@ -12,9 +12,9 @@
 #include "common/error.h"
 #include "common/otf2/reader.h"
 #include "common/otf2/writer.h"
-#include "converters/comm_mapper.h"
-#include "converters/definition_mapper.h"
-#include "converters/kernel_spans.h"
+#include "converters/merge/comm_mapper.h"
+#include "converters/merge/definition_mapper.h"
+#include "converters/merge/kernel_spans.h"
 
 namespace ezio::converters {
 namespace {

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "converters/archive_model.h"
-#include "converters/sidecar.h"
+#include "converters/eztrace/sidecar.h"
+#include "converters/merge/archive_model.h"
 
 namespace ezio::converters {
 
