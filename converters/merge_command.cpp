@@ -5,7 +5,7 @@
 #include "common/command.h"
 #include "common/output_dir.h"
 #include "converters/commands.h"
-#include "converters/eztrace/run.h"
+#include "converters/eztrace/run_merge.h"
 
 namespace ezio::converters {
 void add_merge_command(CLI::App& app) {
