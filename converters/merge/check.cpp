@@ -4,6 +4,7 @@
 #include <set>
 #include <string>
 
+#include "common/error.h"
 #include "converters/merge/merger.h"
 
 // Each EZTrace thread against its kernel spans, in merged order, before anything is written
@@ -164,9 +165,9 @@ void Merger::violation(std::string text) {
 
 // The reader of an EZTrace archive (shared by the MPI ranks that wrote it), opened once.
 otf2::ArchiveReader& Merger::user_reader(const EztraceInput& in) {
-  auto& r = user_readers[in.archive.get()];
-  if (!r) r = std::make_unique<otf2::ArchiveReader>(in.archive->anchor);
-  return *r;
+  if (!in.archive->reader)
+    fail("{}: the EZTrace archive was not indexed", in.archive->anchor.string());
+  return *in.archive->reader;
 }
 
 void Merger::check_thread(const EztraceInput& in, OTF2_LocationRef eloc, bool user_events,

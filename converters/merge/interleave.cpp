@@ -10,9 +10,8 @@ namespace ezio::converters::merge_stages {
 
 // Reads the selected kernel locations' events again, in the order of their ids, into writer.
 void Merger::read_kernel(const std::function<bool(OTF2_LocationRef)>& select, SpanWriter& writer) {
-  // One reader for all: opening one reads the global definitions again.
-  if (!rereader) rereader.emplace(kernel.anchor);
-  otf2::ArchiveReader& reader = *rereader;
+  // The reader that indexed it: opening another reads the global definitions again.
+  otf2::ArchiveReader& reader = *kernel.reader;
   otf2::ReadOptions options;
   options.lenient = true;  // as index_kernel_spans read it
   options.select = select;

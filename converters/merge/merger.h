@@ -114,7 +114,7 @@ struct Merger {
   void write_kernel_only(Output& out, SpanWriter& writer);
   void read_kernel(const std::function<bool(OTF2_LocationRef)>& select, SpanWriter& writer);
   // The reader of an EZTrace archive (shared by the MPI ranks that wrote it), opened once.
-  otf2::ArchiveReader& user_reader(const EztraceInput& in);
+  static otf2::ArchiveReader& user_reader(const EztraceInput& in);
 
   // locations.cpp
   void define_kernel_locations(Output& out);
@@ -134,8 +134,6 @@ struct Merger {
   const std::vector<Sidecar>& images;  // every image's record, with an archive or not
   std::vector<std::string> own_dirs;
   KernelIndex kernel;  // span summaries; the events are read again to be written
-  std::optional<otf2::ArchiveReader> rereader;  // reads the kernel's events to write them
-  std::map<const EztraceArchive*, std::unique_ptr<otf2::ArchiveReader>> user_readers;
   MergeReport report;
 
   std::map<uint32_t, KernelProcess> kprocs;
