@@ -42,6 +42,8 @@ class DefinitionMapper {
   void write(OTF2_EvtWriter* w, const Event& e, uint64_t t);
 
  private:
+  void write_mpi(OTF2_EvtWriter* w, const Event& e, uint64_t t, OTF2_AttributeList* a);
+
   const Definitions& defs_;
   SharedDefinitions& shared_;
   std::function<std::optional<std::string>(Ref)> file_of_handle_;
