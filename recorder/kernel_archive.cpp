@@ -119,7 +119,8 @@ class KernelArchive::Builder {
       return true;
     });
     nested_->add_files(batch.files);
-    nested_->take(std::move(batch.vfs), std::move(batch.fs), batch.syscalls, batch.opens, last);
+    nested_->take(std::move(batch.vfs), std::move(batch.fs), std::move(batch.throttles),
+                  batch.syscalls, batch.opens, last);
     walk_timeline(batch, meanwhile);
   }
 
@@ -360,6 +361,10 @@ class KernelArchive::Builder {
     w_.system_tree_node_property(machine_, "EZIOTRACE::PROCESSES_RUNNING_AT_END",
                                  uint64_t(info_.still_running));
     w_.system_tree_node_property(machine_, "EZIOTRACE::CLOCK", std::string_view("CLOCK_MONOTONIC"));
+    if (!info_.kernel_release.empty()) {
+      w_.system_tree_node_property(machine_, "EZIOTRACE::KERNEL_RELEASE",
+                                   std::string_view(info_.kernel_release));
+    }
     w_.system_tree_node_property(machine_, "EZIOTRACE::MONOTONIC_START_NS",
                                  info_.start_monotonic_ns);
     w_.system_tree_node_property(machine_, "EZIOTRACE::REALTIME_START_NS", info_.start_realtime_ns);

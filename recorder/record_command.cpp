@@ -1,5 +1,6 @@
 #include "recorder/record_command.h"
 
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,7 +15,8 @@
 #include "common/error.h"
 #include "common/log.h"
 #include "common/output_dir.h"
-#include "converters/eztrace_run.h"
+#include "converters/eztrace/alignment_capture.h"
+#include "converters/eztrace/environment.h"
 #include "recorder/bpf_session.h"
 #include "recorder/kernel_archive.h"
 #include "recorder/kernel_cache.h"
@@ -55,6 +57,11 @@ constexpr size_t kMaxHeldRecords = 131'072;
 std::string host_name() {
   std::array<char, 256> buf{};
   return gethostname(buf.data(), buf.size() - 1) == 0 ? std::string(buf.data()) : "localhost";
+}
+
+std::string kernel_release() {
+  utsname u{};
+  return uname(&u) == 0 ? std::string(u.release) : std::string();
 }
 
 std::string human_bytes(uint64_t b) {
@@ -205,6 +212,7 @@ RecordResult record(const RecordOptions& o) {
   info.command = o.command;
   info.cwd = fs::current_path().string();
   info.hostname = host_name();
+  info.kernel_release = kernel_release();
   for (int fd = 0; fd < 3; ++fd)
     info.stdio_paths[fd] = readlink_or_empty(fmt::format("/proc/self/fd/{}", fd));
   info.probes[EZIO_LAYER_SYSCALL] = "tp_btf/sys_enter+sys_exit";

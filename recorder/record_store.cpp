@@ -79,6 +79,8 @@ CallRecords RecordStore::take_settled(uint64_t before) {
   move_out(calls_.procs, s.procs, [&](const ProcEvent& p) { return p.ts < before; });
   move_out(calls_.vfs, s.vfs, [&](const ezio_vfs_rec& r) { return r.t_exit < before; });
   move_out(calls_.fs, s.fs, [&](const ezio_fs_rec& r) { return r.t_exit < before; });
+  move_out(calls_.throttles, s.throttles,
+           [&](const ezio_throttle_rec& r) { return r.t_exit < before; });
   s.files.swap(calls_.files);
   s.block.swap(calls_.block);
   s.pagecache.swap(calls_.pagecache);
@@ -93,12 +95,13 @@ bool RecordStore::holds_settled(uint64_t before) const {
          ended(calls_.opens, [](const OpenCall& o) { return o.sc.t_exit; }) ||
          ended(calls_.procs, [](const ProcEvent& p) { return p.ts; }) ||
          ended(calls_.vfs, [](const ezio_vfs_rec& r) { return r.t_exit; }) ||
-         ended(calls_.fs, [](const ezio_fs_rec& r) { return r.t_exit; });
+         ended(calls_.fs, [](const ezio_fs_rec& r) { return r.t_exit; }) ||
+         ended(calls_.throttles, [](const ezio_throttle_rec& r) { return r.t_exit; });
 }
 
 size_t RecordStore::held() const {
   return calls_.syscalls.size() + calls_.opens.size() + calls_.procs.size() + calls_.vfs.size() +
-         calls_.fs.size() + calls_.files.size() + calls_.block.size();
+         calls_.fs.size() + calls_.files.size() + calls_.block.size() + calls_.throttles.size();
 }
 
 void RecordStore::add(const void* data, size_t size) {
@@ -171,6 +174,14 @@ void RecordStore::add(const void* data, size_t size) {
       ezio_fs_rec r;
       if ((ok = read_as(data, size, r))) {
         calls_.fs.push_back(r);
+        newest_ = std::max<uint64_t>(newest_, r.t_exit);
+      }
+      break;
+    }
+    case EZIO_REC_THROTTLE: {
+      ezio_throttle_rec r;
+      if ((ok = read_as(data, size, r))) {
+        calls_.throttles.push_back(r);
         newest_ = std::max<uint64_t>(newest_, r.t_exit);
       }
       break;
