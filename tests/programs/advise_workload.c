@@ -7,6 +7,7 @@
  * read_ahead_kb, a scheduler queueing requests. */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -126,7 +127,7 @@ static void fsyncs(void) {
 
 /* stat, open and close of 200 files, 30 rounds. */
 static void metadata(void) {
-  char name[64];
+  char name[PATH_MAX];
   for (int i = 0; i < 200; i++) {
     snprintf(name, sizeof(name), "meta-%d", i);
     close(open_or_die(path(name), O_WRONLY | O_CREAT | O_TRUNC));
@@ -166,7 +167,7 @@ static void stdio_passthrough(void) {
 
 /* Four threads writing 64 KiB O_DIRECT records to their own file on the same device at once. */
 static void* direct_writer(void* arg) {
-  char name[64];
+  char name[PATH_MAX];
   snprintf(name, sizeof(name), "%s/thread-%ld.dat", dir, (long)arg);
   int fd = open_or_die(name, O_WRONLY | O_CREAT | O_TRUNC | O_DIRECT);
   char* b = aligned(1 << 16);
@@ -217,7 +218,7 @@ static void readahead_bursts(void) {
 
 /* sat-N.dat: 4 MiB written and synced, to be read back with O_DIRECT. */
 static void prepare_sat(long n) {
-  char name[64];
+  char name[PATH_MAX];
   snprintf(name, sizeof(name), "%s/sat-%ld.dat", dir, n);
   int fd = open_or_die(name, O_WRONLY | O_CREAT | O_TRUNC);
   char* b = aligned(1 << 20);
@@ -230,7 +231,7 @@ static void prepare_sat(long n) {
 
 /* `count` 64 KiB O_DIRECT reads of sat-N.dat, round and round its 4 MiB. */
 static void direct_reads(long n, int count) {
-  char name[64];
+  char name[PATH_MAX];
   snprintf(name, sizeof(name), "%s/sat-%ld.dat", dir, n);
   int fd = open_or_die(name, O_RDONLY | O_DIRECT);
   char* b = aligned(1 << 16);
@@ -254,7 +255,7 @@ static void* crowd_reader(void* arg) {
  * bfq with strict_guarantees) the crowd's requests wait in its queue. Reads: bfq limits how many
  * write requests may wait (fewer still while it favours new queues), not sync reads. */
 static void saturate(void) {
-  char name[64];
+  char name[PATH_MAX];
   for (long i = 0; i < kCrowd; i++) prepare_sat(i);
   prepare_sat(99);
   direct_reads(99, 300);
