@@ -41,10 +41,12 @@ void reserve_huge_page_heap() {
 }  // namespace
 
 // OTF2 zeroes a whole chunk for every definition or event reader it opens (16 MiB for EZTrace's
-// archives). glibc serves such sizes with a fresh mmap each, so the zeroing faults them in 4 KiB
-// at a time, and unmaps them on close: 16 k page faults, a third of the CPU time of a merge of a
-// small recording. Served from a heap range advised for transparent huge pages and kept by malloc
-// between readers, they fault in 2 MiB at a time, once. The archives read and written are the same.
+// archives), and a writer's chunk from its end of data to its end when flushing it (4 MiB per
+// location's definitions). glibc serves such sizes with a fresh mmap each, so the zeroing faults
+// them in 4 KiB at a time, and unmaps them on close: 16 k page faults, a third of the CPU time of a
+// merge of a small recording. Served from a heap range advised for transparent huge pages and kept
+// by malloc between readers, they fault in 2 MiB at a time, once. The archives read and written are
+// the same.
 void prepare_chunk_memory() {
   static std::once_flag once;
   std::call_once(once, [] {

@@ -2,8 +2,8 @@
 
 namespace ezio::otf2 {
 
-// Makes the zeroed chunks OTF2 allocates for its readers cheap to touch (see chunk_memory.cpp).
-// Once per process; call before the first reader opens.
+// Makes the chunks OTF2 allocates and zeroes for its readers and writers cheap to touch (see
+// chunk_memory.cpp). Once per process; call before the first archive opens.
 void prepare_chunk_memory();
 
 }  // namespace ezio::otf2
