@@ -7,6 +7,7 @@
 #include "common/error.h"
 #include "common/otf2/anchor.h"
 #include "common/otf2/check.h"
+#include "common/otf2/chunk_memory.h"
 
 namespace ezio::otf2 {
 namespace {
@@ -89,6 +90,7 @@ void ArchiveReader::Closer::operator()(OTF2_Reader* r) const {
 }
 
 ArchiveReader::ArchiveReader(const std::filesystem::path& path) : anchor_(find_anchor(path)) {
+  prepare_chunk_memory();
   if (!anchor_parses(anchor_)) {
     fail("{}: not a readable OTF2 archive (corrupted anchor file)", anchor_.string());
   }

@@ -4,6 +4,7 @@
 
 #include "common/error.h"
 #include "common/otf2/check.h"
+#include "common/otf2/chunk_memory.h"
 
 namespace ezio::otf2 {
 namespace {
@@ -52,6 +53,7 @@ void ArchiveDeleter::operator()(OTF2_Archive* a) const { OTF2_Archive_Close(a); 
 
 ArchiveWriter::ArchiveWriter(const std::filesystem::path& dir, std::string name)
     : anchor_(dir / (name + ".otf2")) {
+  prepare_chunk_memory();  // OTF2 zeroes the rest of every chunk it flushes
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) fail("cannot create {}: {}", dir.string(), ec.message());
