@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/otf2/check.h"
+#include "common/schema/properties.h"
 #include "recorder/device_use.h"
 
 namespace ezio::recorder {
@@ -208,14 +209,13 @@ uint64_t BlockLayer::finish(const DeviceUse& use) {
     std::string label = fmt::format("block {}", d.name);
     otf2::Ref group = w_.location_group(label, OTF2_LOCATION_GROUP_TYPE_PROCESS, machine_);
     w_.location(d.location, label, OTF2_LOCATION_TYPE_CPU_THREAD, group);
-    w_.location_property(d.location, "EZIOTRACE::DEV_MAJOR", dev_major(dev));
-    w_.location_property(d.location, "EZIOTRACE::DEV_MINOR", dev_minor(dev));
+    w_.location_property(d.location, schema::kDevMajor, dev_major(dev));
+    w_.location_property(d.location, schema::kDevMinor, dev_minor(dev));
     UnattributedIo un;
     if (auto it = use.unattributed.find(dev); it != use.unattributed.end()) un = it->second;
-    w_.location_property(d.location, "EZIOTRACE::UNATTRIBUTED_REQUESTS", un.requests);
-    w_.location_property(d.location, "EZIOTRACE::UNATTRIBUTED_BYTES", un.bytes);
-    w_.system_tree_node_property(machine_, fmt::format("EZIOTRACE::UNATTRIBUTED::{}", d.name),
-                                 un.requests);
+    w_.location_property(d.location, schema::kUnattributedRequests, un.requests);
+    w_.location_property(d.location, schema::kUnattributedBytes, un.bytes);
+    w_.system_tree_node_property(machine_, schema::unattributed_property(d.name), un.requests);
     summary_.unattributed[d.name] = un;
   }
   return last_;

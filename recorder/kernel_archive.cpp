@@ -9,6 +9,8 @@
 
 #include "common/otf2/check.h"
 #include "common/otf2/writer.h"
+#include "common/schema/properties.h"
+#include "common/schema/regions.h"
 #include "recorder/block_archive.h"
 #include "recorder/fd_table.h"
 #include "recorder/process_table.h"
@@ -93,7 +95,8 @@ class KernelArchive::Builder {
               w_.attribute("call.id", "id of the call in this recording", OTF2_TYPE_UINT64)};
     for (const auto& sc : syscall_table()) {
       regions_[sc.nr] =
-          w_.region(sc.name, fmt::format("syscall:{}", sc.name), "eziotrace syscall layer",
+          w_.region(sc.name, schema::region_canonical_name("syscall", sc.name),
+                    schema::region_description("syscall"),
                     is_file_io(sc.kind) ? OTF2_REGION_ROLE_FILE_IO : OTF2_REGION_ROLE_FUNCTION);
     }
     nested_.emplace(w_, summary_);
@@ -159,13 +162,13 @@ class KernelArchive::Builder {
     for (const auto& [pid, proc] : procs_.processes()) {
       otf2::Ref group = w_.location_group(fmt::format("{} [{}]", proc.comm, pid),
                                           OTF2_LOCATION_GROUP_TYPE_PROCESS, machine_);
-      w_.location_group_property(group, "EZIOTRACE::PID", pid);
+      w_.location_group_property(group, schema::kPid, pid);
       groups_[pid] = group;
-      w_.location_group_property(group, "EZIOTRACE::PPID", proc.ppid);
+      w_.location_group_property(group, schema::kPpid, proc.ppid);
       for (const auto& [tid, loc] : proc.threads) {
         w_.location(loc, fmt::format("{} [{}]", proc.comm, tid), OTF2_LOCATION_TYPE_CPU_THREAD,
                     group);
-        w_.location_property(loc, "EZIOTRACE::TID", tid);
+        w_.location_property(loc, schema::kTid, tid);
         ++summary_.threads;
       }
       ++summary_.processes;
@@ -336,30 +339,26 @@ class KernelArchive::Builder {
 
   void write_properties() {
     for (unsigned l = 0; l < EZIO_LAYER_COUNT; ++l) {
-      w_.system_tree_node_property(machine_, fmt::format("EZIOTRACE::LOST::{}", layer_name(l)),
-                                   info_.lost[l]);
+      w_.system_tree_node_property(machine_, schema::lost_property(layer_name(l)), info_.lost[l]);
       if (!info_.probes[l].empty()) {
-        w_.system_tree_node_property(machine_, fmt::format("EZIOTRACE::PROBE::{}", layer_name(l)),
+        w_.system_tree_node_property(machine_, schema::probe_property(layer_name(l)),
                                      std::string_view(info_.probes[l]));
       }
     }
-    w_.system_tree_node_property(machine_, "EZIOTRACE::STATUS", std::string_view(info_.status));
-    w_.system_tree_node_property(machine_, "EZIOTRACE::APPLICATION_END",
+    w_.system_tree_node_property(machine_, schema::kStatus, std::string_view(info_.status));
+    w_.system_tree_node_property(machine_, schema::kApplicationEnd,
                                  std::string_view(info_.application_end));
-    w_.system_tree_node_property(machine_, "EZIOTRACE::APPLICATION_CPU_NS",
-                                 info_.application_cpu_ns);
+    w_.system_tree_node_property(machine_, schema::kApplicationCpuNs, info_.application_cpu_ns);
     w_.system_tree_node_property(
-        machine_, "EZIOTRACE::COMMAND",
+        machine_, schema::kCommand,
         std::string_view(fmt::format("{}", fmt::join(info_.command, " "))));
-    w_.system_tree_node_property(machine_, "EZIOTRACE::ROOT_PID", uint64_t(info_.root_pid));
-    w_.system_tree_node_property(machine_, "EZIOTRACE::PROCESSES_RUNNING_AT_END",
+    w_.system_tree_node_property(machine_, schema::kRootPid, uint64_t(info_.root_pid));
+    w_.system_tree_node_property(machine_, schema::kProcessesRunningAtEnd,
                                  uint64_t(info_.still_running));
-    w_.system_tree_node_property(machine_, "EZIOTRACE::CLOCK", std::string_view("CLOCK_MONOTONIC"));
-    w_.system_tree_node_property(machine_, "EZIOTRACE::MONOTONIC_START_NS",
-                                 info_.start_monotonic_ns);
-    w_.system_tree_node_property(machine_, "EZIOTRACE::REALTIME_START_NS", info_.start_realtime_ns);
-    w_.system_tree_node_property(machine_, "EZIOTRACE::RECORD_VERSION",
-                                 uint64_t(EZIO_RECORD_VERSION));
+    w_.system_tree_node_property(machine_, schema::kClock, std::string_view("CLOCK_MONOTONIC"));
+    w_.system_tree_node_property(machine_, schema::kMonotonicStartNs, info_.start_monotonic_ns);
+    w_.system_tree_node_property(machine_, schema::kRealtimeStartNs, info_.start_realtime_ns);
+    w_.system_tree_node_property(machine_, schema::kRecordVersion, uint64_t(EZIO_RECORD_VERSION));
   }
 
   const RecordingInfo& info_;

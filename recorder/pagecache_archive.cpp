@@ -6,6 +6,7 @@
 
 #include "common/error.h"
 #include "common/otf2/check.h"
+#include "common/schema/properties.h"
 
 namespace ezio::recorder {
 namespace {
@@ -90,10 +91,10 @@ uint64_t PageCacheLayer::finish(const std::map<uint32_t, ezio_reclaimed>& reclai
     auto [pid, tid] = key;
     w_.location(t.location, fmt::format("pagecache {}", name_of(pid, tid)),
                 OTF2_LOCATION_TYPE_METRIC, group_of(pid));
-    w_.location_property(t.location, "EZIOTRACE::TID", tid);
+    w_.location_property(t.location, schema::kTid, tid);
     // Evictions by others are seen in their context, not the thread's: a total, not a series.
     auto r = reclaimed.find(tid);
-    w_.location_property(t.location, "EZIOTRACE::RECLAIMED_PAGES",
+    w_.location_property(t.location, schema::kReclaimedPages,
                          r == reclaimed.end() || r->second.pid != pid ? 0 : r->second.pages);
     totals.accessed += t.values[0];
     totals.hits += t.values[1];

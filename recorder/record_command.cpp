@@ -14,6 +14,7 @@
 #include "common/error.h"
 #include "common/log.h"
 #include "common/output_dir.h"
+#include "common/schema/files.h"
 #include "converters/eztrace_run.h"
 #include "recorder/bpf_session.h"
 #include "recorder/kernel_archive.h"
@@ -306,7 +307,7 @@ void print_summary(const RecordResult& r) {
         "the archive (--wait-children=SECONDS waits longer)\n",
         info.still_running);
   }
-  out += fmt::format("archive: {}/eziotrace.otf2{}", r.archive.string(),
+  out += fmt::format("archive: {}{}", (r.archive / schema::kAnchorFile).string(),
                      info.status == "interrupted"           ? " (recording interrupted)"
                      : info.status == "application-crashed" ? " (the application crashed)"
                                                             : "");

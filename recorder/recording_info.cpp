@@ -2,13 +2,13 @@
 
 #include <time.h>
 
+#include "common/schema/layers.h"
+
 namespace ezio::recorder {
 
-const char* layer_name(unsigned layer) {
-  static const char* names[EZIO_LAYER_COUNT] = {"syscall",   "vfs",   "fs",
-                                                "pagecache", "block", "process"};
-  return layer < EZIO_LAYER_COUNT ? names[layer] : "unknown";
-}
+static_assert(schema::kKernelLayers.size() == EZIO_LAYER_COUNT, "one name per enum ezio_layer");
+
+const char* layer_name(unsigned layer) { return schema::kernel_layer_name(layer).data(); }
 
 static uint64_t clock_ns(clockid_t id) {
   timespec ts;

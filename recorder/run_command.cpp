@@ -6,6 +6,7 @@
 #include "common/error.h"
 #include "common/log.h"
 #include "common/output_dir.h"
+#include "common/schema/files.h"
 #include "converters/eztrace_run.h"
 #include "recorder/launcher.h"
 #include "recorder/privileges.h"
@@ -46,7 +47,7 @@ void run(RunOptions& o) {
   kernel.command = converters::eztrace_command(setup, o.record.command, kernel.environment);
   RecordResult r = record(kernel);
 
-  auto merged = converters::finish_eztrace(setup, r.archive / "eziotrace.otf2", staging.dir());
+  auto merged = converters::finish_eztrace(setup, r.archive / schema::kAnchorFile, staging.dir());
   give_to(staging.dir(), target_user());
   staging.publish();
   r.archive = out;
@@ -58,7 +59,7 @@ void run(RunOptions& o) {
     give_to(parts, target_user());
     spdlog::info("the EZTrace and kernel archives are kept in {}", parts.string());
   }
-  spdlog::info("open it in ViTE: vite {}", (out / "eziotrace.otf2").string());
+  spdlog::info("open it in ViTE: vite {}", (out / schema::kAnchorFile).string());
   command_status() = r.exit_status;
 }
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/otf2/check.h"
+#include "common/schema/regions.h"
 #include "recorder/fs_events.h"
 #include "recorder/vfs_events.h"
 
@@ -178,7 +179,8 @@ otf2::Ref NestedLayers::vfs_region(uint8_t op) {
   std::string name(vfs_op_name(op));
   if (name.empty()) name = fmt::format("vfs_op_{}", op);
   bool io = op != EZIO_VFS_OPEN;
-  return vfs_regions_[op] = w_.region(name, "vfs:" + name, "eziotrace vfs layer",
+  return vfs_regions_[op] = w_.region(name, schema::region_canonical_name("vfs", name),
+                                      schema::region_description("vfs"),
                                       io ? OTF2_REGION_ROLE_FILE_IO : OTF2_REGION_ROLE_FUNCTION);
 }
 
@@ -187,8 +189,8 @@ otf2::Ref NestedLayers::fs_region(uint16_t op) {
   if (it != fs_regions_.end()) return it->second;
   std::string name(fs_op_name(op));
   if (name.empty()) name = fmt::format("fs_op_{}", op);
-  return fs_regions_[op] =
-             w_.region(name, "fs:" + name, "eziotrace fs layer", OTF2_REGION_ROLE_FILE_IO);
+  return fs_regions_[op] = w_.region(name, schema::region_canonical_name("fs", name),
+                                     schema::region_description("fs"), OTF2_REGION_ROLE_FILE_IO);
 }
 
 const NestedLayers::FileInfo* NestedLayers::file(uint32_t pid, const ezio_vfs_rec& v) const {
