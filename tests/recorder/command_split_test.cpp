@@ -1,4 +1,4 @@
-#include "recorder/command_split.h"
+#include "app/command_split.h"
 
 #include <gtest/gtest.h>
 
