@@ -1,6 +1,6 @@
 #include "app/command_split.h"
 
-namespace ezio::recorder {
+namespace ezio::app {
 
 SplitCommandLine split_command_line(const std::vector<std::string>& args, size_t first,
                                     const std::set<std::string>& value_options) {
@@ -21,4 +21,4 @@ SplitCommandLine split_command_line(const std::vector<std::string>& args, size_t
   return s;
 }
 
-}  // namespace ezio::recorder
+}  // namespace ezio::app

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-namespace ezio::recorder {
+namespace ezio::app {
 
 struct SplitCommandLine {
   std::vector<std::string> ours;     // for CLI11, program name first
@@ -17,4 +17,4 @@ struct SplitCommandLine {
 SplitCommandLine split_command_line(const std::vector<std::string>& args, size_t first,
                                     const std::set<std::string>& value_options);
 
-}  // namespace ezio::recorder
+}  // namespace ezio::app

@@ -1,30 +1,18 @@
 #include <CLI/CLI.hpp>
 
 #include "analysis/commands.h"
+#include "app/command_split.h"
+#include "app/commands.h"
+#include "app/options.h"
 #include "common/command.h"
 #include "common/error.h"
 #include "common/log.h"
 #include "converters/commands.h"
-#include "app/command_split.h"
-#include "recorder/probe/probe.h"
-#include "recorder/session/record.h"
-#include "app/run.h"
 
-int main(int argc, char** argv) {
-  ezio::init_logging(false);
-  std::vector<std::string> args(argv, argv + argc);
-  ezio::recorder::SplitCommandLine split{args, {}};
+namespace {
 
-  CLI::App app{"eziotrace: where an application's I/O time goes, from the call to the disk",
-               "eziotrace"};
-  app.require_subcommand(1);
-  app.footer("eziotrace [run options] [--] command [args...] is `eziotrace run ...`.");
-  ezio::recorder::add_run_command(app, split.command);
-  ezio::recorder::add_record_command(app, split.command);
-  ezio::recorder::add_probes_command(app);
-  ezio::converters::add_commands(app);
-  ezio::analysis::add_commands(app);
-  // `eziotrace ./app` is `eziotrace run ./app`.
+// `eziotrace ./app` is `eziotrace run ./app`: the subcommand is made explicit.
+void insert_default_subcommand(CLI::App& app, std::vector<std::string>& args) {
   bool help = args.size() > 1 && (args[1] == "-h" || args[1] == "--help");
   auto is_subcommand = [&app](const std::string& word) {
     for (const CLI::App* sub : app.get_subcommands({})) {
@@ -35,12 +23,30 @@ int main(int argc, char** argv) {
   if (args.size() > 1 && !help && !is_subcommand(args[1])) {
     args.insert(args.begin() + 1, "run");
   }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  ezio::init_logging(false);
+  std::vector<std::string> args(argv, argv + argc);
+  ezio::app::SplitCommandLine split{args, {}};
+
+  CLI::App app{"eziotrace: where an application's I/O time goes, from the call to the disk",
+               "eziotrace"};
+  app.require_subcommand(1);
+  app.footer("eziotrace [run options] [--] command [args...] is `eziotrace run ...`.");
+  ezio::app::add_run_command(app, split.command);
+  ezio::app::add_record_command(app, split.command);
+  ezio::app::add_probes_command(app);
+  ezio::converters::add_commands(app);
+  ezio::analysis::add_commands(app);
+  insert_default_subcommand(app, args);
   // Subcommands that run a command take it from the end of the line, split off before CLI11 sees
   // it, so that the command's own options are left alone.
-  if (args.size() > 1 && args[1] == "record") {
-    split = ezio::recorder::split_command_line(args, 2, ezio::recorder::record_value_options());
-  } else if (args.size() > 1 && args[1] == "run") {
-    split = ezio::recorder::split_command_line(args, 2, ezio::recorder::run_value_options());
+  if (args.size() > 1 && (args[1] == "record" || args[1] == "run")) {
+    split = ezio::app::split_command_line(args, 2,
+                                          ezio::app::value_options(*app.get_subcommand(args[1])));
   }
   try {
     // CLI11 takes the words without the program name, last word first.

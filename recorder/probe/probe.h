@@ -1,7 +1,6 @@
 #pragma once
 // Run-time choice of the hook of every layer (`--layers`, `eziotrace probes`): each layer has a
 // preferred hook and fallbacks, and the first one that really loads and attaches is taken.
-#include <CLI/CLI.hpp>
 #include <array>
 #include <map>
 #include <memory>
@@ -50,7 +49,5 @@ struct ProbePlan {
 ProbePlan plan_probes(const LayerSet& layers);
 // The hook string recorded in the archive (EZIOTRACE::PROBE::<layer>): "<hook> (<accuracy>)".
 std::string probe_property(const LayerPlan& p);
-
-void add_probes_command(CLI::App& app);
 
 }  // namespace ezio::recorder

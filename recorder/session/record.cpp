@@ -2,7 +2,6 @@
 
 #include <unistd.h>
 
-#include <algorithm>
 #include <array>
 #include <chrono>
 #include <future>
@@ -15,14 +14,13 @@
 #include "common/log.h"
 #include "common/output_dir.h"
 #include "common/schema/files.h"
-#include "converters/eztrace_run.h"
-#include "recorder/load/bpf_session.h"
 #include "recorder/archive/kernel_archive.h"
+#include "recorder/decode/record_store.h"
+#include "recorder/load/bpf_session.h"
 #include "recorder/probe/kernel_cache.h"
+#include "recorder/probe/probe.h"
 #include "recorder/session/launcher.h"
 #include "recorder/session/privileges.h"
-#include "recorder/probe/probe.h"
-#include "recorder/decode/record_store.h"
 #include "recorder/session/signals.h"
 
 namespace fs = std::filesystem;
@@ -175,17 +173,13 @@ std::unique_ptr<BpfSession> start_bpf(const LayerSet& layers, uint64_t ring_buff
 // Writes the rest of the archive after the application ended, then reads it back and moves it
 // into place (common/output_dir.h).
 ArchiveSummary finish_archive(KernelArchive& archive, RecordStore& store,
-                              std::optional<converters::AlignmentCapture>& alignment,
-                              Staging& staging, const TargetUser& user) {
+                              const RecordExtras& extras, Staging& staging,
+                              const TargetUser& user) {
   uint64_t t_write = monotonic_ns();
   ArchiveSummary summary = archive.finish(store);
   spdlog::debug("archive finished in {:.3f} s after the application",
                 (monotonic_ns() - t_write) / 1e9);
-  if (alignment) {
-    size_t n = alignment->store_into(staging.dir());
-    spdlog::info("alignment data of {} EZTrace process(es) kept in the archive ({})", n,
-                 converters::kAlignmentDirName);
-  }
+  if (extras.finish) extras.finish(staging.dir());
   give_to(staging.dir(), user);
   staging.publish();
   return summary;
@@ -193,7 +187,7 @@ ArchiveSummary finish_archive(KernelArchive& archive, RecordStore& store,
 
 }  // namespace
 
-RecordResult record(const RecordOptions& o) {
+RecordResult record(const RecordOptions& o, const RecordExtras& extras) {
   if (o.command.empty()) fail("no command to record");
   check_recording_privileges();
   TargetUser user = target_user();
@@ -216,17 +210,7 @@ RecordResult record(const RecordOptions& o) {
   check_ring_buffer_size(ring_buffer_bytes);
 
   std::vector<std::string> env = o.environment.empty() ? current_environment() : o.environment;
-  // An EZTrace-traced command: the helper's alignment data goes into the archive, so that
-  // `eziotrace merge` can align EZTrace's trace later. Not when the caller (eziotrace run)
-  // collects it itself.
-  std::optional<converters::AlignmentCapture> alignment;
-  bool collected = std::any_of(env.begin(), env.end(), [](const std::string& e) {
-    return e.starts_with("EZIOTRACE_SIDECAR_DIR=");
-  });
-  if (!collected && (o.eztrace_alignment || converters::runs_eztrace(o.command, env))) {
-    alignment.emplace(result.archive, env, o.force);
-    give_to(alignment->dir(), user);  // written by the application's processes
-  }
+  if (extras.prepare) extras.prepare(result.archive, env);
 
   RecordStore store;
   store.limit(kMaxHeldRecords);
@@ -265,7 +249,7 @@ RecordResult record(const RecordOptions& o) {
   store.reclaimed() = read_reclaimed(bpf.map_fd("reclaimed"));
 
   try {
-    result.summary = finish_archive(archive, store, alignment, staging, user);
+    result.summary = finish_archive(archive, store, extras, staging, user);
   } catch (const Error& e) {
     no_archive(e, info.application_end);
   }
@@ -318,55 +302,6 @@ void print_summary(const RecordResult& r) {
         "--ring-buffer helps), a tracking table full, or returns missed by kretprobes",
         total_lost);
   }
-}
-
-const std::set<std::string>& record_value_options() {
-  static const std::set<std::string> v = {"-o", "--output", "--ring-buffer", "--layers"};
-  return v;
-}
-
-void add_wait_children_option(CLI::App& cmd, RecordOptions& o) {
-  // An option whose value is optional, not a flag: CLI11 makes a numeric flag's "=0" -1.
-  cmd.add_option("--wait-children", o.wait_children_s,
-                 "after the command ends, go on recording its descendants that still run until "
-                 "they end, for at most SECONDS (--wait-children=SECONDS; default 5, 0: not at "
-                 "all)")
-      ->expected(0, 1)
-      ->default_str("5")
-      ->check(CLI::Range(0.0, 1e6));
-}
-
-void add_record_command(CLI::App& app, const std::vector<std::string>& command) {
-  auto opts = std::make_shared<RecordOptions>();
-  auto verbose = std::make_shared<bool>(false);
-  CLI::App* cmd = app.add_subcommand(
-      "record", "record the kernel I/O of a command and its children (no EZTrace)");
-  cmd->add_option("-o,--output", opts->output, "archive directory (default: ./<prog>_eziotrace)");
-  cmd->add_flag("-f,--force", opts->force, "replace an existing archive");
-  cmd->add_option("--ring-buffer", opts->ring_buffer_mib, "ring buffer size in MiB (power of two)")
-      ->check(CLI::Range(1, 4096));
-  cmd->add_flag("!--no-probe-cache", opts->probe_cache,
-                "probe the kernel's hooks again instead of using what an earlier recording found "
-                "(kept in /run/eziotrace until reboot)");
-  cmd->add_option("--layers", opts->layers,
-                  "layers to record, comma-separated: syscall,vfs,fs,pagecache,block (default: "
-                  "all; syscall is always recorded, the others nest in it)");
-  cmd->add_flag("--eztrace-alignment", opts->eztrace_alignment,
-                "keep the alignment data of EZTrace-traced processes in the archive, for "
-                "`eziotrace merge` (automatic when the command runs `eztrace` or preloads "
-                "EZTrace)");
-  add_wait_children_option(*cmd, *opts);
-  cmd->add_flag("-v,--verbose", *verbose, "show libbpf and debug messages");
-  cmd->footer("Everything after the options (or after --) is the command and its arguments.");
-  cmd->callback([opts, verbose, &command] {
-    if (*verbose) spdlog::set_level(spdlog::level::debug);
-    if (command.empty())
-      fail("no command given: eziotrace record [options] [--] command [args...]");
-    opts->command = command;
-    RecordResult r = record(*opts);
-    print_summary(r);
-    command_status() = r.exit_status;
-  });
 }
 
 }  // namespace ezio::recorder

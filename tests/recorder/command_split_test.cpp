@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-using ezio::recorder::split_command_line;
+using ezio::app::split_command_line;
 
 namespace {
 const std::set<std::string> kValueOptions = {"-o", "--ring-buffer"};
