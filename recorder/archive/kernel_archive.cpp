@@ -233,82 +233,105 @@ class KernelArchive::Builder {
     return (std::filesystem::path(base) / o.path).lexically_normal().string();
   }
 
-  void emit_call(const ezio_syscall_rec& sc, const OpenCall* open) {
-    const SyscallInfo* info = find_syscall(sc.nr);
-    if (!info) return;  // the BPF side only sends syscalls of the table
+  // Where a syscall goes: its location's events, its time span moved past the location's last
+  // event (OTF2 refuses a timestamp lower than the previous one on a location).
+  struct Placed {
+    OTF2_EvtWriter* evt;
+    uint64_t t0, t1;
+  };
+
+  Placed place(const ezio_syscall_rec& sc) {
     uint64_t loc = procs_.location(sc.h.pid, sc.h.tid);
-    OTF2_EvtWriter* evt = w_.events(loc);
     uint64_t& last = last_per_location_[loc];
     uint64_t t0 = std::max<uint64_t>(sc.t_enter, last);
     uint64_t t1 = std::max<uint64_t>(sc.t_exit, t0);
     last = t1;
     last_time_ = std::max(last_time_, t1);
-    otf2::Ref region = regions_.at(sc.nr);
-    int32_t fd = static_cast<int32_t>(sc.fd);
-    bool ok = sc.ret >= 0;
+    return {w_.events(loc), t0, t1};
+  }
 
-    OTF2_AttributeList* a = w_.attributes();
-    if (info->desc.fd_arg != EZIO_NO_ARG) OTF2_AttributeList_AddInt64(a, attrs_.fd, fd);
-    if (info->desc.count_arg != EZIO_NO_ARG)
-      OTF2_AttributeList_AddUint64(a, attrs_.bytes, sc.count);
-    if (info->desc.offset_arg != EZIO_NO_ARG)
-      OTF2_AttributeList_AddInt64(a, attrs_.offset, sc.offset);
-    OTF2_AttributeList_AddInt64(a, attrs_.result, sc.ret);
-    OTF2_AttributeList_AddUint64(a, attrs_.call_id, sc.call_id);
-    otf2::written(OTF2_EvtWriter_Enter(evt, a, t0, region));
+  void emit_call(const ezio_syscall_rec& sc, const OpenCall* open) {
+    const SyscallInfo* info = find_syscall(sc.nr);
+    if (!info) return;  // the BPF side only sends syscalls of the table
+    Placed at = place(sc);
+    otf2::Ref region = regions_.at(sc.nr);
+    emit_enter(*info, sc, at);
 
     // The call's VFS and FS events go between the events at t0 and those at t1 (OTF2 refuses a
     // timestamp lower than the previous one on a location).
     bool nested_done = false;
     auto nest = [&] {
-      if (!nested_done) nested_->emit_inside(evt, sc.h.pid, sc.call_id, t0, t1);
+      if (!nested_done) nested_->emit_inside(at.evt, sc.h.pid, sc.call_id, at.t0, at.t1);
       nested_done = true;
     };
     bool io_operation =
         info->kind == IoKind::Read || info->kind == IoKind::Write || info->kind == IoKind::Flush;
     if (!io_operation) nest();
+    count_call(*info, sc, at);
+    emit_io_events(*info, sc, open, at, nest);
+    nest();
+    otf2::written(OTF2_EvtWriter_Leave(at.evt, nullptr, at.t1, region));
+  }
 
+  void emit_enter(const SyscallInfo& info, const ezio_syscall_rec& sc, const Placed& at) {
+    OTF2_AttributeList* a = w_.attributes();
+    if (info.desc.fd_arg != EZIO_NO_ARG)
+      OTF2_AttributeList_AddInt64(a, attrs_.fd, static_cast<int32_t>(sc.fd));
+    if (info.desc.count_arg != EZIO_NO_ARG) OTF2_AttributeList_AddUint64(a, attrs_.bytes, sc.count);
+    if (info.desc.offset_arg != EZIO_NO_ARG)
+      OTF2_AttributeList_AddInt64(a, attrs_.offset, sc.offset);
+    OTF2_AttributeList_AddInt64(a, attrs_.result, sc.ret);
+    OTF2_AttributeList_AddUint64(a, attrs_.call_id, sc.call_id);
+    otf2::written(OTF2_EvtWriter_Enter(at.evt, a, at.t0, regions_.at(sc.nr)));
+  }
+
+  // The syscall layer's row of the summary.
+  void count_call(const SyscallInfo& info, const ezio_syscall_rec& sc, const Placed& at) {
     auto& totals = summary_.layers[EZIO_LAYER_SYSCALL];
     ++totals.events;
-    totals.time_ns += t1 - t0;
-    switch (info->kind) {
+    totals.time_ns += at.t1 - at.t0;
+    bool ok = sc.ret >= 0;
+    if (ok && info.kind == IoKind::Read) {
+      ++totals.reads;
+      totals.bytes_read += sc.ret;
+    } else if (ok && info.kind == IoKind::Write) {
+      ++totals.writes;
+      totals.bytes_written += sc.ret;
+    } else {
+      ++totals.other;
+    }
+  }
+
+  // The OTF2 I/O events of a syscall, inside its ENTER and LEAVE; nest() writes the VFS and FS
+  // events, inside an I/O operation's begin and end.
+  void emit_io_events(const SyscallInfo& info, const ezio_syscall_rec& sc, const OpenCall* open,
+                      const Placed& at, const std::function<void()>& nest) {
+    int32_t fd = static_cast<int32_t>(sc.fd);
+    bool ok = sc.ret >= 0;
+    OTF2_EvtWriter* evt = at.evt;
+    switch (info.kind) {
       case IoKind::Read:
       case IoKind::Write:
-      case IoKind::Flush: {
-        if (fd < 0) break;
-        otf2::Ref h = fds_->handle(sc.h.pid, fd);
-        OTF2_IoOperationMode mode = info->kind == IoKind::Read    ? OTF2_IO_OPERATION_MODE_READ
-                                    : info->kind == IoKind::Write ? OTF2_IO_OPERATION_MODE_WRITE
-                                                                  : OTF2_IO_OPERATION_MODE_FLUSH;
-        otf2::written(OTF2_EvtWriter_IoOperationBegin(
-            evt, nullptr, t0, h, mode, OTF2_IO_OPERATION_FLAG_NONE,
-            info->kind == IoKind::Flush ? 0 : sc.count, sc.call_id));
-        nest();
-        if (ok) {
-          uint64_t done = info->kind == IoKind::Flush ? 0 : static_cast<uint64_t>(sc.ret);
-          otf2::written(OTF2_EvtWriter_IoOperationComplete(evt, nullptr, t1, h, done, sc.call_id));
-        } else {
-          otf2::written(OTF2_EvtWriter_IoOperationCancelled(evt, nullptr, t1, h, sc.call_id));
-        }
+      case IoKind::Flush:
+        if (fd >= 0) emit_io_operation(info, sc, at, nest);
         break;
-      }
       case IoKind::Open:
         if (ok && open) {
           otf2::Ref h = fds_->open(sc.h.pid, sc.ret, absolute_path(*open));
           otf2::written(OTF2_EvtWriter_IoCreateHandle(
-              evt, nullptr, t1, h, access_mode(open->open_flags), creation_flags(open->open_flags),
-              status_flags(open->open_flags)));
+              evt, nullptr, at.t1, h, access_mode(open->open_flags),
+              creation_flags(open->open_flags), status_flags(open->open_flags)));
         }
         break;
       case IoKind::Close:
         if (ok) {
           if (auto h = fds_->close(sc.h.pid, fd))
-            otf2::written(OTF2_EvtWriter_IoDestroyHandle(evt, nullptr, t1, *h));
+            otf2::written(OTF2_EvtWriter_IoDestroyHandle(evt, nullptr, at.t1, *h));
         }
         break;
       case IoKind::Seek:
         if (ok && fd >= 0) {
-          otf2::written(OTF2_EvtWriter_IoSeek(evt, nullptr, t1, fds_->handle(sc.h.pid, fd),
+          otf2::written(OTF2_EvtWriter_IoSeek(evt, nullptr, at.t1, fds_->handle(sc.h.pid, fd),
                                               sc.offset, seek_option(sc.arg),
                                               static_cast<uint64_t>(sc.ret)));
         }
@@ -317,24 +340,34 @@ class KernelArchive::Builder {
         if (ok && fd >= 0) {
           otf2::Ref old_h = fds_->handle(sc.h.pid, fd);
           otf2::Ref new_h = fds_->dup(sc.h.pid, fd, sc.ret);
-          otf2::written(OTF2_EvtWriter_IoDuplicateHandle(evt, nullptr, t1, old_h, new_h,
+          otf2::written(OTF2_EvtWriter_IoDuplicateHandle(evt, nullptr, at.t1, old_h, new_h,
                                                          OTF2_IO_STATUS_FLAG_NONE));
         }
         break;
       case IoKind::None:
         break;
     }
-    if (ok && info->kind == IoKind::Read) {
-      ++totals.reads;
-      totals.bytes_read += sc.ret;
-    } else if (ok && info->kind == IoKind::Write) {
-      ++totals.writes;
-      totals.bytes_written += sc.ret;
-    } else {
-      ++totals.other;
-    }
+  }
+
+  // A read, write or flush: IoOperationBegin, the nested layers, IoOperationComplete (or
+  // Cancelled when the call failed).
+  void emit_io_operation(const SyscallInfo& info, const ezio_syscall_rec& sc, const Placed& at,
+                         const std::function<void()>& nest) {
+    otf2::Ref h = fds_->handle(sc.h.pid, static_cast<int32_t>(sc.fd));
+    OTF2_IoOperationMode mode = info.kind == IoKind::Read    ? OTF2_IO_OPERATION_MODE_READ
+                                : info.kind == IoKind::Write ? OTF2_IO_OPERATION_MODE_WRITE
+                                                             : OTF2_IO_OPERATION_MODE_FLUSH;
+    otf2::written(OTF2_EvtWriter_IoOperationBegin(
+        at.evt, nullptr, at.t0, h, mode, OTF2_IO_OPERATION_FLAG_NONE,
+        info.kind == IoKind::Flush ? 0 : sc.count, sc.call_id));
     nest();
-    otf2::written(OTF2_EvtWriter_Leave(evt, nullptr, t1, region));
+    if (sc.ret >= 0) {
+      uint64_t done = info.kind == IoKind::Flush ? 0 : static_cast<uint64_t>(sc.ret);
+      otf2::written(
+          OTF2_EvtWriter_IoOperationComplete(at.evt, nullptr, at.t1, h, done, sc.call_id));
+    } else {
+      otf2::written(OTF2_EvtWriter_IoOperationCancelled(at.evt, nullptr, at.t1, h, sc.call_id));
+    }
   }
 
   void write_properties() {

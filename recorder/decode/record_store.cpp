@@ -101,6 +101,59 @@ size_t RecordStore::held() const {
          calls_.fs.size() + calls_.files.size() + calls_.block.size();
 }
 
+// A record of a call: kept, and its end is the newest time seen when it is the latest.
+template <typename Rec>
+bool RecordStore::add_call(const void* data, size_t size, std::vector<Rec>& to) {
+  Rec r;
+  if (!read_as(data, size, r)) return false;
+  to.push_back(r);
+  newest_ = std::max<uint64_t>(newest_, r.t_exit);
+  return true;
+}
+
+// Split into the records the layers are made of: the VFS call shares the syscall's times, result
+// and call id (its hook is the syscall exit); the FS hits are there when hits > 0.
+bool RecordStore::add_syscall_vfs(const void* data, size_t size) {
+  ezio_syscall_vfs_rec r;
+  if (!read_as(data, size, r)) return false;
+  calls_.syscalls.push_back(r.sc);
+  newest_ = std::max<uint64_t>(newest_, r.sc.t_exit);
+  calls_.vfs.push_back(derived_vfs(r));
+  ++received_[EZIO_LAYER_VFS];
+  if (r.fs.hits) {
+    calls_.fs.push_back(fs_run(r));
+    ++received_[EZIO_LAYER_FS];
+  }
+  return true;
+}
+
+bool RecordStore::add_open(const void* data, size_t size) {
+  ezio_open_rec r;
+  if (!read_as(data, size, r)) return false;
+  calls_.opens.push_back({r.sc, r.open_flags, r.mode, bounded_string(r.path, sizeof(r.path))});
+  newest_ = std::max<uint64_t>(newest_, r.sc.t_exit);
+  return true;
+}
+
+bool RecordStore::add_proc(const ezio_header& h, const void* data, size_t size) {
+  ezio_proc_rec r;
+  if (!read_as(data, size, r)) return false;
+  calls_.procs.push_back({h.kind, r.ts, h.pid, h.tid, r.ppid, r.parent_tid, r.is_thread != 0,
+                          r.exit_code, bounded_string(r.comm, sizeof(r.comm)),
+                          bounded_string(r.filename, sizeof(r.filename))});
+  newest_ = std::max<uint64_t>(newest_, r.ts);
+  return true;
+}
+
+// A record without a time of its own (it goes with calls or is placed by its layer's writer).
+template <typename Rec>
+bool RecordStore::add_untimed(const void* data, size_t size, std::vector<Rec>& to) {
+  Rec r;
+  if (!read_as(data, size, r)) return false;
+  to.push_back(r);
+  return true;
+}
+
 void RecordStore::add(const void* data, size_t size) {
   ezio_header h;
   if (size < sizeof(h)) {
@@ -114,82 +167,35 @@ void RecordStore::add(const void* data, size_t size) {
   }
   bool ok = false;
   switch (h.kind) {
-    case EZIO_REC_SYSCALL: {
-      ezio_syscall_rec r;
-      if ((ok = read_as(data, size, r))) {
-        calls_.syscalls.push_back(r);
-        newest_ = std::max<uint64_t>(newest_, r.t_exit);
-      }
+    case EZIO_REC_SYSCALL:
+      ok = add_call(data, size, calls_.syscalls);
       break;
-    }
-    case EZIO_REC_SYSCALL_VFS: {
-      // Split into the records the layers are made of: the VFS call shares the syscall's times,
-      // result and call id (its hook is the syscall exit); the FS hits are there when hits > 0.
-      ezio_syscall_vfs_rec r;
-      if ((ok = read_as(data, size, r))) {
-        calls_.syscalls.push_back(r.sc);
-        newest_ = std::max<uint64_t>(newest_, r.sc.t_exit);
-        calls_.vfs.push_back(derived_vfs(r));
-        ++received_[EZIO_LAYER_VFS];
-        if (r.fs.hits) {
-          calls_.fs.push_back(fs_run(r));
-          ++received_[EZIO_LAYER_FS];
-        }
-      }
+    case EZIO_REC_SYSCALL_VFS:
+      ok = add_syscall_vfs(data, size);
       break;
-    }
-    case EZIO_REC_OPEN: {
-      ezio_open_rec r;
-      if ((ok = read_as(data, size, r))) {
-        calls_.opens.push_back(
-            {r.sc, r.open_flags, r.mode, bounded_string(r.path, sizeof(r.path))});
-        newest_ = std::max<uint64_t>(newest_, r.sc.t_exit);
-      }
+    case EZIO_REC_OPEN:
+      ok = add_open(data, size);
       break;
-    }
     case EZIO_REC_FORK:
     case EZIO_REC_EXEC:
-    case EZIO_REC_EXIT: {
-      ezio_proc_rec r;
-      if ((ok = read_as(data, size, r))) {
-        calls_.procs.push_back({h.kind, r.ts, h.pid, h.tid, r.ppid, r.parent_tid, r.is_thread != 0,
-                                r.exit_code, bounded_string(r.comm, sizeof(r.comm)),
-                                bounded_string(r.filename, sizeof(r.filename))});
-        newest_ = std::max<uint64_t>(newest_, r.ts);
-      }
+    case EZIO_REC_EXIT:
+      ok = add_proc(h, data, size);
       break;
-    }
-    case EZIO_REC_VFS: {
-      ezio_vfs_rec r;
-      if ((ok = read_as(data, size, r))) {
-        calls_.vfs.push_back(r);
-        newest_ = std::max<uint64_t>(newest_, r.t_exit);
-      }
+    case EZIO_REC_VFS:
+      ok = add_call(data, size, calls_.vfs);
       break;
-    }
-    case EZIO_REC_FS: {
-      ezio_fs_rec r;
-      if ((ok = read_as(data, size, r))) {
-        calls_.fs.push_back(r);
-        newest_ = std::max<uint64_t>(newest_, r.t_exit);
-      }
+    case EZIO_REC_FS:
+      ok = add_call(data, size, calls_.fs);
       break;
-    }
-    case EZIO_REC_FILE: {
-      ezio_file_rec r;
-      if ((ok = read_as(data, size, r))) calls_.files.push_back(r);
+    case EZIO_REC_FILE:
+      ok = add_untimed(data, size, calls_.files);
       break;
-    }
-    case EZIO_REC_BLOCK: {
-      ezio_block_rec r;
-      if ((ok = read_as(data, size, r))) calls_.block.push_back(r);
+    case EZIO_REC_BLOCK:
+      ok = add_untimed(data, size, calls_.block);
       break;
-    }
-    case EZIO_REC_PAGECACHE: {
-      ezio_pagecache_rec r;
-      if ((ok = read_as(data, size, r))) calls_.pagecache.push_back(r);
+    case EZIO_REC_PAGECACHE:
+      ok = add_untimed(data, size, calls_.pagecache);
       break;
-    }
     default:
       break;
   }

@@ -86,6 +86,15 @@ class RecordStore {
   const std::array<uint64_t, EZIO_LAYER_COUNT>& received() const { return received_; }
 
  private:
+  // Each kind of record into calls_; false when its size is wrong.
+  template <typename Rec>
+  bool add_call(const void* data, size_t size, std::vector<Rec>& to);
+  template <typename Rec>
+  bool add_untimed(const void* data, size_t size, std::vector<Rec>& to);
+  bool add_syscall_vfs(const void* data, size_t size);
+  bool add_open(const void* data, size_t size);
+  bool add_proc(const ezio_header& h, const void* data, size_t size);
+
   CallRecords calls_;
   DeviceUse devices_;
   std::map<uint32_t, ezio_reclaimed> reclaimed_;

@@ -13,12 +13,12 @@
 
 #include "common/error.h"
 #include "common/log.h"
-#include "eziotrace.skel.h"
-#include "recorder/load/bpf_map_walk.h"
-#include "recorder/load/concurrent_close.h"
-#include "recorder/probe/probe_apply.h"
 #include "recorder/decode/record_store.h"
 #include "recorder/decode/syscall_table.h"
+#include "recorder/load/bpf_map_walk.h"
+#include "recorder/load/concurrent_close.h"
+#include "recorder/load/skeleton.h"
+#include "recorder/probe/probe_apply.h"
 
 namespace ezio::recorder {
 

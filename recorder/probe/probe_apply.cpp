@@ -5,16 +5,13 @@
 #include <string_view>
 #include <utility>
 
-// The skeleton uses the record layout's types without including it.
-#include "record.h"
-// (keep this order)
 #include "common/error.h"
 #include "common/log.h"
-#include "eziotrace.skel.h"
-#include "recorder/probe/probe.h"
-#include "recorder/probe/probe_kernel.h"
 #include "recorder/decode/syscall_table.h"
 #include "recorder/decode/vfs_events.h"
+#include "recorder/load/skeleton.h"
+#include "recorder/probe/probe.h"
+#include "recorder/probe/probe_kernel.h"
 
 namespace ezio::recorder {
 namespace {

@@ -73,6 +73,8 @@ def masked(anchor, args):
     lines = [mask_times(l) for l in print_archive(anchor)]
     if args.normalize_ids:
         lines = normalize_ids(lines)
+    # otf2-print pads its columns to the widths of the values: ids of other lengths move them.
+    lines = [re.sub(r" {2,}", "  ", l) for l in lines]
     ignore = [re.compile(p) for p in args.ignore]
     return [l for l in lines if not any(p.search(l) for p in ignore)]
 
