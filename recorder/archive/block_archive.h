@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "common/otf2/writer.h"
-#include "recorder/load/device_use.h"
 #include "recorder/archive/kernel_archive.h"
 #include "recorder/decode/record_store.h"
+#include "recorder/load/device_use.h"
 
 namespace ezio::recorder {
 

@@ -9,8 +9,8 @@
 #include <string>
 
 #include "recorder/archive/pagecache_archive.h"
-#include "recorder/decode/record_store.h"
 #include "recorder/archive/recording_info.h"
+#include "recorder/decode/record_store.h"
 
 namespace ezio::recorder {
 

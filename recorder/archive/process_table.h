@@ -8,8 +8,8 @@
 #include <string>
 #include <utility>
 
-#include "recorder/decode/record_store.h"
 #include "recorder/archive/recording_info.h"
+#include "recorder/decode/record_store.h"
 
 namespace ezio::recorder {
 
