@@ -30,8 +30,8 @@ class BpfSession {
  public:
   // Loads and attaches the programs; records go to `sink`. ring_buffer_bytes must be a power of two
   // and a multiple of the page size.
-  // `plan` (recorder/probe.h) says which layer's programs load; core_btf, when not empty, is the
-  // cut-down kernel BTF for the CO-RE relocations (recorder/core_btf.h).
+  // `plan` (recorder/probe/probe.h) says which layer's programs load; core_btf, when not empty, is
+  // the cut-down kernel BTF for the CO-RE relocations (recorder/probe/core_btf.h).
   BpfSession(uint64_t ring_buffer_bytes, RecordStore& sink, const ProbePlan& plan,
              const std::string& core_btf = {});
   ~BpfSession();

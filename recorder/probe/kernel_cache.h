@@ -3,7 +3,8 @@
 // root; else $XDG_RUNTIME_DIR/eziotrace; EZIOTRACE_CACHE_DIR overrides both), so that a recording
 // starts without probing again:
 //  - the hook plan of each layer set (probing: ~30 ms of trial loads);
-//  - the few kernel types the BPF programs read, cut out of the kernel's BTF (recorder/core_btf.h):
+//  - the few kernel types the BPF programs read, cut out of the kernel's BTF
+//  (recorder/probe/core_btf.h):
 //    libbpf's CO-RE relocations then scan ~100 types instead of the kernel's ~100k per struct
 //    (~30 ms).
 // Everything is keyed on the kernel (build id, release, version, the modules' BTF), on this

@@ -73,7 +73,7 @@ void apply_probe_plan(eziotrace* skel, const ProbePlan& plan) {
       std::string_view section = bpf_program__section_name(prog);
       auto attached = [&plan](std::string_view tp) {
         auto it = plan.tracepoints.find(std::string(tp));
-        // Tried by the planner (recorder/probe.cpp) with the rest of its layer, once.
+        // Tried by the planner (recorder/probe/probe.cpp) with the rest of its layer, once.
         if (it == plan.tracepoints.end()) fail("BPF program on {} whose hook was not probed", tp);
         return it->second;
       };

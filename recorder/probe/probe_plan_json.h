@@ -1,6 +1,6 @@
 #pragma once
 // A probe plan as JSON, so that what probing found can be kept between recordings
-// (recorder/kernel_cache.h).
+// (recorder/probe/kernel_cache.h).
 #include <nlohmann/json.hpp>
 #include <optional>
 

@@ -134,9 +134,9 @@ int record_until_exit(Launcher& app, BpfSession& bpf, RecordStore& store, Kernel
   return *status;
 }
 
-// Probes the hooks (or takes what an earlier recording found: recorder/kernel_cache.h), then loads
-// and attaches the programs. When what was kept fails to load, the kernel changed in a way the
-// cache's key does not see: it is forgotten and the kernel probed again.
+// Probes the hooks (or takes what an earlier recording found: recorder/probe/kernel_cache.h), then
+// loads and attaches the programs. When what was kept fails to load, the kernel changed in a way
+// the cache's key does not see: it is forgotten and the kernel probed again.
 std::unique_ptr<BpfSession> start_bpf(const LayerSet& layers, uint64_t ring_buffer_bytes,
                                       bool use_cache, RecordStore& store, ProbePlan& plan) {
   route_libbpf_logs();

@@ -1,4 +1,5 @@
-// The probe plan kept between recordings (recorder/kernel_cache.h) reads back as it was written.
+// The probe plan kept between recordings (recorder/probe/kernel_cache.h) reads back as it was
+// written.
 #include "recorder/probe/probe_plan_json.h"
 
 #include <gtest/gtest.h>
