@@ -5,12 +5,12 @@
 namespace ezio::schema {
 
 // OTF2's anchor file: what ViTE, otf2-print and every eziotrace command open.
-inline constexpr std::string_view kAnchorFile = "eziotrace.otf2";
+inline constexpr char kAnchorFile[] = "eziotrace.otf2";
 // OTF2's global definitions, beside the anchor.
-inline constexpr std::string_view kDefinitionsFile = "eziotrace.def";
+inline constexpr char kDefinitionsFile[] = "eziotrace.def";
 // The archive's name inside the directory (the anchor's stem, OTF2's archive name).
-inline constexpr std::string_view kArchiveName = "eziotrace";
+inline constexpr char kArchiveName[] = "eziotrace";
 // The EZTrace alignment data `eziotrace record` keeps for `eziotrace merge` (a directory).
-inline constexpr std::string_view kAlignmentDir = "eziotrace-alignment";
+inline constexpr char kAlignmentDir[] = "eziotrace-alignment";
 
 }  // namespace ezio::schema
