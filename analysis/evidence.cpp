@@ -12,6 +12,7 @@
 #include "analysis/svg.h"
 #include "analysis/table.h"
 #include "analysis/trace_run.h"
+#include "common/schema/properties.h"
 
 namespace ezio::analysis {
 namespace {
@@ -341,14 +342,14 @@ void describe_archive(const Definitions& defs, Evidence& ev) {
     auto it = defs.node_string_properties.find(k);
     return it == defs.node_string_properties.end() ? std::string() : it->second;
   };
-  ev.command = str("EZIOTRACE::COMMAND");
-  ev.status = str("EZIOTRACE::STATUS");
+  ev.command = str(schema::kCommand);
+  ev.status = str(schema::kStatus);
   for (Layer l : kAllLayers) {
-    std::string p = str("EZIOTRACE::PROBE::" + std::string(layer_key(l)));
+    std::string p = str(schema::probe_property(layer_key(l)));
     if (!p.empty()) ev.probes[std::string(layer_key(l))] = p;
   }
   for (auto& [name, value] : defs.node_uint_properties) {
-    static constexpr std::string_view prefix = "EZIOTRACE::LOST::";
+    static constexpr std::string_view prefix = schema::kLostPrefix;
     if (name.rfind(prefix, 0) == 0) ev.lost[name.substr(prefix.size())] = value;
   }
   ev.timeline.start = defs.global_offset;

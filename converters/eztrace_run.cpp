@@ -12,6 +12,7 @@
 #include "common/error.h"
 #include "common/output_dir.h"
 #include "common/program_path.h"
+#include "common/schema/files.h"
 #include "converters/merge_arguments.h"
 
 namespace ezio::converters {
@@ -158,7 +159,7 @@ EztraceSetup prepare_eztrace(const std::vector<std::string>& module_args,
   if (const char* old = std::getenv("LD_PRELOAD"); old && *old) preload.emplace_back(old);
 
   s.trace_dir = work_dir / "eztrace";
-  s.sidecar_dir = work_dir / "eziotrace-alignment";
+  s.sidecar_dir = work_dir / schema::kAlignmentDir;
   std::error_code ec;
   std::filesystem::create_directories(s.trace_dir, ec);
   if (!ec) std::filesystem::create_directories(s.sidecar_dir, ec);
@@ -201,7 +202,7 @@ MergeSummary merge_from(const EztraceSetup& setup, const std::filesystem::path& 
   }
   s.report = merge_archives(inputs, kernel_anchor, out_dir, own, images);
   s.report.warnings.insert(s.report.warnings.begin(), warnings.begin(), warnings.end());
-  s.anchor = out_dir / "eziotrace.otf2";
+  s.anchor = out_dir / schema::kAnchorFile;
   log_report(s.report, s.anchor);
   return s;
 }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/output_dir.h"
+#include "common/schema/files.h"
 #include "converters/merge.h"
 
 namespace ezio::converters {
@@ -81,6 +82,6 @@ class AlignmentCapture {
 };
 
 // The alignment directory inside a kernel archive directory.
-inline constexpr const char* kAlignmentDirName = "eziotrace-alignment";
+inline constexpr const char* kAlignmentDirName = schema::kAlignmentDir;
 
 }  // namespace ezio::converters

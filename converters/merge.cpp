@@ -12,6 +12,8 @@
 #include "common/error.h"
 #include "common/otf2/reader.h"
 #include "common/otf2/writer.h"
+#include "common/schema/layers.h"
+#include "common/schema/properties.h"
 #include "converters/comm_mapper.h"
 #include "converters/definition_mapper.h"
 #include "converters/kernel_spans.h"
@@ -96,12 +98,12 @@ struct Merger {
     for (const auto& [ref, r] : d.regions) traced_syscalls.insert(d.str(r.canonical));
     for (const auto& [loc, def] : d.locations) {
       group_locations[def.group].push_back(loc);
-      auto pid = d.group_property(def.group, "EZIOTRACE::PID");
-      auto tid = d.location_property(loc, "EZIOTRACE::TID");
+      auto pid = d.group_property(def.group, schema::kPid);
+      auto tid = d.location_property(loc, schema::kTid);
       if (!pid || !tid) continue;  // device and other asynchronous locations
       KernelProcess& p = kprocs[static_cast<uint32_t>(*pid)];
       p.pid = static_cast<uint32_t>(*pid);
-      p.ppid = static_cast<uint32_t>(d.group_property(def.group, "EZIOTRACE::PPID").value_or(0));
+      p.ppid = static_cast<uint32_t>(d.group_property(def.group, schema::kPpid).value_or(0));
       p.group = def.group;
       p.threads.emplace(static_cast<uint32_t>(*tid), loc);
     }
@@ -577,10 +579,9 @@ struct Merger {
     std::string pids;
     for (uint32_t pid : report.untraced_pids)
       pids += fmt::format("{}{}", pids.empty() ? "" : " ", pid);
-    w.system_tree_node_property(machine, "EZIOTRACE::PROCESSES_WITHOUT_USER_TRACE",
+    w.system_tree_node_property(machine, schema::kProcessesWithoutUserTrace,
                                 report.untraced_pids.size());
-    w.system_tree_node_property(machine, "EZIOTRACE::PIDS_WITHOUT_USER_TRACE",
-                                std::string_view(pids));
+    w.system_tree_node_property(machine, schema::kPidsWithoutUserTrace, std::string_view(pids));
     std::string level = "complete";
     if (report.processes == 0) {
       level = "missing: EZTrace wrote no trace, the archive holds the kernel layers only";
@@ -590,7 +591,7 @@ struct Merger {
           "(EZIOTRACE::PIDS_WITHOUT_USER_TRACE)",
           report.untraced_pids.size());
     }
-    w.system_tree_node_property(machine, "EZIOTRACE::USER_LEVEL", std::string_view(level));
+    w.system_tree_node_property(machine, schema::kUserLevel, std::string_view(level));
     report.user_level = level;
   }
 
@@ -726,18 +727,18 @@ struct Merger {
           } else {
             g = w.location_group(fmt::format("{} [{}]", p.program, p.pid),
                                  OTF2_LOCATION_GROUP_TYPE_PROCESS, machine);
-            w.location_group_property(g, "EZIOTRACE::PID", p.pid);
-            w.location_group_property(g, "EZIOTRACE::PPID", p.ppid);
+            w.location_group_property(g, schema::kPid, p.pid);
+            w.location_group_property(g, schema::kPpid, p.ppid);
             kprocs[p.pid].group = OTF2_UNDEFINED_LOCATION_GROUP;
           }
           w.location(id, fmt::format("{} [{}]", p.program, tid ? tid : id),
                      OTF2_LOCATION_TYPE_CPU_THREAD, g);
-          if (tid) w.location_property(id, "EZIOTRACE::TID", tid);
+          if (tid) w.location_property(id, schema::kTid, tid);
           used_ids.insert(id);
           t.out_loc = id;
         }
         if (th != p.threads.end()) {
-          w.location_property(t.out_loc, "EZIOTRACE::EZTRACE_THREAD_RANK",
+          w.location_property(t.out_loc, schema::kEztraceThreadRank,
                               static_cast<uint64_t>(th->rank));
         }
         user_locations[{&in.archive->defs, eloc}] = t.out_loc;
@@ -786,10 +787,10 @@ struct Merger {
       });
       if (kp != kprocs.end() && kp->second.group != OTF2_UNDEFINED_LOCATION_GROUP) {
         otf2::Ref g = group_of(kp->second.group);
-        w.location_group_property(g, "EZIOTRACE::EZTRACE_FIRST_TIMESTAMP", p.first_timestamp);
+        w.location_group_property(g, schema::kEztraceFirstTimestamp, p.first_timestamp);
         // CLOCK_MONOTONIC - EZTrace time; differs from first_timestamp with EZTrace's MPI clock.
-        w.location_group_property(g, "EZIOTRACE::EZTRACE_TIME_OFFSET", p.time_offset());
-        w.location_group_property(g, "EZIOTRACE::EZTRACE_CLOCK_ERROR_NS", p.clock_offset_error_ns);
+        w.location_group_property(g, schema::kEztraceTimeOffset, p.time_offset());
+        w.location_group_property(g, schema::kEztraceClockErrorNs, p.clock_offset_error_ns);
       }
       for (const Thread& t : processes[pi].threads) {
         std::optional<otf2::LocationStream> user;
@@ -825,16 +826,15 @@ struct Merger {
       if (p.type == OTF2_TYPE_STRING) v.stringRef = w.string(kd.str(v.stringRef));
       w.system_tree_node_property(machine, kd.str(p.name), p.type, v);
     }
-    w.system_tree_node_property(machine, "EZIOTRACE::ALIGNMENT_VIOLATIONS", report.violations);
-    w.system_tree_node_property(machine, "EZIOTRACE::ALIGNMENT_CHECKED_CALLS",
-                                report.checked_calls);
-    w.system_tree_node_property(machine, "EZIOTRACE::EZTRACE_CLOSES_WITHOUT_SYSCALL",
+    w.system_tree_node_property(machine, schema::kAlignmentViolations, report.violations);
+    w.system_tree_node_property(machine, schema::kAlignmentCheckedCalls, report.checked_calls);
+    w.system_tree_node_property(machine, schema::kEztraceClosesWithoutSyscall,
                                 report.closes_without_syscall);
-    w.system_tree_node_property(machine, "EZIOTRACE::EZTRACE_PROCESSES", report.processes);
-    w.system_tree_node_property(machine, "EZIOTRACE::EZTRACE_OWN_IO_FILTERED", report.own_io_calls);
+    w.system_tree_node_property(machine, schema::kEztraceProcesses, report.processes);
+    w.system_tree_node_property(machine, schema::kEztraceOwnIoFiltered, report.own_io_calls);
     write_user_level(w, machine);
     w.system_tree_node_property(
-        machine, "EZIOTRACE::ALIGNMENT",
+        machine, schema::kAlignment,
         std::string_view(report.violations ? "MISALIGNED: see EZIOTRACE::ALIGNMENT_VIOLATIONS"
                                            : "exact"));
     uint64_t realtime = kd.realtime;
@@ -849,7 +849,7 @@ struct Merger {
 }  // namespace
 
 std::string_view region_layer(std::string_view canonical) {
-  for (std::string_view layer : {"syscall", "vfs", "fs", "pagecache", "block"}) {
+  for (std::string_view layer : schema::kKernelIoLayers) {
     if (canonical.size() > layer.size() && canonical.substr(0, layer.size()) == layer &&
         canonical[layer.size()] == ':') {
       return layer;
