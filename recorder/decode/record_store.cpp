@@ -101,13 +101,14 @@ size_t RecordStore::held() const {
          calls_.fs.size() + calls_.files.size() + calls_.block.size();
 }
 
-// A record of a call: kept, and its end is the newest time seen when it is the latest.
+// A record as it comes. A call's end (syscall, VFS, FS) is the newest time seen when it is the
+// latest; the other records (files, block requests, page-cache counters) carry no call's end.
 template <typename Rec>
-bool RecordStore::add_call(const void* data, size_t size, std::vector<Rec>& to) {
+bool RecordStore::add_as_is(const void* data, size_t size, std::vector<Rec>& to) {
   Rec r;
   if (!read_as(data, size, r)) return false;
   to.push_back(r);
-  newest_ = std::max<uint64_t>(newest_, r.t_exit);
+  if constexpr (requires { r.t_exit; }) newest_ = std::max<uint64_t>(newest_, r.t_exit);
   return true;
 }
 
@@ -145,15 +146,6 @@ bool RecordStore::add_proc(const ezio_header& h, const void* data, size_t size) 
   return true;
 }
 
-// A record without a time of its own (it goes with calls or is placed by its layer's writer).
-template <typename Rec>
-bool RecordStore::add_untimed(const void* data, size_t size, std::vector<Rec>& to) {
-  Rec r;
-  if (!read_as(data, size, r)) return false;
-  to.push_back(r);
-  return true;
-}
-
 void RecordStore::add(const void* data, size_t size) {
   ezio_header h;
   if (size < sizeof(h)) {
@@ -168,7 +160,7 @@ void RecordStore::add(const void* data, size_t size) {
   bool ok = false;
   switch (h.kind) {
     case EZIO_REC_SYSCALL:
-      ok = add_call(data, size, calls_.syscalls);
+      ok = add_as_is(data, size, calls_.syscalls);
       break;
     case EZIO_REC_SYSCALL_VFS:
       ok = add_syscall_vfs(data, size);
@@ -182,19 +174,19 @@ void RecordStore::add(const void* data, size_t size) {
       ok = add_proc(h, data, size);
       break;
     case EZIO_REC_VFS:
-      ok = add_call(data, size, calls_.vfs);
+      ok = add_as_is(data, size, calls_.vfs);
       break;
     case EZIO_REC_FS:
-      ok = add_call(data, size, calls_.fs);
+      ok = add_as_is(data, size, calls_.fs);
       break;
     case EZIO_REC_FILE:
-      ok = add_untimed(data, size, calls_.files);
+      ok = add_as_is(data, size, calls_.files);
       break;
     case EZIO_REC_BLOCK:
-      ok = add_untimed(data, size, calls_.block);
+      ok = add_as_is(data, size, calls_.block);
       break;
     case EZIO_REC_PAGECACHE:
-      ok = add_untimed(data, size, calls_.pagecache);
+      ok = add_as_is(data, size, calls_.pagecache);
       break;
     default:
       break;

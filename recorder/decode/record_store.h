@@ -88,9 +88,7 @@ class RecordStore {
  private:
   // Each kind of record into calls_; false when its size is wrong.
   template <typename Rec>
-  bool add_call(const void* data, size_t size, std::vector<Rec>& to);
-  template <typename Rec>
-  bool add_untimed(const void* data, size_t size, std::vector<Rec>& to);
+  bool add_as_is(const void* data, size_t size, std::vector<Rec>& to);
   bool add_syscall_vfs(const void* data, size_t size);
   bool add_open(const void* data, size_t size);
   bool add_proc(const ezio_header& h, const void* data, size_t size);
