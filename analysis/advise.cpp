@@ -294,24 +294,53 @@ void rule_cache_reads(Ctx& c) {
   c.add(std::move(f));
 }
 
+// Threads by throttled time, as "name: time in n pauses".
+std::vector<std::string> throttled_threads(const Evidence& ev, size_t n = 5) {
+  std::vector<const ThreadEvidence*> v;
+  for (auto& t : ev.threads) {
+    if (t.throttles) v.push_back(&t);
+  }
+  std::stable_sort(v.begin(), v.end(),
+                   [](auto* a, auto* b) { return a->throttle_ticks > b->throttle_ticks; });
+  std::vector<std::string> out;
+  for (size_t i = 0; i < v.size() && i < n; ++i) {
+    out.push_back(fmt::format("{}: {} in {} pauses", v[i]->name,
+                              human_seconds(ev.seconds(v[i]->throttle_ticks)), v[i]->throttles));
+  }
+  return out;
+}
+
 void rule_dirty(Ctx& c) {
   c.out.rules.push_back("dirty-throttling");
   if (!c.ev.dirty_throttle_observed) {
     c.unobserved("dirty-throttling",
-                 "the recorder does not record writeback:balance_dirty_pages yet");
+                 "writeback:balance_dirty_pages was not recorded (page-cache layer off, or a "
+                 "kernel without the tracepoint)");
     return;
   }
   double time_share = share(c.ev.dirty_throttle_ticks, c.ev.syscall_io_ticks);
   if (time_share <= c.t["dirty_throttle_share"]) return;
+  const Log2Histogram& p = c.ev.dirty_pauses_ns;
   Finding f{"dirty-throttling", Level::kWarn, "Writes were throttled by the dirty-page limits"};
-  f.evidence =
-      fmt::format("{} throttling pauses took {} ({} of the I/O time)", c.ev.dirty_throttle_count,
-                  human_seconds(c.ev.seconds(c.ev.dirty_throttle_ticks)), pct(time_share));
-  f.numbers = {{"pauses", c.ev.dirty_throttle_count}, {"time_share", time_share}};
+  f.evidence = fmt::format(
+      "{} pauses in balance_dirty_pages took {} ({} of the I/O time); pauses of {} on median, "
+      "{} at most",
+      c.ev.dirty_throttle_count, human_seconds(c.ev.seconds(c.ev.dirty_throttle_ticks)),
+      pct(time_share), human_seconds(p.quantile(0.5) * 1e-9),
+      human_seconds(static_cast<double>(p.max()) * 1e-9));
+  f.numbers = {{"pauses", c.ev.dirty_throttle_count},
+               {"throttled_s", c.ev.seconds(c.ev.dirty_throttle_ticks)},
+               {"time_share", time_share},
+               {"pause_p50_s", p.quantile(0.5) * 1e-9},
+               {"pause_max_s", static_cast<double>(p.max()) * 1e-9}};
+  f.where = throttled_threads(c.ev);
+  for (auto& w : top_files(c.ev, [](const FileEvidence& x) { return x.throttles; }))
+    f.where.push_back(w);
   f.advice =
-      "The application writes faster than the device drains: write less, spread writes "
-      "over time, or raise vm.dirty_bytes/dirty_ratio if memory allows.";
-  f.section = "timeline";
+      "The application dirties pages faster than the device writes them back, and the kernel "
+      "makes it wait: write less or spread the writes over time, overlap them with computation "
+      "(a writer thread), or raise vm.dirty_bytes / the device's bdi max_ratio if memory allows.";
+  f.section = "threads";
   c.add(std::move(f));
 }
 
@@ -494,6 +523,7 @@ nlohmann::json advice_json(const Advice& a, const Evidence& ev, const Thresholds
   nlohmann::json j;
   j["meta"] = {
       {"trace", ev.trace}, {"events", ev.events}, {"lost_events", ev.lost}, {"status", ev.status}};
+  if (!ev.kernel.empty()) j["meta"]["kernel"] = ev.kernel;
   j["findings"] = nlohmann::json::array();
   for (auto& f : a.findings) {
     j["findings"].push_back({{"rule", f.rule},

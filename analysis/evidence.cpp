@@ -23,6 +23,8 @@ constexpr uint64_t kPage = 4096;
 constexpr size_t kMaxRememberedWrites = 1 << 20;
 constexpr size_t kMaxChildren = 8, kMaxPath = 14;
 constexpr size_t kMaxSyncMarks = 2000;
+// The recorder's dirty-throttling pauses (docs/kernel-layers.md, Page cache).
+constexpr std::string_view kThrottleRegion = "pagecache:balance_dirty_pages";
 
 bool in(std::string_view name, std::initializer_list<std::string_view> names) {
   return std::find(names.begin(), names.end(), name) != names.end();
@@ -54,10 +56,11 @@ class EvidenceSink : public CallSink {
       : CallSink(defs), ev_(ev), o_(o) {
     bool syscalls = layer_observation(defs, Layer::kSyscall, false).observed;
     app_layer_ = syscalls ? Layer::kSyscall : Layer::kUser;
+    auto probe = defs.node_string_properties.find("EZIOTRACE::PROBE::pagecache");
+    ev_.dirty_throttle_observed = probe != defs.node_string_properties.end() &&
+                                  probe->second.find("balance_dirty_pages") != std::string::npos;
     for (auto& [id, r] : defs.regions) {
-      if (r.canonical.find("balance_dirty_pages") != std::string::npos) {
-        ev_.dirty_throttle_observed = true;
-      }
+      if (r.canonical == kThrottleRegion) ev_.dirty_throttle_observed = true;
     }
   }
 
@@ -115,10 +118,7 @@ class EvidenceSink : public CallSink {
   void on_seek(Ref handle, uint64_t offset) override { positions_[handle].seek(offset); }
 
   void on_call(const Call& c) override {
-    if (c.info->canonical.find("balance_dirty_pages") != std::string::npos) {
-      ++ev_.dirty_throttle_count;
-      ev_.dirty_throttle_ticks += c.duration();
-    }
+    if (c.info->canonical == kThrottleRegion) return on_throttle(c);
     if (!counts_as_io(c)) return;
     Layer l = c.info->layer;
     ev_.layers[static_cast<size_t>(l)].add(c, 1e9 * ev_.tick_s);
@@ -155,6 +155,7 @@ class EvidenceSink : public CallSink {
   void on_request(const Call& c);
   void on_app_call(const Call& c);
   void on_stdio(const Call& c);
+  void on_throttle(const Call& c);
   void record_slow(const Call& c, const std::string& file);
   FileEvidence& file(Ref handle);
 
@@ -306,6 +307,25 @@ void EvidenceSink::record_slow(const Call& c, const std::string& file) {
   if (s.size() > o_.slowest) s.pop_back();
 }
 
+// A pause of a writer by the dirty-page limits: per thread, per file (the call it interrupted),
+// and over time. Not an I/O call of the page-cache layer: the funnel counts pages there.
+void EvidenceSink::on_throttle(const Call& c) {
+  uint64_t d = c.duration();
+  ++ev_.dirty_throttle_count;
+  ev_.dirty_throttle_ticks += d;
+  ev_.dirty_pauses_ns.add(static_cast<uint64_t>(ev_.seconds(d) * 1e9));
+  if (thread_) ++thread_->throttles, thread_->throttle_ticks += d;
+  if (c.handle != OTF2_UNDEFINED_IO_HANDLE) {
+    FileEvidence& f = file(c.handle);
+    ++f.throttles, f.throttle_ticks += d;
+  }
+  Timeline& tl = ev_.timeline;
+  size_t b0 = tl.bin(c.start), b1 = tl.bin(c.end);
+  for (size_t b = b0; b <= b1; ++b) tl.throttled[b] += d / (b1 - b0 + 1);
+  // What a slow write waited for: shown under it in the report's slowest calls.
+  if (children_.size() < kMaxChildren) children_.push_back(c);
+}
+
 void EvidenceSink::on_stdio(const Call& c) {
   ++ev_.user_stdio_calls;
   if (stdio_syscalls_ == 0) return;
@@ -319,7 +339,7 @@ void EvidenceSink::finish() {
   }
   for (auto& [n, d] : devices_) ev_.devices.push_back(std::move(d));
   for (auto& [loc, t] : threads_) {
-    if (t.io_calls > 0) ev_.threads.push_back(std::move(t));
+    if (t.io_calls > 0 || t.throttles > 0) ev_.threads.push_back(std::move(t));
   }
   for (auto& [p, f] : files_) ev_.files.push_back(std::move(f));
   std::stable_sort(ev_.files.begin(), ev_.files.end(),
@@ -344,6 +364,7 @@ void describe_archive(const Definitions& defs, Evidence& ev) {
   };
   ev.command = str(schema::kCommand);
   ev.status = str(schema::kStatus);
+  ev.kernel = str(schema::kKernelRelease);
   for (Layer l : kAllLayers) {
     std::string p = str(schema::probe_property(layer_key(l)));
     if (!p.empty()) ev.probes[std::string(layer_key(l))] = p;
@@ -374,6 +395,7 @@ void Timeline::widen() {
   };
   for (auto& a : ops) halve(a);
   for (auto& a : bytes) halve(a);
+  halve(throttled);
   for (auto& [n, a] : thread_busy) halve(a);
   for (size_t i = 0; i < kBins; ++i) {
     max_depth[i] = i < kBins / 2 ? std::max(max_depth[2 * i], max_depth[2 * i + 1]) : 0;

@@ -33,7 +33,8 @@ struct FileEvidence {
   AccessStats access;
   uint64_t opens = 0, syncs = 0;
   uint64_t sync_ticks = 0;
-  std::map<std::string, uint64_t> threads;  // thread name -> calls on this file
+  uint64_t throttles = 0, throttle_ticks = 0;  // dirty-throttling pauses inside calls on it
+  std::map<std::string, uint64_t> threads;     // thread name -> calls on this file
 };
 
 struct DeviceEvidence {
@@ -57,7 +58,8 @@ struct ThreadEvidence {
   uint64_t first = 0, last = 0;  // ticks
   uint64_t io_ticks = 0;         // syscall-level (else user-level) I/O time
   uint64_t io_calls = 0, bytes = 0;
-  std::array<SciAccumulator, 2> sci;  // syscall-level reads, writes
+  uint64_t throttles = 0, throttle_ticks = 0;  // writeback:balance_dirty_pages pauses
+  std::array<SciAccumulator, 2> sci;           // syscall-level reads, writes
   double sci_score() const;
 };
 
@@ -82,6 +84,7 @@ struct Timeline {
   uint64_t start = 0, width = 1;  // ticks
   std::array<std::array<uint64_t, kBins>, kLayerCount> ops{}, bytes{};
   std::array<uint64_t, kBins> max_depth{};
+  std::array<uint64_t, kBins> throttled{};  // ticks of dirty-throttling pauses, all threads
   std::map<std::string, std::array<double, kBins>> thread_busy;  // ticks of I/O per bin
   std::vector<uint64_t> syncs;                                   // fsync/fdatasync times
   size_t bin(uint64_t t);                                        // widens when t is past the end
@@ -100,8 +103,8 @@ struct Evidence {
   std::map<std::string, uint64_t> lost;       // per layer
   std::string status;                         // "" when the archive says nothing
   std::map<std::string, std::string> probes;  // layer -> EZIOTRACE::PROBE value
-  std::string command, host;
-  uint64_t realtime_start = 0;  // ns since the epoch, 0 if unknown
+  std::string command, host, kernel;          // kernel: EZIOTRACE::KERNEL_RELEASE
+  uint64_t realtime_start = 0;                // ns since the epoch, 0 if unknown
   std::vector<FileEvidence> files;
   std::vector<DeviceEvidence> devices;
   std::vector<ThreadEvidence> threads;
@@ -112,8 +115,11 @@ struct Evidence {
   std::map<std::string, uint64_t> user_stdio_files;
   std::vector<SlowCall> slowest;  // longest first
   Timeline timeline;
-  bool dirty_throttle_observed = false;  // writeback:balance_dirty_pages regions present
+  // writeback:balance_dirty_pages was recorded (EZIOTRACE::PROBE::pagecache names it, or pauses
+  // are in the trace); pauses and their durations (ns).
+  bool dirty_throttle_observed = false;
   uint64_t dirty_throttle_count = 0, dirty_throttle_ticks = 0;
+  Log2Histogram dirty_pauses_ns;
   uint64_t small_request_bytes = 0;  // the size below which AccessStats::small counts
 
   double seconds(uint64_t ticks) const { return static_cast<double>(ticks) * tick_s; }

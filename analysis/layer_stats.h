@@ -70,7 +70,10 @@ inline LayerStats pagecache_layer(const std::map<std::string, uint64_t>& totals)
 
 // User-level regions are only I/O when they carry I/O events or the FILE_IO role (EZTrace also
 // records "Working", main, OpenMP...); every kernel-layer region is I/O.
+// Page-cache regions are not I/O calls: the layer's reads and writes are its page counters, and
+// its only region is a writer's dirty-throttling pause (pagecache:balance_dirty_pages).
 inline bool counts_as_io(const Call& c) {
+  if (c.info->layer == Layer::kPageCache) return false;
   return c.info->layer != Layer::kUser || c.is_io() || c.info->file_io_role;
 }
 

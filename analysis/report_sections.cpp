@@ -55,9 +55,9 @@ void write_header_section(const Evidence& ev, std::ostream& out) {
      ev.command.empty() ? "<span class=\"na\">not recorded</span>"
                         : "<code>" + esc(ev.command) + "</code>");
   kv(out, "Host", ev.host.empty() ? "<span class=\"na\">unknown</span>" : esc(ev.host));
-  auto kernel = ev.probes.empty() ? std::string("<span class=\"na\">not recorded</span>")
-                                  : std::string("Linux, probed at record time (below)");
-  kv(out, "Kernel", kernel);
+  kv(out, "Kernel",
+     ev.kernel.empty() ? std::string("<span class=\"na\">not recorded</span>")
+                       : "Linux " + esc(ev.kernel));
   kv(out, "Start", date_text(ev.realtime_start));
   kv(out, "Duration", secs(ev.duration_s()));
   kv(out, "Events", fmt::format("{}", ev.events));
@@ -249,24 +249,33 @@ void write_threads_section(const Evidence& ev, std::ostream& out) {
   section_open(out, "threads", "Threads",
                "Each thread's I/O time (system calls) against its lifetime, and its SCI: 0 = "
                "every call ran at the thread's best observed speed for its size, 1 = all the "
-               "time was waiting (other threads, the device, locks).");
+               "time was waiting (other threads, the device, locks). Throttled: time the "
+               "thread slept in balance_dirty_pages because the dirty-page limits were reached.");
   std::vector<const ThreadEvidence*> order;
   for (auto& t : ev.threads) order.push_back(&t);
   std::stable_sort(order.begin(), order.end(),
                    [](auto* a, auto* b) { return a->io_ticks > b->io_ticks; });
   out << "<table><tr><th class=\"l\">Thread</th><th>Lifetime</th><th>I/O time</th>"
-         "<th>% in I/O</th><th>Calls</th><th>Bytes</th><th class=\"l\">SCI</th></tr>\n";
+         "<th>% in I/O</th><th>Calls</th><th>Bytes</th><th>Throttled</th>"
+         "<th class=\"l\">SCI</th></tr>\n";
   for (size_t i = 0; i < order.size() && i < 64; ++i) {
     const ThreadEvidence& t = *order[i];
     uint64_t life = t.last > t.first ? t.last - t.first : 0;
     double sci = t.sci_score();
+    std::string throttled =
+        !ev.dirty_throttle_observed ? std::string("<span class=\"na\">not recorded</span>")
+        : t.throttles ? fmt::format("<span data-throttled-s=\"{}\">{} ({} pauses)</span>",
+                                    ev.seconds(t.throttle_ticks),
+                                    secs(ev.seconds(t.throttle_ticks)), t.throttles)
+                      : std::string("0");
     out << fmt::format(
         "<tr><td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
-        "<td class=\"l\"><svg width=\"120\" height=\"12\"><rect width=\"120\" height=\"12\" "
+        "<td>{}</td><td class=\"l\"><svg width=\"120\" height=\"12\"><rect width=\"120\" "
+        "height=\"12\" "
         "fill=\"#e8ecf2\"/><rect width=\"{:.0f}\" height=\"12\" fill=\"{}\"/></svg> {:.2f}</td>"
         "</tr>\n",
         esc(t.name), secs(ev.seconds(life)), secs(ev.seconds(t.io_ticks)),
-        pct_text(t.io_ticks, life), t.io_calls, esc(human_bytes(t.bytes)), 120 * sci,
+        pct_text(t.io_ticks, life), t.io_calls, esc(human_bytes(t.bytes)), throttled, 120 * sci,
         sci > 0.5   ? "#c0392b"
         : sci > 0.2 ? "#d68910"
                     : "#1e8449",

@@ -133,7 +133,8 @@ void write_funnel_section(const Evidence& ev, std::ostream& out) {
 
 namespace {
 
-constexpr int kLeft = 170, kPlotW = 960, kRowH = 34;
+// The plot and its peak labels (120 px) fit the section's 1172 px: no scroll bar hides the labels.
+constexpr int kLeft = 170, kPlotW = 880, kRowH = 34;
 
 // The bins drawn: from the first to the last with any activity, stretched over the plot.
 struct View {
@@ -147,7 +148,7 @@ View active_view(const Timeline& tl) {
   size_t lo = Timeline::kBins, hi = 0;
   auto see = [&](size_t i) { lo = std::min(lo, i), hi = std::max(hi, i); };
   for (size_t i = 0; i < Timeline::kBins; ++i) {
-    bool any = tl.max_depth[i] > 0;
+    bool any = tl.max_depth[i] > 0 || tl.throttled[i] > 0;
     for (auto& layer : tl.ops) any |= layer[i] > 0;
     for (auto& [name, busy] : tl.thread_busy) any |= busy[i] > 0;
     if (any) see(i);
@@ -223,13 +224,14 @@ void write_timeline_section(const Evidence& ev, std::ostream& out) {
   View view = active_view(tl);
   out << fmt::format(
       "<section id=\"timeline\"><h2>Timeline</h2><p class=\"lead\">Bytes per second moved at each "
-      "layer (each row on its own scale, peak at the right), the block devices' queue depth, and "
-      "when each thread was inside an I/O call (darker: a larger share of the {} interval). "
+      "layer (each row on its own scale, peak at the right), the block devices' queue depth, the "
+      "time writers slept throttled by the dirty-page limits, and when each thread was inside an "
+      "I/O call (darker: a larger share of the {} interval). "
       "<span style=\"color:#c0392b\">Red lines</span>: fsync/fdatasync.</p>\n",
       esc(human_seconds(bin_s)));
   size_t threads = std::min<size_t>(tl.thread_busy.size(), 32);
   int height =
-      20 + static_cast<int>(kLayerCount + 1) * kRowH + 24 + static_cast<int>(threads) * 17 + 30;
+      20 + static_cast<int>(kLayerCount + 2) * kRowH + 24 + static_cast<int>(threads) * 17 + 30;
   out << fmt::format(
       "<div style=\"overflow-x:auto\"><svg width=\"{}\" height=\"{}\" "
       "role=\"img\" aria-label=\"I/O timeline\">",
@@ -250,6 +252,14 @@ void write_timeline_section(const Evidence& ev, std::ostream& out) {
   uint64_t depth_peak = *std::max_element(tl.max_depth.begin(), tl.max_depth.end());
   bar_row(out, view, y, tl.max_depth, "#7f8c8d", "Block queue depth",
           fmt::format("max {}", depth_peak));
+  y += kRowH;
+  // Share of each interval the threads slept in balance_dirty_pages (summed over threads).
+  std::array<double, Timeline::kBins> throttled{};
+  for (size_t i = 0; i < Timeline::kBins; ++i)
+    throttled[i] = static_cast<double>(tl.throttled[i]) / static_cast<double>(tl.width);
+  bar_row(out, view, y, throttled, "#8e44ad", "Dirty throttling",
+          ev.dirty_throttle_observed ? fmt::format("{} pauses", ev.dirty_throttle_count)
+                                     : std::string("not recorded"));
   y += kRowH + 4;
   out << fmt::format(
       "<text x=\"{}\" y=\"{}\" font-size=\"12\" font-weight=\"600\">Threads in "

@@ -246,6 +246,80 @@ int BPF_PROG(ezio_pc_dirty, struct folio* folio, struct address_space* mapping) 
   return 0;
 }
 
+/* Dirty-page throttling. balance_dirty_pages() fires its tracepoint before every sleep it imposes
+ * on a writer (pause > 0, in jiffies), and also when it lets the writer go (pause <= 0). Its
+ * arguments changed in 6.10 (the thresholds became a struct dirty_throttle_control): one program
+ * per layout, the recorder loads the one whose argument count the kernel's BTF gives
+ * (recorder/probe.cpp, plan_dirty_throttle). One program reading the arguments by a run-time
+ * index is refused: clang turns the two layouts' loads into one at a computed context offset. */
+static __always_inline void throttle_begin(struct bdi_writeback* wb, long pause, __u64 dirtied) {
+  if (pause <= 0) return;
+  struct ezio_task* t = pc_task();
+  if (!t) return;
+  struct pc_throttle* p = &t->throttle;
+  p->start = bpf_ktime_get_ns();
+  p->call_id = call_id_of(t);
+  p->pause = pause;
+  p->dirtied = dirtied;
+  p->asleep = 0;
+  struct backing_dev_info* bdi = BPF_CORE_READ(wb, bdi);
+  if (bpf_probe_read_kernel_str(p->bdi, sizeof(p->bdi), &bdi->dev_name) < 0) p->bdi[0] = 0;
+}
+
+/* Since 6.10: (wb, dtc, dirty_ratelimit, task_ratelimit, dirtied, period, pause, start_time) */
+SEC("tp_btf/balance_dirty_pages")
+int BPF_PROG(ezio_pc_throttle_8, struct bdi_writeback* wb, void* dtc, unsigned long dirty_ratelimit,
+             unsigned long task_ratelimit, unsigned long dirtied, unsigned long period,
+             long pause) {
+  throttle_begin(wb, pause, dirtied);
+  return 0;
+}
+
+/* Before: (wb, thresh, bg_thresh, dirty, bdi_thresh, bdi_dirty, dirty_ratelimit, task_ratelimit,
+ * dirtied, period, pause, start_time) */
+SEC("tp_btf/balance_dirty_pages")
+int BPF_PROG(ezio_pc_throttle_12, struct bdi_writeback* wb, unsigned long thresh,
+             unsigned long bg_thresh, unsigned long dirty, unsigned long bdi_thresh,
+             unsigned long bdi_dirty, unsigned long dirty_ratelimit, unsigned long task_ratelimit,
+             unsigned long dirtied, unsigned long period, long pause) {
+  throttle_begin(wb, pause, dirtied);
+  return 0;
+}
+
+static __always_inline void throttle_send(struct pc_throttle* p, struct task_struct* task,
+                                          __u64 now) {
+  struct ezio_throttle_rec* r = reserve(sizeof(*r), EZIO_LAYER_PAGECACHE);
+  if (r) {
+    fill_header(&r->h, EZIO_REC_THROTTLE, EZIO_LAYER_PAGECACHE, sizeof(*r), task->tgid, task->pid);
+    r->call_id = p->call_id;
+    r->t_enter = p->start;
+    r->t_exit = now;
+    r->pause = p->pause;
+    r->dirtied = p->dirtied;
+    __builtin_memcpy(r->bdi, p->bdi, sizeof(r->bdi));
+    submit(r);
+  }
+  p->start = 0;
+}
+
+/* The end of a throttling pause: the thread runs again. A switch-out that is not a preemption
+ * after the tracepoint is the sleep (io_schedule_timeout); a preemption before it is not, and the
+ * switch-in after it does not end the pause. Every context switch of the machine runs this: the
+ * TGID bit turns the others away with one load each (task.bpf.h). */
+SEC("tp_btf/sched_switch")
+int BPF_PROG(ezio_pc_throttle_wake, bool preempt, struct task_struct* prev,
+             struct task_struct* next) {
+  if (tgid_may_be_traced(prev)) {
+    struct ezio_task* t = bpf_task_storage_get(&tasks, prev, 0, 0);
+    if (t && t->throttle.start && !preempt) t->throttle.asleep = 1;
+  }
+  if (!tgid_may_be_traced(next)) return 0;
+  struct ezio_task* t = bpf_task_storage_get(&tasks, next, 0, 0);
+  if (!t || !t->throttle.start || !t->throttle.asleep) return 0;
+  throttle_send(&t->throttle, next, bpf_ktime_get_ns());
+  return 0;
+}
+
 /* Last snapshot of an exiting thread that touched the page cache. A second program on this
  * tracepoint, next to the process layer's; it runs in the exiting thread, whose state is still
  * there. */

@@ -38,6 +38,7 @@ enum ezio_kind {
   EZIO_REC_FILE = 10,     /* struct ezio_file_rec: where a file is, the first time a process uses it */
   EZIO_REC_SYSCALL_VFS = 11, /* struct ezio_syscall_vfs_rec: a syscall, its derived VFS call and
                                 the FS tracepoint hits inside */
+  EZIO_REC_THROTTLE = 12,    /* struct ezio_throttle_rec: a pause of balance_dirty_pages */
 };
 
 /* How the syscall-layer program treats a syscall number. */
@@ -168,6 +169,21 @@ struct ezio_pagecache_rec {
 };
 
 #define EZIO_PAGECACHE_PERIOD_NS 10000000ull
+
+#define EZIO_BDI_NAME_LEN 32
+
+/* A traced thread put to sleep by the dirty-page limits (writeback:balance_dirty_pages with a
+ * pause > 0), from the tracepoint to the moment the thread runs again (sched_switch): the time
+ * the write really lost, not only the pause the kernel asked for. */
+struct ezio_throttle_rec {
+  struct ezio_header h;
+  __u64 call_id; /* syscall in flight on the thread, 0 if none (a write fault of a mapping) */
+  __u64 t_enter; /* the tracepoint */
+  __u64 t_exit;  /* the thread switched in again */
+  __u64 pause;   /* the pause the kernel chose, in jiffies */
+  __u64 dirtied; /* pages the thread dirtied since its previous pause (the tracepoint's dirtied) */
+  char bdi[EZIO_BDI_NAME_LEN]; /* the backing device's name (bdi->dev_name, "7:3" for loop3) */
+};
 
 /* ---- VFS and FS layers (bpf/vfs.bpf.h, bpf/fs.bpf.h, bpf/file_info.bpf.h) ---- */
 

@@ -26,6 +26,14 @@ struct pc_state {
   __u64 owned_inode; /* the inode this thread was last noted as owner of (pagecache.bpf.h) */
 };
 
+/* A dirty-throttling pause in progress (pagecache.bpf.h): start == 0 when none. */
+struct pc_throttle {
+  __u64 start, call_id, pause, dirtied;
+  __u32 asleep; /* the thread switched out after the tracepoint: its next switch-in ends it */
+  __u32 pad;
+  char bdi[EZIO_BDI_NAME_LEN];
+};
+
 /* What the VFS layer read from the files a thread used last, in slots chosen by the struct file
  * address (struct files are 256-byte slab objects: bits 8 and up tell neighbours apart): a thread
  * calls on the same few files again and again (dd alternates between its input and its output). The
@@ -62,6 +70,7 @@ struct ezio_task {
   struct inflight_call call;
   struct fs_run fs_run;
   struct pc_state pc;
+  struct pc_throttle throttle;
   struct file_cache files[EZIO_FILE_SLOTS];
 };
 

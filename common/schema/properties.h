@@ -35,6 +35,7 @@ inline constexpr char kCommand[] = "EZIOTRACE::COMMAND";
 inline constexpr char kRootPid[] = "EZIOTRACE::ROOT_PID";
 inline constexpr char kProcessesRunningAtEnd[] = "EZIOTRACE::PROCESSES_RUNNING_AT_END";
 inline constexpr char kClock[] = "EZIOTRACE::CLOCK";
+inline constexpr char kKernelRelease[] = "EZIOTRACE::KERNEL_RELEASE";  // uname -r
 inline constexpr char kMonotonicStartNs[] = "EZIOTRACE::MONOTONIC_START_NS";
 inline constexpr char kRealtimeStartNs[] = "EZIOTRACE::REALTIME_START_NS";
 inline constexpr char kRecordVersion[] = "EZIOTRACE::RECORD_VERSION";

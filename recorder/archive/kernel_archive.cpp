@@ -117,7 +117,8 @@ class KernelArchive::Builder {
     pagecache_->add(std::move(batch.pagecache),
                     [this](uint32_t pid) { return procs_.has_process(pid); });
     nested_->add_files(batch.files);
-    nested_->take(std::move(batch.vfs), std::move(batch.fs), batch.syscalls, batch.opens, last);
+    nested_->take(std::move(batch.vfs), std::move(batch.fs), std::move(batch.throttles),
+                  batch.syscalls, batch.opens, last);
     walk_timeline(batch, meanwhile);
   }
 
@@ -389,6 +390,10 @@ class KernelArchive::Builder {
     w_.system_tree_node_property(machine_, schema::kProcessesRunningAtEnd,
                                  uint64_t(info_.still_running));
     w_.system_tree_node_property(machine_, schema::kClock, std::string_view("CLOCK_MONOTONIC"));
+    if (!info_.kernel_release.empty()) {
+      w_.system_tree_node_property(machine_, schema::kKernelRelease,
+                                   std::string_view(info_.kernel_release));
+    }
     w_.system_tree_node_property(machine_, schema::kMonotonicStartNs, info_.start_monotonic_ns);
     w_.system_tree_node_property(machine_, schema::kRealtimeStartNs, info_.start_realtime_ns);
     w_.system_tree_node_property(machine_, schema::kRecordVersion, uint64_t(EZIO_RECORD_VERSION));

@@ -17,7 +17,7 @@ struct RecordingInfo {
   uint64_t end_monotonic_ns = 0;
   std::array<uint64_t, EZIO_LAYER_COUNT> lost{};
   std::array<std::string, EZIO_LAYER_COUNT> probes;  // hook used per layer ("" = not recorded)
-  std::string status = "complete";  // or "interrupted", "application-crashed"
+  std::string status = "complete";                   // or "interrupted", "application-crashed"
   std::string application_end;                       // "exit status 0", "killed by SIGSEGV"
   uint64_t application_cpu_ns = 0;                   // its CPU time and its waited children's
   pid_t root_pid = 0;
@@ -26,6 +26,7 @@ struct RecordingInfo {
   std::string cwd;                         // working directory of the launched application
   std::array<std::string, 3> stdio_paths;  // what fds 0, 1, 2 of the application pointed to
   std::string hostname;
+  std::string kernel_release;  // uname -r of the recording machine
 };
 
 const char* layer_name(unsigned layer);

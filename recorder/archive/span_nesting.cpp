@@ -25,9 +25,11 @@ std::string dev_text(uint32_t dev) { return fmt::format("{}:{}", dev >> 20, dev 
 template <typename Rec>
 NestedLayers::Orphan orphan_of(const Rec& r) {
   if constexpr (std::is_same_v<Rec, ezio_vfs_rec>) {
-    return {r.t_enter, r.h.pid, r.h.tid, &r, nullptr};
+    return {r.t_enter, r.h.pid, r.h.tid, &r, nullptr, nullptr};
+  } else if constexpr (std::is_same_v<Rec, ezio_fs_rec>) {
+    return {r.t_enter, r.h.pid, r.h.tid, nullptr, &r, nullptr};
   } else {
-    return {r.t_enter, r.h.pid, r.h.tid, nullptr, &r};
+    return {r.t_enter, r.h.pid, r.h.tid, nullptr, nullptr, &r};
   }
 }
 
@@ -147,6 +149,7 @@ bool NestedLayers::passed(uint32_t pid, uint32_t tid, uint64_t call_id) const {
 }
 
 void NestedLayers::take(std::vector<ezio_vfs_rec>&& vfs, std::vector<ezio_fs_rec>&& fs,
+                        std::vector<ezio_throttle_rec>&& throttles,
                         const std::vector<ezio_syscall_rec>& syscalls,
                         const std::vector<OpenCall>& opens, bool last) {
   auto note = [this](const ezio_syscall_rec& sc) {
@@ -158,6 +161,7 @@ void NestedLayers::take(std::vector<ezio_vfs_rec>&& vfs, std::vector<ezio_fs_rec
   orphans_.clear();
   vfs_by_call_.build(std::move(vfs), syscalls, opens, last, *this, orphans_);
   fs_by_call_.build(std::move(fs), syscalls, opens, last, *this, orphans_);
+  throttle_by_call_.build(std::move(throttles), syscalls, opens, last, *this, orphans_);
 }
 
 otf2::Ref NestedLayers::dev_string(uint32_t dev) {
@@ -212,7 +216,9 @@ uint64_t NestedLayers::emit_fs(OTF2_EvtWriter* evt, const ezio_fs_rec& f, uint64
   OTF2_AttributeList_AddUint8(a, attrs_.fs_point, point ? 1 : 0);
   if (f.flags & EZIO_FSF_RUN) OTF2_AttributeList_AddUint32(a, attrs_.fs_hits, f.hits);
   otf2::written(OTF2_EvtWriter_Enter(evt, a, t0, region));
-  otf2::written(OTF2_EvtWriter_Leave(evt, nullptr, t1, region));
+  // A pause between the first and last hit of a merged run, or inside an exact write_iter.
+  uint64_t cur = emit_throttles_before(evt, f.t_exit, t0, t1);
+  otf2::written(OTF2_EvtWriter_Leave(evt, nullptr, std::max(cur, t1), region));
   auto& totals = summary_.layers[EZIO_LAYER_FS];
   ++totals.events;
   totals.time_ns += t1 - t0;
@@ -248,7 +254,11 @@ uint64_t NestedLayers::emit_vfs(OTF2_EvtWriter* evt, const ezio_vfs_rec& v,
   OTF2_AttributeList_AddUint8(a, attrs_.derived, v.flags & EZIO_VFSF_DERIVED ? 1 : 0);
   otf2::written(OTF2_EvtWriter_Enter(evt, a, t0, region));
   uint64_t cur = t0;
-  for (const ezio_fs_rec* f : inside) cur = emit_fs(evt, *f, cur, t1);
+  for (const ezio_fs_rec* f : inside) {
+    cur = emit_throttles_before(evt, f->t_enter, cur, t1);
+    cur = emit_fs(evt, *f, cur, t1);
+  }
+  cur = emit_throttles_before(evt, v.t_exit, cur, t1);
   otf2::written(OTF2_EvtWriter_Leave(evt, nullptr, t1, region));
 
   auto& totals = summary_.layers[EZIO_LAYER_VFS];
@@ -271,7 +281,9 @@ void NestedLayers::emit_inside(OTF2_EvtWriter* evt, uint32_t pid, uint64_t call_
   (void)pid;
   auto vfs = vfs_by_call_.of(call_id);
   auto fs = fs_by_call_.of(call_id);
-  if (vfs.empty() && fs.empty()) return;
+  throttles_ = throttle_by_call_.of(call_id);
+  next_throttle_ = 0;
+  if (vfs.empty() && fs.empty() && throttles_.empty()) return;
   // Each FS event goes into the first VFS event whose (original) interval holds it; the others
   // are written at the syscall's level, between the VFS events.
   // Scratch vectors kept across calls: this runs once per recorded syscall.
@@ -294,18 +306,61 @@ void NestedLayers::emit_inside(OTF2_EvtWriter* evt, uint32_t pid, uint64_t call_
   }
   uint64_t cur = t0;
   size_t li = 0;
+  auto loose_fs = [&] {
+    cur = emit_throttles_before(evt, loose[li]->t_enter, cur, t1);
+    cur = emit_fs(evt, *loose[li++], cur, t1);
+  };
   for (size_t i = 0; i < vfs.size(); ++i) {
-    while (li < loose.size() && loose[li]->t_enter < vfs[i]->t_enter) {
-      cur = emit_fs(evt, *loose[li++], cur, t1);
-    }
+    while (li < loose.size() && loose[li]->t_enter < vfs[i]->t_enter) loose_fs();
+    cur = emit_throttles_before(evt, vfs[i]->t_enter, cur, t1);
     cur = emit_vfs(evt, *vfs[i], inside[i], cur, t1);
   }
-  while (li < loose.size()) cur = emit_fs(evt, *loose[li++], cur, t1);
+  while (li < loose.size()) loose_fs();
+  emit_throttles_before(evt, UINT64_MAX, cur, t1);
+  throttles_ = {};
+}
+
+uint64_t NestedLayers::emit_throttles_before(OTF2_EvtWriter* evt, uint64_t until, uint64_t cur,
+                                             uint64_t hi) {
+  while (next_throttle_ < throttles_.size() && throttles_[next_throttle_]->t_enter < until) {
+    cur = emit_throttle(evt, *throttles_[next_throttle_++], cur, hi);
+  }
+  return cur;
+}
+
+uint64_t NestedLayers::emit_throttle(OTF2_EvtWriter* evt, const ezio_throttle_rec& r, uint64_t lo,
+                                     uint64_t hi) {
+  if (!throttle_defined_) {  // defined on first use: most recordings have no pause
+    throttle_defined_ = true;
+    throttle_region_ =
+        w_.region("balance_dirty_pages", "pagecache:balance_dirty_pages",
+                  "eziotrace pagecache layer: a writer put to sleep by the dirty-page limits",
+                  OTF2_REGION_ROLE_FUNCTION);
+    throttle_pause_ =
+        w_.attribute("pagecache.pause_jiffies", "the pause balance_dirty_pages chose, in jiffies",
+                     OTF2_TYPE_UINT64);
+    throttle_dirtied_ = w_.attribute(
+        "pagecache.dirtied", "pages the thread dirtied since its previous pause", OTF2_TYPE_UINT64);
+    throttle_bdi_ = w_.attribute("pagecache.bdi", "backing device whose limits were exceeded",
+                                 OTF2_TYPE_STRING);
+  }
+  uint64_t t0 = clamp(r.t_enter, lo, hi);
+  uint64_t t1 = clamp(r.t_exit, t0, hi);
+  OTF2_AttributeList* a = w_.attributes();
+  OTF2_AttributeList_AddUint64(a, throttle_pause_, r.pause);
+  OTF2_AttributeList_AddUint64(a, throttle_dirtied_, r.dirtied);
+  OTF2_AttributeList_AddStringRef(
+      a, throttle_bdi_, w_.string(std::string_view(r.bdi, strnlen(r.bdi, sizeof(r.bdi)))));
+  otf2::written(OTF2_EvtWriter_Enter(evt, a, t0, throttle_region_));
+  otf2::written(OTF2_EvtWriter_Leave(evt, nullptr, t1, throttle_region_));
+  return t1;
 }
 
 void NestedLayers::emit_orphan(OTF2_EvtWriter* evt, const Orphan& o, uint64_t& last) {
   if (o.vfs) {
     last = emit_vfs(evt, *o.vfs, {}, last, std::max<uint64_t>(last, o.vfs->t_exit));
+  } else if (o.throttle) {
+    last = emit_throttle(evt, *o.throttle, last, std::max<uint64_t>(last, o.throttle->t_exit));
   } else {
     last = emit_fs(evt, *o.fs, last, std::max<uint64_t>(last, o.fs->t_exit));
   }

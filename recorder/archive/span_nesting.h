@@ -1,5 +1,6 @@
 #pragma once
-// Nests the VFS and FS layers inside the syscalls on each thread's location (syscall -> VFS -> FS
+// Nests the VFS and FS layers, and the dirty-throttling pauses of the page-cache layer, inside the
+// syscalls on each thread's location (syscall -> VFS -> FS -> pagecache:balance_dirty_pages
 // ENTER/LEAVE), with timestamps clamped into the parent so that every location stays properly
 // nested and non-decreasing (OTF2 refuses decreasing timestamps).
 #include <cstdint>
@@ -20,13 +21,15 @@ class NestedLayers {
  public:
   NestedLayers(otf2::ArchiveWriter& w, ArchiveSummary& summary);
 
-  // A VFS or FS event with no recorded syscall around it (none was in flight, e.g. the vfs_open
-  // of an execve, or its syscall record was lost): written on its own, in time order.
+  // A VFS, FS or throttling event with no recorded syscall around it (none was in flight, e.g.
+  // the vfs_open of an execve or a write fault of a mapping, or its syscall record was lost):
+  // written on its own, in time order.
   struct Orphan {
     uint64_t t;
     uint32_t pid, tid;
-    const ezio_vfs_rec* vfs;  // one of vfs, fs is set
+    const ezio_vfs_rec* vfs;  // one of vfs, fs, throttle is set
     const ezio_fs_rec* fs;
+    const ezio_throttle_rec* throttle;
   };
 
   // The paths of the files VFS events refer to; they may arrive after the first such event's
@@ -36,6 +39,7 @@ class NestedLayers {
   // records of those calls are indexed for emit_inside(); those of a call still to come wait for
   // a later batch; the others become orphans() (all of them when `last`: no call will come).
   void take(std::vector<ezio_vfs_rec>&& vfs, std::vector<ezio_fs_rec>&& fs,
+            std::vector<ezio_throttle_rec>&& throttles,
             const std::vector<ezio_syscall_rec>& syscalls, const std::vector<OpenCall>& opens,
             bool last);
   // The orphans of the batch last taken; valid until the next take().
@@ -86,6 +90,11 @@ class NestedLayers {
   otf2::Ref dev_string(uint32_t dev);
   otf2::Ref fstype_string(const char (&fstype)[EZIO_FSTYPE_LEN]);
   uint64_t emit_fs(OTF2_EvtWriter* evt, const ezio_fs_rec& f, uint64_t lo, uint64_t hi);
+  // Writes one throttling pause within [lo, hi]; returns its LEAVE time.
+  uint64_t emit_throttle(OTF2_EvtWriter* evt, const ezio_throttle_rec& r, uint64_t lo, uint64_t hi);
+  // Writes the pauses of the call being written (throttles_) that began before `until`, from
+  // `cur` on, within hi; returns the time reached.
+  uint64_t emit_throttles_before(OTF2_EvtWriter* evt, uint64_t until, uint64_t cur, uint64_t hi);
   otf2::Ref vfs_region(uint8_t op);
   otf2::Ref fs_region(uint16_t op);
   const FileInfo* file(uint32_t pid, const ezio_vfs_rec& v) const;
@@ -95,6 +104,11 @@ class NestedLayers {
   Attrs attrs_{};
   ByCall<ezio_vfs_rec> vfs_by_call_;
   ByCall<ezio_fs_rec> fs_by_call_;
+  ByCall<ezio_throttle_rec> throttle_by_call_;
+  std::span<const ezio_throttle_rec* const> throttles_;  // of the call emit_inside writes
+  size_t next_throttle_ = 0;
+  otf2::Ref throttle_region_ = 0, throttle_pause_ = 0, throttle_bdi_ = 0, throttle_dirtied_ = 0;
+  bool throttle_defined_ = false;
   std::map<std::tuple<uint32_t, uint64_t, uint64_t>, FileInfo> files_;  // pid, file_key, ino
   std::unordered_map<uint32_t, otf2::Ref> dev_strings_;
   std::vector<std::vector<const ezio_fs_rec*>> inside_scratch_;

@@ -79,6 +79,8 @@ CallRecords RecordStore::take_settled(uint64_t before) {
   move_out(calls_.procs, s.procs, [&](const ProcEvent& p) { return p.ts < before; });
   move_out(calls_.vfs, s.vfs, [&](const ezio_vfs_rec& r) { return r.t_exit < before; });
   move_out(calls_.fs, s.fs, [&](const ezio_fs_rec& r) { return r.t_exit < before; });
+  move_out(calls_.throttles, s.throttles,
+           [&](const ezio_throttle_rec& r) { return r.t_exit < before; });
   s.files.swap(calls_.files);
   s.block.swap(calls_.block);
   s.pagecache.swap(calls_.pagecache);
@@ -93,16 +95,17 @@ bool RecordStore::holds_settled(uint64_t before) const {
          ended(calls_.opens, [](const OpenCall& o) { return o.sc.t_exit; }) ||
          ended(calls_.procs, [](const ProcEvent& p) { return p.ts; }) ||
          ended(calls_.vfs, [](const ezio_vfs_rec& r) { return r.t_exit; }) ||
-         ended(calls_.fs, [](const ezio_fs_rec& r) { return r.t_exit; });
+         ended(calls_.fs, [](const ezio_fs_rec& r) { return r.t_exit; }) ||
+         ended(calls_.throttles, [](const ezio_throttle_rec& r) { return r.t_exit; });
 }
 
 size_t RecordStore::held() const {
   return calls_.syscalls.size() + calls_.opens.size() + calls_.procs.size() + calls_.vfs.size() +
-         calls_.fs.size() + calls_.files.size() + calls_.block.size();
+         calls_.fs.size() + calls_.files.size() + calls_.block.size() + calls_.throttles.size();
 }
 
-// A record as it comes. A call's end (syscall, VFS, FS) is the newest time seen when it is the
-// latest; the other records (files, block requests, page-cache counters) carry no call's end.
+// A record as it comes. A call's end (syscall, VFS, FS, a throttle pause) is the newest time seen
+// when it is the latest; the other records (files, block requests, page-cache counters) carry none.
 template <typename Rec>
 bool RecordStore::add_as_is(const void* data, size_t size, std::vector<Rec>& to) {
   Rec r;
@@ -178,6 +181,9 @@ void RecordStore::add(const void* data, size_t size) {
       break;
     case EZIO_REC_FS:
       ok = add_as_is(data, size, calls_.fs);
+      break;
+    case EZIO_REC_THROTTLE:
+      ok = add_as_is(data, size, calls_.throttles);
       break;
     case EZIO_REC_FILE:
       ok = add_as_is(data, size, calls_.files);

@@ -40,6 +40,7 @@ struct CallRecords {
   std::vector<ezio_file_rec> files;
   std::vector<ezio_block_rec> block;  // completed requests
   std::vector<ezio_pagecache_rec> pagecache;
+  std::vector<ezio_throttle_rec> throttles;  // dirty-throttling pauses, nested like FS records
 };
 
 class RecordStore {
@@ -48,7 +49,7 @@ class RecordStore {
   // match its kind is not trusted: it is counted in malformed() and reported as lost.
   void add(const void* data, size_t size);
 
-  // Moves out the calls, process events, VFS and FS records that ended before `before`
+  // Moves out the calls, process events, VFS, FS and throttling records that ended before `before`
   // (CLOCK_MONOTONIC ns; a call's VFS and FS records end within it, so they come with it), every
   // file record, every block request (they arrive complete) and every page-cache sample.
   CallRecords take_settled(uint64_t before);
@@ -67,6 +68,7 @@ class RecordStore {
   const std::vector<ezio_file_rec>& files() const { return calls_.files; }
   const std::vector<ezio_block_rec>& block_requests() const { return calls_.block; }
   const std::vector<ezio_pagecache_rec>& pagecache() const { return calls_.pagecache; }
+  const std::vector<ezio_throttle_rec>& throttles() const { return calls_.throttles; }
   // Unattributed requests per device, read from the kernel at the end of the recording.
   DeviceUse& devices() { return devices_; }
   const DeviceUse& devices() const { return devices_; }

@@ -100,10 +100,12 @@ class Planner {
     plan_syscall();
     if (plan_.layers[EZIO_LAYER_VFS].on) plan_vfs();
     if (plan_.layers[EZIO_LAYER_FS].on) plan_fs();
-    plan_tracepoint_layer(EZIO_LAYER_PAGECACHE,
-                          {"mm_filemap_add_to_page_cache", "mm_filemap_get_pages",
-                           "mm_filemap_fault", "mm_filemap_delete_from_page_cache"},
-                          {"mm_filemap_map_pages", "writeback_dirty_folio"});
+    plan_tracepoint_layer(
+        EZIO_LAYER_PAGECACHE,
+        {"mm_filemap_add_to_page_cache", "mm_filemap_get_pages", "mm_filemap_fault",
+         "mm_filemap_delete_from_page_cache"},
+        {"mm_filemap_map_pages", "writeback_dirty_folio", "balance_dirty_pages", "sched_switch"});
+    plan_dirty_throttle();
     plan_tracepoint_layer(
         EZIO_LAYER_BLOCK,
         {"block_io_start", "block_rq_insert", "block_rq_issue", "block_rq_complete"},
@@ -258,6 +260,26 @@ class Planner {
     // (analysis/observed.cpp).
     p.hook = ok.empty() ? "none" : "tp_btf/" + join(attached, ",");
     p.accuracy = ok.size() == tps.size() ? "exact" : ok.empty() ? "none" : "partial";
+  }
+
+  // Dirty throttling needs its tracepoint, sched_switch (which ends each pause) and an argument
+  // layout bpf/pagecache.bpf.h knows; without all three it is left out.
+  void plan_dirty_throttle() {
+    auto& tps = plan_.tracepoints;
+    if (!plan_.layers[EZIO_LAYER_PAGECACHE].on || !tps["balance_dirty_pages"] ||
+        !tps["sched_switch"]) {
+      return;
+    }
+    int n = k_.tracepoint_args("balance_dirty_pages");
+    if (n == 8 || n == 12) {
+      plan_.dirty_throttle_args = n;
+      return;
+    }
+    // Attached but unusable: the archive must not say it was observed (analysis/observed.cpp).
+    std::string& hook = plan_.layers[EZIO_LAYER_PAGECACHE].hook;
+    if (auto at = hook.find(",balance_dirty_pages"); at != std::string::npos) {
+      hook.erase(at, std::string_view(",balance_dirty_pages").size());
+    }
   }
 
   void add_exact(Exact kind, const char* program) {

@@ -43,6 +43,9 @@ struct ProbePlan {
   std::vector<std::pair<unsigned, HookTrial>> trials;  // layer, what was tried
   // Every tracepoint of the page-cache and block layers' programs, and whether it attached here.
   std::map<std::string, bool> tracepoints;
+  // Arguments of writeback:balance_dirty_pages on this kernel (8 since 6.10, 12 before; 0 when it
+  // did not attach or its layout is unknown): bpf/pagecache.bpf.h has one program per layout.
+  int dirty_throttle_args = 0;
 };
 
 // Probes this kernel for the selected layers.

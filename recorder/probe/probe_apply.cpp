@@ -21,7 +21,8 @@ bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.
 // Programs of the tracepoint-only layers (bpf/block*.h, bpf/pagecache*.h), by attach point.
 int tracepoint_layer(std::string_view section) {
   if (starts_with(section, "tp_btf/block_")) return EZIO_LAYER_BLOCK;
-  if (starts_with(section, "tp_btf/mm_filemap_") || starts_with(section, "tp_btf/writeback_")) {
+  if (starts_with(section, "tp_btf/mm_filemap_") || starts_with(section, "tp_btf/writeback_") ||
+      section == "tp_btf/balance_dirty_pages" || section == "tp_btf/sched_switch") {
     return EZIO_LAYER_PAGECACHE;
   }
   return -1;
@@ -78,6 +79,12 @@ void apply_probe_plan(eziotrace* skel, const ProbePlan& plan) {
         return it->second;
       };
       if (section == "tp_btf/block_getrq") autoload = autoload && !attached("block_io_start");
+      // A pause is ended by sched_switch; one program per argument layout of the tracepoint
+      // (bpf/pagecache.bpf.h, probe.cpp plan_dirty_throttle).
+      if (section == "tp_btf/sched_switch") autoload = autoload && plan.dirty_throttle_args > 0;
+      if (section == "tp_btf/balance_dirty_pages") {
+        autoload = autoload && name == fmt::format("ezio_pc_throttle_{}", plan.dirty_throttle_args);
+      }
       if (autoload && !attached(section.substr(7))) {
         spdlog::warn("{}: not on this kernel, that hook is left out", section);
         autoload = false;

@@ -151,6 +151,20 @@ ProbeOutcome KernelProber::tp_btf(const std::string& tracepoint) {
   return load_and_attach(BPF_TRACE_RAW_TP, "btf_trace_" + tracepoint, BTF_KIND_TYPEDEF);
 }
 
+int KernelProber::tracepoint_args(const std::string& tracepoint) {
+  auto [id, obj_fd] = find("btf_trace_" + tracepoint, BTF_KIND_TYPEDEF);
+  if (id < 0) return -1;
+  const btf* types = vmlinux_.get();
+  for (auto& [mod, m] : modules_) {
+    if (m.fd.get() == obj_fd && obj_fd != 0) types = m.types.get();
+  }
+  // typedef -> pointer -> function prototype (void *__data, the tracepoint's arguments...)
+  const btf_type* t = btf__type_by_id(types, id);
+  for (int hops = 0; t && hops < 2; ++hops) t = btf__type_by_id(types, t->type);
+  if (!t || !btf_is_func_proto(t) || btf_vlen(t) < 1) return -1;
+  return btf_vlen(t) - 1;
+}
+
 ProbeOutcome KernelProber::kprobe(const std::string& function, bool retprobe) {
   if (auto d = denial("kprobe")) return *d;
   std::ifstream type_file("/sys/bus/event_source/devices/kprobe/type");

@@ -42,6 +42,9 @@ class KernelProber {
   // A kprobe (or kretprobe) on function takes a BPF program: one is loaded and attached through
   // the perf kprobe PMU.
   ProbeOutcome kprobe(const std::string& function, bool retprobe = false);
+  // The number of arguments a tracepoint passes to a tp_btf program (its btf_trace_<name>
+  // prototype without the leading data pointer), -1 when the kernel's BTF does not say.
+  int tracepoint_args(const std::string& tracepoint);
 
  private:
   struct ModuleBtf {

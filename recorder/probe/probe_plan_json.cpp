@@ -4,7 +4,7 @@ namespace ezio::recorder {
 namespace {
 
 // Bumped whenever ProbePlan changes meaning, so that a plan written by another version is ignored.
-constexpr int kFormat = 1;
+constexpr int kFormat = 2;
 
 using nlohmann::json;
 
@@ -26,9 +26,13 @@ json plan_to_json(const ProbePlan& plan) {
   for (const auto& [layer, t] : plan.trials) {
     trials.push_back({{"layer", layer}, {"hook", t.hook}, {"ok", t.ok}, {"why", t.why}});
   }
-  return {
-      {"format", kFormat},         {"layers", layers}, {"vfs_hook", vfs_hook_name(plan.vfs_hook)},
-      {"programs", plan.programs}, {"trials", trials}, {"tracepoints", plan.tracepoints}};
+  return {{"format", kFormat},
+          {"layers", layers},
+          {"vfs_hook", vfs_hook_name(plan.vfs_hook)},
+          {"programs", plan.programs},
+          {"trials", trials},
+          {"tracepoints", plan.tracepoints},
+          {"dirty_throttle_args", plan.dirty_throttle_args}};
 }
 
 std::optional<ProbePlan> plan_from_json(const json& j) {
@@ -51,6 +55,7 @@ std::optional<ProbePlan> plan_from_json(const json& j) {
                               t.at("why").get<std::string>()}});
     }
     plan.tracepoints = j.at("tracepoints").get<std::map<std::string, bool>>();
+    plan.dirty_throttle_args = j.at("dirty_throttle_args").get<int>();
     return plan;
   } catch (const json::exception&) {
     return std::nullopt;

@@ -1,5 +1,6 @@
 #include "recorder/session/record.h"
 
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <array>
@@ -54,6 +55,11 @@ constexpr size_t kMaxHeldRecords = 131'072;
 std::string host_name() {
   std::array<char, 256> buf{};
   return gethostname(buf.data(), buf.size() - 1) == 0 ? std::string(buf.data()) : "localhost";
+}
+
+std::string kernel_release() {
+  utsname u{};
+  return uname(&u) == 0 ? std::string(u.release) : std::string();
 }
 
 std::string human_bytes(uint64_t b) {
@@ -200,6 +206,7 @@ RecordResult record(const RecordOptions& o, const RecordExtras& extras) {
   info.command = o.command;
   info.cwd = fs::current_path().string();
   info.hostname = host_name();
+  info.kernel_release = kernel_release();
   for (int fd = 0; fd < 3; ++fd)
     info.stdio_paths[fd] = readlink_or_empty(fmt::format("/proc/self/fd/{}", fd));
   info.probes[EZIO_LAYER_SYSCALL] = "tp_btf/sys_enter+sys_exit";

@@ -1,8 +1,10 @@
-/* Workloads that each trigger one `eziotrace advise` rule (tests/analysis/report_test.cpp), and one
+/* Workloads that each trigger one `eziotrace advise` rule (tests/report/report_test.cpp), and one
  * well-behaved workload that triggers none.
  *   advise_workload MODE DIR
  * MODE: good, small, small-direct, random, misaligned, fsync, metadata, reopen, stdio,
- * threads */
+ * threads, throttle, readahead, saturate. The last three need the device set up by the test
+ * (tests/report/report_test.cpp, DeviceRuleTest): a dirty-page limit on its BDI, a large
+ * read_ahead_kb, a scheduler queueing requests. */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <pthread.h>
@@ -181,6 +183,93 @@ static void threads(void) {
   for (int i = 0; i < 4; i++) pthread_join(t[i], NULL);
 }
 
+/* 96 MiB of buffered 1 MiB writes, as fast as the page cache takes them: with the device's BDI
+ * limited to a few MiB of dirty pages (strict_limit), the kernel makes the writer wait for the
+ * write-back in balance_dirty_pages. */
+static void throttle(void) {
+  int fd = open_or_die(path("throttle.dat"), O_WRONLY | O_CREAT | O_TRUNC);
+  char* b = aligned(1 << 20);
+  for (int i = 0; i < 96; i++)
+    if (write(fd, b, 1 << 20) != 1 << 20) die("write");
+  close(fd);
+  unlink(path("throttle.dat"));
+  free(b);
+}
+
+/* The first 256 KiB of every 8 MiB of a cold 128 MiB file, read sequentially in 64 KiB reads with
+ * POSIX_FADV_SEQUENTIAL: each burst ramps the kernel's readahead window up (to megabytes with a
+ * large read_ahead_kb), and what it read beyond the burst is never used. */
+static void readahead_bursts(void) {
+  cold_file(path("bursts.dat"), 128);
+  int fd = open_or_die(path("bursts.dat"), O_RDONLY);
+  posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+  char* b = aligned(1 << 16);
+  for (off_t region = 0; region < 16; region++) {
+    for (off_t k = 0; k < 4; k++) {
+      off_t off = region * (8 << 20) + k * (1 << 16);
+      if (pread(fd, b, 1 << 16, off) != 1 << 16) die("pread");
+    }
+  }
+  close(fd);
+  unlink(path("bursts.dat"));
+  free(b);
+}
+
+/* sat-N.dat: 4 MiB written and synced, to be read back with O_DIRECT. */
+static void prepare_sat(long n) {
+  char name[64];
+  snprintf(name, sizeof(name), "%s/sat-%ld.dat", dir, n);
+  int fd = open_or_die(name, O_WRONLY | O_CREAT | O_TRUNC);
+  char* b = aligned(1 << 20);
+  for (int i = 0; i < 4; i++)
+    if (write(fd, b, 1 << 20) != 1 << 20) die("write");
+  fsync(fd);
+  close(fd);
+  free(b);
+}
+
+/* `count` 64 KiB O_DIRECT reads of sat-N.dat, round and round its 4 MiB. */
+static void direct_reads(long n, int count) {
+  char name[64];
+  snprintf(name, sizeof(name), "%s/sat-%ld.dat", dir, n);
+  int fd = open_or_die(name, O_RDONLY | O_DIRECT);
+  char* b = aligned(1 << 16);
+  for (int i = 0; i < count; i++)
+    if (pread(fd, b, 1 << 16, (off_t)(i % 64) << 16) != 1 << 16) die("pread");
+  close(fd);
+  free(b);
+}
+
+enum { kCrowd = 32 };
+static pthread_barrier_t crowd_start;
+
+static void* crowd_reader(void* arg) {
+  pthread_barrier_wait(&crowd_start); /* all at once: the device sees the whole crowd */
+  direct_reads((long)arg, 150);
+  return NULL;
+}
+
+/* 64 KiB O_DIRECT reads, first one at a time (each request alone on the device), then from 32
+ * threads at once. With a scheduler that hands the device one request at a time (the test sets
+ * bfq with strict_guarantees) the crowd's requests wait in its queue. Reads: bfq limits how many
+ * write requests may wait (fewer still while it favours new queues), not sync reads. */
+static void saturate(void) {
+  char name[64];
+  for (long i = 0; i < kCrowd; i++) prepare_sat(i);
+  prepare_sat(99);
+  direct_reads(99, 300);
+  pthread_t t[kCrowd];
+  pthread_barrier_init(&crowd_start, NULL, kCrowd);
+  for (long i = 0; i < kCrowd; i++) pthread_create(&t[i], NULL, crowd_reader, (void*)i);
+  for (int i = 0; i < kCrowd; i++) pthread_join(t[i], NULL);
+  pthread_barrier_destroy(&crowd_start);
+  for (long i = 0; i < kCrowd; i++) {
+    snprintf(name, sizeof(name), "sat-%ld.dat", i);
+    unlink(path(name));
+  }
+  unlink(path("sat-99.dat"));
+}
+
 int main(int argc, char** argv) {
   if (argc != 3) {
     fprintf(stderr, "usage: %s MODE DIR\n", argv[0]);
@@ -190,10 +279,12 @@ int main(int argc, char** argv) {
   static const struct {
     const char* name;
     void (*run)(void);
-  } modes[] = {{"good", good},           {"small", small},           {"small-direct", small_direct},
-               {"random", random_reads}, {"misaligned", misaligned}, {"fsync", fsyncs},
-               {"metadata", metadata},   {"reopen", reopen},         {"stdio", stdio_passthrough},
-               {"threads", threads}};
+  } modes[] = {
+      {"good", good},           {"small", small},           {"small-direct", small_direct},
+      {"random", random_reads}, {"misaligned", misaligned}, {"fsync", fsyncs},
+      {"metadata", metadata},   {"reopen", reopen},         {"stdio", stdio_passthrough},
+      {"threads", threads},     {"throttle", throttle},     {"readahead", readahead_bursts},
+      {"saturate", saturate}};
   for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
     if (strcmp(argv[1], modes[i].name) == 0) {
       modes[i].run();

@@ -16,6 +16,10 @@ check "probes: ext4 uses fentry/fexit" grep -Eq \
   "$EZIO_OUT/probes.txt"
 check "probes: page cache hooks mm_filemap_add_to_page_cache" \
   grep -Eq '^pagecache .*tp_btf/mm_filemap_add_to_page_cache' "$EZIO_OUT/probes.txt"
+# 6.1's balance_dirty_pages has 12 arguments (8 since 6.10): the recording below loads the
+# program of that layout (bpf/pagecache.bpf.h, ezio_pc_throttle_12).
+check "probes: page cache hooks balance_dirty_pages and sched_switch" \
+  grep -Eq '^pagecache .*balance_dirty_pages,sched_switch' "$EZIO_OUT/probes.txt"
 check "probes: block hooks block_rq_issue and block_rq_complete" \
   grep -Eq '^block .*block_rq_issue,block_rq_complete' "$EZIO_OUT/probes.txt"
 mkdir -p "$EZIO_DISK/w"

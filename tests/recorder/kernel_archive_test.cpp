@@ -46,6 +46,21 @@ void add(RecordStore& s, T r) {
   s.add(&r, sizeof(r));
 }
 
+// A vfs_write of call `id` on inode 12 (file key 0xabc) of ext4.
+ezio_vfs_rec vfs(uint64_t id, uint64_t t0, uint64_t t1) {
+  ezio_vfs_rec v{};
+  v.h = {EZIO_RECORD_VERSION, EZIO_REC_VFS, EZIO_LAYER_VFS, sizeof(v), kPid, kPid};
+  v.call_id = id;
+  v.t_enter = t0;
+  v.t_exit = t1;
+  v.file_key = 0xabc;
+  v.ino = 12;
+  v.ret = 10;
+  v.op = EZIO_VFS_WRITE;
+  std::strcpy(v.fstype, "ext4");
+  return v;
+}
+
 RecordingInfo info_for(uint32_t root) {
   RecordingInfo info;
   info.root_pid = root;
@@ -133,19 +148,6 @@ TEST(KernelArchive, ForkedChildInheritsDescriptorsAndGetsItsOwnGroup) {
 // a VFS record whose syscall never comes (lost) stands alone once a later call of its thread is
 // written.
 TEST(KernelArchive, WrittenInBatchesAsRecordsArrive) {
-  auto vfs = [](uint64_t id, uint64_t t0, uint64_t t1) {
-    ezio_vfs_rec v{};
-    v.h = {EZIO_RECORD_VERSION, EZIO_REC_VFS, EZIO_LAYER_VFS, sizeof(v), kPid, kPid};
-    v.call_id = id;
-    v.t_enter = t0;
-    v.t_exit = t1;
-    v.file_key = 0xabc;
-    v.ino = 12;
-    v.ret = 10;
-    v.op = EZIO_VFS_WRITE;
-    std::strcpy(v.fstype, "ext4");
-    return v;
-  };
   RecordStore s;
   auto dir = ezio::test::scratch_dir("archive_batches");
   RecordingInfo info = info_for(kPid);  // read again by finish(): it must outlive the archive
@@ -261,4 +263,46 @@ TEST(KernelArchive, BlockRequestsWrittenInTimeOrderAcrossBatches) {
   EXPECT_EQ(got[5], P("IoOperationBegin", 3 * kS));       // #1, exact: within the horizon
   EXPECT_EQ(got[7], P("IoOperationBegin", 5 * kS));       // #2
   EXPECT_EQ(got[11].second, 10 * kS);
+}
+
+// A dirty-throttling pause nests in the VFS event of the write it interrupted (by time, clamped
+// into it); one outside any syscall (a write fault) stands alone; the kernel release is a property.
+TEST(KernelArchive, ThrottlePausesNestInTheirWrite) {
+  RecordStore s;
+  add(s, call(kPid, SYS_write, 1000, 5000, 3, 4096, 4096, 7));
+  add(s, vfs(7, 1100, 4900));
+  auto pause = [](uint64_t id, uint64_t t0, uint64_t t1) {
+    ezio_throttle_rec r{};
+    r.h = {EZIO_RECORD_VERSION, EZIO_REC_THROTTLE, EZIO_LAYER_PAGECACHE, sizeof(r), kPid, kPid};
+    r.call_id = id;
+    r.t_enter = t0;
+    r.t_exit = t1;
+    r.pause = 5;
+    r.dirtied = 32;
+    std::strcpy(r.bdi, "7:3");
+    return r;
+  };
+  add(s, pause(7, 2000, 4950));  // past its VFS event's end: clamped to it
+  add(s, pause(0, 6000, 7000));
+
+  auto dir = ezio::test::scratch_dir("archive_throttle");
+  RecordingInfo info = info_for(kPid);
+  info.kernel_release = "6.18.0-test";
+  write_kernel_archive(dir, s, info);
+  auto j = ezio::test::dump_archive(dir / "eziotrace.otf2");
+  ASSERT_FALSE(j.is_null());
+  EXPECT_EQ(j["properties"]["EZIOTRACE::KERNEL_RELEASE"], "6.18.0-test");
+  auto& loc = j["locations"]["1000"];
+  EXPECT_EQ(loc["other_regions"]["pagecache:balance_dirty_pages"], 2);
+  ASSERT_EQ(loc["calls"].size(), 1u);
+  auto& vfs = loc["calls"][0]["inside"][0];
+  ASSERT_EQ(vfs["name"], "vfs_write");
+  ASSERT_EQ(vfs["inside"].size(), 1u);
+  auto& p = vfs["inside"][0];
+  EXPECT_EQ(p["canonical"], "pagecache:balance_dirty_pages");
+  EXPECT_EQ(p["t0"], 2000);
+  EXPECT_EQ(p["t1"], 4900);
+  EXPECT_EQ(p["pagecache.pause_jiffies"], 5);
+  EXPECT_EQ(p["pagecache.dirtied"], 32);
+  EXPECT_EQ(p["pagecache.bdi"], "7:3");
 }

@@ -158,6 +158,24 @@ TEST_F(BrowserTest, ThreadsWorkloadReport) {
              "threads");
 }
 
+TEST_F(BrowserTest, ThrottledWorkloadReport) {
+  fs::path trace;
+  {
+    ezio::test::DirtyLimit limit(bdi_dir(), 4 << 20);
+    trace = record({EZIO_WORKLOAD, "throttle", data_dir("throttle").string()}, "throttle", false);
+  }
+  check_page(trace, "throttle");
+  std::string html = dom(trace.parent_path() / "report.html");
+  EXPECT_NE(html.find("data-rule=\"dirty-throttling\""), std::string::npos);
+  // The writer's throttled time in the threads table, and the kernel it was recorded on.
+  static const std::regex throttled(R"re(data-throttled-s="([0-9.e+-]+)")re");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(html, m, throttled)) << "no throttled time in the threads table";
+  EXPECT_GT(std::stod(m[1]), 0.0);
+  EXPECT_NE(html.find("Linux " + ezio::test::must_run({"uname", "-r"}).substr(0, 4)),
+            std::string::npos);
+}
+
 TEST(ReportBadInput, ClearMessageNoPage) {
   fs::path dir = ezio::test::scratch_dir("report-bad");
   fs::create_directories(dir / "empty-dir");
