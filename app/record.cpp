@@ -8,7 +8,8 @@
 #include "app/options.h"
 #include "common/command.h"
 #include "common/error.h"
-#include "converters/eztrace_run.h"
+#include "converters/eztrace/alignment_capture.h"
+#include "converters/eztrace/environment.h"
 #include "recorder/session/privileges.h"
 
 namespace ezio::app {

@@ -5,7 +5,7 @@
 #include "common/command.h"
 #include "common/output_dir.h"
 #include "converters/commands.h"
-#include "converters/eztrace_run.h"
+#include "converters/eztrace/run_merge.h"
 
 namespace ezio::converters {
 void add_merge_command(CLI::App& app) {
@@ -22,8 +22,7 @@ void add_merge_command(CLI::App& app) {
       ->required();
   cmd->add_option("KERNEL_ARCHIVE", opts->kernel, "the kernel archive (eziotrace.otf2)")
       ->required();
-  cmd->add_option("-o,--output", opts->out, "output directory for the merged archive")
-      ->required();
+  cmd->add_option("-o,--output", opts->out, "output directory for the merged archive")->required();
   cmd->add_option("--alignment", opts->sidecars,
                   "directory of the preload helper's alignment files (default: "
                   "<EZTrace directory>/eziotrace-alignment)");

@@ -123,6 +123,10 @@ void ArchiveReader::read_definitions() {
 // Local definition files are optional: mapping tables and clock offsets, which OTF2 applies to
 // the events it reads.
 void ArchiveReader::read_local_definitions(OTF2_LocationRef id, bool lenient) {
+  // OTF2 keeps what they define (mapping tables, clock offsets) with the location for the reader's
+  // life: a second pass over the events needs no second read (a def reader buffer is a whole
+  // chunk, 16 MiB for EZTrace's archives, zeroed by OTF2).
+  if (!local_definitions_read_.insert(id).second) return;
   OTF2_Reader* r = reader_.get();
   DefReader dr(r, OTF2_Reader_GetDefReader(r, id));
   if (!dr.get()) return;

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <set>
 
 #include "common/otf2/definitions.h"
 #include "common/otf2/events.h"
@@ -66,6 +67,7 @@ class ArchiveReader {
   std::filesystem::path anchor_;
   std::unique_ptr<OTF2_Reader, Closer> reader_;
   Definitions defs_;
+  std::set<OTF2_LocationRef> local_definitions_read_;
 };
 
 // Reads back an archive a writer has just closed, before it is published: the anchor and the global

@@ -11,8 +11,8 @@
 #include <set>
 
 #include "common/otf2/reader.h"
-#include "converters/archive_model.h"
-#include "converters/merge.h"
+#include "converters/merge/archive_model.h"
+#include "converters/merge/merge.h"
 #include "io_threads.h"
 #include "run.h"
 

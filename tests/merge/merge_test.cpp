@@ -2,7 +2,7 @@
 // mpirun in EZTrace's MPI mode, each with a kernel archive synthesized from it
 // (synthetic_kernel.cpp): alignment, filtering, EZTrace's groups and communicators, one-for-one
 // user events, and the readers' verdicts (otf2-print, python3-otf2, ViTE).
-#include "converters/merge.h"
+#include "converters/merge/merge.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -12,7 +12,7 @@
 #include <regex>
 #include <set>
 
-#include "converters/eztrace_run.h"
+#include "converters/eztrace/environment.h"
 #include "io_threads.h"
 #include "run.h"
 #include "synthetic_kernel.h"
@@ -355,7 +355,7 @@ const MpiFixture& mpi_traced_run() {
     std::vector<std::string> env;
     auto cmd = converters::eztrace_command(
         x.setup, {"mpirun.mpich", "-np", "2", program("mpi_io"), x.dir.string()}, env);
-    // The launcher gets EZTrace's libraries through -genv only (eztrace_run.h).
+    // The launcher gets EZTrace's libraries through -genv only (converters/eztrace/mpich.cpp).
     EXPECT_EQ(cmd[1], "-genv");
     for (const auto& e : env) EXPECT_FALSE(e.starts_with("LD_PRELOAD=")) << e;
     cmd.insert(cmd.begin(), {"timeout", "120"});

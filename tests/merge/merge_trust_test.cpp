@@ -9,7 +9,7 @@
 #include <regex>
 #include <set>
 
-#include "converters/archive_model.h"
+#include "converters/merge/archive_model.h"
 #include "run.h"
 
 namespace fs = std::filesystem;

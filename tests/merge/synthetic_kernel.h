@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <vector>
 
-#include "converters/merge.h"
+#include "converters/merge/merge.h"
 
 namespace ezio::test {
 

@@ -1,4 +1,4 @@
-#include "converters/kernel_spans.h"
+#include "converters/merge/kernel_spans.h"
 
 #include "common/otf2/reader.h"
 
@@ -104,8 +104,9 @@ bool path_under(const std::string& path, const std::vector<std::string>& dirs) {
 KernelIndex index_kernel_spans(const std::filesystem::path& anchor,
                                const std::vector<std::string>& own_dirs,
                                const std::filesystem::path& temp_dir) {
-  otf2::ArchiveReader reader(anchor);
   KernelIndex index;
+  index.reader = std::make_unique<otf2::ArchiveReader>(anchor);
+  otf2::ArchiveReader& reader = *index.reader;
   index.store = std::make_unique<SpanStore>(temp_dir);
   index.anchor = reader.anchor();
   index.defs = reader.defs();

@@ -6,10 +6,12 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <vector>
 
 #include "common/otf2/definitions.h"
 #include "common/otf2/events.h"
+#include "common/otf2/reader.h"
 
 namespace ezio::converters {
 
@@ -46,6 +48,9 @@ struct EztraceArchive {
   // Locations without an event file have no entry.
   std::map<OTF2_LocationRef, UserLocation> locations;
   uint64_t unsupported_events = 0;
+  // The reader that made the summary, kept to stream the events again: opening an archive again
+  // reads its definitions again (EZTrace's chunks are 16 MiB, each buffer zeroed by OTF2).
+  std::shared_ptr<otf2::ArchiveReader> reader;
 };
 
 // Reads an EZTrace archive's definitions and the summary of its events (one streaming pass).

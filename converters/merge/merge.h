@@ -4,24 +4,12 @@
 // docs/merge.md describes the rules.
 #include <cstdint>
 #include <filesystem>
-#include <functional>
-#include <memory>
 #include <string>
 #include <vector>
 
-#include "converters/archive_model.h"
-#include "converters/sidecar.h"
+#include "converters/merge/inputs.h"
 
 namespace ezio::converters {
-
-// One EZTrace process: its alignment data, the archive it wrote, and which of the archive's
-// locations are its threads. In MPI mode all ranks write one shared archive, each its own
-// locations; otherwise a process owns its whole archive.
-struct EztraceInput {
-  Sidecar process;
-  std::shared_ptr<const EztraceArchive> archive;
-  std::vector<OTF2_LocationRef> locations;
-};
 
 struct MergeReport {
   uint64_t processes = 0;         // EZTrace archives merged
@@ -50,25 +38,12 @@ struct MergeReport {
 // images: the record of every process image that loaded EZTrace, with an archive or not (those of
 // `eztrace` need not be repeated): EZTrace's own work is dropped for all of them. With no EZTrace
 // input at all the archive is the kernel's, rewritten, and says so (EZIOTRACE::USER_LEVEL).
-// The kernel archive (kernel_anchor) is read twice, streamed: once to decide, once to write; the
-// EZTrace archives are held in memory.
+// Both inputs are streamed (docs/merge.md, "Streaming"); merger.h lists the stages.
 MergeReport merge_archives(const std::vector<EztraceInput>& eztrace,
                            const std::filesystem::path& kernel_anchor,
                            const std::filesystem::path& out_dir,
                            const std::vector<std::filesystem::path>& own_dirs,
                            const std::vector<Sidecar>& images = {});
-
-// Where the EZTrace archive of an image may be, in order of preference.
-using ArchiveCandidates = std::function<std::vector<std::filesystem::path>(const Sidecar&)>;
-
-// Finds the EZTrace archive of every image that exited (candidates: where to look) and reads it.
-// Images whose archive is missing are reported in warnings and skipped.
-std::vector<EztraceInput> load_eztrace_inputs(const std::vector<Sidecar>& images,
-                                              const ArchiveCandidates& candidates,
-                                              std::vector<std::string>& warnings);
-// The same for the records of sidecar_dir, each archive where the image wrote it.
-std::vector<EztraceInput> load_eztrace_inputs(const std::filesystem::path& sidecar_dir,
-                                              std::vector<std::string>& warnings);
 
 // True for an event that came from EZTrace in a merged archive: user regions (no kernel layer
 // prefix), thread begin/end, and I/O events on handles of a paradigm other than "linux".

@@ -1,4 +1,4 @@
-#include "converters/comm_mapper.h"
+#include "converters/merge/comm_mapper.h"
 
 #include <climits>
 

@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "common/otf2/writer.h"
-#include "converters/archive_model.h"
+#include "converters/merge/archive_model.h"
 
 namespace ezio::converters {
 

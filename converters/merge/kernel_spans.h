@@ -11,8 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "converters/archive_model.h"
-#include "converters/span_store.h"
+#include "common/otf2/reader.h"
+#include "converters/merge/archive_model.h"
+#include "converters/merge/span_store.h"
 
 namespace ezio::converters {
 
@@ -36,6 +37,7 @@ struct KernelIndex {
   Definitions defs;
   std::map<OTF2_LocationRef, KernelLocation> locations;  // those with an event file
   std::unique_ptr<SpanStore> store;                      // their spans
+  std::unique_ptr<otf2::ArchiveReader> reader;           // kept to read the events again
   uint64_t unsupported_events = 0;
   std::map<Ref, std::string> normal_paths;  // a handle's file path, normalized ("" for none)
 };

@@ -1,4 +1,4 @@
-#include "converters/definition_mapper.h"
+#include "converters/merge/definition_mapper.h"
 
 #include <fmt/format.h>
 
@@ -211,6 +211,15 @@ void DefinitionMapper::write(OTF2_EvtWriter* w, const Event& e, uint64_t t) {
       OTF2_EvtWriter_Metric(w, a, t, metric(e.ref), static_cast<uint8_t>(e.metric_types.size()),
                             e.metric_types.data(), e.metric_values.data());
       break;
+    default:
+      write_mpi(w, e, t, a);
+      break;
+  }
+}
+
+void DefinitionMapper::write_mpi(OTF2_EvtWriter* w, const Event& e, uint64_t t,
+                                 OTF2_AttributeList* a) {
+  switch (e.kind) {
     // Peer ranks and roots are ranks of the communicator: valid as they are (see comm_mapper.h).
     case EventKind::MpiSend:
       OTF2_EvtWriter_MpiSend(w, a, t, e.f1, comm(e.ref), e.f2, e.a);
@@ -243,6 +252,8 @@ void DefinitionMapper::write(OTF2_EvtWriter* w, const Event& e, uint64_t t) {
       OTF2_EvtWriter_MpiCollectiveEnd(w, a, t, static_cast<OTF2_CollectiveOp>(e.f1), comm(e.ref),
                                       e.f2, e.a, e.b);
       break;
+    default:
+      break;  // not an MPI event: write() has them all
   }
 }
 

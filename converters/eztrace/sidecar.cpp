@@ -1,4 +1,4 @@
-#include "converters/sidecar.h"
+#include "converters/eztrace/sidecar.h"
 
 #include <algorithm>
 #include <fstream>

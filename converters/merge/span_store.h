@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "common/unique_fd.h"
-#include "converters/archive_model.h"
+#include "converters/merge/archive_model.h"
 
 namespace ezio::converters {
 

@@ -1,4 +1,4 @@
-#include "converters/span_store.h"
+#include "converters/merge/span_store.h"
 
 #include <fcntl.h>
 #include <unistd.h>

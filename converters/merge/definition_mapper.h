@@ -8,8 +8,8 @@
 #include <string>
 
 #include "common/otf2/writer.h"
-#include "converters/archive_model.h"
-#include "converters/comm_mapper.h"
+#include "converters/merge/archive_model.h"
+#include "converters/merge/comm_mapper.h"
 
 namespace ezio::converters {
 
@@ -42,6 +42,8 @@ class DefinitionMapper {
   void write(OTF2_EvtWriter* w, const Event& e, uint64_t t);
 
  private:
+  void write_mpi(OTF2_EvtWriter* w, const Event& e, uint64_t t, OTF2_AttributeList* a);
+
   const Definitions& defs_;
   SharedDefinitions& shared_;
   std::function<std::optional<std::string>(Ref)> file_of_handle_;

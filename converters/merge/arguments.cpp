@@ -1,4 +1,4 @@
-#include "converters/merge_arguments.h"
+#include "converters/merge/arguments.h"
 
 #include <algorithm>
 

@@ -1,7 +1,8 @@
 #pragma once
-// The alignment data the preload helper (converters/preload/) writes for every process image that
-// loads EZTrace: one JSON line per image in <sidecar dir>/<pid>.<ctor_ns>.json (<pid>.json from
-// older helpers), written when the program's main starts and again, complete, at its exit.
+// The alignment data the preload helper (converters/eztrace/preload/) writes for every process
+// image that loads EZTrace: one JSON line per image in <sidecar dir>/<pid>.<ctor_ns>.json
+// (<pid>.json from older helpers), written when the program's main starts and again, complete, at
+// its exit.
 #include <sys/types.h>
 
 #include <cstdint>

@@ -1,7 +1,7 @@
 #include <set>
 
 #include "common/otf2/reader.h"
-#include "converters/archive_model.h"
+#include "converters/merge/archive_model.h"
 
 namespace ezio::converters {
 namespace {
@@ -48,8 +48,7 @@ otf2::ReadOptions lenient() {
 
 // Reads an archive's definitions, then streams its events into a Visitor of the result.
 template <typename Result, typename Visitor>
-Result read_into(const std::filesystem::path& anchor) {
-  otf2::ArchiveReader reader(anchor);
+Result read_into(otf2::ArchiveReader& reader) {
   Result archive;
   archive.anchor = reader.anchor();
   archive.defs = reader.defs();
@@ -61,11 +60,15 @@ Result read_into(const std::filesystem::path& anchor) {
 }  // namespace
 
 EztraceArchive index_eztrace_archive(const std::filesystem::path& anchor) {
-  return read_into<EztraceArchive, Summarizer>(anchor);
+  auto reader = std::make_shared<otf2::ArchiveReader>(anchor);
+  EztraceArchive archive = read_into<EztraceArchive, Summarizer>(*reader);
+  archive.reader = std::move(reader);
+  return archive;
 }
 
 Archive read_archive(const std::filesystem::path& anchor) {
-  return read_into<Archive, Collector>(anchor);
+  otf2::ArchiveReader reader(anchor);
+  return read_into<Archive, Collector>(reader);
 }
 
 }  // namespace ezio::converters

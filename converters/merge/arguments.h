@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <vector>
 
-#include "converters/merge.h"
+#include "converters/merge/inputs.h"
 
 namespace ezio::converters {
 

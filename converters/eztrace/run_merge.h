@@ -1,0 +1,33 @@
+#pragma once
+// Running the merge of a recording: after `eziotrace -- cmd` (finish_eztrace) or for
+// `eziotrace merge` of archives recorded separately (merge_recorded).
+//
+//   auto summary = ezio::converters::finish_eztrace(setup, kernel_anchor, out_dir);
+//   // summary.report.violations, summary.anchor (= out_dir/eziotrace.otf2)
+#include <filesystem>
+
+#include "converters/eztrace/environment.h"
+#include "converters/merge/merge.h"
+
+namespace ezio::converters {
+
+struct MergeSummary {
+  MergeReport report;
+  std::filesystem::path anchor;  // <out_dir>/eziotrace.otf2
+};
+
+// After the command ended: finds every EZTrace archive and alignment file of the run, merges them
+// with the kernel archive into out_dir, logs the report (loudly on alignment violations).
+MergeSummary finish_eztrace(const EztraceSetup& setup, const std::filesystem::path& kernel_anchor,
+                            const std::filesystem::path& out_dir);
+
+// `eziotrace merge`: eztrace = eztrace_log.otf2, its <prog>_trace directory, or a directory of
+// <prog>_trace directories; kernel = eziotrace.otf2 or its directory; sidecar_dir empty = the
+// kernel archive's eziotrace-alignment (eziotrace record), else <EZTrace directory>/
+// eziotrace-alignment.
+MergeSummary merge_recorded(const std::filesystem::path& eztrace,
+                            const std::filesystem::path& kernel_anchor,
+                            const std::filesystem::path& out_dir,
+                            const std::filesystem::path& sidecar_dir);
+
+}  // namespace ezio::converters

@@ -1,0 +1,185 @@
+#include <fmt/format.h>
+
+#include <map>
+#include <set>
+#include <string>
+
+#include "common/error.h"
+#include "converters/merge/merger.h"
+
+// Each EZTrace thread against its kernel spans, in merged order, before anything is written
+// (docs/merge.md, "The merge", steps 5 and 6): the alignment self-check, and the user handle ->
+// kernel file tie the definitions need.
+namespace ezio::converters::merge_stages {
+namespace {
+
+constexpr size_t kMaxDetails = 20;
+
+// User calls that always reach the kernel: the system calls each must contain.
+const std::map<std::string, std::set<std::string>, std::less<>>& direct_calls() {
+  static const std::set<std::string> opens = {"syscall:open", "syscall:openat", "syscall:openat2",
+                                              "syscall:creat"};
+  static const std::map<std::string, std::set<std::string>, std::less<>> m = {
+      {"open", opens},
+      {"open64", opens},
+      {"openat", opens},
+      {"openat64", opens},
+      {"creat", opens},
+      {"fopen", opens},
+      {"read", {"syscall:read"}},
+      {"write", {"syscall:write"}},
+      {"pread", {"syscall:pread64"}},
+      {"pwrite", {"syscall:pwrite64"}},
+      {"readv", {"syscall:readv"}},
+      {"writev", {"syscall:writev"}},
+      {"close", {"syscall:close"}},
+      {"fclose", {"syscall:close"}},
+      {"lseek", {"syscall:lseek"}},
+  };
+  return m;
+}
+
+// What the check needs of a user region, found once per region (not per event).
+struct RegionCheck {
+  std::string name;
+  const std::set<std::string>* syscalls = nullptr;  // it must contain one of these
+  bool watched = false;                             // the kernel archive defines one of them
+};
+// A user call open on a thread's stack while its system calls go by.
+struct OpenCall {
+  const RegionCheck* check;
+  uint64_t time;
+  bool satisfied;
+  bool destroys_handle = false;  // a user IoDestroyHandle inside it
+};
+
+// The user call closed by a LEAVE at time `end`: checked for the system call it must contain.
+void check_call(Merger& m, const OpenCall& o, uint64_t end, uint32_t tid) {
+  const std::string& name = o.check->name;
+  bool watched = o.check->watched;
+  if (watched && name == "close" && !o.satisfied && !o.destroys_handle) {
+    // EZTrace 2.0's close() wrapper calls the real close only for an fd it saw opened
+    // (strace: close(0), close(1), close(77) make no system call under it; the fd stays
+    // open). Such a call is EZTrace's doing, not a misalignment.
+    ++m.report.closes_without_syscall;
+    watched = false;
+  }
+  if (watched) {
+    ++m.report.checked_calls;
+    if (!o.satisfied) {
+      m.violation(fmt::format("tid {}: user call {} [{}, {}] contains no {} system call", tid, name,
+                              o.time, end, name));
+    }
+  }
+}
+
+// Walks a thread's user events as they are read (times + t0 on CLOCK_MONOTONIC) and its
+// kernel spans in merged order: checks that every system call lies inside the user call around
+// it, and ties a user IoCreateHandle to the file of the kernel open inside the same user call.
+class ThreadChecker : public otf2::EventVisitor {
+ public:
+  ThreadChecker(Merger& m, const EztraceInput& in, const SpanList* kspans, uint32_t tid,
+                std::map<Ref, std::string>& tied)
+      : m_(m),
+        ud_(in.archive->defs),
+        t0_(in.process.time_offset()),
+        kspans_(kspans),
+        tid_(tid),
+        tied_(tied) {}
+
+  void event(OTF2_LocationRef, const Event& e) override {
+    spans_before(&e);
+    user(e);
+  }
+  // After the last user event: the kernel spans left.
+  void finish() { spans_before(nullptr); }
+
+ private:
+  // The kernel spans that go before user event u (all of them for nullptr).
+  void spans_before(const Event* u) {
+    const size_t nk = kspans_ ? kspans_->size() : 0;
+    for (;; ++j_) {
+      while (j_ < nk && kspans_->get(j_).dropped) ++j_;
+      if (j_ == nk) return;
+      const Span& s = kspans_->get(j_);
+      if (u && !kernel_first(s, *u, u->time + t0_)) return;
+      if (u && s.t1 > u->time + t0_) {
+        m_.violation(fmt::format("tid {}: kernel {} [{}, {}] crosses user {} at {}", tid_, *s.call,
+                                 s.t0, s.t1, event_kind_name(u->kind), u->time + t0_));
+      }
+      for (OpenCall& o : stack_) {
+        if (o.check->syscalls && o.check->syscalls->count(*s.call)) o.satisfied = true;
+      }
+      if (s.created != kNoHandle) kernel_file_ = m_.kernel.defs.handle_path(s.created);
+    }
+  }
+
+  void user(const Event& e) {
+    if (e.kind == EventKind::Enter) {
+      if (stack_.empty()) kernel_file_.reset();
+      stack_.push_back({&check_of(e.ref), e.time + t0_, false});
+    } else if (e.kind == EventKind::Leave && !stack_.empty()) {
+      check_call(m_, stack_.back(), e.time + t0_, tid_);
+      stack_.pop_back();
+    }
+    if (e.kind == EventKind::IoDestroyHandle && !stack_.empty())
+      stack_.back().destroys_handle = true;
+    if (e.kind == EventKind::IoCreateHandle && kernel_file_) tied_[e.ref] = *kernel_file_;
+  }
+
+  const RegionCheck& check_of(Ref region) {
+    auto [it, added] = checks_.try_emplace(region);
+    if (!added) return it->second;
+    RegionCheck& c = it->second;
+    if (auto r = ud_.regions.find(region); r != ud_.regions.end()) {
+      c.name = ud_.str(r->second.name);
+    }
+    if (auto d = direct_calls().find(c.name); d != direct_calls().end()) {
+      c.syscalls = &d->second;
+      for (const auto& sc : d->second) c.watched = c.watched || m_.traced_syscalls.count(sc);
+    }
+    c.watched = c.watched && kspans_;
+    return c;
+  }
+
+  Merger& m_;
+  const Definitions& ud_;
+  const uint64_t t0_;
+  const SpanList* kspans_;
+  const uint32_t tid_;
+  std::map<Ref, std::string>& tied_;
+  std::map<Ref, RegionCheck> checks_;
+  std::vector<OpenCall> stack_;
+  std::optional<std::string> kernel_file_;  // of the last kernel open in the outer user call
+  size_t j_ = 0;
+};
+
+}  // namespace
+
+void Merger::violation(std::string text) {
+  ++report.violations;
+  if (report.violation_details.size() < kMaxDetails) {
+    report.violation_details.push_back(std::move(text));
+  }
+}
+
+// The reader of an EZTrace archive (shared by the MPI ranks that wrote it), opened once.
+otf2::ArchiveReader& Merger::user_reader(const EztraceInput& in) {
+  if (!in.archive->reader)
+    fail("{}: the EZTrace archive was not indexed", in.archive->anchor.string());
+  return *in.archive->reader;
+}
+
+void Merger::check_thread(const EztraceInput& in, OTF2_LocationRef eloc, bool user_events,
+                          const SpanList* kspans, uint32_t tid, std::map<Ref, std::string>& tied) {
+  ThreadChecker checker(*this, in, kspans, tid, tied);
+  if (user_events) {
+    otf2::ReadOptions options;
+    options.lenient = true;  // EZTrace's counts are wrong
+    options.select = [eloc](OTF2_LocationRef l) { return l == eloc; };
+    user_reader(in).read_events(checker, options);
+  }
+  checker.finish();
+}
+
+}  // namespace ezio::converters::merge_stages

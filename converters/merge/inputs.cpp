@@ -1,0 +1,91 @@
+#include "converters/merge/inputs.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+// Which EZTrace archive, and which of its locations, belong to which process image (docs/merge.md,
+// "The merge", step 1).
+namespace ezio::converters {
+
+std::vector<EztraceInput> load_eztrace_inputs(const std::filesystem::path& sidecar_dir,
+                                              std::vector<std::string>& warnings) {
+  return load_eztrace_inputs(
+      read_sidecars(sidecar_dir),
+      [](const Sidecar& s) { return std::vector{s.trace_dir() / "eztrace_log.otf2"}; }, warnings);
+}
+
+std::vector<EztraceInput> load_eztrace_inputs(const std::vector<Sidecar>& images,
+                                              const ArchiveCandidates& candidates,
+                                              std::vector<std::string>& warnings) {
+  // EZTrace names the archive after the program only: processes of one program that share a
+  // trace directory share it (MPI ranks; others overwrite each other's).
+  std::map<std::filesystem::path, std::vector<const Sidecar*>> by_archive;
+  for (const auto& s : images) {
+    if (!s.exited) continue;  // no trace: the merge reports the process
+    std::vector<std::filesystem::path> where = candidates(s);
+    auto found = std::find_if(where.begin(), where.end(),
+                              [](const auto& p) { return std::filesystem::exists(p); });
+    if (found != where.end()) {
+      by_archive[std::filesystem::weakly_canonical(*found)].push_back(&s);
+    } else if (!s.main_ns || s.finalize_ns) {
+      // EZTrace finalized (or an older helper cannot tell) and the archive is not there.
+      warnings.push_back(fmt::format("{} [{}]: no EZTrace archive at {}", s.program, s.pid,
+                                     where.empty() ? s.trace_dir().string() : where[0].string()));
+    }
+  }
+  std::vector<EztraceInput> out;
+  for (const auto& [anchor, procs] : by_archive) {
+    const std::filesystem::path* found = &anchor;
+    const std::filesystem::path dir = anchor.parent_path();
+    auto archive = std::make_shared<const EztraceArchive>(index_eztrace_archive(*found));
+    std::vector<OTF2_LocationRef> all;
+    for (const auto& [loc, def] : archive->defs.locations) all.push_back(loc);
+    for (const auto& [loc, ev] : archive->locations) {
+      if (!archive->defs.locations.count(loc)) all.push_back(loc);
+    }
+    // MPI ranks write one archive, each its own locations (rank * chunk + thread). Processes
+    // that are not ranks all start at location 0: a later one replaced the earlier one's
+    // archive, and the last to exit owns it.
+    std::set<uint64_t> seen;
+    bool disjoint = true;
+    for (const Sidecar* s : procs) {
+      for (const auto& t : s->threads) disjoint = disjoint && seen.insert(t.location).second;
+    }
+    if (procs.size() == 1 || !disjoint) {
+      const Sidecar* owner = *std::max_element(
+          procs.begin(), procs.end(),
+          [](const Sidecar* a, const Sidecar* b) { return a->exit_ns < b->exit_ns; });
+      for (const Sidecar* s : procs) {
+        if (s == owner) continue;
+        warnings.push_back(fmt::format(
+            "{} [{}] and another process of the same program both wrote {}: EZTrace kept only "
+            "one archive, the events of {} [{}] are lost",
+            owner->program, owner->pid, dir.string(), s->program, s->pid));
+      }
+      out.push_back({*owner, archive, all});
+      continue;
+    }
+    for (const Sidecar* s : procs) {
+      std::vector<OTF2_LocationRef> own;
+      for (const auto& t : s->threads) own.push_back(t.location);
+      out.push_back({*s, archive, std::move(own)});
+    }
+    for (OTF2_LocationRef loc : all) {
+      if (seen.count(loc)) continue;
+      auto ev = archive->locations.find(loc);
+      warnings.push_back(fmt::format(
+          "{}: EZTrace location {} belongs to no process with alignment data; its {} events are "
+          "left out",
+          found->string(), loc, ev == archive->locations.end() ? 0 : ev->second.events));
+    }
+  }
+  std::sort(out.begin(), out.end(), [](const EztraceInput& a, const EztraceInput& b) {
+    return a.process.ctor_ns < b.process.ctor_ns;
+  });
+  return out;
+}
+
+}  // namespace ezio::converters

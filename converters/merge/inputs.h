@@ -1,0 +1,35 @@
+#pragma once
+// The merge's inputs: which EZTrace archive, and which of its locations, belong to which process
+// image of the recording (docs/merge.md, "The merge", step 1).
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "converters/eztrace/sidecar.h"
+#include "converters/merge/archive_model.h"
+
+namespace ezio::converters {
+
+// One EZTrace process: its alignment data, the archive it wrote, and which of the archive's
+// locations are its threads. In MPI mode all ranks write one shared archive, each its own
+// locations; otherwise a process owns its whole archive.
+struct EztraceInput {
+  Sidecar process;
+  std::shared_ptr<const EztraceArchive> archive;
+  std::vector<OTF2_LocationRef> locations;
+};
+
+// Where the EZTrace archive of an image may be, in order of preference.
+using ArchiveCandidates = std::function<std::vector<std::filesystem::path>(const Sidecar&)>;
+
+// Finds the EZTrace archive of every image that exited (candidates: where to look) and reads it.
+// Images whose archive is missing are reported in warnings and skipped.
+std::vector<EztraceInput> load_eztrace_inputs(const std::vector<Sidecar>& images,
+                                              const ArchiveCandidates& candidates,
+                                              std::vector<std::string>& warnings);
+// The same for the records of sidecar_dir, each archive where the image wrote it.
+std::vector<EztraceInput> load_eztrace_inputs(const std::filesystem::path& sidecar_dir,
+                                              std::vector<std::string>& warnings);
+
+}  // namespace ezio::converters

@@ -1,0 +1,112 @@
+#include "converters/merge/merge.h"
+
+#include "common/schema/layers.h"
+#include "converters/merge/interleave.h"
+#include "converters/merge/merger.h"
+
+// The merge's stages in order (merger.h lists where each lives).
+namespace ezio::converters {
+namespace merge_stages {
+
+bool opens_a_call(EventKind k) {
+  return k == EventKind::Enter || k == EventKind::ThreadBegin || k == EventKind::IoOperationBegin ||
+         k == EventKind::IoDestroyHandle || k == EventKind::MpiCollectiveBegin;
+}
+
+Merger::Merger(const std::vector<EztraceInput>& in, const std::vector<Sidecar>& im,
+               const std::filesystem::path& kernel_anchor, const std::filesystem::path& out_dir,
+               const std::vector<std::filesystem::path>& dirs)
+    : inputs(in), images(im) {
+  for (const auto& d : dirs) own_dirs.push_back(d.lexically_normal().string());
+  for (const auto& i : inputs) own_dirs.push_back(i.process.trace_dir().string());
+  for (const auto& i : im) own_dirs.push_back(i.trace_dir().string());
+  // The span summaries go next to the output, on its file system.
+  kernel =
+      index_kernel_spans(kernel_anchor, own_dirs, std::filesystem::absolute(out_dir).parent_path());
+}
+
+KernelLocation* Merger::kernel_location(OTF2_LocationRef loc) {
+  auto it = kernel.locations.find(loc);
+  return it == kernel.locations.end() ? nullptr : &it->second;
+}
+
+void Merger::run(const std::filesystem::path& out_dir) {
+  // Decide on the span summaries: what is EZTrace's own, which processes have no user trace.
+  index_kernel();
+  filter_own_io();
+  find_untraced();
+
+  Output out(out_dir, kernel.defs);
+  for (const auto& in : inputs) out.comms.add_archive(in.archive->defs);
+  define_kernel_locations(out);
+  // Each user thread's location, checked against its kernel spans.
+  std::vector<Process> processes = map_threads(out);
+  define_comm_ranks(out);
+
+  SpanWriter writer(*this, [this, &out](OTF2_LocationRef loc, const Event& e) {
+    out.kmap.write(out.w.events(loc), e, out.stamp(loc, e.time));
+    ++report.kernel_events;
+  });
+  write_threads(out, writer, processes);
+  write_kernel_only(out, writer);
+  write_properties(out);
+}
+
+}  // namespace merge_stages
+
+std::string_view region_layer(std::string_view canonical) {
+  for (std::string_view layer : schema::kKernelIoLayers) {
+    if (canonical.size() > layer.size() && canonical.substr(0, layer.size()) == layer &&
+        canonical[layer.size()] == ':') {
+      return layer;
+    }
+  }
+  return {};
+}
+
+bool is_user_event(const Definitions& d, const Event& e) {
+  switch (e.kind) {
+    case EventKind::Enter:
+    case EventKind::Leave: {
+      auto r = d.regions.find(e.ref);
+      return r == d.regions.end() || region_layer(d.str(r->second.canonical)).empty();
+    }
+    case EventKind::ThreadBegin:
+    case EventKind::ThreadEnd:
+      return true;
+    case EventKind::Metric:
+      return false;
+    case EventKind::MpiSend:
+    case EventKind::MpiIsend:
+    case EventKind::MpiIsendComplete:
+    case EventKind::MpiIrecvRequest:
+    case EventKind::MpiRecv:
+    case EventKind::MpiIrecv:
+    case EventKind::MpiRequestTest:
+    case EventKind::MpiRequestCancelled:
+    case EventKind::MpiCollectiveBegin:
+    case EventKind::MpiCollectiveEnd:
+      return true;  // the kernel side has no MPI events
+    case EventKind::IoDeleteFile:
+      return d.str(d.io_paradigms.count(e.ref) ? d.io_paradigms.at(e.ref).identification
+                                               : OTF2_UNDEFINED_STRING) != "linux";
+    default: {
+      auto h = d.io_handles.find(e.ref);
+      if (h == d.io_handles.end()) return true;
+      auto p = d.io_paradigms.find(h->second.paradigm);
+      return p == d.io_paradigms.end() || d.str(p->second.identification) != "linux";
+    }
+  }
+}
+
+MergeReport merge_archives(const std::vector<EztraceInput>& eztrace,
+                           const std::filesystem::path& kernel_anchor,
+                           const std::filesystem::path& out_dir,
+                           const std::vector<std::filesystem::path>& own_dirs,
+                           const std::vector<Sidecar>& images) {
+  merge_stages::Merger m(eztrace, images, kernel_anchor, out_dir, own_dirs);
+  m.run(out_dir);
+  return std::move(m.report);
+}
+
+}  // namespace ezio::converters

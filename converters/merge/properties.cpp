@@ -1,0 +1,79 @@
+#include "common/schema/properties.h"
+
+#include <fmt/format.h>
+
+#include "converters/merge/merger.h"
+
+// What the merge found, the kernel's node properties and the clock (docs/merge.md, "The merge",
+// step 6).
+namespace ezio::converters::merge_stages {
+
+// How a traced process's EZTrace times were moved to CLOCK_MONOTONIC.
+void Merger::write_process_properties(Output& out, const Sidecar& p) {
+  auto kp = kprocs.find(p.pid);
+  if (kp == kprocs.end() || kp->second.group == OTF2_UNDEFINED_LOCATION_GROUP) return;
+  otf2::Ref g = out.group_of(kp->second.group);
+  out.w.location_group_property(g, schema::kEztraceFirstTimestamp, p.first_timestamp);
+  // CLOCK_MONOTONIC - EZTrace time; differs from first_timestamp with EZTrace's MPI clock.
+  out.w.location_group_property(g, schema::kEztraceTimeOffset, p.time_offset());
+  out.w.location_group_property(g, schema::kEztraceClockErrorNs, p.clock_offset_error_ns);
+}
+
+// Global facts: the kernel's properties, and what the merge found; then the clock, and the
+// archive is closed.
+void Merger::write_properties(Output& out) {
+  const Definitions& kd = kernel.defs;
+  otf2::ArchiveWriter& w = out.w;
+  const otf2::Ref machine = out.machine;
+  report.comms = out.comms.comms_written();
+  report.groups = out.comms.groups_written();
+  report.clamped_events = out.clamped;
+  for (const auto& p : kd.node_properties) {
+    if (p.owner != out.knode) continue;
+    OTF2_AttributeValue v = p.value;
+    if (p.type == OTF2_TYPE_STRING) v.stringRef = w.string(kd.str(v.stringRef));
+    w.system_tree_node_property(machine, kd.str(p.name), p.type, v);
+  }
+  w.system_tree_node_property(machine, schema::kAlignmentViolations, report.violations);
+  w.system_tree_node_property(machine, schema::kAlignmentCheckedCalls, report.checked_calls);
+  w.system_tree_node_property(machine, schema::kEztraceClosesWithoutSyscall,
+                              report.closes_without_syscall);
+  w.system_tree_node_property(machine, schema::kEztraceProcesses, report.processes);
+  w.system_tree_node_property(machine, schema::kEztraceOwnIoFiltered, report.own_io_calls);
+  write_user_level(out);
+  w.system_tree_node_property(
+      machine, schema::kAlignment,
+      std::string_view(report.violations ? "MISALIGNED: see EZIOTRACE::ALIGNMENT_VIOLATIONS"
+                                         : "exact"));
+  uint64_t realtime = kd.realtime;
+  if (realtime != OTF2_UNDEFINED_TIMESTAMP && out.t_min < kd.global_offset) {
+    realtime -= kd.global_offset - out.t_min;
+  }
+  w.clock({1'000'000'000, out.t_min, out.t_max - out.t_min, realtime});
+  w.close();
+}
+
+// What the archive holds of the user level: EZIOTRACE::USER_LEVEL says it in words, the
+// processes without an EZTrace trace are counted and named.
+void Merger::write_user_level(Output& out) {
+  otf2::ArchiveWriter& w = out.w;
+  const otf2::Ref machine = out.machine;
+  std::string pids;
+  for (uint32_t pid : report.untraced_pids)
+    pids += fmt::format("{}{}", pids.empty() ? "" : " ", pid);
+  w.system_tree_node_property(machine, schema::kProcessesWithoutUserTrace,
+                              report.untraced_pids.size());
+  w.system_tree_node_property(machine, schema::kPidsWithoutUserTrace, std::string_view(pids));
+  std::string level = "complete";
+  if (report.processes == 0) {
+    level = "missing: EZTrace wrote no trace, the archive holds the kernel layers only";
+  } else if (!report.untraced_pids.empty()) {
+    level = fmt::format(
+        "partial: {} process(es) with kernel events have no EZTrace trace "
+        "(EZIOTRACE::PIDS_WITHOUT_USER_TRACE)",
+        report.untraced_pids.size());
+  }
+  w.system_tree_node_property(machine, schema::kUserLevel, std::string_view(level));
+  report.user_level = level;
+}
+}  // namespace ezio::converters::merge_stages
