@@ -14,6 +14,7 @@ import argparse
 import difflib
 import os
 import re
+import signal
 import subprocess
 import sys
 
@@ -97,4 +98,5 @@ def main():
 
 
 if __name__ == "__main__":
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `| head` ends the diff quietly
     sys.exit(main())
