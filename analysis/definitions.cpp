@@ -4,6 +4,8 @@
 
 #include <string_view>
 
+#include "common/schema/properties.h"
+
 namespace ezio::analysis {
 
 const RegionDef* Definitions::region(Ref id) const {
@@ -70,7 +72,7 @@ Definitions resolve(const otf2::Definitions& a) {
   }
   for (const auto& p : a.location_properties) {
     auto v = otf2::integer_value(p.type, p.value);
-    if (v && a.str(p.name) == "EZIOTRACE::TID") {
+    if (v && a.str(p.name) == schema::kTid) {
       d.location_tids[p.location] = static_cast<uint64_t>(*v);
     }
   }

@@ -12,6 +12,7 @@
 #include "analysis/svg.h"
 #include "analysis/table.h"
 #include "analysis/trace_run.h"
+#include "common/schema/properties.h"
 
 namespace ezio::analysis {
 namespace {
@@ -55,7 +56,7 @@ class EvidenceSink : public CallSink {
       : CallSink(defs), ev_(ev), o_(o) {
     bool syscalls = layer_observation(defs, Layer::kSyscall, false).observed;
     app_layer_ = syscalls ? Layer::kSyscall : Layer::kUser;
-    auto probe = defs.node_string_properties.find("EZIOTRACE::PROBE::pagecache");
+    auto probe = defs.node_string_properties.find(schema::probe_property("pagecache"));
     ev_.dirty_throttle_observed = probe != defs.node_string_properties.end() &&
                                   probe->second.find("balance_dirty_pages") != std::string::npos;
     for (auto& [id, r] : defs.regions) {
@@ -358,15 +359,15 @@ void describe_archive(const Definitions& defs, Evidence& ev) {
     auto it = defs.node_string_properties.find(k);
     return it == defs.node_string_properties.end() ? std::string() : it->second;
   };
-  ev.command = str("EZIOTRACE::COMMAND");
-  ev.status = str("EZIOTRACE::STATUS");
-  ev.kernel = str("EZIOTRACE::KERNEL_RELEASE");
+  ev.command = str(schema::kCommand);
+  ev.status = str(schema::kStatus);
+  ev.kernel = str(schema::kKernelRelease);
   for (Layer l : kAllLayers) {
-    std::string p = str("EZIOTRACE::PROBE::" + std::string(layer_key(l)));
+    std::string p = str(schema::probe_property(layer_key(l)));
     if (!p.empty()) ev.probes[std::string(layer_key(l))] = p;
   }
   for (auto& [name, value] : defs.node_uint_properties) {
-    static constexpr std::string_view prefix = "EZIOTRACE::LOST::";
+    static constexpr std::string_view prefix = schema::kLostPrefix;
     if (name.rfind(prefix, 0) == 0) ev.lost[name.substr(prefix.size())] = value;
   }
   ev.timeline.start = defs.global_offset;

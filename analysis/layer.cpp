@@ -4,6 +4,8 @@
 #include <cctype>
 #include <string>
 
+#include "common/schema/layers.h"
+
 namespace ezio::analysis {
 
 std::string_view layer_title(Layer l) {
@@ -13,8 +15,9 @@ std::string_view layer_title(Layer l) {
 }
 
 std::string_view layer_key(Layer l) {
-  static constexpr std::array<std::string_view, kLayerCount> keys = {"user", "syscall",   "vfs",
-                                                                     "fs",   "pagecache", "block"};
+  static constexpr std::array<std::string_view, kLayerCount> keys = {
+      schema::kUserLayer,         schema::kKernelIoLayers[0], schema::kKernelIoLayers[1],
+      schema::kKernelIoLayers[2], schema::kKernelIoLayers[3], schema::kKernelIoLayers[4]};
   return keys[static_cast<size_t>(l)];
 }
 

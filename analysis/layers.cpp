@@ -174,14 +174,14 @@ Table pagecache_table(const LayersSink& sink, const Definitions& defs) {
   t.name = "pagecache";
   t.title = "Page cache (pages, from the recorder's counters)";
   t.columns = {{"thread", "Thread"}};
-  for (std::string_view c : otf2::pagecache::kCounters) {
+  for (std::string_view c : schema::pagecache::kCounters) {
     t.columns.push_back({std::string(c), std::string(c)});
   }
   t.columns.push_back({"hit_percent", "Hit %"});
   auto row = [&](const std::string& name, const std::map<std::string, uint64_t>& v) {
     std::vector<Cell> cells = {text_cell(name)};
     auto get = [&](std::string_view k) { return pagecache_count(v, k); };
-    for (std::string_view c : otf2::pagecache::kCounters) cells.push_back(count_cell(get(c)));
+    for (std::string_view c : schema::pagecache::kCounters) cells.push_back(count_cell(get(c)));
     uint64_t looked_up = get("hits") + get("misses");
     cells.push_back(looked_up ? percent_cell(100.0 * static_cast<double>(get("hits")) /
                                              static_cast<double>(looked_up))

@@ -3,10 +3,12 @@
 #include <string_view>
 #include <vector>
 
+#include "common/schema/properties.h"
+
 namespace ezio::analysis {
 namespace {
 
-constexpr std::string_view kPrefix = "EZIOTRACE::PROBE::";
+constexpr std::string_view kPrefix = schema::kProbePrefix;
 
 bool contains(std::string_view s, std::string_view part) {
   return s.find(part) != std::string_view::npos;
@@ -22,7 +24,7 @@ std::vector<std::string_view> split(std::string_view s, std::string_view sep) {
 }
 
 // The FS layer's property is one part per file system, "ext4: fentry/fexit ...; xfs: tp_btf/...;
-// btrfs: none; iomap: tp_btf/iomap_dio_rw_begin" (recorder/probe.cpp, plan_fs).
+// btrfs: none; iomap: tp_btf/iomap_dio_rw_begin" (recorder/probe/probe.cpp, plan_fs).
 Observed fs_observed(std::string_view hooks, Op op) {
   size_t seeing = 0, file_systems = 0;
   bool iomap = false;
@@ -63,7 +65,7 @@ Observed observed(const std::map<std::string, std::string>& props, Layer layer, 
   // A kernel recording merged with EZTrace's trace has the merge's alignment verdict; without it
   // (`eziotrace record`), no user-level call was observed.
   if (layer == Layer::kUser) {
-    return props.contains("EZIOTRACE::ALIGNMENT") ? Observed::kAll : Observed::kNone;
+    return props.contains(schema::kAlignment) ? Observed::kAll : Observed::kNone;
   }
   auto it = props.find(std::string(kPrefix) + std::string(layer_key(layer)));
   if (it == props.end()) return Observed::kNone;  // the layer was not recorded

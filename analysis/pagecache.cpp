@@ -5,7 +5,7 @@
 #include <algorithm>
 
 namespace ezio::analysis {
-namespace layout = otf2::pagecache;
+namespace layout = schema::pagecache;
 
 namespace {
 

@@ -13,11 +13,11 @@
 
 #include "analysis/definitions.h"
 #include "common/otf2/events.h"
-#include "common/otf2/pagecache_layout.h"
+#include "common/schema/pagecache.h"
 
 namespace ezio::analysis {
 
-inline constexpr size_t kPageCacheCounters = otf2::pagecache::kCounters.size();
+inline constexpr size_t kPageCacheCounters = schema::pagecache::kCounters.size();
 
 struct PageCacheSample {
   uint64_t tid = 0;

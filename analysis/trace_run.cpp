@@ -4,6 +4,7 @@
 
 #include "analysis/progress.h"
 #include "common/log.h"
+#include "common/schema/properties.h"
 
 namespace ezio::analysis {
 
@@ -29,7 +30,7 @@ void run_trace(TraceReader& reader, CallSink& sink, const Filters& filters, Repo
   nlohmann::json lost = nlohmann::json::object();
   std::string lost_text;
   for (auto& [name, value] : defs.node_uint_properties) {
-    static constexpr std::string_view prefix = "EZIOTRACE::LOST::";
+    static constexpr std::string_view prefix = schema::kLostPrefix;
     if (name.rfind(prefix, 0) != 0) continue;
     std::string layer = name.substr(prefix.size());
     lost[layer] = value;
@@ -41,7 +42,7 @@ void run_trace(TraceReader& reader, CallSink& sink, const Filters& filters, Repo
                  lost_text);
     report.notes.push_back(fmt::format("Lost events: {} (figures are lower bounds).", lost_text));
   }
-  if (auto it = defs.node_string_properties.find("EZIOTRACE::STATUS");
+  if (auto it = defs.node_string_properties.find(schema::kStatus);
       it != defs.node_string_properties.end()) {
     meta["status"] = it->second;
     if (it->second != "complete") {
@@ -49,7 +50,7 @@ void run_trace(TraceReader& reader, CallSink& sink, const Filters& filters, Repo
       report.notes.push_back(fmt::format("Recording status: {}.", it->second));
     }
   }
-  if (auto it = defs.node_string_properties.find("EZIOTRACE::KERNEL_RELEASE");
+  if (auto it = defs.node_string_properties.find(schema::kKernelRelease);
       it != defs.node_string_properties.end()) {
     meta["kernel"] = it->second;
   }

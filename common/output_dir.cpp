@@ -15,6 +15,7 @@
 
 #include "common/error.h"
 #include "common/otf2/reader.h"
+#include "common/schema/files.h"
 #include "common/unique_fd.h"
 
 namespace fs = std::filesystem;
@@ -79,10 +80,10 @@ std::optional<std::string> misfit(const Entry& e, Level level, Level& inner) {
       inner = Level::any;
       break;
     case Level::archive_top:
-      inner = e.name == "eziotrace" ? Level::archive_events : Level::archive_alignment;
-      fits =
-          dir ? (e.name == "eziotrace" || e.name == "eziotrace-alignment")
-              : (e.name == "eziotrace.otf2" || e.name == "eziotrace.def" || e.name == kMarkerName);
+      inner = e.name == schema::kArchiveName ? Level::archive_events : Level::archive_alignment;
+      fits = dir ? (e.name == schema::kArchiveName || e.name == schema::kAlignmentDir)
+                 : (e.name == schema::kAnchorFile || e.name == schema::kDefinitionsFile ||
+                    e.name == kMarkerName);
       break;
     case Level::archive_events:
       fits = ends(".evt") || ends(".def");
@@ -316,7 +317,7 @@ Staging::Staging(fs::path out, bool force)
       dir_(staging_dir(out_), DirKind::archive, force) {}
 
 void Staging::publish() {
-  otf2::verify_written(dir() / "eziotrace.otf2");
+  otf2::verify_written(dir() / schema::kAnchorFile);
   struct stat st {};
   if (lstat(out_.c_str(), &st) == 0) {
     check_output(out_, force_);

@@ -8,6 +8,8 @@
 #include "common/error.h"
 #include "common/otf2/check.h"
 #include "common/otf2/writer.h"
+#include "common/schema/layers.h"
+#include "common/schema/properties.h"
 
 namespace {
 
@@ -17,8 +19,8 @@ using ezio::otf2::Ref;
 void generate(const std::string& dir, uint64_t events, uint64_t threads) {
   ezio::otf2::ArchiveWriter w(dir);
   Ref node = w.system_tree_node("benchhost", "machine");
-  for (const char* layer : {"syscall", "vfs", "fs", "pagecache", "block"}) {
-    w.system_tree_node_property(node, std::string("EZIOTRACE::LOST::") + layer, uint64_t{0});
+  for (std::string_view layer : ezio::schema::kKernelIoLayers) {
+    w.system_tree_node_property(node, ezio::schema::lost_property(layer), uint64_t{0});
   }
   Ref proc = w.location_group("bench [1000]", OTF2_LOCATION_GROUP_TYPE_PROCESS, node);
   Ref io = w.io_paradigm("linux", "Linux kernel I/O", OTF2_IO_PARADIGM_CLASS_SERIAL,

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "common/otf2/definitions.h"  // Ref, and the metric definitions both sides share
+#include "common/schema/files.h"
 
 namespace ezio::otf2 {
 
@@ -36,7 +37,8 @@ struct Clock {
 class ArchiveWriter {
  public:
   // Creates <dir>/<name>.otf2 and friends; dir must not hold an archive of that name.
-  explicit ArchiveWriter(const std::filesystem::path& dir, std::string name = "eziotrace");
+  explicit ArchiveWriter(const std::filesystem::path& dir,
+                         std::string name = std::string(schema::kArchiveName));
   ~ArchiveWriter();
   ArchiveWriter(const ArchiveWriter&) = delete;
   ArchiveWriter& operator=(const ArchiveWriter&) = delete;

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "common/output_dir.h"
+#include "common/schema/files.h"
 
 namespace ezio::converters {
 
@@ -27,6 +28,6 @@ class AlignmentCapture {
 };
 
 // The alignment directory inside a kernel archive directory.
-inline constexpr const char* kAlignmentDirName = "eziotrace-alignment";
+inline constexpr const char* kAlignmentDirName = schema::kAlignmentDir;
 
 }  // namespace ezio::converters

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "common/error.h"
+#include "common/schema/files.h"
 #include "converters/eztrace/discovery.h"
 
 namespace ezio::converters {
@@ -52,7 +53,7 @@ EztraceSetup prepare_eztrace(const std::vector<std::string>& module_args,
   if (const char* old = std::getenv("LD_PRELOAD"); old && *old) preload.emplace_back(old);
 
   s.trace_dir = work_dir / "eztrace";
-  s.sidecar_dir = work_dir / "eziotrace-alignment";
+  s.sidecar_dir = work_dir / schema::kAlignmentDir;
   std::error_code ec;
   std::filesystem::create_directories(s.trace_dir, ec);
   if (!ec) std::filesystem::create_directories(s.sidecar_dir, ec);

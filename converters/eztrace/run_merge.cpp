@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include "common/error.h"
+#include "common/schema/files.h"
 #include "converters/eztrace/alignment_capture.h"
 #include "converters/merge/arguments.h"
 
@@ -87,7 +88,7 @@ MergeSummary merge_from(MergeSources sources, const std::filesystem::path& kerne
   }
   s.report = merge_archives(inputs, kernel_anchor, out_dir, own, images);
   s.report.warnings.insert(s.report.warnings.begin(), warnings.begin(), warnings.end());
-  s.anchor = out_dir / "eziotrace.otf2";
+  s.anchor = out_dir / schema::kAnchorFile;
   log_report(s.report, s.anchor);
   return s;
 }

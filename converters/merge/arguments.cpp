@@ -4,6 +4,8 @@
 
 #include "common/error.h"
 #include "common/otf2/reader.h"
+#include "common/schema/files.h"
+#include "common/schema/properties.h"
 
 namespace fs = std::filesystem;
 
@@ -39,7 +41,7 @@ void check_eztrace_anchor(const fs::path& anchor) {
     fail("EZTRACE_ARCHIVE {} is an empty file, not an EZTrace archive", anchor.string());
   }
   Definitions defs = definitions_of(anchor, "EZTRACE_ARCHIVE", anchor);
-  if (has_property_prefix(defs, "EZIOTRACE::")) {
+  if (has_property_prefix(defs, schema::kPropertyPrefix)) {
     fail_with(2,
               "EZTRACE_ARCHIVE {} is an archive eziotrace wrote, not EZTrace's: give EZTrace's "
               "trace (<prog>_trace or its eztrace_log.otf2) first, the kernel archive second",
@@ -95,7 +97,7 @@ GivenEztrace given_eztrace(const fs::path& arg, const fs::path& kernel_anchor) {
   } else if (fs::exists(g.root / kEztraceAnchor, ec)) {
     g.anchors = {g.root / kEztraceAnchor};
     g.single = true;
-  } else if (fs::exists(g.root / "eziotrace.otf2", ec)) {
+  } else if (fs::exists(g.root / schema::kAnchorFile, ec)) {
     fail_with(2,
               "EZTRACE_ARCHIVE {} is an archive eziotrace wrote, not EZTrace's: give EZTrace's "
               "trace (<prog>_trace or its eztrace_log.otf2) first, the kernel archive second",
@@ -117,15 +119,15 @@ fs::path given_kernel(const fs::path& arg) {
   fs::path anchor = fs::absolute(arg).lexically_normal();
   std::error_code ec;
   if (!fs::exists(anchor, ec)) fail("KERNEL_ARCHIVE {}: no such file or directory", arg.string());
-  if (fs::is_directory(anchor, ec)) anchor /= "eziotrace.otf2";
+  if (fs::is_directory(anchor, ec)) anchor /= schema::kAnchorFile;
   if (!fs::exists(anchor, ec)) {
     fail("KERNEL_ARCHIVE {} holds no eziotrace archive (no eziotrace.otf2)", arg.string());
   }
   Definitions defs = definitions_of(anchor, "KERNEL_ARCHIVE", arg);
-  if (!has_property(defs, "EZIOTRACE::RECORD_VERSION")) {
+  if (!has_property(defs, schema::kRecordVersion)) {
     fail_with(2, "KERNEL_ARCHIVE {} is not a kernel archive of `eziotrace record`", arg.string());
   }
-  if (has_property(defs, "EZIOTRACE::EZTRACE_PROCESSES")) {
+  if (has_property(defs, schema::kEztraceProcesses)) {
     fail_with(2, "KERNEL_ARCHIVE {} is already a merged archive", arg.string());
   }
   return anchor;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "common/schema/properties.h"
 #include "converters/merge/merger.h"
 
 // The merged archive's locations (docs/merge.md, "The merge", steps 3 and 8): the kernel's, each
@@ -120,8 +121,7 @@ std::optional<Thread> Merger::map_thread(Output& out, const EztraceInput& in, OT
   }
   if (!out.used_ids.count(t.out_loc) || !t.out_loc) t.out_loc = define_thread(out, p, kp, tid);
   if (th != p.threads.end()) {
-    out.w.location_property(t.out_loc, "EZIOTRACE::EZTRACE_THREAD_RANK",
-                            static_cast<uint64_t>(th->rank));
+    out.w.location_property(t.out_loc, schema::kEztraceThreadRank, static_cast<uint64_t>(th->rank));
   }
   user_locations[{&in.archive->defs, eloc}] = t.out_loc;
   check_thread(in, eloc, t.user_events, kspans, tid, tied);
@@ -140,13 +140,13 @@ OTF2_LocationRef Merger::define_thread(Output& out, const Sidecar& p, const Kern
   } else {
     g = out.w.location_group(fmt::format("{} [{}]", p.program, p.pid),
                              OTF2_LOCATION_GROUP_TYPE_PROCESS, out.machine);
-    out.w.location_group_property(g, "EZIOTRACE::PID", p.pid);
-    out.w.location_group_property(g, "EZIOTRACE::PPID", p.ppid);
+    out.w.location_group_property(g, schema::kPid, p.pid);
+    out.w.location_group_property(g, schema::kPpid, p.ppid);
     kprocs[p.pid].group = OTF2_UNDEFINED_LOCATION_GROUP;
   }
   out.w.location(id, fmt::format("{} [{}]", p.program, tid ? tid : id),
                  OTF2_LOCATION_TYPE_CPU_THREAD, g);
-  if (tid) out.w.location_property(id, "EZIOTRACE::TID", tid);
+  if (tid) out.w.location_property(id, schema::kTid, tid);
   out.used_ids.insert(id);
   return id;
 }

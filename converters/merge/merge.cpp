@@ -1,5 +1,6 @@
 #include "converters/merge/merge.h"
 
+#include "common/schema/layers.h"
 #include "converters/merge/interleave.h"
 #include "converters/merge/merger.h"
 
@@ -54,7 +55,7 @@ void Merger::run(const std::filesystem::path& out_dir) {
 }  // namespace merge_stages
 
 std::string_view region_layer(std::string_view canonical) {
-  for (std::string_view layer : {"syscall", "vfs", "fs", "pagecache", "block"}) {
+  for (std::string_view layer : schema::kKernelIoLayers) {
     if (canonical.size() > layer.size() && canonical.substr(0, layer.size()) == layer &&
         canonical[layer.size()] == ':') {
       return layer;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "common/schema/properties.h"
 #include "converters/merge/merger.h"
 
 // EZTrace's own I/O dropped from the kernel side (docs/merge.md, "The merge", step 4), and the
@@ -58,12 +59,12 @@ void Merger::index_kernel() {
   for (const auto& [ref, r] : d.regions) traced_syscalls.insert(d.str(r.canonical));
   for (const auto& [loc, def] : d.locations) {
     group_locations[def.group].push_back(loc);
-    auto pid = d.group_property(def.group, "EZIOTRACE::PID");
-    auto tid = d.location_property(loc, "EZIOTRACE::TID");
+    auto pid = d.group_property(def.group, schema::kPid);
+    auto tid = d.location_property(loc, schema::kTid);
     if (!pid || !tid) continue;  // device and other asynchronous locations
     KernelProcess& p = kprocs[static_cast<uint32_t>(*pid)];
     p.pid = static_cast<uint32_t>(*pid);
-    p.ppid = static_cast<uint32_t>(d.group_property(def.group, "EZIOTRACE::PPID").value_or(0));
+    p.ppid = static_cast<uint32_t>(d.group_property(def.group, schema::kPpid).value_or(0));
     p.group = def.group;
     p.threads.emplace(static_cast<uint32_t>(*tid), loc);
   }

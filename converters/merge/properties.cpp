@@ -1,3 +1,5 @@
+#include "common/schema/properties.h"
+
 #include <fmt/format.h>
 
 #include "converters/merge/merger.h"
@@ -11,10 +13,10 @@ void Merger::write_process_properties(Output& out, const Sidecar& p) {
   auto kp = kprocs.find(p.pid);
   if (kp == kprocs.end() || kp->second.group == OTF2_UNDEFINED_LOCATION_GROUP) return;
   otf2::Ref g = out.group_of(kp->second.group);
-  out.w.location_group_property(g, "EZIOTRACE::EZTRACE_FIRST_TIMESTAMP", p.first_timestamp);
+  out.w.location_group_property(g, schema::kEztraceFirstTimestamp, p.first_timestamp);
   // CLOCK_MONOTONIC - EZTrace time; differs from first_timestamp with EZTrace's MPI clock.
-  out.w.location_group_property(g, "EZIOTRACE::EZTRACE_TIME_OFFSET", p.time_offset());
-  out.w.location_group_property(g, "EZIOTRACE::EZTRACE_CLOCK_ERROR_NS", p.clock_offset_error_ns);
+  out.w.location_group_property(g, schema::kEztraceTimeOffset, p.time_offset());
+  out.w.location_group_property(g, schema::kEztraceClockErrorNs, p.clock_offset_error_ns);
 }
 
 // Global facts: the kernel's properties, and what the merge found; then the clock, and the
@@ -32,15 +34,15 @@ void Merger::write_properties(Output& out) {
     if (p.type == OTF2_TYPE_STRING) v.stringRef = w.string(kd.str(v.stringRef));
     w.system_tree_node_property(machine, kd.str(p.name), p.type, v);
   }
-  w.system_tree_node_property(machine, "EZIOTRACE::ALIGNMENT_VIOLATIONS", report.violations);
-  w.system_tree_node_property(machine, "EZIOTRACE::ALIGNMENT_CHECKED_CALLS", report.checked_calls);
-  w.system_tree_node_property(machine, "EZIOTRACE::EZTRACE_CLOSES_WITHOUT_SYSCALL",
+  w.system_tree_node_property(machine, schema::kAlignmentViolations, report.violations);
+  w.system_tree_node_property(machine, schema::kAlignmentCheckedCalls, report.checked_calls);
+  w.system_tree_node_property(machine, schema::kEztraceClosesWithoutSyscall,
                               report.closes_without_syscall);
-  w.system_tree_node_property(machine, "EZIOTRACE::EZTRACE_PROCESSES", report.processes);
-  w.system_tree_node_property(machine, "EZIOTRACE::EZTRACE_OWN_IO_FILTERED", report.own_io_calls);
+  w.system_tree_node_property(machine, schema::kEztraceProcesses, report.processes);
+  w.system_tree_node_property(machine, schema::kEztraceOwnIoFiltered, report.own_io_calls);
   write_user_level(out);
   w.system_tree_node_property(
-      machine, "EZIOTRACE::ALIGNMENT",
+      machine, schema::kAlignment,
       std::string_view(report.violations ? "MISALIGNED: see EZIOTRACE::ALIGNMENT_VIOLATIONS"
                                          : "exact"));
   uint64_t realtime = kd.realtime;
@@ -59,10 +61,9 @@ void Merger::write_user_level(Output& out) {
   std::string pids;
   for (uint32_t pid : report.untraced_pids)
     pids += fmt::format("{}{}", pids.empty() ? "" : " ", pid);
-  w.system_tree_node_property(machine, "EZIOTRACE::PROCESSES_WITHOUT_USER_TRACE",
+  w.system_tree_node_property(machine, schema::kProcessesWithoutUserTrace,
                               report.untraced_pids.size());
-  w.system_tree_node_property(machine, "EZIOTRACE::PIDS_WITHOUT_USER_TRACE",
-                              std::string_view(pids));
+  w.system_tree_node_property(machine, schema::kPidsWithoutUserTrace, std::string_view(pids));
   std::string level = "complete";
   if (report.processes == 0) {
     level = "missing: EZTrace wrote no trace, the archive holds the kernel layers only";
@@ -72,7 +73,7 @@ void Merger::write_user_level(Output& out) {
         "(EZIOTRACE::PIDS_WITHOUT_USER_TRACE)",
         report.untraced_pids.size());
   }
-  w.system_tree_node_property(machine, "EZIOTRACE::USER_LEVEL", std::string_view(level));
+  w.system_tree_node_property(machine, schema::kUserLevel, std::string_view(level));
   report.user_level = level;
 }
 }  // namespace ezio::converters::merge_stages

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "common/output_file.h"
+#include "common/schema/properties.h"
 #include "converters/timeline/spool.h"
 
 namespace ezio::converters {
@@ -329,7 +330,7 @@ std::string definitions(const Timeline& t, const PajeSink& sink) {
 void run_events(const Timeline& t, std::vector<std::pair<uint64_t, std::string>>& tail,
                 const PajeSink& sink) {
   const auto& props = t.defs().node_string_properties;
-  auto end_it = props.find("EZIOTRACE::APPLICATION_END");
+  auto end_it = props.find(schema::kApplicationEnd);
   std::string end_text = end_it != props.end() ? end_it->second : "end of the recording";
   uint64_t end = t.end();
   auto event = [&](const std::string& text) {
@@ -337,7 +338,7 @@ void run_events(const Timeline& t, std::vector<std::pair<uint64_t, std::string>>
   };
   event("application end: " + end_text);
   for (const auto& [name, count] : t.defs().node_uint_properties) {
-    if (name.starts_with("EZIOTRACE::LOST::") && count > 0) {
+    if (name.starts_with(schema::kLostPrefix) && count > 0) {
       event(fmt::format("lost {} {} events", count, name.substr(17)));
     }
   }

@@ -3,7 +3,7 @@
 #include <array>
 #include <string>
 
-#include "common/otf2/pagecache_layout.h"
+#include "common/schema/pagecache.h"
 
 namespace ezio::converters {
 namespace {
@@ -67,7 +67,7 @@ size_t cache_var_counter(CacheVar v) {
 }
 
 std::string_view cache_var_title(CacheVar v) {
-  return otf2::pagecache::kCounters[cache_var_counter(v)];
+  return schema::pagecache::kCounters[cache_var_counter(v)];
 }
 
 Rgb cache_var_colour(CacheVar v) { return kVarColours[static_cast<size_t>(v)]; }

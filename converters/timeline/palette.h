@@ -33,7 +33,7 @@ Rgb request_colour(BlockOp op, bool in_service);
 // Page-cache variables, per process.
 enum class CacheVar { kHits, kMisses, kDirtied, kEvicted };
 inline constexpr size_t kCacheVarCount = 4;
-size_t cache_var_counter(CacheVar v);          // into otf2::pagecache::kCounters
+size_t cache_var_counter(CacheVar v);          // into schema::pagecache::kCounters
 std::string_view cache_var_title(CacheVar v);  // "hits"...
 Rgb cache_var_colour(CacheVar v);
 

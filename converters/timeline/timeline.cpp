@@ -7,6 +7,7 @@
 
 #include "analysis/pagecache.h"
 #include "common/error.h"
+#include "common/schema/properties.h"
 
 namespace ezio::converters {
 namespace {
@@ -326,7 +327,7 @@ LocationRole Timeline::role(OTF2_LocationRef loc) const {
   auto it = raw.locations.find(loc);
   if (it == raw.locations.end()) return LocationRole::kOther;
   if (it->second.type == OTF2_LOCATION_TYPE_METRIC) return LocationRole::kCache;
-  if (raw.location_property(loc, "EZIOTRACE::DEV_MAJOR")) return LocationRole::kDevice;
+  if (raw.location_property(loc, schema::kDevMajor)) return LocationRole::kDevice;
   if (it->second.type == OTF2_LOCATION_TYPE_CPU_THREAD) return LocationRole::kThread;
   return LocationRole::kOther;
 }
@@ -337,7 +338,7 @@ uint64_t Timeline::tid_of(OTF2_LocationRef loc) const {
 }
 
 uint64_t Timeline::pid_of(Ref group) const {
-  return reader_.defs().group_property(group, "EZIOTRACE::PID").value_or(group);
+  return reader_.defs().group_property(group, schema::kPid).value_or(group);
 }
 
 bool Timeline::selected(OTF2_LocationRef loc) const {

@@ -127,7 +127,7 @@ static void fsyncs(void) {
 
 /* stat, open and close of 200 files, 30 rounds. */
 static void metadata(void) {
-  char name[PATH_MAX];
+  char name[64];
   for (int i = 0; i < 200; i++) {
     snprintf(name, sizeof(name), "meta-%d", i);
     close(open_or_die(path(name), O_WRONLY | O_CREAT | O_TRUNC));
@@ -255,7 +255,7 @@ static void* crowd_reader(void* arg) {
  * bfq with strict_guarantees) the crowd's requests wait in its queue. Reads: bfq limits how many
  * write requests may wait (fewer still while it favours new queues), not sync reads. */
 static void saturate(void) {
-  char name[PATH_MAX];
+  char name[64];
   for (long i = 0; i < kCrowd; i++) prepare_sat(i);
   prepare_sat(99);
   direct_reads(99, 300);

@@ -26,7 +26,7 @@ mkdir -p "$EZIO_DISK/w"
 export EZIOTRACE_CACHE_DIR=/tmp/ezio-cache  # this initramfs has no /run
 check "record of the workload with all layers succeeds" \
   eziotrace record -o "$EZIO_OUT/trace" -- ezio_layers_workload "$EZIO_DISK/w"
-# The first recording kept its fentry plan (recorder/kernel_cache.h): the next one loads it as is.
+# The first recording kept its fentry plan (recorder/probe/kernel_cache.h): the next one loads it as is.
 eziotrace record -v -o /tmp/again -- true > /tmp/again.log 2>&1
 grep -E 'hooks|loaded and attached|cut-down|probe cache|probing again' /tmp/again.log
 check "a second recording takes the kept fentry plan" grep -q 'hooks taken from the probe cache' \

@@ -21,7 +21,7 @@ trap 'rm -rf "$out"' EXIT
 # checks say more about what went wrong.
 guest_status=0
 # bpftool where eziotrace runs it (its libraries come with --bin): the recorder cuts the kernel's
-# BTF down with it (recorder/core_btf.cpp), on a kernel with modules here.
+# BTF down with it (recorder/probe/core_btf.cpp), on a kernel with modules here.
 bpftool=$(command -v bpftool || echo /usr/sbin/bpftool)
 bash "$here/run-in-vm.sh" --timeout 500 --bin "$workload" --out "$out" \
   --bin "$bpftool" --file "$bpftool:$bpftool" \

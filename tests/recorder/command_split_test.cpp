@@ -1,8 +1,8 @@
-#include "recorder/command_split.h"
+#include "app/command_split.h"
 
 #include <gtest/gtest.h>
 
-using ezio::recorder::split_command_line;
+using ezio::app::split_command_line;
 
 namespace {
 const std::set<std::string> kValueOptions = {"-o", "--ring-buffer"};

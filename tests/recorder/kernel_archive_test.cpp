@@ -1,5 +1,5 @@
 // The OTF2 writing of the recorder, on synthetic records: round trip through an independent reader.
-#include "recorder/kernel_archive.h"
+#include "recorder/archive/kernel_archive.h"
 
 #include <gtest/gtest.h>
 #include <sys/syscall.h>

@@ -1,6 +1,6 @@
-// What one recording learns about the kernel serves the next (recorder/kernel_cache.h), and what
-// was kept never makes a recording fail: damaged or failing files are dropped and the kernel is
-// probed again.
+// What one recording learns about the kernel serves the next (recorder/probe/kernel_cache.h), and
+// what was kept never makes a recording fail: damaged or failing files are dropped and the kernel
+// is probed again.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 

@@ -1,5 +1,6 @@
-// The probe plan kept between recordings (recorder/kernel_cache.h) reads back as it was written.
-#include "recorder/probe_plan_json.h"
+// The probe plan kept between recordings (recorder/probe/kernel_cache.h) reads back as it was
+// written.
+#include "recorder/probe/probe_plan_json.h"
 
 #include <gtest/gtest.h>
 

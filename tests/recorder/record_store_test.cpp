@@ -1,4 +1,4 @@
-#include "recorder/record_store.h"
+#include "recorder/decode/record_store.h"
 
 #include <gtest/gtest.h>
 

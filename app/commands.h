@@ -1,0 +1,15 @@
+#pragma once
+// The subcommands of eziotrace that app/ registers, one file each. command: the application's
+// words, split off the command line by split_command_line() before CLI11 parses ours; it is read
+// when the subcommand runs, so it may be filled after these calls.
+#include <CLI/CLI.hpp>
+#include <string>
+#include <vector>
+
+namespace ezio::app {
+
+void add_record_command(CLI::App& app, const std::vector<std::string>& command);  // record.cpp
+void add_run_command(CLI::App& app, const std::vector<std::string>& command);     // run.cpp
+void add_probes_command(CLI::App& app);                                           // probes.cpp
+
+}  // namespace ezio::app

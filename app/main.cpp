@@ -1,0 +1,66 @@
+#include <CLI/CLI.hpp>
+
+#include "analysis/commands.h"
+#include "app/command_split.h"
+#include "app/commands.h"
+#include "app/options.h"
+#include "common/command.h"
+#include "common/error.h"
+#include "common/log.h"
+#include "converters/commands.h"
+
+namespace {
+
+// `eziotrace ./app` is `eziotrace run ./app`: the subcommand is made explicit.
+void insert_default_subcommand(CLI::App& app, std::vector<std::string>& args) {
+  bool help = args.size() > 1 && (args[1] == "-h" || args[1] == "--help");
+  auto is_subcommand = [&app](const std::string& word) {
+    for (const CLI::App* sub : app.get_subcommands({})) {
+      if (sub->check_name(word)) return true;
+    }
+    return false;
+  };
+  if (args.size() > 1 && !help && !is_subcommand(args[1])) {
+    args.insert(args.begin() + 1, "run");
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  ezio::init_logging(false);
+  std::vector<std::string> args(argv, argv + argc);
+  ezio::app::SplitCommandLine split{args, {}};
+
+  CLI::App app{"eziotrace: where an application's I/O time goes, from the call to the disk",
+               "eziotrace"};
+  app.require_subcommand(1);
+  app.footer("eziotrace [run options] [--] command [args...] is `eziotrace run ...`.");
+  ezio::app::add_run_command(app, split.command);
+  ezio::app::add_record_command(app, split.command);
+  ezio::app::add_probes_command(app);
+  ezio::converters::add_commands(app);
+  ezio::analysis::add_commands(app);
+  insert_default_subcommand(app, args);
+  // Subcommands that run a command take it from the end of the line, split off before CLI11 sees
+  // it, so that the command's own options are left alone.
+  if (args.size() > 1 && (args[1] == "record" || args[1] == "run")) {
+    split = ezio::app::split_command_line(args, 2,
+                                          ezio::app::value_options(*app.get_subcommand(args[1])));
+  }
+  try {
+    // CLI11 takes the words without the program name, last word first.
+    std::vector<std::string> words(split.ours.rbegin(), split.ours.rend() - 1);
+    app.parse(words);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);
+    return code == 0 ? 0 : 2;  // usage errors
+  } catch (const ezio::Error& e) {
+    spdlog::error("{}", e.what());
+    return e.exit_code();
+  } catch (const std::exception& e) {
+    spdlog::error("internal error: {}", e.what());
+    return 70;  // EX_SOFTWARE
+  }
+  return ezio::command_status();
+}

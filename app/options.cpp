@@ -1,0 +1,57 @@
+#include "app/options.h"
+
+#include <spdlog/spdlog.h>
+
+namespace ezio::app {
+namespace {
+
+// --wait-children[=SECONDS]: an option whose value is optional, not a flag (CLI11 makes a numeric
+// flag's "=0" -1).
+void add_wait_children_option(CLI::App& cmd, recorder::RecordOptions& o) {
+  cmd.add_option("--wait-children", o.wait_children_s,
+                 "after the command ends, go on recording its descendants that still run until "
+                 "they end, for at most SECONDS (--wait-children=SECONDS; default 5, 0: not at "
+                 "all)")
+      ->expected(0, 1)
+      ->default_str("5")
+      ->check(CLI::Range(0.0, 1e6));
+}
+
+}  // namespace
+
+void add_record_options(CLI::App& cmd, RecordArgs& args) {
+  recorder::RecordOptions& o = args.record;
+  cmd.add_option("-o,--output", o.output, "archive directory (default: ./<prog>_eziotrace)");
+  cmd.add_flag("-f,--force", o.force, "replace an existing archive");
+  cmd.add_option("--ring-buffer", o.ring_buffer_mib, "ring buffer size in MiB (power of two)")
+      ->check(CLI::Range(1, 4096));
+  cmd.add_flag("!--no-probe-cache", o.probe_cache,
+               "probe the kernel's hooks again instead of using what an earlier recording found "
+               "(kept in /run/eziotrace until reboot)");
+  cmd.add_option("--layers", o.layers,
+                 "layers to record, comma-separated: syscall,vfs,fs,pagecache,block (default: "
+                 "all; syscall is always recorded, the others nest in it)");
+  cmd.add_flag("--eztrace-alignment", args.eztrace_alignment,
+               "keep the alignment data of EZTrace-traced processes in the archive, for "
+               "`eziotrace merge` (automatic when the command runs `eztrace` or preloads "
+               "EZTrace)");
+  add_wait_children_option(cmd, o);
+  cmd.add_flag("-v,--verbose", args.verbose, "show libbpf and debug messages");
+  cmd.footer("Everything after the options (or after --) is the command and its arguments.");
+}
+
+void apply_common(const RecordArgs& o) {
+  if (o.verbose) spdlog::set_level(spdlog::level::debug);
+}
+
+std::set<std::string> value_options(const CLI::App& cmd) {
+  std::set<std::string> out;
+  for (const CLI::Option* opt : cmd.get_options()) {
+    if (opt->get_positional() || opt->get_expected_min() < 1) continue;
+    for (const auto& s : opt->get_snames()) out.insert("-" + s);
+    for (const auto& l : opt->get_lnames()) out.insert("--" + l);
+  }
+  return out;
+}
+
+}  // namespace ezio::app

@@ -1,0 +1,38 @@
+#pragma once
+// Options shared between subcommands: `run` (and the default mode) takes every option of
+// `record`, declared once here.
+#include <CLI/CLI.hpp>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "recorder/session/record.h"
+
+namespace ezio::app {
+
+// What `eziotrace record` is told.
+struct RecordArgs {
+  recorder::RecordOptions record;
+  // Keep the EZTrace alignment data in the archive (eziotrace merge needs it). Done anyway when
+  // the command runs EZTrace (converters::runs_eztrace).
+  bool eztrace_alignment = false;
+  bool verbose = false;
+};
+
+// What `eziotrace run` is told: everything `record` is, and how to run EZTrace.
+struct RunArgs {
+  RecordArgs base;
+  std::vector<std::string> modules{"posixio"};
+  bool keep_parts = false;
+};
+
+// Registers the options of `eziotrace record` on cmd.
+void add_record_options(CLI::App& cmd, RecordArgs& o);
+// Applies what every recording subcommand does with its RecordArgs before it runs (-v).
+void apply_common(const RecordArgs& o);
+
+// The options of cmd that take a value ("-o", "--output", ...), so that split_command_line()
+// knows which word after an option is its value, not the command.
+std::set<std::string> value_options(const CLI::App& cmd);
+
+}  // namespace ezio::app

@@ -1,0 +1,29 @@
+#pragma once
+// The names of the page-cache layer in an archive (docs/trace-model.md, Page-cache layer), shared
+// by the recorder that writes them and the readers: one METRIC location per process, whose Metric
+// events give the process's totals of a few counters (the members, what a viewer draws) and carry
+// the whole sample of one thread as attributes (what the analyzers read).
+#include <array>
+#include <cstddef>
+#include <string_view>
+
+namespace ezio::schema::pagecache {
+
+// A thread's counters, in pages, cumulative from the start of the recording.
+inline constexpr std::array<std::string_view, 8> kCounters = {
+    "accessed", "hits", "misses", "readahead", "faults", "mapped_around", "dirtied", "evicted"};
+
+// Attribute `pagecache.tid` (UINT64): the thread whose sample the event is.
+inline constexpr std::string_view kTidAttribute = "pagecache.tid";
+// Attributes `pagecache.thread.<counter>` (UINT64): that thread's totals.
+inline constexpr std::string_view kThreadCounterPrefix = "pagecache.thread.";
+// The one member of the process's metric, `pagecache.absorbed`: the I/O the cache absorbed, pages
+// the process's reads found cached (hits) plus pages its writes dirtied, cumulative; no other row
+// shows them (misses, readahead and writeback show as block requests). One member: ViTE draws each
+// member of each METRIC location as a row as high as a thread's.
+inline constexpr std::string_view kProcessMember = "pagecache.absorbed";
+inline constexpr std::array<size_t, 2> kAbsorbed = {1, 6};  // hits, dirtied
+// Archives before this layout: one METRIC location per thread, members `pagecache.<counter>`.
+inline constexpr std::string_view kMemberPrefix = "pagecache.";
+
+}  // namespace ezio::schema::pagecache

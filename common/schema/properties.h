@@ -1,0 +1,65 @@
+#pragma once
+// The EZIOTRACE::* properties of an archive (docs/trace-model.md describes each): written by the
+// recorder and the merge, read by the merge's checks, the timeline and the analyzers.
+#include <string>
+#include <string_view>
+
+namespace ezio::schema {
+
+inline constexpr char kPropertyPrefix[] = "EZIOTRACE::";
+
+// Of a process's location group.
+inline constexpr char kPid[] = "EZIOTRACE::PID";
+inline constexpr char kPpid[] = "EZIOTRACE::PPID";
+inline constexpr char kEztraceFirstTimestamp[] = "EZIOTRACE::EZTRACE_FIRST_TIMESTAMP";
+inline constexpr char kEztraceTimeOffset[] = "EZIOTRACE::EZTRACE_TIME_OFFSET";
+inline constexpr char kEztraceClockErrorNs[] = "EZIOTRACE::EZTRACE_CLOCK_ERROR_NS";
+
+// Of a location: a thread, a block device or a page-cache row.
+inline constexpr char kTid[] = "EZIOTRACE::TID";
+inline constexpr char kEztraceThreadRank[] = "EZIOTRACE::EZTRACE_THREAD_RANK";
+inline constexpr char kDevMajor[] = "EZIOTRACE::DEV_MAJOR";
+inline constexpr char kDevMinor[] = "EZIOTRACE::DEV_MINOR";
+inline constexpr char kUnattributedRequests[] = "EZIOTRACE::UNATTRIBUTED_REQUESTS";
+inline constexpr char kUnattributedBytes[] = "EZIOTRACE::UNATTRIBUTED_BYTES";
+inline constexpr char kReclaimedPages[] = "EZIOTRACE::RECLAIMED_PAGES";
+
+// Of the machine (the system tree node): the recording.
+inline constexpr char kLostPrefix[] = "EZIOTRACE::LOST::";                  // + layer
+inline constexpr char kProbePrefix[] = "EZIOTRACE::PROBE::";                // + layer
+inline constexpr char kUnattributedPrefix[] = "EZIOTRACE::UNATTRIBUTED::";  // + device
+inline constexpr char kStatus[] = "EZIOTRACE::STATUS";
+inline constexpr char kApplicationEnd[] = "EZIOTRACE::APPLICATION_END";
+inline constexpr char kApplicationCpuNs[] = "EZIOTRACE::APPLICATION_CPU_NS";
+inline constexpr char kCommand[] = "EZIOTRACE::COMMAND";
+inline constexpr char kRootPid[] = "EZIOTRACE::ROOT_PID";
+inline constexpr char kProcessesRunningAtEnd[] = "EZIOTRACE::PROCESSES_RUNNING_AT_END";
+inline constexpr char kClock[] = "EZIOTRACE::CLOCK";
+inline constexpr char kKernelRelease[] = "EZIOTRACE::KERNEL_RELEASE";  // uname -r
+inline constexpr char kMonotonicStartNs[] = "EZIOTRACE::MONOTONIC_START_NS";
+inline constexpr char kRealtimeStartNs[] = "EZIOTRACE::REALTIME_START_NS";
+inline constexpr char kRecordVersion[] = "EZIOTRACE::RECORD_VERSION";
+
+// Of the machine: the merge.
+inline constexpr char kProcessesWithoutUserTrace[] = "EZIOTRACE::PROCESSES_WITHOUT_USER_TRACE";
+inline constexpr char kPidsWithoutUserTrace[] = "EZIOTRACE::PIDS_WITHOUT_USER_TRACE";
+inline constexpr char kUserLevel[] = "EZIOTRACE::USER_LEVEL";
+inline constexpr char kAlignment[] = "EZIOTRACE::ALIGNMENT";
+inline constexpr char kAlignmentViolations[] = "EZIOTRACE::ALIGNMENT_VIOLATIONS";
+inline constexpr char kAlignmentCheckedCalls[] = "EZIOTRACE::ALIGNMENT_CHECKED_CALLS";
+inline constexpr char kEztraceClosesWithoutSyscall[] = "EZIOTRACE::EZTRACE_CLOSES_WITHOUT_SYSCALL";
+inline constexpr char kEztraceProcesses[] = "EZIOTRACE::EZTRACE_PROCESSES";
+inline constexpr char kEztraceOwnIoFiltered[] = "EZIOTRACE::EZTRACE_OWN_IO_FILTERED";
+
+// "EZIOTRACE::LOST::<layer>", "EZIOTRACE::PROBE::<layer>", "EZIOTRACE::UNATTRIBUTED::<device>".
+inline std::string lost_property(std::string_view layer) {
+  return std::string(kLostPrefix).append(layer);
+}
+inline std::string probe_property(std::string_view layer) {
+  return std::string(kProbePrefix).append(layer);
+}
+inline std::string unattributed_property(std::string_view device) {
+  return std::string(kUnattributedPrefix).append(device);
+}
+
+}  // namespace ezio::schema

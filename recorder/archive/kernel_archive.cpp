@@ -1,0 +1,443 @@
+#include "recorder/archive/kernel_archive.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <unordered_map>
+#include <vector>
+
+#include "common/otf2/check.h"
+#include "common/otf2/writer.h"
+#include "common/schema/properties.h"
+#include "common/schema/regions.h"
+#include "recorder/archive/block_archive.h"
+#include "recorder/archive/fd_table.h"
+#include "recorder/archive/process_table.h"
+#include "recorder/archive/span_nesting.h"
+#include "recorder/decode/syscall_table.h"
+
+namespace ezio::recorder {
+namespace {
+
+struct Attributes {
+  otf2::Ref fd, bytes, offset, result, call_id;
+};
+
+OTF2_IoAccessMode access_mode(uint32_t flags) {
+  switch (flags & O_ACCMODE) {
+    case O_WRONLY:
+      return OTF2_IO_ACCESS_MODE_WRITE_ONLY;
+    case O_RDWR:
+      return OTF2_IO_ACCESS_MODE_READ_WRITE;
+    default:
+      return OTF2_IO_ACCESS_MODE_READ_ONLY;
+  }
+}
+
+OTF2_IoCreationFlag creation_flags(uint32_t flags) {
+  uint32_t f = OTF2_IO_CREATION_FLAG_NONE;
+  if (flags & O_CREAT) f |= OTF2_IO_CREATION_FLAG_CREATE;
+  if (flags & O_TRUNC) f |= OTF2_IO_CREATION_FLAG_TRUNCATE;
+  if (flags & O_EXCL) f |= OTF2_IO_CREATION_FLAG_EXCLUSIVE;
+  if (flags & O_DIRECTORY) f |= OTF2_IO_CREATION_FLAG_DIRECTORY;
+  if (flags & O_NOFOLLOW) f |= OTF2_IO_CREATION_FLAG_NO_FOLLOW;
+  if (flags & O_NOCTTY) f |= OTF2_IO_CREATION_FLAG_NO_CONTROLLING_TERMINAL;
+  if ((flags & O_TMPFILE) == O_TMPFILE) f |= OTF2_IO_CREATION_FLAG_TEMPORARY_FILE;
+  if (flags & O_PATH) f |= OTF2_IO_CREATION_FLAG_PATH;
+  return f;
+}
+
+OTF2_IoStatusFlag status_flags(uint32_t flags) {
+  uint32_t f = OTF2_IO_STATUS_FLAG_NONE;
+  if (flags & O_APPEND) f |= OTF2_IO_STATUS_FLAG_APPEND;
+  if (flags & O_NONBLOCK) f |= OTF2_IO_STATUS_FLAG_NON_BLOCKING;
+  if (flags & O_DIRECT) f |= OTF2_IO_STATUS_FLAG_AVOID_CACHING;
+  if ((flags & O_SYNC) == O_SYNC) {
+    f |= OTF2_IO_STATUS_FLAG_SYNC;
+  } else if (flags & O_DSYNC) {
+    f |= OTF2_IO_STATUS_FLAG_DATA_SYNC;
+  }
+  if (flags & O_CLOEXEC) f |= OTF2_IO_STATUS_FLAG_CLOSE_ON_EXEC;
+  if (flags & O_NOATIME) f |= OTF2_IO_STATUS_FLAG_NO_ACCESS_TIME;
+  return f;
+}
+
+OTF2_IoSeekOption seek_option(uint64_t whence) {
+  switch (whence) {
+    case SEEK_CUR:
+      return OTF2_IO_SEEK_FROM_CURRENT;
+    case SEEK_END:
+      return OTF2_IO_SEEK_FROM_END;
+    case SEEK_DATA:
+      return OTF2_IO_SEEK_DATA;
+    case SEEK_HOLE:
+      return OTF2_IO_SEEK_HOLE;
+    default:
+      return OTF2_IO_SEEK_FROM_START;
+  }
+}
+
+bool is_file_io(IoKind k) { return k != IoKind::None && k != IoKind::Dup; }
+
+}  // namespace
+
+class KernelArchive::Builder {
+ public:
+  Builder(const std::filesystem::path& dir, const RecordingInfo& info)
+      : info_(info), procs_(info), w_(dir) {
+    machine_ = w_.system_tree_node(info.hostname.empty() ? "localhost" : info.hostname, "machine");
+    fds_.emplace(w_, machine_, info);
+    attrs_ = {w_.attribute("syscall.fd", "file descriptor argument", OTF2_TYPE_INT64),
+              w_.attribute("syscall.bytes", "bytes requested", OTF2_TYPE_UINT64),
+              w_.attribute("syscall.offset", "explicit file offset", OTF2_TYPE_INT64),
+              w_.attribute("syscall.result", "return value, -errno on error", OTF2_TYPE_INT64),
+              w_.attribute("call.id", "id of the call in this recording", OTF2_TYPE_UINT64)};
+    for (const auto& sc : syscall_table()) {
+      regions_[sc.nr] =
+          w_.region(sc.name, schema::region_canonical_name("syscall", sc.name),
+                    schema::region_description("syscall"),
+                    is_file_io(sc.kind) ? OTF2_REGION_ROLE_FILE_IO : OTF2_REGION_ROLE_FUNCTION);
+    }
+    nested_.emplace(w_, summary_);
+    block_.emplace(w_, machine_, summary_);
+    pagecache_.emplace(w_);
+  }
+
+  // Block events are written this long after the calls: a request that took longer arrives
+  // (complete) after later ones were written, and its first events move to their time.
+  static constexpr uint64_t kBlockHorizonNs = 5'000'000'000;
+
+  // Calls and forks in time order, so that every fd table is in the state the call saw.
+  void write(CallRecords&& batch, uint64_t before, bool last,
+             const std::function<void()>& meanwhile = nullptr) {
+    block_->add(std::move(batch.block));
+    block_->write_before(last ? before : before > kBlockHorizonNs ? before - kBlockHorizonNs : 0);
+    for (const auto& p : batch.procs) procs_.see(p);
+    // A sampled thread gets a location of its own even without calls: the page-cache samples
+    // name it by its TID (docs/trace-model.md).
+    pagecache_->add(std::move(batch.pagecache), [this](uint32_t pid, uint32_t tid) {
+      if (!procs_.has_process(pid)) return false;
+      procs_.location(pid, tid);
+      return true;
+    });
+    nested_->add_files(batch.files);
+    nested_->take(std::move(batch.vfs), std::move(batch.fs), std::move(batch.throttles),
+                  batch.syscalls, batch.opens, last);
+    walk_timeline(batch, meanwhile);
+  }
+
+  ArchiveSummary finish(const RecordStore& store) {
+    last_time_ = std::max(last_time_, block_->finish(store.devices()));
+    procs_.name_the_unnamed();
+    define_locations();
+    last_time_ = std::max(
+        last_time_,
+        pagecache_->finish(
+            store.reclaimed(),
+            [this](uint32_t pid) {
+              auto it = groups_.find(pid);
+              return it == groups_.end() ? otf2::Ref(OTF2_UNDEFINED_LOCATION_GROUP) : it->second;
+            },
+            [this](uint32_t pid) {
+              auto it = procs_.processes().find(pid);
+              return fmt::format("{} [{}]", it == procs_.processes().end() ? "?" : it->second.comm,
+                                 pid);
+            },
+            summary_.pagecache));
+    {  // the page-cache row of the layer table, in pages and bytes of 4 KiB pages
+      const PageCacheTotals& pc = summary_.pagecache;
+      auto& t = summary_.layers[EZIO_LAYER_PAGECACHE];
+      t.events = pagecache_->received();
+      t.reads = pc.accessed;
+      t.writes = pc.dirtied;
+      t.other = pc.faults;
+      t.bytes_read = (pc.misses + pc.readahead) * 4096;
+      t.bytes_written = pc.dirtied * 4096;
+    }
+    write_properties();
+    w_.clock({1'000'000'000, info_.start_monotonic_ns,
+              std::max(last_time_, info_.end_monotonic_ns) - info_.start_monotonic_ns,
+              info_.start_realtime_ns});
+    w_.close();
+    return summary_;
+  }
+
+ private:
+  void define_locations() {
+    for (const auto& [pid, proc] : procs_.processes()) {
+      otf2::Ref group = w_.location_group(fmt::format("{} [{}]", proc.comm, pid),
+                                          OTF2_LOCATION_GROUP_TYPE_PROCESS, machine_);
+      w_.location_group_property(group, schema::kPid, pid);
+      groups_[pid] = group;
+      w_.location_group_property(group, schema::kPpid, proc.ppid);
+      for (const auto& [tid, loc] : proc.threads) {
+        w_.location(loc, fmt::format("{} [{}]", proc.comm, tid), OTF2_LOCATION_TYPE_CPU_THREAD,
+                    group);
+        w_.location_property(loc, schema::kTid, tid);
+        ++summary_.threads;
+      }
+      ++summary_.processes;
+    }
+  }
+
+  void walk_timeline(const CallRecords& batch, const std::function<void()>& meanwhile) {
+    struct Item {
+      uint64_t t;
+      const ezio_syscall_rec* sc;
+      const OpenCall* open;
+      const ProcEvent* proc;
+      const NestedLayers::Orphan* orphan = nullptr;  // VFS/FS event outside any recorded syscall
+    };
+    std::vector<Item> items;
+    items.reserve(batch.syscalls.size() + batch.opens.size() + batch.procs.size());
+    for (const auto& s : batch.syscalls) items.push_back({s.t_enter, &s, nullptr, nullptr});
+    for (const auto& o : batch.opens) items.push_back({o.sc.t_enter, &o.sc, &o, nullptr});
+    for (const auto& p : batch.procs) {
+      if (p.kind == EZIO_REC_FORK && !p.is_thread) items.push_back({p.ts, nullptr, nullptr, &p});
+    }
+    for (const auto& o : nested_->orphans()) items.push_back({o.t, nullptr, nullptr, nullptr, &o});
+    auto by_time = [](const Item& a, const Item& b) { return a.t < b.t; };
+    if (!std::is_sorted(items.begin(), items.end(), by_time)) {
+      std::stable_sort(items.begin(), items.end(), by_time);
+    }
+    constexpr size_t kItemsBetweenCalls = 4096;
+    size_t n = 0;
+    for (const auto& it : items) {
+      if (meanwhile && n++ % kItemsBetweenCalls == 0) meanwhile();
+      if (it.proc) {
+        fds_->fork(it.proc->ppid, it.proc->pid);
+      } else if (it.orphan) {
+        emit_orphan(*it.orphan);
+      } else {
+        emit_call(*it.sc, it.open);
+      }
+    }
+  }
+
+  void emit_orphan(const NestedLayers::Orphan& o) {
+    // Only the traced processes have locations (a fork or exec record made them known).
+    if (!procs_.has_process(o.pid)) return;
+    uint64_t loc = procs_.location(o.pid, o.tid);
+    uint64_t& last = last_per_location_[loc];
+    nested_->emit_orphan(w_.events(loc), o, last);
+    last_time_ = std::max(last_time_, last);
+  }
+
+  // A relative path is resolved where the kernel resolved it: the opened file's own dentry and
+  // mount, walked by the VFS layer. The process may have changed its working directory since it
+  // started (chdir is not traced); joining with the directory it started in is the fallback when
+  // the VFS layer is off or the walk was truncated.
+  std::string absolute_path(const OpenCall& o) {
+    if (!o.path.empty() && o.path.front() == '/') return o.path;
+    if (const std::string* walked = nested_->opened_path(o.sc.h.pid, o.sc.call_id)) return *walked;
+    int32_t dirfd = static_cast<int32_t>(o.sc.fd);
+    std::string base = info_.cwd;
+    if (dirfd >= 0) {
+      base = fds_->path(o.sc.h.pid, dirfd).value_or(fmt::format("<fd {}>", dirfd));
+    }
+    return (std::filesystem::path(base) / o.path).lexically_normal().string();
+  }
+
+  // Where a syscall goes: its location's events, its time span moved past the location's last
+  // event (OTF2 refuses a timestamp lower than the previous one on a location).
+  struct Placed {
+    OTF2_EvtWriter* evt;
+    uint64_t t0, t1;
+  };
+
+  Placed place(const ezio_syscall_rec& sc) {
+    uint64_t loc = procs_.location(sc.h.pid, sc.h.tid);
+    uint64_t& last = last_per_location_[loc];
+    uint64_t t0 = std::max<uint64_t>(sc.t_enter, last);
+    uint64_t t1 = std::max<uint64_t>(sc.t_exit, t0);
+    last = t1;
+    last_time_ = std::max(last_time_, t1);
+    return {w_.events(loc), t0, t1};
+  }
+
+  void emit_call(const ezio_syscall_rec& sc, const OpenCall* open) {
+    const SyscallInfo* info = find_syscall(sc.nr);
+    if (!info) return;  // the BPF side only sends syscalls of the table
+    Placed at = place(sc);
+    otf2::Ref region = regions_.at(sc.nr);
+    emit_enter(*info, sc, at);
+
+    // The call's VFS and FS events go between the events at t0 and those at t1 (OTF2 refuses a
+    // timestamp lower than the previous one on a location).
+    bool nested_done = false;
+    auto nest = [&] {
+      if (!nested_done) nested_->emit_inside(at.evt, sc.h.pid, sc.call_id, at.t0, at.t1);
+      nested_done = true;
+    };
+    bool io_operation =
+        info->kind == IoKind::Read || info->kind == IoKind::Write || info->kind == IoKind::Flush;
+    if (!io_operation) nest();
+    count_call(*info, sc, at);
+    emit_io_events(*info, sc, open, at, nest);
+    nest();
+    otf2::written(OTF2_EvtWriter_Leave(at.evt, nullptr, at.t1, region));
+  }
+
+  void emit_enter(const SyscallInfo& info, const ezio_syscall_rec& sc, const Placed& at) {
+    OTF2_AttributeList* a = w_.attributes();
+    if (info.desc.fd_arg != EZIO_NO_ARG)
+      OTF2_AttributeList_AddInt64(a, attrs_.fd, static_cast<int32_t>(sc.fd));
+    if (info.desc.count_arg != EZIO_NO_ARG) OTF2_AttributeList_AddUint64(a, attrs_.bytes, sc.count);
+    if (info.desc.offset_arg != EZIO_NO_ARG)
+      OTF2_AttributeList_AddInt64(a, attrs_.offset, sc.offset);
+    OTF2_AttributeList_AddInt64(a, attrs_.result, sc.ret);
+    OTF2_AttributeList_AddUint64(a, attrs_.call_id, sc.call_id);
+    otf2::written(OTF2_EvtWriter_Enter(at.evt, a, at.t0, regions_.at(sc.nr)));
+  }
+
+  // The syscall layer's row of the summary.
+  void count_call(const SyscallInfo& info, const ezio_syscall_rec& sc, const Placed& at) {
+    auto& totals = summary_.layers[EZIO_LAYER_SYSCALL];
+    ++totals.events;
+    totals.time_ns += at.t1 - at.t0;
+    bool ok = sc.ret >= 0;
+    if (ok && info.kind == IoKind::Read) {
+      ++totals.reads;
+      totals.bytes_read += sc.ret;
+    } else if (ok && info.kind == IoKind::Write) {
+      ++totals.writes;
+      totals.bytes_written += sc.ret;
+    } else {
+      ++totals.other;
+    }
+  }
+
+  // The OTF2 I/O events of a syscall, inside its ENTER and LEAVE; nest() writes the VFS and FS
+  // events, inside an I/O operation's begin and end.
+  void emit_io_events(const SyscallInfo& info, const ezio_syscall_rec& sc, const OpenCall* open,
+                      const Placed& at, const std::function<void()>& nest) {
+    int32_t fd = static_cast<int32_t>(sc.fd);
+    bool ok = sc.ret >= 0;
+    OTF2_EvtWriter* evt = at.evt;
+    switch (info.kind) {
+      case IoKind::Read:
+      case IoKind::Write:
+      case IoKind::Flush:
+        if (fd >= 0) emit_io_operation(info, sc, at, nest);
+        break;
+      case IoKind::Open:
+        if (ok && open) {
+          otf2::Ref h = fds_->open(sc.h.pid, sc.ret, absolute_path(*open));
+          otf2::written(OTF2_EvtWriter_IoCreateHandle(
+              evt, nullptr, at.t1, h, access_mode(open->open_flags),
+              creation_flags(open->open_flags), status_flags(open->open_flags)));
+        }
+        break;
+      case IoKind::Close:
+        if (ok) {
+          if (auto h = fds_->close(sc.h.pid, fd))
+            otf2::written(OTF2_EvtWriter_IoDestroyHandle(evt, nullptr, at.t1, *h));
+        }
+        break;
+      case IoKind::Seek:
+        if (ok && fd >= 0) {
+          otf2::written(OTF2_EvtWriter_IoSeek(evt, nullptr, at.t1, fds_->handle(sc.h.pid, fd),
+                                              sc.offset, seek_option(sc.arg),
+                                              static_cast<uint64_t>(sc.ret)));
+        }
+        break;
+      case IoKind::Dup:
+        if (ok && fd >= 0) {
+          otf2::Ref old_h = fds_->handle(sc.h.pid, fd);
+          otf2::Ref new_h = fds_->dup(sc.h.pid, fd, sc.ret);
+          otf2::written(OTF2_EvtWriter_IoDuplicateHandle(evt, nullptr, at.t1, old_h, new_h,
+                                                         OTF2_IO_STATUS_FLAG_NONE));
+        }
+        break;
+      case IoKind::None:
+        break;
+    }
+  }
+
+  // A read, write or flush: IoOperationBegin, the nested layers, IoOperationComplete (or
+  // Cancelled when the call failed).
+  void emit_io_operation(const SyscallInfo& info, const ezio_syscall_rec& sc, const Placed& at,
+                         const std::function<void()>& nest) {
+    otf2::Ref h = fds_->handle(sc.h.pid, static_cast<int32_t>(sc.fd));
+    OTF2_IoOperationMode mode = info.kind == IoKind::Read    ? OTF2_IO_OPERATION_MODE_READ
+                                : info.kind == IoKind::Write ? OTF2_IO_OPERATION_MODE_WRITE
+                                                             : OTF2_IO_OPERATION_MODE_FLUSH;
+    otf2::written(OTF2_EvtWriter_IoOperationBegin(
+        at.evt, nullptr, at.t0, h, mode, OTF2_IO_OPERATION_FLAG_NONE,
+        info.kind == IoKind::Flush ? 0 : sc.count, sc.call_id));
+    nest();
+    if (sc.ret >= 0) {
+      uint64_t done = info.kind == IoKind::Flush ? 0 : static_cast<uint64_t>(sc.ret);
+      otf2::written(
+          OTF2_EvtWriter_IoOperationComplete(at.evt, nullptr, at.t1, h, done, sc.call_id));
+    } else {
+      otf2::written(OTF2_EvtWriter_IoOperationCancelled(at.evt, nullptr, at.t1, h, sc.call_id));
+    }
+  }
+
+  void write_properties() {
+    for (unsigned l = 0; l < EZIO_LAYER_COUNT; ++l) {
+      w_.system_tree_node_property(machine_, schema::lost_property(layer_name(l)), info_.lost[l]);
+      if (!info_.probes[l].empty()) {
+        w_.system_tree_node_property(machine_, schema::probe_property(layer_name(l)),
+                                     std::string_view(info_.probes[l]));
+      }
+    }
+    w_.system_tree_node_property(machine_, schema::kStatus, std::string_view(info_.status));
+    w_.system_tree_node_property(machine_, schema::kApplicationEnd,
+                                 std::string_view(info_.application_end));
+    w_.system_tree_node_property(machine_, schema::kApplicationCpuNs, info_.application_cpu_ns);
+    w_.system_tree_node_property(
+        machine_, schema::kCommand,
+        std::string_view(fmt::format("{}", fmt::join(info_.command, " "))));
+    w_.system_tree_node_property(machine_, schema::kRootPid, uint64_t(info_.root_pid));
+    w_.system_tree_node_property(machine_, schema::kProcessesRunningAtEnd,
+                                 uint64_t(info_.still_running));
+    w_.system_tree_node_property(machine_, schema::kClock, std::string_view("CLOCK_MONOTONIC"));
+    if (!info_.kernel_release.empty()) {
+      w_.system_tree_node_property(machine_, schema::kKernelRelease,
+                                   std::string_view(info_.kernel_release));
+    }
+    w_.system_tree_node_property(machine_, schema::kMonotonicStartNs, info_.start_monotonic_ns);
+    w_.system_tree_node_property(machine_, schema::kRealtimeStartNs, info_.start_realtime_ns);
+    w_.system_tree_node_property(machine_, schema::kRecordVersion, uint64_t(EZIO_RECORD_VERSION));
+  }
+
+  const RecordingInfo& info_;
+  ProcessTable procs_;
+  otf2::ArchiveWriter w_;
+  otf2::Ref machine_ = 0;
+  std::optional<FdTable> fds_;
+  std::optional<NestedLayers> nested_;
+  std::optional<BlockLayer> block_;
+  std::optional<PageCacheLayer> pagecache_;
+  Attributes attrs_{};
+  std::unordered_map<uint32_t, otf2::Ref> regions_;
+  std::unordered_map<uint64_t, uint64_t> last_per_location_;
+  std::unordered_map<uint32_t, otf2::Ref> groups_;  // pid -> location group
+  uint64_t last_time_ = 0;
+  ArchiveSummary summary_;
+};
+
+KernelArchive::KernelArchive(const std::filesystem::path& dir, const RecordingInfo& info)
+    : b_(std::make_unique<Builder>(dir, info)) {}
+
+KernelArchive::~KernelArchive() = default;
+
+void KernelArchive::write_settled(RecordStore& store, uint64_t before,
+                                  const std::function<void()>& meanwhile) {
+  b_->write(store.take_settled(before), before, false, meanwhile);
+}
+
+ArchiveSummary KernelArchive::finish(RecordStore& store) {
+  b_->write(store.take_settled(UINT64_MAX), UINT64_MAX, true);
+  return b_->finish(store);
+}
+
+ArchiveSummary write_kernel_archive(const std::filesystem::path& dir, RecordStore& store,
+                                    const RecordingInfo& info) {
+  return KernelArchive(dir, info).finish(store);
+}
+
+}  // namespace ezio::recorder

@@ -1,0 +1,62 @@
+#pragma once
+// Turns the records of a recording into an OTF2 archive (see docs/trace-model.md).
+#include <array>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "recorder/archive/pagecache_archive.h"
+#include "recorder/archive/recording_info.h"
+#include "recorder/decode/record_store.h"
+
+namespace ezio::recorder {
+
+struct LayerTotals {
+  uint64_t events = 0;
+  uint64_t reads = 0, writes = 0, other = 0;
+  uint64_t bytes_read = 0, bytes_written = 0;
+  uint64_t time_ns = 0;
+};
+
+struct ArchiveSummary {
+  std::array<LayerTotals, EZIO_LAYER_COUNT> layers{};
+  uint64_t processes = 0, threads = 0;
+  PageCacheTotals pagecache;                           // pages, all traced threads
+  std::map<std::string, UnattributedIo> unattributed;  // block requests per device name
+};
+
+// Writes the archive into dir (which must not hold one yet) while the records arrive: the
+// calls are written as soon as no later record can change them, so the archive is nearly done
+// when the application ends and the records do not pile up in memory. The block and page-cache
+// layers, and the definitions, are written by finish().
+class KernelArchive {
+ public:
+  // info is read now (command, root pid, cwd, descriptors) and again by finish() (times, losses,
+  // status, probes): it must outlive this.
+  KernelArchive(const std::filesystem::path& dir, const RecordingInfo& info);
+  ~KernelArchive();
+  KernelArchive(const KernelArchive&) = delete;
+  KernelArchive& operator=(const KernelArchive&) = delete;
+
+  // Writes the calls of store that ended before `before` (CLOCK_MONOTONIC ns) and drops them.
+  // Records must have been received in ring-buffer order up to a time past `before`.
+  // `meanwhile` is called every few thousand events written: the recorder drains the ring buffer
+  // into store there, so that a long batch does not leave the kernel's buffer to fill up.
+  void write_settled(RecordStore& store, uint64_t before,
+                     const std::function<void()>& meanwhile = nullptr);
+  // Writes everything left and closes the archive.
+  ArchiveSummary finish(RecordStore& store);
+
+ private:
+  class Builder;
+  std::unique_ptr<Builder> b_;
+};
+
+// The whole archive at once, from records already received (tests, tools).
+ArchiveSummary write_kernel_archive(const std::filesystem::path& dir, RecordStore& store,
+                                    const RecordingInfo& info);
+
+}  // namespace ezio::recorder

@@ -1,0 +1,369 @@
+#include "recorder/archive/span_nesting.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+#include <iterator>
+#include <span>
+#include <type_traits>
+#include <vector>
+
+#include "common/otf2/check.h"
+#include "common/schema/regions.h"
+#include "recorder/decode/fs_events.h"
+#include "recorder/decode/vfs_events.h"
+
+namespace ezio::recorder {
+namespace {
+
+uint64_t clamp(uint64_t t, uint64_t lo, uint64_t hi) { return std::min(std::max(t, lo), hi); }
+
+// Kernel dev_t: MAJOR << 20 | MINOR (include/linux/kdev_t.h).
+std::string dev_text(uint32_t dev) { return fmt::format("{}:{}", dev >> 20, dev & 0xfffff); }
+
+template <typename Rec>
+NestedLayers::Orphan orphan_of(const Rec& r) {
+  if constexpr (std::is_same_v<Rec, ezio_vfs_rec>) {
+    return {r.t_enter, r.h.pid, r.h.tid, &r, nullptr, nullptr};
+  } else if constexpr (std::is_same_v<Rec, ezio_fs_rec>) {
+    return {r.t_enter, r.h.pid, r.h.tid, nullptr, &r, nullptr};
+  } else {
+    return {r.t_enter, r.h.pid, r.h.tid, nullptr, nullptr, &r};
+  }
+}
+
+}  // namespace
+
+template <typename Rec>
+void NestedLayers::ByCall<Rec>::build(std::vector<Rec>&& records,
+                                      const std::vector<ezio_syscall_rec>& syscalls,
+                                      const std::vector<OpenCall>& opens, bool last,
+                                      const NestedLayers& layers, std::vector<Orphan>& orphans) {
+  if (waiting.empty()) {
+    owned = std::move(records);  // the common case: no copy
+  } else {
+    owned.swap(waiting);
+    owned.insert(owned.end(), std::make_move_iterator(records.begin()),
+                 std::make_move_iterator(records.end()));
+  }
+  waiting.clear();
+  sorted.clear();
+  ranges.clear();
+  ranges.reserve(owned.size());
+  for (const auto& r : owned) {
+    if (r.call_id) {
+      sorted.push_back(&r);
+    } else {
+      orphans.push_back(orphan_of(r));
+    }
+  }
+  auto by_call = [](const Rec* a, const Rec* b) {
+    return a->call_id != b->call_id ? a->call_id < b->call_id : a->t_enter < b->t_enter;
+  };
+  // Sorted already when one thread made them all (its call ids grow): then a pass, not a sort.
+  if (!std::is_sorted(sorted.begin(), sorted.end(), by_call)) {
+    std::stable_sort(sorted.begin(), sorted.end(), by_call);
+  }
+  for (uint32_t i = 0; i < sorted.size();) {
+    uint32_t j = i;
+    while (j < sorted.size() && sorted[j]->call_id == sorted[i]->call_id) ++j;
+    ranges.emplace(sorted[i]->call_id, Range{i, j, false});
+    i = j;
+  }
+  auto mark = [this](uint64_t id) {
+    if (auto it = ranges.find(id); it != ranges.end()) it->second.called = true;
+  };
+  for (const auto& sc : syscalls) mark(sc.call_id);
+  for (const auto& o : opens) mark(o.sc.call_id);
+  // Records whose syscall will not come (lost, or not one eziotrace traces) stand alone; those
+  // of a call still in flight wait for the next batch.
+  std::vector<const Rec*> later;
+  for (auto it = ranges.begin(); it != ranges.end();) {
+    if (it->second.called) {
+      ++it;
+      continue;
+    }
+    for (uint32_t k = it->second.begin; k < it->second.end; ++k) {
+      const Rec& r = *sorted[k];
+      if (last || layers.passed(r.h.pid, r.h.tid, r.call_id)) {
+        orphans.push_back(orphan_of(r));
+      } else {
+        later.push_back(&r);
+      }
+    }
+    it = ranges.erase(it);
+  }
+  for (const Rec* r : later) waiting.push_back(*r);
+}
+
+template <typename Rec>
+std::span<const Rec* const> NestedLayers::ByCall<Rec>::of(uint64_t call_id) const {
+  auto it = ranges.find(call_id);
+  if (it == ranges.end()) return {};
+  return {sorted.data() + it->second.begin, sorted.data() + it->second.end};
+}
+
+NestedLayers::NestedLayers(otf2::ArchiveWriter& w, ArchiveSummary& summary)
+    : w_(w), summary_(summary) {
+  attrs_ = {
+      w_.attribute("vfs.inode", "inode number", OTF2_TYPE_UINT64),
+      w_.attribute("vfs.dev", "device of the file system (major:minor)", OTF2_TYPE_STRING),
+      w_.attribute("vfs.fstype", "file-system type", OTF2_TYPE_STRING),
+      w_.attribute("vfs.path", "path of the file in the recorded process's mount tree",
+                   OTF2_TYPE_STRING),
+      w_.attribute("vfs.mount", "mount point of the file's file system", OTF2_TYPE_STRING),
+      w_.attribute("vfs.offset", "file position the call started at", OTF2_TYPE_INT64),
+      w_.attribute("vfs.result", "bytes moved, or -errno", OTF2_TYPE_INT64),
+      w_.attribute("vfs.derived", "1: times are the syscall's (no hook inside the VFS)",
+                   OTF2_TYPE_UINT8),
+      w_.attribute("fs.inode", "inode number", OTF2_TYPE_UINT64),
+      w_.attribute("fs.offset", "file offset", OTF2_TYPE_INT64),
+      w_.attribute("fs.bytes", "length asked for", OTF2_TYPE_INT64),
+      w_.attribute("fs.result", "return value of the function", OTF2_TYPE_INT64),
+      w_.attribute("fs.point", "1: a single tracepoint, no duration", OTF2_TYPE_UINT8),
+      w_.attribute("fs.hits", "per-page tracepoint hits merged into this event (first to last hit)",
+                   OTF2_TYPE_UINT32)};
+}
+
+void NestedLayers::add_files(const std::vector<ezio_file_rec>& files) {
+  for (const auto& f : files) {
+    FilePath p = file_path(f);
+    files_[{f.h.pid, f.file_key, f.ino}] = {w_.string(p.path), w_.string(p.mount_point),
+                                            p.truncated ? std::string() : p.path};
+  }
+}
+
+const std::string* NestedLayers::opened_path(uint32_t pid, uint64_t call_id) const {
+  for (const ezio_vfs_rec* v : vfs_by_call_.of(call_id)) {
+    if (v->op != EZIO_VFS_OPEN || v->ret < 0) continue;
+    const FileInfo* f = file(pid, *v);
+    if (f && !f->text.empty()) return &f->text;
+  }
+  return nullptr;
+}
+
+bool NestedLayers::passed(uint32_t pid, uint32_t tid, uint64_t call_id) const {
+  auto it = last_call_.find(uint64_t(pid) << 32 | tid);
+  return it != last_call_.end() && it->second > call_id;
+}
+
+void NestedLayers::take(std::vector<ezio_vfs_rec>&& vfs, std::vector<ezio_fs_rec>&& fs,
+                        std::vector<ezio_throttle_rec>&& throttles,
+                        const std::vector<ezio_syscall_rec>& syscalls,
+                        const std::vector<OpenCall>& opens, bool last) {
+  auto note = [this](const ezio_syscall_rec& sc) {
+    uint64_t& id = last_call_[uint64_t(sc.h.pid) << 32 | sc.h.tid];
+    id = std::max<uint64_t>(id, sc.call_id);
+  };
+  for (const auto& sc : syscalls) note(sc);
+  for (const auto& o : opens) note(o.sc);
+  orphans_.clear();
+  vfs_by_call_.build(std::move(vfs), syscalls, opens, last, *this, orphans_);
+  fs_by_call_.build(std::move(fs), syscalls, opens, last, *this, orphans_);
+  throttle_by_call_.build(std::move(throttles), syscalls, opens, last, *this, orphans_);
+}
+
+otf2::Ref NestedLayers::dev_string(uint32_t dev) {
+  auto it = dev_strings_.find(dev);
+  if (it != dev_strings_.end()) return it->second;
+  return dev_strings_[dev] = w_.string(dev_text(dev));
+}
+
+otf2::Ref NestedLayers::fstype_string(const char (&fstype)[EZIO_FSTYPE_LEN]) {
+  std::string_view name(fstype, strnlen(fstype, EZIO_FSTYPE_LEN));
+  auto it = fstype_strings_.find(name);
+  if (it != fstype_strings_.end()) return it->second;
+  return fstype_strings_[std::string(name)] = w_.string(name);
+}
+
+otf2::Ref NestedLayers::vfs_region(uint8_t op) {
+  auto it = vfs_regions_.find(op);
+  if (it != vfs_regions_.end()) return it->second;
+  std::string name(vfs_op_name(op));
+  if (name.empty()) name = fmt::format("vfs_op_{}", op);
+  bool io = op != EZIO_VFS_OPEN;
+  return vfs_regions_[op] = w_.region(name, schema::region_canonical_name("vfs", name),
+                                      schema::region_description("vfs"),
+                                      io ? OTF2_REGION_ROLE_FILE_IO : OTF2_REGION_ROLE_FUNCTION);
+}
+
+otf2::Ref NestedLayers::fs_region(uint16_t op) {
+  auto it = fs_regions_.find(op);
+  if (it != fs_regions_.end()) return it->second;
+  std::string name(fs_op_name(op));
+  if (name.empty()) name = fmt::format("fs_op_{}", op);
+  return fs_regions_[op] = w_.region(name, schema::region_canonical_name("fs", name),
+                                     schema::region_description("fs"), OTF2_REGION_ROLE_FILE_IO);
+}
+
+const NestedLayers::FileInfo* NestedLayers::file(uint32_t pid, const ezio_vfs_rec& v) const {
+  auto it = files_.find({pid, v.file_key, v.ino});
+  return it == files_.end() ? nullptr : &it->second;
+}
+
+uint64_t NestedLayers::emit_fs(OTF2_EvtWriter* evt, const ezio_fs_rec& f, uint64_t lo,
+                               uint64_t hi) {
+  uint64_t t0 = clamp(f.t_enter, lo, hi);
+  uint64_t t1 = clamp(f.t_exit, t0, hi);
+  otf2::Ref region = fs_region(f.op);
+  OTF2_AttributeList* a = w_.attributes();
+  OTF2_AttributeList_AddUint64(a, attrs_.fs_inode, f.ino);
+  if (f.offset >= 0) OTF2_AttributeList_AddInt64(a, attrs_.fs_offset, f.offset);
+  if (f.bytes >= 0) OTF2_AttributeList_AddInt64(a, attrs_.fs_bytes, f.bytes);
+  bool point = f.flags & EZIO_FSF_POINT;
+  if (!point) OTF2_AttributeList_AddInt64(a, attrs_.fs_result, f.ret);
+  OTF2_AttributeList_AddUint8(a, attrs_.fs_point, point ? 1 : 0);
+  if (f.flags & EZIO_FSF_RUN) OTF2_AttributeList_AddUint32(a, attrs_.fs_hits, f.hits);
+  otf2::written(OTF2_EvtWriter_Enter(evt, a, t0, region));
+  // A pause between the first and last hit of a merged run, or inside an exact write_iter.
+  uint64_t cur = emit_throttles_before(evt, f.t_exit, t0, t1);
+  otf2::written(OTF2_EvtWriter_Leave(evt, nullptr, std::max(cur, t1), region));
+  auto& totals = summary_.layers[EZIO_LAYER_FS];
+  ++totals.events;
+  totals.time_ns += t1 - t0;
+  int64_t moved = point ? f.bytes : f.ret;
+  if (fs_op_reads(f.op)) {
+    ++totals.reads;
+    if (moved > 0) totals.bytes_read += moved;
+  } else if (fs_op_writes(f.op)) {
+    ++totals.writes;
+    if (moved > 0) totals.bytes_written += moved;
+  } else {
+    ++totals.other;
+  }
+  return t1;
+}
+
+uint64_t NestedLayers::emit_vfs(OTF2_EvtWriter* evt, const ezio_vfs_rec& v,
+                                std::span<const ezio_fs_rec* const> inside, uint64_t lo,
+                                uint64_t hi) {
+  uint64_t t0 = clamp(v.t_enter, lo, hi);
+  uint64_t t1 = clamp(v.t_exit, t0, hi);
+  otf2::Ref region = vfs_region(v.op);
+  OTF2_AttributeList* a = w_.attributes();
+  OTF2_AttributeList_AddUint64(a, attrs_.inode, v.ino);
+  OTF2_AttributeList_AddStringRef(a, attrs_.dev, dev_string(v.dev));
+  OTF2_AttributeList_AddStringRef(a, attrs_.fstype, fstype_string(v.fstype));
+  if (const FileInfo* f = file(v.h.pid, v)) {
+    OTF2_AttributeList_AddStringRef(a, attrs_.path, f->path);
+    OTF2_AttributeList_AddStringRef(a, attrs_.mount, f->mount);
+  }
+  if (v.offset >= 0) OTF2_AttributeList_AddInt64(a, attrs_.offset, v.offset);
+  OTF2_AttributeList_AddInt64(a, attrs_.result, v.ret);
+  OTF2_AttributeList_AddUint8(a, attrs_.derived, v.flags & EZIO_VFSF_DERIVED ? 1 : 0);
+  otf2::written(OTF2_EvtWriter_Enter(evt, a, t0, region));
+  uint64_t cur = t0;
+  for (const ezio_fs_rec* f : inside) {
+    cur = emit_throttles_before(evt, f->t_enter, cur, t1);
+    cur = emit_fs(evt, *f, cur, t1);
+  }
+  cur = emit_throttles_before(evt, v.t_exit, cur, t1);
+  otf2::written(OTF2_EvtWriter_Leave(evt, nullptr, t1, region));
+
+  auto& totals = summary_.layers[EZIO_LAYER_VFS];
+  ++totals.events;
+  totals.time_ns += t1 - t0;
+  if (v.ret >= 0 && vfs_op_reads(v.op)) {
+    ++totals.reads;
+    totals.bytes_read += v.ret;
+  } else if (v.ret >= 0 && vfs_op_writes(v.op)) {
+    ++totals.writes;
+    totals.bytes_written += v.ret;
+  } else {
+    ++totals.other;
+  }
+  return t1;
+}
+
+void NestedLayers::emit_inside(OTF2_EvtWriter* evt, uint32_t pid, uint64_t call_id, uint64_t t0,
+                               uint64_t t1) {
+  (void)pid;
+  auto vfs = vfs_by_call_.of(call_id);
+  auto fs = fs_by_call_.of(call_id);
+  throttles_ = throttle_by_call_.of(call_id);
+  next_throttle_ = 0;
+  if (vfs.empty() && fs.empty() && throttles_.empty()) return;
+  // Each FS event goes into the first VFS event whose (original) interval holds it; the others
+  // are written at the syscall's level, between the VFS events.
+  // Scratch vectors kept across calls: this runs once per recorded syscall.
+  auto& inside = inside_scratch_;
+  auto& loose = loose_scratch_;
+  if (inside.size() < vfs.size()) inside.resize(vfs.size());
+  for (size_t i = 0; i < vfs.size(); ++i) inside[i].clear();
+  loose.clear();
+  for (const ezio_fs_rec* f : fs) {
+    bool placed = false;
+    for (size_t i = 0; i < vfs.size() && !placed; ++i) {
+      const ezio_vfs_rec* v = vfs[i];
+      bool derived = v->flags & EZIO_VFSF_DERIVED;  // the syscall's times: holds all of it
+      if (derived || (f->t_enter >= v->t_enter && f->t_enter <= v->t_exit)) {
+        inside[i].push_back(f);
+        placed = true;
+      }
+    }
+    if (!placed) loose.push_back(f);
+  }
+  uint64_t cur = t0;
+  size_t li = 0;
+  auto loose_fs = [&] {
+    cur = emit_throttles_before(evt, loose[li]->t_enter, cur, t1);
+    cur = emit_fs(evt, *loose[li++], cur, t1);
+  };
+  for (size_t i = 0; i < vfs.size(); ++i) {
+    while (li < loose.size() && loose[li]->t_enter < vfs[i]->t_enter) loose_fs();
+    cur = emit_throttles_before(evt, vfs[i]->t_enter, cur, t1);
+    cur = emit_vfs(evt, *vfs[i], inside[i], cur, t1);
+  }
+  while (li < loose.size()) loose_fs();
+  emit_throttles_before(evt, UINT64_MAX, cur, t1);
+  throttles_ = {};
+}
+
+uint64_t NestedLayers::emit_throttles_before(OTF2_EvtWriter* evt, uint64_t until, uint64_t cur,
+                                             uint64_t hi) {
+  while (next_throttle_ < throttles_.size() && throttles_[next_throttle_]->t_enter < until) {
+    cur = emit_throttle(evt, *throttles_[next_throttle_++], cur, hi);
+  }
+  return cur;
+}
+
+uint64_t NestedLayers::emit_throttle(OTF2_EvtWriter* evt, const ezio_throttle_rec& r, uint64_t lo,
+                                     uint64_t hi) {
+  if (!throttle_defined_) {  // defined on first use: most recordings have no pause
+    throttle_defined_ = true;
+    throttle_region_ =
+        w_.region("balance_dirty_pages", "pagecache:balance_dirty_pages",
+                  "eziotrace pagecache layer: a writer put to sleep by the dirty-page limits",
+                  OTF2_REGION_ROLE_FUNCTION);
+    throttle_pause_ =
+        w_.attribute("pagecache.pause_jiffies", "the pause balance_dirty_pages chose, in jiffies",
+                     OTF2_TYPE_UINT64);
+    throttle_dirtied_ = w_.attribute(
+        "pagecache.dirtied", "pages the thread dirtied since its previous pause", OTF2_TYPE_UINT64);
+    throttle_bdi_ = w_.attribute("pagecache.bdi", "backing device whose limits were exceeded",
+                                 OTF2_TYPE_STRING);
+  }
+  uint64_t t0 = clamp(r.t_enter, lo, hi);
+  uint64_t t1 = clamp(r.t_exit, t0, hi);
+  OTF2_AttributeList* a = w_.attributes();
+  OTF2_AttributeList_AddUint64(a, throttle_pause_, r.pause);
+  OTF2_AttributeList_AddUint64(a, throttle_dirtied_, r.dirtied);
+  OTF2_AttributeList_AddStringRef(
+      a, throttle_bdi_, w_.string(std::string_view(r.bdi, strnlen(r.bdi, sizeof(r.bdi)))));
+  otf2::written(OTF2_EvtWriter_Enter(evt, a, t0, throttle_region_));
+  otf2::written(OTF2_EvtWriter_Leave(evt, nullptr, t1, throttle_region_));
+  return t1;
+}
+
+void NestedLayers::emit_orphan(OTF2_EvtWriter* evt, const Orphan& o, uint64_t& last) {
+  if (o.vfs) {
+    last = emit_vfs(evt, *o.vfs, {}, last, std::max<uint64_t>(last, o.vfs->t_exit));
+  } else if (o.throttle) {
+    last = emit_throttle(evt, *o.throttle, last, std::max<uint64_t>(last, o.throttle->t_exit));
+  } else {
+    last = emit_fs(evt, *o.fs, last, std::max<uint64_t>(last, o.fs->t_exit));
+  }
+}
+
+}  // namespace ezio::recorder

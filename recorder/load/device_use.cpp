@@ -1,0 +1,46 @@
+#include "recorder/load/device_use.h"
+
+#include <bpf/bpf.h>
+#include <fmt/format.h>
+
+#include <fstream>
+
+#include "record.h"
+#include "recorder/load/bpf_map_walk.h"
+
+namespace ezio::recorder {
+uint32_t dev_major(uint32_t dev) { return dev >> 20; }
+uint32_t dev_minor(uint32_t dev) { return dev & 0xfffff; }
+
+DeviceUse read_device_use(int target_devs_fd, int unattributed_fd) {
+  DeviceUse use;
+  for_each_key(target_devs_fd, [&](uint32_t dev) { use.used.insert(dev); });
+  for_each_key(unattributed_fd, [&](uint32_t dev) {
+    ezio_block_unattributed v{};
+    if (bpf_map_lookup_elem(unattributed_fd, &dev, &v) == 0) {
+      use.unattributed[dev] = {v.requests, v.bytes};
+    }
+  });
+  return use;
+}
+
+std::map<uint32_t, ezio_reclaimed> read_reclaimed(int reclaimed_fd) {
+  std::map<uint32_t, ezio_reclaimed> out;
+  for_each_key(reclaimed_fd, [&](uint32_t tid) {
+    ezio_reclaimed v{};
+    if (bpf_map_lookup_elem(reclaimed_fd, &tid, &v) == 0) out[tid] = v;
+  });
+  return out;
+}
+
+std::string device_name(uint32_t dev, std::string_view kernel_name) {
+  std::ifstream in(fmt::format("/sys/dev/block/{}:{}/uevent", dev_major(dev), dev_minor(dev)));
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("DEVNAME=", 0) == 0) return line.substr(8);
+  }
+  if (!kernel_name.empty()) return std::string(kernel_name);
+  return fmt::format("{}:{}", dev_major(dev), dev_minor(dev));
+}
+
+}  // namespace ezio::recorder

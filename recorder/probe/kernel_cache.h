@@ -1,0 +1,48 @@
+#pragma once
+// What an earlier recording learnt about this kernel, kept until reboot in /run/eziotrace (as
+// root; else $XDG_RUNTIME_DIR/eziotrace; EZIOTRACE_CACHE_DIR overrides both), so that a recording
+// starts without probing again:
+//  - the hook plan of each layer set (probing: ~30 ms of trial loads);
+//  - the few kernel types the BPF programs read, cut out of the kernel's BTF
+//  (recorder/probe/core_btf.h):
+//    libbpf's CO-RE relocations then scan ~100 types instead of the kernel's ~100k per struct
+//    (~30 ms).
+// Everything is keyed on the kernel (build id, release, version, the modules' BTF), on this
+// eziotrace executable and on EZIOTRACE_DENY_HOOKS: any change misses. A kept plan or type file
+// that fails to load is forgotten and the kernel probed again (record_command.cpp). Files are
+// trusted only in a directory of the effective user's own, mode 0700.
+#include <filesystem>
+#include <future>
+#include <optional>
+#include <string>
+
+#include "recorder/probe/probe.h"
+
+namespace ezio::recorder {
+
+class KernelCache {
+ public:
+  // Not enabled (--no-probe-cache), or no usable directory: every lookup misses, nothing is kept.
+  explicit KernelCache(bool enabled);
+
+  std::optional<ProbePlan> plan(const LayerSet& layers) const;
+  void keep_plan(const LayerSet& layers, const ProbePlan& plan) const;
+  // The cut-down type file's path, "" when there is none. Kept: ready at once. Otherwise made in
+  // the background (bpftool, ~50 ms, while the kernel is probed) and kept for the next recordings.
+  std::future<std::string> core_btf() const;
+  // Removes what is kept for this kernel and executable, after it failed to load; the cut-down
+  // types are not made again for them.
+  void forget() const;
+
+  const std::filesystem::path& dir() const { return dir_; }
+
+ private:
+  std::filesystem::path file(const std::string& suffix) const;
+  // Removes the files of this key, or those of every other key.
+  void remove_files(bool of_this_key) const;
+
+  std::filesystem::path dir_;  // empty: disabled
+  std::string key_;
+};
+
+}  // namespace ezio::recorder

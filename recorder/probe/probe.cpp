@@ -1,0 +1,348 @@
+#include "recorder/probe/probe.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <optional>
+#include <sstream>
+#include <string_view>
+
+#include "common/error.h"
+#include "common/log.h"
+#include "recorder/archive/recording_info.h"
+#include "recorder/probe/probe_kernel.h"
+
+namespace ezio::recorder {
+namespace {
+
+// The two hook kinds that see a kernel function's real entry and exit, in order of preference.
+enum class Exact { fentry, kprobe };
+
+struct ExactFunction {
+  const char* function;
+  // skeleton programs <program>_entry and <program>_exit (fentry/fexit), <program>_kprobe and
+  // <program>_kretprobe (bpf/vfs_kprobe.bpf.h, bpf/fs_kprobe.bpf.h)
+  const char* program;
+};
+
+constexpr ExactFunction kVfsFunctions[] = {
+    {"vfs_read", "ezio_vfs_read"},
+    {"vfs_write", "ezio_vfs_write"},
+    {"vfs_readv", "ezio_vfs_readv"},
+    {"vfs_writev", "ezio_vfs_writev"},
+    {"vfs_iter_read", "ezio_vfs_iter_read"},
+    {"vfs_iter_write", "ezio_vfs_iter_write"},
+    {"vfs_fsync_range", "ezio_vfs_fsync_range"},
+    {"vfs_open", "ezio_vfs_open"},
+};
+
+struct Tracepoint {
+  const char* name;
+  const char* program;
+};
+
+struct FileSystemHooks {
+  const char* fs;
+  ExactFunction functions[3];   // read_iter, write_iter, fsync: fentry, else kprobe
+  std::vector<Tracepoint> tps;  // fallback
+};
+
+const std::vector<FileSystemHooks>& fs_hooks() {
+  static const std::vector<FileSystemHooks> v = {
+      {"ext4",
+       {{"ext4_file_read_iter", "ezio_fs_ext4_file_read_iter"},
+        {"ext4_file_write_iter", "ezio_fs_ext4_file_write_iter"},
+        {"ext4_sync_file", "ezio_fs_ext4_sync_file"}},
+       {{"ext4_da_write_begin", "ezio_fs_tp_ext4_da_write_begin"},
+        {"ext4_write_begin", "ezio_fs_tp_ext4_write_begin"},
+        {"ext4_sync_file_enter", "ezio_fs_tp_ext4_sync_file_enter"},
+        {"ext4_sync_file_exit", "ezio_fs_tp_ext4_sync_file_exit"}}},
+      {"xfs",
+       {{"xfs_file_read_iter", "ezio_fs_xfs_file_read_iter"},
+        {"xfs_file_write_iter", "ezio_fs_xfs_file_write_iter"},
+        {"xfs_file_fsync", "ezio_fs_xfs_file_fsync"}},
+       {{"xfs_file_buffered_read", "ezio_fs_tp_xfs_file_buffered_read"},
+        {"xfs_file_buffered_write", "ezio_fs_tp_xfs_file_buffered_write"},
+        {"xfs_file_direct_read", "ezio_fs_tp_xfs_file_direct_read"},
+        {"xfs_file_direct_write", "ezio_fs_tp_xfs_file_direct_write"},
+        {"xfs_file_fsync", "ezio_fs_tp_xfs_file_fsync"}}},
+      {"btrfs",
+       {{"btrfs_file_read_iter", "ezio_fs_btrfs_file_read_iter"},
+        {"btrfs_file_write_iter", "ezio_fs_btrfs_file_write_iter"},
+        {"btrfs_sync_file", "ezio_fs_btrfs_sync_file"}},
+       {{"btrfs_sync_file", "ezio_fs_tp_btrfs_sync_file"}}},
+  };
+  return v;
+}
+
+// Direct I/O of ext4 and xfs goes through iomap: its tracepoint completes ext4's tracepoints,
+// which see none (btrfs enters iomap below it).
+constexpr Tracepoint kIomapDio = {"iomap_dio_rw_begin", "ezio_fs_tp_iomap_dio_rw_begin"};
+
+// Counts the VFS and FS entries a missed kretprobe left pending when their thread ends.
+constexpr const char* kKprobeThreadExit = "ezio_vfs_fs_kprobe_thread_exit";
+
+const char* exact_name(Exact kind) {
+  return kind == Exact::fentry ? "fentry/fexit" : "kprobe/kretprobe";
+}
+
+std::string join(const std::vector<std::string>& v, const char* sep) {
+  return fmt::format("{}", fmt::join(v, sep));
+}
+
+class Planner {
+ public:
+  explicit Planner(const LayerSet& layers) {
+    for (unsigned l = 0; l < EZIO_LAYER_COUNT; ++l) plan_.layers[l].on = layers[l];
+  }
+
+  ProbePlan run() {
+    plan_syscall();
+    if (plan_.layers[EZIO_LAYER_VFS].on) plan_vfs();
+    if (plan_.layers[EZIO_LAYER_FS].on) plan_fs();
+    plan_tracepoint_layer(
+        EZIO_LAYER_PAGECACHE,
+        {"mm_filemap_add_to_page_cache", "mm_filemap_get_pages", "mm_filemap_fault",
+         "mm_filemap_delete_from_page_cache"},
+        {"mm_filemap_map_pages", "writeback_dirty_folio", "balance_dirty_pages", "sched_switch"});
+    plan_dirty_throttle();
+    plan_tracepoint_layer(
+        EZIO_LAYER_BLOCK,
+        {"block_io_start", "block_rq_insert", "block_rq_issue", "block_rq_complete"},
+        {"block_getrq", "block_rq_merge"});
+    for (auto& l : plan_.layers) {
+      if (!l.on) l.accuracy = "off";
+    }
+    return std::move(plan_);
+  }
+
+ private:
+  bool try_fentry(unsigned layer, const std::string& fn) {
+    return record(layer, "fentry/" + fn, k_.fentry(fn));
+  }
+  bool try_tp(unsigned layer, const std::string& tp) {
+    return record(layer, "tp_btf/" + tp, k_.tp_btf(tp));
+  }
+  bool try_kprobe(unsigned layer, const std::string& fn, bool retprobe) {
+    return record(layer, (retprobe ? "kretprobe/" : "kprobe/") + fn, k_.kprobe(fn, retprobe));
+  }
+  // fentry (its trampoline serves fexit too), or kprobe and kretprobe, on fn.
+  bool try_exact(unsigned layer, Exact kind, const std::string& fn) {
+    return kind == Exact::fentry ? try_fentry(layer, fn)
+                                 : try_kprobe(layer, fn, false) && try_kprobe(layer, fn, true);
+  }
+  bool record(unsigned layer, std::string hook, const ProbeOutcome& o) {
+    plan_.trials.push_back({layer, {std::move(hook), o.ok, o.why}});
+    return o.ok;
+  }
+
+  void plan_syscall() {
+    // The syscall layer is the anchor the others nest in: always recorded.
+    auto& p = plan_.layers[EZIO_LAYER_SYSCALL];
+    p.on = true;
+    bool ok = try_tp(EZIO_LAYER_SYSCALL, "sys_enter") && try_tp(EZIO_LAYER_SYSCALL, "sys_exit");
+    if (!ok)
+      fail(
+          "tp_btf/sys_enter and sys_exit cannot be attached on this kernel: nothing can be "
+          "recorded");
+    p.hook = "tp_btf/sys_enter+sys_exit";
+    p.accuracy = "exact";
+  }
+
+  // fentry/fexit first, then kprobe/kretprobe: both give the real VFS times. A kind takes the layer
+  // when it hooks vfs_read and vfs_write, with every other VFS function it can hook. Only one kind
+  // is loaded: a call seen by both would be recorded twice.
+  void plan_vfs() {
+    auto& p = plan_.layers[EZIO_LAYER_VFS];
+    for (Exact kind : {Exact::fentry, Exact::kprobe}) {
+      std::vector<std::string> hooked = hook_vfs(kind);
+      if (hooked.empty()) continue;
+      plan_.vfs_hook = kind == Exact::fentry ? VfsHook::fentry : VfsHook::kprobe;
+      p.hook = fmt::format("{} {}", exact_name(kind), join(hooked, ","));
+      p.accuracy = "exact";
+      return;
+    }
+    plan_.vfs_hook = VfsHook::derived;
+    plan_.vfs_derived = true;
+    p.hook = "derived from tp_btf/sys_exit (fd -> struct file)";
+    p.accuracy = "derived";
+  }
+
+  // The VFS functions this kind of hook attaches to, their programs added to the plan; empty, and
+  // nothing added, when vfs_read or vfs_write is not among them (they come first in
+  // kVfsFunctions, so a kind that cannot have them is not tried further).
+  std::vector<std::string> hook_vfs(Exact kind) {
+    std::vector<std::string> hooked;
+    for (const auto& f : kVfsFunctions) {
+      bool ok = try_exact(EZIO_LAYER_VFS, kind, f.function);
+      std::string_view fn = f.function;
+      if (!ok && (fn == "vfs_read" || fn == "vfs_write")) return {};
+      if (ok) hooked.push_back(f.function);
+    }
+    for (const auto& f : kVfsFunctions) {
+      if (std::find(hooked.begin(), hooked.end(), f.function) == hooked.end()) continue;
+      add_exact(kind, f.program);
+    }
+    return hooked;
+  }
+
+  // Per file system: fentry/fexit, else kprobe/kretprobe (both exact: the functions' real times),
+  // else its tracepoints. A kind takes a file system when all three of its functions attach; only
+  // that kind's programs are loaded for it, as a call seen by two kinds would be recorded twice.
+  void plan_fs() {
+    std::vector<std::string> parts;
+    bool any_exact = false, any_derived = false, iomap_wanted = false;
+    for (const auto& h : fs_hooks()) {
+      if (auto kind = hook_fs_functions(h)) {
+        std::vector<std::string> names;
+        for (const auto& f : h.functions) names.push_back(f.function);
+        parts.push_back(fmt::format("{}: {} {}", h.fs, exact_name(*kind), join(names, ",")));
+        any_exact = true;
+        continue;
+      }
+      std::vector<std::string> tps;
+      for (const auto& t : h.tps) {
+        if (try_tp(EZIO_LAYER_FS, t.name)) {
+          plan_.programs.insert(t.program);
+          tps.push_back(t.name);
+        }
+      }
+      if (!tps.empty()) {
+        parts.push_back(fmt::format("{}: tp_btf/{}", h.fs, join(tps, ",")));
+        any_derived = true;
+        // ext4's tracepoints see no direct I/O; xfs's do (bpf/fs.bpf.h, iomap_dio_rw_begin).
+        iomap_wanted = iomap_wanted || std::string_view(h.fs) == "ext4";
+      } else {
+        parts.push_back(fmt::format("{}: none", h.fs));
+      }
+    }
+    if (iomap_wanted && try_tp(EZIO_LAYER_FS, kIomapDio.name)) {
+      plan_.programs.insert(kIomapDio.program);
+      parts.push_back(fmt::format("iomap: tp_btf/{}", kIomapDio.name));
+    }
+    auto& p = plan_.layers[EZIO_LAYER_FS];
+    p.hook = join(parts, "; ");
+    p.accuracy = any_exact && any_derived ? "mixed"
+                 : any_exact              ? "exact"
+                 : any_derived            ? "derived"
+                                          : "none";
+  }
+
+  // The first kind that attaches to all three functions of the file system, its programs added to
+  // the plan; nothing when neither does. Every function is tried, so that `probes -v` shows each.
+  std::optional<Exact> hook_fs_functions(const FileSystemHooks& h) {
+    for (Exact kind : {Exact::fentry, Exact::kprobe}) {
+      bool all = true;
+      for (const auto& f : h.functions) all = try_exact(EZIO_LAYER_FS, kind, f.function) && all;
+      if (!all) continue;
+      for (const auto& f : h.functions) add_exact(kind, f.program);
+      return kind;
+    }
+    return std::nullopt;
+  }
+
+  // Layers of tracepoints only (their programs belong to bpf/block*.h, bpf/pagecache*.h): the
+  // probe reports whether their hooks attach here. `tps` make the layer's accuracy; `helpers`,
+  // tried as well, only complete them (block_getrq stands in for block_io_start before 6.5).
+  void plan_tracepoint_layer(unsigned layer, std::vector<std::string> tps,
+                             std::vector<std::string> helpers) {
+    auto& p = plan_.layers[layer];
+    if (!p.on) return;
+    std::vector<std::string> ok, attached;
+    for (const auto& t : tps) {
+      if ((plan_.tracepoints[t] = try_tp(layer, t))) ok.push_back(t);
+    }
+    attached = ok;
+    for (const auto& t : helpers) {
+      if ((plan_.tracepoints[t] = try_tp(layer, t))) attached.push_back(t);
+    }
+    // Every hook that attached is named: the analyzers tell from it what was observed
+    // (analysis/observed.cpp).
+    p.hook = ok.empty() ? "none" : "tp_btf/" + join(attached, ",");
+    p.accuracy = ok.size() == tps.size() ? "exact" : ok.empty() ? "none" : "partial";
+  }
+
+  // Dirty throttling needs its tracepoint, sched_switch (which ends each pause) and an argument
+  // layout bpf/pagecache.bpf.h knows; without all three it is left out.
+  void plan_dirty_throttle() {
+    auto& tps = plan_.tracepoints;
+    if (!plan_.layers[EZIO_LAYER_PAGECACHE].on || !tps["balance_dirty_pages"] ||
+        !tps["sched_switch"]) {
+      return;
+    }
+    int n = k_.tracepoint_args("balance_dirty_pages");
+    if (n == 8 || n == 12) {
+      plan_.dirty_throttle_args = n;
+      return;
+    }
+    // Attached but unusable: the archive must not say it was observed (analysis/observed.cpp).
+    std::string& hook = plan_.layers[EZIO_LAYER_PAGECACHE].hook;
+    if (auto at = hook.find(",balance_dirty_pages"); at != std::string::npos) {
+      hook.erase(at, std::string_view(",balance_dirty_pages").size());
+    }
+  }
+
+  void add_exact(Exact kind, const char* program) {
+    bool fentry = kind == Exact::fentry;
+    plan_.programs.insert(std::string(program) + (fentry ? "_entry" : "_kprobe"));
+    plan_.programs.insert(std::string(program) + (fentry ? "_exit" : "_kretprobe"));
+    // A kretprobe can miss returns: what they leave pending at a thread's exit must be counted.
+    if (!fentry) plan_.programs.insert(kKprobeThreadExit);
+  }
+
+  KernelProber k_;
+  ProbePlan plan_;
+};
+
+}  // namespace
+
+LayerSet all_layers() {
+  LayerSet s{};
+  s.fill(true);
+  return s;
+}
+
+LayerSet parse_layers(const std::string& text) {
+  if (text.empty() || text == "all") return all_layers();
+  LayerSet s{};
+  s[EZIO_LAYER_PROCESS] = true;
+  std::stringstream in(text);
+  std::string word;
+  while (std::getline(in, word, ',')) {
+    bool found = false;
+    for (unsigned l = 0; l < EZIO_LAYER_COUNT; ++l) {
+      if (l != EZIO_LAYER_PROCESS && word == layer_name(l)) {
+        s[l] = found = true;
+      }
+    }
+    if (!found) {
+      fail(
+          "unknown layer '{}' in --layers: use syscall, vfs, fs, pagecache, block "
+          "(comma-separated)",
+          word);
+    }
+  }
+  return s;
+}
+
+ProbePlan plan_probes(const LayerSet& layers) { return Planner(layers).run(); }
+
+const char* vfs_hook_name(VfsHook h) {
+  switch (h) {
+    case VfsHook::off:
+      return "off";
+    case VfsHook::fentry:
+      return "fentry";
+    case VfsHook::kprobe:
+      return "kprobe";
+    case VfsHook::derived:
+      return "derived";
+  }
+  return "?";
+}
+
+std::string probe_property(const LayerPlan& p) {
+  return p.on ? fmt::format("{} ({})", p.hook, p.accuracy) : std::string();
+}
+
+}  // namespace ezio::recorder

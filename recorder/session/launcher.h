@@ -1,0 +1,59 @@
+#pragma once
+// Starts the application stopped before execve, so that the BPF programs are already filtering on
+// its pid when its first instruction runs.
+#include <sys/types.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/unique_fd.h"
+#include "recorder/session/privileges.h"
+
+namespace ezio::recorder {
+
+class Launcher {
+ public:
+  // Forks; the child takes the target user's identity and waits for release().
+  // env: the complete environment of the application ("NAME=value").
+  Launcher(const std::vector<std::string>& argv, const std::vector<std::string>& env,
+           const TargetUser& user);
+  ~Launcher();
+  Launcher(const Launcher&) = delete;
+  Launcher& operator=(const Launcher&) = delete;
+
+  pid_t pid() const { return pid_; }
+  // Lets the child exec. If the exec fails, throws ezio::Error with exit status 127 (not found) or
+  // 126 (not executable), as shells do.
+  void release();
+  // The exit status in the form `time` and shells use (128+N for signal N) once the child ended.
+  std::optional<int> poll_exit();
+  // Readable once the child has ended (a pidfd), so that a wait for records can end with it; -1
+  // where the kernel has no pidfd (then the end is seen at the next poll_exit()).
+  int exit_fd() const { return exit_fd_.get(); }
+  // A short description of how the application ended ("exit status 0", "killed by SIGSEGV").
+  const std::string& how_it_ended() const { return ended_; }
+  // Killed by a signal that a fault of the program raises: SIGSEGV, SIGBUS, SIGILL, SIGFPE,
+  // SIGABRT, SIGSYS or SIGTRAP.
+  bool crashed() const { return crashed_; }
+  // CPU time (user + system) of the application and of the descendants it waited for, once it
+  // ended: unlike wall time, not inflated when a shared host takes the CPU away.
+  uint64_t cpu_ns() const { return cpu_ns_; }
+  void signal(int sig);
+
+ private:
+  std::string name_;
+  pid_t pid_ = -1;
+  UniqueFd go_fd_;     // write end: one byte releases the child
+  UniqueFd error_fd_;  // read end: errno from a failed exec, EOF on success (CLOEXEC)
+  UniqueFd exit_fd_;
+  bool exited_ = false;
+  bool crashed_ = false;
+  uint64_t cpu_ns_ = 0;
+  std::string ended_;
+};
+
+// The current environment, as a list, for Launcher.
+std::vector<std::string> current_environment();
+
+}  // namespace ezio::recorder

@@ -1,0 +1,314 @@
+#include "recorder/session/record.h"
+
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <array>
+#include <chrono>
+#include <future>
+#include <memory>
+#include <optional>
+#include <thread>
+
+#include "common/command.h"
+#include "common/error.h"
+#include "common/log.h"
+#include "common/output_dir.h"
+#include "common/schema/files.h"
+#include "recorder/archive/kernel_archive.h"
+#include "recorder/decode/record_store.h"
+#include "recorder/load/bpf_session.h"
+#include "recorder/probe/kernel_cache.h"
+#include "recorder/probe/probe.h"
+#include "recorder/session/launcher.h"
+#include "recorder/session/privileges.h"
+#include "recorder/session/signals.h"
+
+namespace fs = std::filesystem;
+
+namespace ezio::recorder {
+namespace {
+
+std::string readlink_or_empty(const std::string& path) {
+  std::array<char, 4096> buf{};
+  ssize_t n = readlink(path.c_str(), buf.data(), buf.size() - 1);
+  return n > 0 ? std::string(buf.data(), n) : std::string();
+}
+
+// The archive is written while the application runs, in batches: often enough that little is left
+// to write when the application ends (that part adds to the wall time of the recording), seldom
+// enough that a batch's fixed costs (sorting, the block layer's pass) stay small per record.
+constexpr uint64_t kWriteIntervalNs = 25'000'000;
+// The longest wait for records when the ring buffer does not wake the recorder (it does at an
+// eighth full, and when the application ends).
+constexpr int kPollMs = 25;
+// Calls that ended this long before a poll began are complete in the records received. A record is
+// committed by the program that stamps its end, normally microseconds later; the margin covers a
+// thread preempted in between on a busy machine.
+constexpr uint64_t kSettleMarginNs = 20'000'000;
+// Records held in memory, waiting to be written, past which the ring buffer is no longer drained
+// (about 12 MB, and as much again in the batch being written): a recorder that cannot keep up
+// then loses events, counted in the kernel, instead of memory without bound; the kernel's ring
+// buffer is the reserve for bursts. More than a settle margin's records at ~3 M calls/s.
+constexpr size_t kMaxHeldRecords = 131'072;
+
+std::string host_name() {
+  std::array<char, 256> buf{};
+  return gethostname(buf.data(), buf.size() - 1) == 0 ? std::string(buf.data()) : "localhost";
+}
+
+std::string kernel_release() {
+  utsname u{};
+  return uname(&u) == 0 ? std::string(u.release) : std::string();
+}
+
+std::string human_bytes(uint64_t b) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double v = static_cast<double>(b);
+  int u = 0;
+  while (v >= 1024 && u < 4) {
+    v /= 1024;
+    ++u;
+  }
+  return u == 0 ? fmt::format("{} B", b) : fmt::format("{:.1f} {}", v, units[u]);
+}
+
+[[noreturn]] void no_archive(const Error& why, const std::string& application_end) {
+  fail("no archive: it could not be written ({}); the application ended: {}", why.what(),
+       application_end);
+}
+
+// The time before which every call's records have arrived: all that were committed when the
+// ring buffer was emptied (`polled`), else (the drain stopped, the store full) those that ended a
+// settle margin before the latest record received.
+uint64_t settled_before(const RecordStore& store, uint64_t polled, bool emptied) {
+  uint64_t t = emptied ? polled : store.newest();
+  t = t > kSettleMarginNs ? t - kSettleMarginNs : 0;
+  // A store full of calls younger than that (a rate above kMaxHeldRecords per margin) would stop
+  // the drain for good: what it holds is written anyway.
+  if (!emptied && !store.holds_settled(t)) return UINT64_MAX;
+  return t;
+}
+
+// Drains the ring buffer to its end, writing what the store holds whenever it is full.
+void drain_all(BpfSession& bpf, RecordStore& store, KernelArchive& archive) {
+  while (!bpf.drain()) archive.write_settled(store, settled_before(store, 0, false));
+}
+
+// Runs the application to its end while its records are written into the archive; returns its
+// exit status. Then, while descendants that outlived it still run, goes on recording them for up
+// to wait_children_s seconds. When the archive cannot
+// be written (a full disk), the recording stops but the application goes on; the error is raised
+// once it has ended.
+int record_until_exit(Launcher& app, BpfSession& bpf, RecordStore& store, KernelArchive& archive,
+                      SignalForwarding& signals, double wait_children_s) {
+  std::optional<Error> failure;
+  std::optional<int> status;
+  uint64_t next_write = 0;
+  bool emptied = true;
+  auto record_a_while = [&] {
+    uint64_t polled = monotonic_ns();
+    emptied = bpf.poll(emptied ? kPollMs : 0);
+    if (emptied && polled < next_write) return;
+    try {
+      // A call that ended well before `before` has all its records here (its file record
+      // follows it in the ring buffer).
+      archive.write_settled(store, settled_before(store, polled, emptied), [&] {
+        if (!store.full()) bpf.drain();
+      });
+    } catch (const Error& e) {
+      spdlog::error("{}; recording stops, the application goes on", e.what());
+      failure = e;
+      bpf.detach();
+    }
+    next_write = monotonic_ns() + kWriteIntervalNs;
+  };
+  while (!(status = app.poll_exit())) {
+    if (int sig = signals.take()) app.signal(sig);
+    if (failure) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      continue;
+    }
+    record_a_while();
+  }
+  if (app.exit_fd() >= 0) bpf.unwatch(app.exit_fd());  // readable from now on
+  uint64_t deadline = monotonic_ns() + static_cast<uint64_t>(wait_children_s * 1e9);
+  while (!failure && bpf.traced_processes() > 0 && monotonic_ns() < deadline && !signals.take()) {
+    record_a_while();
+  }
+  if (failure) no_archive(*failure, app.how_it_ended());
+  return *status;
+}
+
+// Probes the hooks (or takes what an earlier recording found: recorder/probe/kernel_cache.h), then
+// loads and attaches the programs. When what was kept fails to load, the kernel changed in a way
+// the cache's key does not see: it is forgotten and the kernel probed again.
+std::unique_ptr<BpfSession> start_bpf(const LayerSet& layers, uint64_t ring_buffer_bytes,
+                                      bool use_cache, RecordStore& store, ProbePlan& plan) {
+  route_libbpf_logs();
+  KernelCache cache(use_cache);
+  uint64_t t_plan = monotonic_ns();
+  std::future<std::string> core_btf = cache.core_btf();  // made while the kernel is probed
+  std::optional<ProbePlan> kept = cache.plan(layers);
+  plan = kept ? std::move(*kept) : plan_probes(layers);
+  std::string btf = core_btf.get();
+  if (!kept) cache.keep_plan(layers, plan);
+  spdlog::debug("hooks {} in {:.3f} s", kept ? "taken from the probe cache" : "probed",
+                (monotonic_ns() - t_plan) / 1e9);
+  uint64_t t_load = monotonic_ns();
+  std::unique_ptr<BpfSession> bpf;
+  try {
+    bpf = std::make_unique<BpfSession>(ring_buffer_bytes, store, plan, btf);
+  } catch (const Error& e) {
+    if (!kept && btf.empty()) throw;
+    spdlog::warn("what the probe cache kept for this kernel failed to load ({}); {}", e.what(),
+                 kept ? "probing again" : "loading without the cut-down kernel types");
+    cache.forget();
+    btf.clear();
+    if (kept) {
+      plan = plan_probes(layers);
+      cache.keep_plan(layers, plan);
+    }
+    bpf = std::make_unique<BpfSession>(ring_buffer_bytes, store, plan);
+  }
+  spdlog::debug("BPF programs loaded and attached in {:.3f} s{}", (monotonic_ns() - t_load) / 1e9,
+                btf.empty() ? "" : " (kernel types cut down to the programs' own)");
+  return bpf;
+}
+
+// Writes the rest of the archive after the application ended, then reads it back and moves it
+// into place (common/output_dir.h).
+ArchiveSummary finish_archive(KernelArchive& archive, RecordStore& store,
+                              const RecordExtras& extras, Staging& staging,
+                              const TargetUser& user) {
+  uint64_t t_write = monotonic_ns();
+  ArchiveSummary summary = archive.finish(store);
+  spdlog::debug("archive finished in {:.3f} s after the application",
+                (monotonic_ns() - t_write) / 1e9);
+  if (extras.finish) extras.finish(staging.dir());
+  give_to(staging.dir(), user);
+  staging.publish();
+  return summary;
+}
+
+}  // namespace
+
+RecordResult record(const RecordOptions& o, const RecordExtras& extras) {
+  if (o.command.empty()) fail("no command to record");
+  check_recording_privileges();
+  TargetUser user = target_user();
+  RecordResult result;
+  result.archive = output_path(o.output.string(), o.command.front());
+  // Made before anything runs, so that whatever is in the way is refused first.
+  Staging staging(result.archive, o.force);
+
+  RecordingInfo& info = result.info;
+  info.command = o.command;
+  info.cwd = fs::current_path().string();
+  info.hostname = host_name();
+  info.kernel_release = kernel_release();
+  for (int fd = 0; fd < 3; ++fd)
+    info.stdio_paths[fd] = readlink_or_empty(fmt::format("/proc/self/fd/{}", fd));
+  info.probes[EZIO_LAYER_SYSCALL] = "tp_btf/sys_enter+sys_exit";
+  info.probes[EZIO_LAYER_PROCESS] = "tp_btf/sched_process_fork+exec+exit";
+
+  LayerSet layers = parse_layers(o.layers);
+  uint64_t ring_buffer_bytes = o.ring_buffer_mib * 1024 * 1024;
+  check_ring_buffer_size(ring_buffer_bytes);
+
+  std::vector<std::string> env = o.environment.empty() ? current_environment() : o.environment;
+  if (extras.prepare) extras.prepare(result.archive, env);
+
+  RecordStore store;
+  store.limit(kMaxHeldRecords);
+  ProbePlan plan;
+  std::unique_ptr<BpfSession> session =
+      start_bpf(layers, ring_buffer_bytes, o.probe_cache, store, plan);
+  BpfSession& bpf = *session;
+  for (unsigned l = 0; l < EZIO_LAYER_COUNT; ++l) {
+    if (l != EZIO_LAYER_PROCESS) info.probes[l] = probe_property(plan.layers[l]);
+  }
+  Launcher app(o.command, env, user);
+  bpf.trace_process(app.pid());
+  SignalForwarding signals;
+  info.start_monotonic_ns = monotonic_ns();
+  info.start_realtime_ns = realtime_ns();
+  info.root_pid = app.pid();
+  KernelArchive archive(staging.dir(), info);
+  app.release();
+  if (app.exit_fd() >= 0) bpf.wake_on(app.exit_fd());
+
+  int status = record_until_exit(app, bpf, store, archive, signals, o.wait_children_s);
+  drain_all(bpf, store, archive);
+  info.end_monotonic_ns = monotonic_ns();
+  bpf.detach();
+  info.still_running = bpf.traced_processes();
+  drain_all(bpf, store, archive);  // what was in flight while the programs were unhooked
+  result.exit_status = status;
+  info.application_end = app.how_it_ended();
+  info.application_cpu_ns = app.cpu_ns();
+  // The recording's own end first: an interrupted recording may lack what a crash would explain.
+  if (app.crashed()) info.status = "application-crashed";
+  if (signals.received_any()) info.status = "interrupted";
+  info.lost = bpf.drops();
+  info.lost[EZIO_LAYER_SYSCALL] += store.malformed();
+  store.devices() = read_device_use(bpf.map_fd("target_devs"), bpf.map_fd("block_unattributed"));
+  store.reclaimed() = read_reclaimed(bpf.map_fd("reclaimed"));
+
+  try {
+    result.summary = finish_archive(archive, store, extras, staging, user);
+  } catch (const Error& e) {
+    no_archive(e, info.application_end);
+  }
+  return result;
+}
+
+void print_summary(const RecordResult& r) {
+  const auto& info = r.info;
+  double seconds = (info.end_monotonic_ns - info.start_monotonic_ns) / 1e9;
+  std::string out =
+      fmt::format("recorded {} for {:.3f} s ({}, {:.3f} s of CPU), {} processes, {} threads\n",
+                  fmt::join(info.command, " "), seconds, info.application_end,
+                  info.application_cpu_ns / 1e9, r.summary.processes, r.summary.threads);
+  out += fmt::format("  {:<10} {:>10} {:>10} {:>10} {:>10} {:>12} {:>12} {:>10}\n", "layer",
+                     "events", "reads", "writes", "other", "bytes read", "bytes written", "lost");
+  uint64_t total_lost = 0;
+  for (unsigned l = 0; l < EZIO_LAYER_COUNT; ++l) {
+    const auto& t = r.summary.layers[l];
+    total_lost += info.lost[l];
+    if (info.probes[l].empty() && t.events == 0 && info.lost[l] == 0) continue;
+    out += fmt::format("  {:<10} {:>10} {:>10} {:>10} {:>10} {:>12} {:>12} {:>10}\n", layer_name(l),
+                       t.events, t.reads, t.writes, t.other, human_bytes(t.bytes_read),
+                       human_bytes(t.bytes_written), info.lost[l]);
+  }
+  const PageCacheTotals& pc = r.summary.pagecache;
+  if (!info.probes[EZIO_LAYER_PAGECACHE].empty()) {
+    out += fmt::format(
+        "  page cache (pages): {} hits, {} misses, {} readahead, {} dirtied, {} faults, "
+        "{} evicted, {} reclaimed by others\n",
+        pc.hits, pc.misses, pc.readahead, pc.dirtied, pc.faults, pc.evicted, pc.reclaimed);
+  }
+  for (const auto& [dev, un] : r.summary.unattributed) {
+    out += fmt::format("  block {}: {} requests not attributed to the target ({})\n", dev,
+                       un.requests, human_bytes(un.bytes));
+  }
+  if (info.still_running > 0) {
+    out += fmt::format(
+        "  {} traced process(es) still running when recording stopped: their later I/O is not in "
+        "the archive (--wait-children=SECONDS waits longer)\n",
+        info.still_running);
+  }
+  out += fmt::format("archive: {}{}", (r.archive / schema::kAnchorFile).string(),
+                     info.status == "interrupted"           ? " (recording interrupted)"
+                     : info.status == "application-crashed" ? " (the application crashed)"
+                                                            : "");
+  spdlog::info("{}", out);
+  if (total_lost > 0) {
+    spdlog::warn(
+        "{} events were lost in the kernel (lost column): ring buffer full (a larger "
+        "--ring-buffer helps), a tracking table full, or returns missed by kretprobes",
+        total_lost);
+  }
+}
+
+}  // namespace ezio::recorder

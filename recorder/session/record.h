@@ -1,0 +1,45 @@
+#pragma once
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "recorder/archive/kernel_archive.h"
+#include "recorder/archive/recording_info.h"
+
+namespace ezio::recorder {
+
+struct RecordOptions {
+  std::filesystem::path output;  // empty: default_output(command[0])
+  bool force = false;
+  uint64_t ring_buffer_mib = 32;
+  std::string layers = "all";  // --layers (recorder/probe/probe.h parse_layers)
+  bool probe_cache = true;     // false: --no-probe-cache (recorder/probe/kernel_cache.h)
+  std::vector<std::string> command;
+  std::vector<std::string> environment;  // empty: the recorder's own
+  // --wait-children: how long descendants that outlive the command are still recorded.
+  double wait_children_s = 5;
+};
+
+// What a caller adds to a recording (eziotrace record: EZTrace's alignment data, app/record.cpp).
+struct RecordExtras {
+  // Before the application starts: archive is the directory the archive will be published as,
+  // env the application's environment, to add to.
+  std::function<void(const std::filesystem::path& archive, std::vector<std::string>& env)> prepare;
+  // After the archive is written, before it is published: staged is the directory that becomes
+  // the archive.
+  std::function<void(const std::filesystem::path& staged)> finish;
+};
+
+struct RecordResult {
+  int exit_status = 0;  // the application's, as a shell reports it
+  std::filesystem::path archive;
+  RecordingInfo info;
+  ArchiveSummary summary;
+};
+
+// Runs the command under the kernel recorder and writes the archive.
+RecordResult record(const RecordOptions& options, const RecordExtras& extras = {});
+void print_summary(const RecordResult& result);
+}  // namespace ezio::recorder
