@@ -22,6 +22,7 @@ struct FileLayer {
 
 struct FileStats {
   std::array<FileLayer, kLayerCount> layers;
+  uint64_t throttled_ticks = 0;  // dirty-throttling pauses inside calls on the file
   uint64_t bytes() const {
     uint64_t b = 0;
     for (auto& l : layers) {
@@ -44,6 +45,12 @@ class FilesSink : public CallSink {
     }
     FileStats* f = file(c.handle);
     if (!f) return;
+    // A page-cache region is a writer's dirty-throttling pause (layer_stats.h, counts_as_io),
+    // nested in the write it held up: time on the file, not a page-cache access.
+    if (!counts_as_io(c)) {
+      if (c.info->layer == Layer::kPageCache) f->throttled_ticks += c.duration();
+      return;
+    }
     FileLayer& fl = f->layers[static_cast<size_t>(c.info->layer)];
     fl.stats.add(c, ns_per_tick_);
     if (c.op == Op::kOther || !c.has_bytes) return;
@@ -100,7 +107,7 @@ Cell sizes_cell(const Log2Histogram& h) {
 }
 
 Cell share_cell(uint64_t part, uint64_t total) {
-  if (total == 0) return Cell{nullptr, "-", true};
+  if (total == 0) return no_value_cell();
   return percent_cell(100.0 * static_cast<double>(part) / static_cast<double>(total));
 }
 
@@ -126,28 +133,40 @@ Report run_files(const FilesOptions& o) {
                {"time_s", "Time"},
                {"sequential_percent", "Seq %"},
                {"random_percent", "Random %"},
-               {"access_sizes", "Access sizes (log2 bucket:count)"}};
+               {"access_sizes", "Access sizes (log2 bucket:count)"},
+               {"throttled_s", "Throttled"}};
   std::vector<std::pair<const std::string*, const FileStats*>> order;
   for (auto& [path, f] : sink.files_) order.emplace_back(&path, &f);
   std::stable_sort(order.begin(), order.end(),
                    [](auto& a, auto& b) { return a.second->bytes() > b.second->bytes(); });
   for (auto& [path, f] : order) {
+    // The throttled time goes on one row of the file, the syscall's (its first above the block
+    // layer if none: a device's requests are never throttled).
+    bool has_syscall = f->layers[static_cast<size_t>(Layer::kSyscall)].stats.count() > 0;
+    bool throttle_shown = false;
     for (Layer l : kAllLayers) {
       const FileLayer& fl = f->layers[static_cast<size_t>(l)];
       if (fl.stats.count() == 0) continue;
+      bool throttle_here =
+          !throttle_shown && l != Layer::kBlock && (!has_syscall || l == Layer::kSyscall);
+      throttle_shown = throttle_shown || throttle_here;
       auto& ops = fl.stats.ops;
       uint64_t classified = fl.sequential + fl.random;
       t.add({text_cell(*path), text_cell(std::string(layer_key(l))), count_cell(ops[0].count),
              count_cell(ops[1].count), count_cell(ops[2].count), bytes_cell(ops[0].bytes),
              bytes_cell(ops[1].bytes), seconds_cell(static_cast<double>(fl.stats.ticks()) * tick),
              share_cell(fl.sequential, classified), share_cell(fl.random, classified),
-             sizes_cell(fl.sizes)});
+             sizes_cell(fl.sizes),
+             throttle_here ? seconds_cell(static_cast<double>(f->throttled_ticks) * tick)
+                           : no_value_cell()});
     }
   }
   report.tables.push_back(std::move(t));
   report.notes.push_back(
       "Seq %: accesses starting where the previous access of the same open file ended (the "
-      "first one if it starts at offset 0). Access sizes: count per power-of-two size bucket.");
+      "first one if it starts at offset 0). Access sizes: count per power-of-two size bucket. "
+      "Throttled: time the calls on the file were paused by the dirty-page limits "
+      "(writeback:balance_dirty_pages), on the file's syscall row; \"-\" on the others.");
   return report;
 }
 

@@ -77,7 +77,7 @@ Observation observation(const Definitions& defs, Layer l) {
 }
 
 const Cell kNotObserved{"not observed", "not observed", true};
-const Cell kNoValue{nullptr, "-", true};
+const Cell kNoValue = no_value_cell();
 
 Cell observed_count(uint64_t n, Observed seen) {
   return shown_as_not_observed(n, seen) ? kNotObserved : count_cell(n);
@@ -185,7 +185,7 @@ Table pagecache_table(const LayersSink& sink, const Definitions& defs) {
     uint64_t looked_up = get("hits") + get("misses");
     cells.push_back(looked_up ? percent_cell(100.0 * static_cast<double>(get("hits")) /
                                              static_cast<double>(looked_up))
-                              : Cell{nullptr, "-", true});
+                              : kNoValue);
     t.add(std::move(cells));
   };
   for (auto& [key, totals] : sink.pagecache_) {

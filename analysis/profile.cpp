@@ -6,6 +6,7 @@
 #include <map>
 #include <unordered_map>
 
+#include "analysis/layer_stats.h"
 #include "analysis/sci.h"
 #include "analysis/trace_run.h"
 #include "common/command.h"
@@ -19,11 +20,15 @@ struct RegionStats {
   uint64_t inclusive = 0, exclusive = 0;
   uint64_t min = std::numeric_limits<uint64_t>::max(), max = 0;
   uint64_t bytes = 0;
+  // SCI compares I/O calls of one size class; a region that is not an I/O call (a computation
+  // region, a writer's dirty-throttling pause in the page cache) has none.
+  bool io = false;
   SciAccumulator sci;
 
   void add(const Call& c) {
     uint64_t d = c.duration();
     ++count;
+    io = counts_as_io(c);
     if (c.has_bytes) bytes += c.bytes;
     if (c.point) return;  // counted, but its duration is unknown, not zero
     ++timed;
@@ -41,6 +46,7 @@ struct RegionStats {
     min = std::min(min, o.min);
     max = std::max(max, o.max);
     bytes += o.bytes;
+    io = io || o.io;
     sci.merge(o.sci);
   }
 };
@@ -93,7 +99,7 @@ void add_rows(Table& t, const std::string& section, const ThreadStats& ts, Profi
            count_cell(st->count), seconds_cell(st->timed ? static_cast<double>(st->min) * tick : 0),
            seconds_cell(static_cast<double>(st->max) * tick),
            seconds_cell(st->timed ? incl / static_cast<double>(st->timed) : 0),
-           bytes_cell(st->bytes), number_cell(st->sci.score(), 4)},
+           bytes_cell(st->bytes), st->io ? number_cell(st->sci.score(), 4) : no_value_cell()},
           section);
   }
 }
@@ -140,7 +146,9 @@ Report run_profile(const ProfileOptions& o) {
   report.notes.push_back(
       "Duration is inclusive; % runtime is relative to the thread's first-to-last event time "
       "(summed over threads for All threads); SCI: 0 = every call ran at the best observed speed "
-      "of its size class, 1 = all time was waiting.");
+      "of its size class, 1 = all time was waiting; \"-\" for regions that are not I/O calls (the "
+      "page cache's balance_dirty_pages is the time writers were throttled by the dirty-page "
+      "limits).");
   return report;
 }
 

@@ -165,14 +165,30 @@ void write_latency_section(const Evidence& ev, std::ostream& out) {
   out << "</table></section>\n";
 }
 
+namespace {
+
+// Time in dirty-throttling pauses (a thread's, or of the calls on a file), with the attribute
+// `data` holding it in seconds for the tests; "not recorded" when the trace could not see them.
+std::string throttled_text(const Evidence& ev, uint64_t pauses, uint64_t ticks,
+                           std::string_view data) {
+  if (!ev.dirty_throttle_observed) return "<span class=\"na\">not recorded</span>";
+  if (!pauses) return "0";
+  return fmt::format("<span {}=\"{}\">{} ({} pauses)</span>", data, ev.seconds(ticks),
+                     secs(ev.seconds(ticks)), pauses);
+}
+
+}  // namespace
+
 void write_files_section(const Evidence& ev, std::ostream& out) {
   section_open(out, "files", "Files",
                "Each file's reads and writes as the application issued them (system calls), "
                "their order (sequential: starting where the previous access ended) and size; "
-               "the block level is per device, below.");
+               "the block level is per device, below. Throttled: time the writes to the file "
+               "waited in balance_dirty_pages because the dirty-page limits were reached.");
   out << "<table><tr><th class=\"l\">File</th><th>Reads</th><th>Writes</th><th>Read</th>"
          "<th>Written</th><th>Time</th><th>Sequential</th><th>Random</th><th>Small</th>"
-         "<th>Misaligned writes</th><th>Opens</th><th>Syncs</th><th class=\"l\">Sizes</th></tr>\n";
+         "<th>Misaligned writes</th><th>Opens</th><th>Syncs</th><th>Throttled</th>"
+         "<th class=\"l\">Sizes</th></tr>\n";
   constexpr size_t kMaxRows = 60;
   size_t shown = 0;
   for (const FileEvidence& f : ev.files) {
@@ -187,12 +203,13 @@ void write_files_section(const Evidence& ev, std::ostream& out) {
     }
     out << fmt::format(
         "<tr><td class=\"path\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
-        "<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
+        "<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
         "<td class=\"l\" style=\"font-size:11.5px\">{}</td></tr>\n",
         esc(f.path), o[0].count, o[1].count, esc(human_bytes(o[0].bytes)),
         esc(human_bytes(o[1].bytes)), secs(ev.seconds(f.syscall.ticks())),
         pct_text(a.sequential, a.classified()), pct_text(a.random, a.classified()),
-        pct_text(a.small, a.classified()), a.misaligned_writes, f.opens, f.syncs, esc(sizes));
+        pct_text(a.small, a.classified()), a.misaligned_writes, f.opens, f.syncs,
+        throttled_text(ev, f.throttles, f.throttle_ticks, "data-file-throttled-s"), esc(sizes));
   }
   out << "</table>";
   if (ev.files.size() > kMaxRows) {
@@ -262,12 +279,7 @@ void write_threads_section(const Evidence& ev, std::ostream& out) {
     const ThreadEvidence& t = *order[i];
     uint64_t life = t.last > t.first ? t.last - t.first : 0;
     double sci = t.sci_score();
-    std::string throttled =
-        !ev.dirty_throttle_observed ? std::string("<span class=\"na\">not recorded</span>")
-        : t.throttles ? fmt::format("<span data-throttled-s=\"{}\">{} ({} pauses)</span>",
-                                    ev.seconds(t.throttle_ticks),
-                                    secs(ev.seconds(t.throttle_ticks)), t.throttles)
-                      : std::string("0");
+    std::string throttled = throttled_text(ev, t.throttles, t.throttle_ticks, "data-throttled-s");
     out << fmt::format(
         "<tr><td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
         "<td>{}</td><td class=\"l\"><svg width=\"120\" height=\"12\"><rect width=\"120\" "

@@ -11,6 +11,7 @@ Cell text_cell(std::string s) { return Cell{s, s, false}; }
 Cell count_cell(uint64_t n) { return Cell{n, fmt::format("{}", n), true}; }
 Cell bytes_cell(uint64_t n) { return Cell{n, human_bytes(n), true}; }
 Cell seconds_cell(double s) { return Cell{s, human_seconds(s), true}; }
+Cell no_value_cell() { return Cell{nullptr, "-", true}; }
 Cell percent_cell(double pct) { return Cell{pct, fmt::format("{:.2f}", pct), true}; }
 Cell number_cell(double x, int precision) {
   return Cell{x, fmt::format("{:.{}f}", x, precision), true};

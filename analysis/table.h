@@ -23,6 +23,7 @@ Cell bytes_cell(uint64_t n);    // human: 1.5 MiB
 Cell seconds_cell(double s);    // human: adaptive unit (s, ms, us, ns)
 Cell percent_cell(double pct);  // value in percent
 Cell number_cell(double x, int precision = 3);
+Cell no_value_cell();  // null in JSON, empty in CSV, "-" in text: the figure has no meaning here
 
 struct Column {
   std::string key;    // JSON / CSV name

@@ -30,9 +30,11 @@ best_of() {
   for ((i = 0; i < reps; i++)); do "$@"; done | best
 }
 
-# ns per call of a process eziotrace does not trace, while it records a sleeping one.
+# ns per call of a process eziotrace does not trace, while it records a sleeping one; "$@": eziotrace
+# record options; $cost_args: what ezio_bench_hook_cost times.
+cost_args=()
 untraced() {
-  "$ezt" record -v -o "$work/other" --force -- sleep 600 >"$work/other.log" 2>&1 &
+  "$ezt" record -v "$@" -o "$work/other" --force -- sleep 600 >"$work/other.log" 2>&1 &
   recorder=$!
   for ((w = 0; w < 600; w++)); do
     grep -q 'loaded and attached' "$work/other.log" && break
@@ -40,7 +42,7 @@ untraced() {
     sleep 0.1
   done
   grep -q 'loaded and attached' "$work/other.log" || { echo "the recorder did not start" >&2; exit 1; }
-  "$cost"
+  "$cost" "${cost_args[@]}"
   kill -INT "$recorder"
   wait "$recorder" || true
   recorder=
@@ -48,7 +50,7 @@ untraced() {
 
 # ns per call of the traced process; "$@": eziotrace record options.
 traced() {
-  "$ezt" record "$@" -o "$work/traced" --force -- "$cost" 2>"$work/traced.log"
+  "$ezt" record "$@" -o "$work/traced" --force -- "$cost" "${cost_args[@]}" 2>"$work/traced.log"
   awk '/^ *(syscall|vfs|fs|pagecache|block|process) +[0-9]/ {l += $NF} END {print l + 0}' \
     "$work/traced.log" >>"$work/lost"
 }
@@ -67,4 +69,27 @@ row "empty programs on sys_enter/sys_exit" "$floor" "the kernel's share"
 row "another process, while eziotrace records" "$other" "every process on the machine pays this"
 row "traced, --layers syscall" "$sys" ""
 row "traced, all layers" "$all" "/dev/null: no FS, page cache or block work"
+echo "  events lost in the traced runs: $(awk '{l += $1} END {print l + 0}' "$work/lost")"
+
+# Context switches. The layers but the page cache, for the "off" figures.
+no_pc=syscall,vfs,fs,block
+cost_args=(--switches)
+: >"$work/lost"
+sw_plain=$(best_of "$cost" --switches)
+sw_other_off=$(best_of untraced --layers "$no_pc")
+sw_other_on=$(best_of untraced)
+sw_traced_off=$(best_of traced --layers "$no_pc")
+sw_traced_on=$(best_of traced)
+
+# $1 label, $2 page-cache layer off, $3 on: ns per switch, what the layer adds, and the ratio.
+sw_row() {
+  printf '  %-34s %8.1f ns %8.1f ns  %+6.1f ns  x%.3f\n' "$1" "$2" "$3" \
+    "$(echo "$3 - $2" | bc -l)" "$(echo "$3 / $2" | bc -l)"
+}
+echo
+echo "context switch (pipe ping-pong on one CPU), fastest batch of 2000 switches, best of $reps runs"
+printf '  %-34s %11s %11s  %9s  %s\n' "" "pagecache off" "on" "added" "ratio"
+printf '  %-34s %8.1f ns\n' "no BPF" "$sw_plain"
+sw_row "another process, while recording" "$sw_other_off" "$sw_other_on"
+sw_row "traced (two syscalls per switch)" "$sw_traced_off" "$sw_traced_on"
 echo "  events lost in the traced runs: $(awk '{l += $1} END {print l + 0}' "$work/lost")"

@@ -172,6 +172,10 @@ TEST_F(BrowserTest, ThrottledWorkloadReport) {
   std::smatch m;
   ASSERT_TRUE(std::regex_search(html, m, throttled)) << "no throttled time in the threads table";
   EXPECT_GT(std::stod(m[1]), 0.0);
+  // And the file it wrote, in the files table.
+  static const std::regex file_throttled(R"re(data-file-throttled-s="([0-9.e+-]+)")re");
+  ASSERT_TRUE(std::regex_search(html, m, file_throttled)) << "no throttled time in the files table";
+  EXPECT_GT(std::stod(m[1]), 0.0);
   EXPECT_NE(html.find("Linux " + ezio::test::must_run({"uname", "-r"}).substr(0, 4)),
             std::string::npos);
 }

@@ -113,6 +113,44 @@ TEST_F(DeviceRuleTest, DirtyPageLimitThrottlesTheWriter) {
   }
 }
 
+// The pauses in `profile` and `files` (text, JSON, CSV): profile gives the page cache's region
+// its time but no SCI (it is not an I/O call), files puts each pause on the file it held up.
+TEST_F(DeviceRuleTest, ThrottledTimeInProfileAndFiles) {
+  fs::path trace;
+  {
+    DirtyLimit limit(bdi_dir(), 4 << 20);
+    trace = record_mode("throttle");
+  }
+  ezio::test::Run r = ezio::test::eziotrace({"profile", "--total", "--json", trace.string()});
+  ASSERT_EQ(r.status, 0) << r.err;
+  json profile = json::parse(r.out), pause;
+  for (auto& row : profile["profile"]) {
+    if (row["function"] == "balance_dirty_pages" && row["layer"] == "pagecache") pause = row;
+  }
+  ASSERT_FALSE(pause.is_null()) << r.out;
+  EXPECT_GT(pause["inclusive_s"].get<double>(), 0.0);
+  EXPECT_TRUE(pause["sci"].is_null()) << pause.dump();
+
+  r = ezio::test::eziotrace({"files", "--json", trace.string()});
+  ASSERT_EQ(r.status, 0) << r.err;
+  json files = json::parse(r.out);
+  double on_files = 0;
+  for (auto& row : files["files"]) {
+    EXPECT_NE(row["layer"], "pagecache") << "a pause counted as a page-cache access: " << row;
+    if (row["throttled_s"].is_null()) continue;
+    EXPECT_EQ(row["layer"], "syscall") << row;
+    on_files += row["throttled_s"].get<double>();
+  }
+  // Every pause of the workload happened in a write to its one data file.
+  EXPECT_NEAR(on_files, pause["inclusive_s"].get<double>(), 1e-6);
+  r = ezio::test::eziotrace({"files", "--csv", trace.string()});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.substr(0, r.out.find('\n')).find("throttled_s"), std::string::npos) << r.out;
+  r = ezio::test::eziotrace({"files", trace.string()});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("Throttled"), std::string::npos) << r.out;
+}
+
 TEST_F(DeviceRuleTest, ReadaheadBeyondTheBurstsIsWasted) {
   json advice;
   {
