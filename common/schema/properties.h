@@ -47,6 +47,7 @@ inline constexpr char kUserLevel[] = "EZIOTRACE::USER_LEVEL";
 inline constexpr char kAlignment[] = "EZIOTRACE::ALIGNMENT";
 inline constexpr char kAlignmentViolations[] = "EZIOTRACE::ALIGNMENT_VIOLATIONS";
 inline constexpr char kAlignmentCheckedCalls[] = "EZIOTRACE::ALIGNMENT_CHECKED_CALLS";
+inline constexpr char kAlignmentUnverifiable[] = "EZIOTRACE::ALIGNMENT_UNVERIFIABLE";
 inline constexpr char kEztraceClosesWithoutSyscall[] = "EZIOTRACE::EZTRACE_CLOSES_WITHOUT_SYSCALL";
 inline constexpr char kEztraceProcesses[] = "EZIOTRACE::EZTRACE_PROCESSES";
 inline constexpr char kEztraceOwnIoFiltered[] = "EZIOTRACE::EZTRACE_OWN_IO_FILTERED";

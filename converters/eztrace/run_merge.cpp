@@ -42,6 +42,13 @@ void log_report(const MergeReport& r, const std::filesystem::path& anchor) {
   if (r.unsupported_events) {
     spdlog::warn("{} events of kinds the merge does not carry were left out", r.unsupported_events);
   }
+  if (r.unverifiable_calls) {
+    spdlog::warn(
+        "{} user call(s) contain no system call, but the kernel lost {} system-call events: they "
+        "may be among the lost, so they are neither checked nor counted as violations "
+        "(EZIOTRACE::ALIGNMENT_UNVERIFIABLE)",
+        r.unverifiable_calls, r.syscalls_lost);
+  }
   if (r.violations) {
     spdlog::error(
         "ALIGNMENT VIOLATIONS: {} — user and kernel events do not line up; the archive "

@@ -35,6 +35,7 @@ void Merger::run(const std::filesystem::path& out_dir) {
   index_kernel();
   filter_own_io();
   find_untraced();
+  count_lost_syscalls();
 
   Output out(out_dir, kernel.defs);
   for (const auto& in : inputs) out.comms.add_archive(in.archive->defs);

@@ -106,6 +106,7 @@ struct Merger {
 
   // check.cpp
   void violation(std::string text);
+  void count_lost_syscalls();
   void check_thread(const EztraceInput& in, OTF2_LocationRef eloc, bool user_events,
                     const SpanList* kspans, uint32_t tid, std::map<Ref, std::string>& tied);
 
@@ -129,6 +130,7 @@ struct Merger {
   void write_process_properties(Output& out, const Sidecar& p);
   void write_properties(Output& out);
   void write_user_level(Output& out);
+  std::string alignment_word() const;
 
   const std::vector<EztraceInput>& inputs;
   const std::vector<Sidecar>& images;  // every image's record, with an archive or not

@@ -36,21 +36,29 @@ void Merger::write_properties(Output& out) {
   }
   w.system_tree_node_property(machine, schema::kAlignmentViolations, report.violations);
   w.system_tree_node_property(machine, schema::kAlignmentCheckedCalls, report.checked_calls);
+  w.system_tree_node_property(machine, schema::kAlignmentUnverifiable, report.unverifiable_calls);
   w.system_tree_node_property(machine, schema::kEztraceClosesWithoutSyscall,
                               report.closes_without_syscall);
   w.system_tree_node_property(machine, schema::kEztraceProcesses, report.processes);
   w.system_tree_node_property(machine, schema::kEztraceOwnIoFiltered, report.own_io_calls);
   write_user_level(out);
-  w.system_tree_node_property(
-      machine, schema::kAlignment,
-      std::string_view(report.violations ? "MISALIGNED: see EZIOTRACE::ALIGNMENT_VIOLATIONS"
-                                         : "exact"));
+  w.system_tree_node_property(machine, schema::kAlignment, std::string_view(alignment_word()));
   uint64_t realtime = kd.realtime;
   if (realtime != OTF2_UNDEFINED_TIMESTAMP && out.t_min < kd.global_offset) {
     realtime -= kd.global_offset - out.t_min;
   }
   w.clock({1'000'000'000, out.t_min, out.t_max - out.t_min, realtime});
   w.close();
+}
+
+// EZIOTRACE::ALIGNMENT in words.
+std::string Merger::alignment_word() const {
+  if (report.violations) return "MISALIGNED: see EZIOTRACE::ALIGNMENT_VIOLATIONS";
+  if (report.unverifiable_calls) {
+    return "exact where verifiable: the kernel lost system-call events, see "
+           "EZIOTRACE::ALIGNMENT_UNVERIFIABLE";
+  }
+  return "exact";
 }
 
 // What the archive holds of the user level: EZIOTRACE::USER_LEVEL says it in words, the

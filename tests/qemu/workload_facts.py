@@ -122,8 +122,12 @@ def main(anchor, workdir):
                         if t_enter < c_enter and c_leave < ev.time:
                             inside[key] += 1
             elif isinstance(ev, otf2.events.Metric) and loc.name.startswith("pagecache "):
-                members = [m.name for m in ev.metric.members]
-                pagecache[tids[loc.name]] = dict(zip(members, [int(v) for v in ev.values]))
+                # One location per process; each event is one thread's sample, its counters
+                # as attributes (docs/trace-model.md, Page-cache layer).
+                a = attrs(ev)
+                pagecache[int(a["pagecache.tid"])] = {
+                    "pagecache." + k[len("pagecache.thread."):]: int(v) for k, v in a.items()
+                    if k.startswith("pagecache.thread.")}
             elif isinstance(ev, otf2.events.IoOperationBegin) and loc.name.startswith("block "):
                 a = attrs(ev)
                 requests.append((int(a["block.tid"]), int(a["call.id"]), str(a["block.op"]),
