@@ -30,7 +30,7 @@ struct MergeReport {
   // User calls without their system call while the kernel lost syscall events: the call may have
   // been among the lost, so neither a violation nor verified (EZIOTRACE::ALIGNMENT_UNVERIFIABLE).
   uint64_t unverifiable_calls = 0;
-  uint64_t syscalls_lost = 0;  // the kernel archive's EZIOTRACE::LOST::syscall
+  uint64_t syscalls_lost = 0;   // the kernel archive's EZIOTRACE::LOST::syscall
   uint64_t clamped_events = 0;  // events whose time had to be raised to keep a location ordered
   uint64_t unsupported_events = 0;
   std::vector<std::string> violation_details;  // the first ones, for the user to read
