@@ -43,7 +43,9 @@ const Recording& recording() {
   return r;
 }
 
-const json& calls_of(int tid) { return recording().archive["locations"][std::to_string(tid)]["calls"]; }
+const json& calls_of(int tid) {
+  return recording().archive["locations"][std::to_string(tid)]["calls"];
+}
 
 // The calls of a thread on one file, by syscall name.
 std::vector<json> calls_on(int tid, const std::string& name, const fs::path& file) {
