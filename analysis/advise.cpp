@@ -7,7 +7,6 @@
 #include <iostream>
 
 #include "analysis/table.h"
-#include "common/command.h"
 #include "common/error.h"
 
 namespace ezio::analysis {
@@ -559,30 +558,17 @@ void print_text(const Advice& a, const Evidence& ev, std::ostream& out) {
 
 }  // namespace
 
-void add_advise_command(CLI::App& app) {
-  struct Options {
-    std::string trace, config;
-    bool json = false;
-  };
-  auto o = std::make_shared<Options>();
-  auto* cmd = app.add_subcommand("advise", "findings: what to change, from kernel evidence");
-  cmd->add_option("TRACE", o->trace, "OTF2 archive: the .otf2 anchor file or its directory")
-      ->required();
-  cmd->add_flag("--json", o->json, "machine-readable JSON on stdout");
-  cmd->add_option("--config", o->config, "JSON file of thresholds to override (docs/analysis.md)");
-  cmd->callback([o] {
-    Thresholds t;
-    if (!o->config.empty()) t.load(o->config);
-    Evidence ev = collect_evidence(o->trace, evidence_options(t));
-    Advice a = advise(ev, t);
-    if (o->json) {
-      std::cout << advice_json(a, ev, t).dump(2) << "\n";
-    } else {
-      print_text(a, ev, std::cout);
-    }
-    std::cout.flush();
-    command_status() = 0;
-  });
+void advise_command(const AdviseOptions& o) {
+  Thresholds t;
+  if (!o.config.empty()) t.load(o.config);
+  Evidence ev = collect_evidence(o.trace, evidence_options(t));
+  Advice a = advise(ev, t);
+  if (o.json) {
+    std::cout << advice_json(a, ev, t).dump(2) << "\n";
+  } else {
+    print_text(a, ev, std::cout);
+  }
+  std::cout.flush();
 }
 
 }  // namespace ezio::analysis

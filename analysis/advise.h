@@ -2,7 +2,6 @@
 // `eziotrace advise`: findings from rules over a trace's evidence (evidence.h), each with a level,
 // the numbers that triggered it, where it happened and what to do. Thresholds have documented
 // defaults (docs/analysis.md, `advise`) and are overridden by a JSON file (--config).
-#include <CLI/CLI.hpp>
 #include <cstdint>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -55,6 +54,13 @@ EvidenceOptions evidence_options(const Thresholds& t);
 Advice advise(const Evidence& ev, const Thresholds& t);
 nlohmann::json advice_json(const Advice& a, const Evidence& ev, const Thresholds& t);
 
-void add_advise_command(CLI::App& app);
+// What `eziotrace advise` is told (app/advise.cpp).
+struct AdviseOptions {
+  std::string trace, config;  // config: a JSON file of thresholds, or ""
+  bool json = false;
+};
+
+// The findings of o.trace on stdout, as text or JSON.
+void advise_command(const AdviseOptions& o);
 
 }  // namespace ezio::analysis

@@ -9,7 +9,6 @@
 #include "analysis/access_pattern.h"
 #include "analysis/layer_stats.h"
 #include "analysis/trace_run.h"
-#include "common/command.h"
 
 namespace ezio::analysis {
 namespace {
@@ -168,19 +167,6 @@ Report run_files(const FilesOptions& o) {
       "Throttled: time the calls on the file were paused by the dirty-page limits "
       "(writeback:balance_dirty_pages), on the file's syscall row; \"-\" on the others.");
   return report;
-}
-
-void add_files_command(CLI::App& app) {
-  auto o = std::make_shared<FilesOptions>();
-  auto* cmd = app.add_subcommand("files", "per-file I/O at every layer (Darshan-like)");
-  add_common_options(*cmd, o->common);
-  add_filter_options(*cmd, o->common.filters, false);
-  cmd->add_option("--file", o->files, "only files whose path contains this text (repeatable)")
-      ->allow_extra_args(false);
-  cmd->callback([o] {
-    emit(run_files(*o), o->common.format());
-    command_status() = 0;
-  });
 }
 
 }  // namespace ezio::analysis

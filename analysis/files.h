@@ -1,8 +1,6 @@
 #pragma once
 // `eziotrace files`: per file and layer, what Darshan reports per file (operations, bytes, access
 // sizes, sequential share, time) plus the kernel layers below the application.
-#include <CLI/CLI.hpp>
-
 #include "analysis/options.h"
 #include "analysis/table.h"
 
@@ -14,6 +12,5 @@ struct FilesOptions {
 };
 
 Report run_files(const FilesOptions& o);
-void add_files_command(CLI::App& app);
 
 }  // namespace ezio::analysis

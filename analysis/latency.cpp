@@ -7,7 +7,6 @@
 #include "analysis/layer_stats.h"
 #include "analysis/svg.h"
 #include "analysis/trace_run.h"
-#include "common/command.h"
 #include "common/error.h"
 
 namespace ezio::analysis {
@@ -109,18 +108,6 @@ Report run_latency(const LatencyOptions& o) {
     report.meta["svg"] = o.svg;
   }
   return report;
-}
-
-void add_latency_command(CLI::App& app) {
-  auto o = std::make_shared<LatencyOptions>();
-  auto* cmd = app.add_subcommand("latency", "log2 latency histograms per layer and operation");
-  add_common_options(*cmd, o->common);
-  add_filter_options(*cmd, o->common.filters, true);
-  cmd->add_option("--svg", o->svg, "also draw the histograms into this SVG file");
-  cmd->callback([o] {
-    emit(run_latency(*o), o->common.format());
-    command_status() = 0;
-  });
 }
 
 }  // namespace ezio::analysis

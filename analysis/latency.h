@@ -1,8 +1,6 @@
 #pragma once
 // `eziotrace latency`: log2 latency histograms per layer and operation, as terminal bars, tables
 // and an SVG picture (--svg FILE).
-#include <CLI/CLI.hpp>
-
 #include "analysis/options.h"
 #include "analysis/table.h"
 
@@ -14,6 +12,5 @@ struct LatencyOptions {
 };
 
 Report run_latency(const LatencyOptions& o);
-void add_latency_command(CLI::App& app);
 
 }  // namespace ezio::analysis

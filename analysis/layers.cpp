@@ -8,7 +8,6 @@
 #include "analysis/layer_stats.h"
 #include "analysis/observed.h"
 #include "analysis/trace_run.h"
-#include "common/command.h"
 
 namespace ezio::analysis {
 namespace {
@@ -261,25 +260,6 @@ Report run_layers(const LayersOptions& o) {
   report.notes.push_back(
       "p50/p99 come from log2 histograms (interpolated within a power-of-two bucket).");
   return report;
-}
-
-void add_layers_command(CLI::App& app) {
-  auto o = std::make_shared<LayersOptions>();
-  auto* cmd = app.add_subcommand("layers", "I/O per layer: counts, bytes, time, latency");
-  add_common_options(*cmd, o->common);
-  add_filter_options(*cmd, o->common.filters, true);
-  auto* by_file = cmd->add_flag_callback(
-      "--by-file", [o] { o->group = GroupBy::kFile; }, "one row per file and layer");
-  auto* by_thread = cmd->add_flag_callback(
-      "--by-thread", [o] { o->group = GroupBy::kThread; }, "one row per thread and layer");
-  auto* by_process = cmd->add_flag_callback(
-      "--by-process", [o] { o->group = GroupBy::kProcess; }, "one row per process and layer");
-  by_file->excludes(by_thread)->excludes(by_process);
-  by_thread->excludes(by_process);
-  cmd->callback([o] {
-    emit(run_layers(*o), o->common.format());
-    command_status() = 0;
-  });
 }
 
 }  // namespace ezio::analysis

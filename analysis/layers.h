@@ -2,8 +2,6 @@
 // `eziotrace layers`: one row per I/O layer (User, Syscall, VFS, FS, Page cache, Block) with
 // read/write/other counts, bytes, time and latency percentiles, optionally per file/thread/process,
 // and how many application bytes reached the block layer.
-#include <CLI/CLI.hpp>
-
 #include "analysis/options.h"
 #include "analysis/table.h"
 
@@ -17,6 +15,5 @@ struct LayersOptions {
 };
 
 Report run_layers(const LayersOptions& o);
-void add_layers_command(CLI::App& app);
 
 }  // namespace ezio::analysis

@@ -1,6 +1,6 @@
 #pragma once
-// Options shared by the analyzer subcommands, and the filters they understand.
-#include <CLI/CLI.hpp>
+// Options shared by the analyzer subcommands, and the filters they understand (their command-line
+// form: app/analysis_options.h).
 #include <string>
 #include <vector>
 
@@ -28,10 +28,5 @@ struct CommonOptions {
   Filters filters;
   Format format() const { return json ? Format::kJson : csv ? Format::kCsv : Format::kText; }
 };
-
-// Adds TRACE, --json, --csv (mutually exclusive) to a subcommand.
-void add_common_options(CLI::App& cmd, CommonOptions& o);
-// Adds --thread/--layer/--region.
-void add_filter_options(CLI::App& cmd, Filters& f, bool with_region);
 
 }  // namespace ezio::analysis

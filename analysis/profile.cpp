@@ -9,7 +9,6 @@
 #include "analysis/layer_stats.h"
 #include "analysis/sci.h"
 #include "analysis/trace_run.h"
-#include "common/command.h"
 
 namespace ezio::analysis {
 namespace {
@@ -150,18 +149,6 @@ Report run_profile(const ProfileOptions& o) {
       "page cache's balance_dirty_pages is the time writers were throttled by the dirty-page "
       "limits).");
   return report;
-}
-
-void add_profile_command(CLI::App& app) {
-  auto o = std::make_shared<ProfileOptions>();
-  auto* cmd = app.add_subcommand("profile", "per-thread, per-region time profile with SCI");
-  add_common_options(*cmd, o->common);
-  add_filter_options(*cmd, o->common.filters, true);
-  cmd->add_flag("--total", o->total_only, "only the all-threads table");
-  cmd->callback([o] {
-    emit(run_profile(*o), o->common.format());
-    command_status() = 0;
-  });
 }
 
 }  // namespace ezio::analysis

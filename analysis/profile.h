@@ -1,8 +1,6 @@
 #pragma once
 // `eziotrace profile`: per thread and in total, per region: inclusive/exclusive time, share of the
 // runtime, count, min/max/average and the interference score SCI (docs/analysis.md).
-#include <CLI/CLI.hpp>
-
 #include "analysis/options.h"
 #include "analysis/table.h"
 
@@ -14,6 +12,5 @@ struct ProfileOptions {
 };
 
 Report run_profile(const ProfileOptions& o);
-void add_profile_command(CLI::App& app);
 
 }  // namespace ezio::analysis

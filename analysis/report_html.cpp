@@ -7,7 +7,6 @@
 #include <sstream>
 
 #include "analysis/svg.h"
-#include "common/command.h"
 #include "common/error.h"
 #include "common/output_file.h"
 
@@ -109,33 +108,17 @@ constexpr std::string_view kReportSignature =
 
 }  // namespace
 
-void add_report_command(CLI::App& app) {
-  struct Options {
-    std::string trace, output = "report.html", config;
-    bool force = false;
-  };
-  auto o = std::make_shared<Options>();
-  auto* cmd = app.add_subcommand("report",
-                                 "one self-contained HTML page: layers, timeline, "
-                                 "latency, files, threads, findings");
-  cmd->add_option("TRACE", o->trace, "OTF2 archive: the .otf2 anchor file or its directory")
-      ->required();
-  cmd->add_option("-o,--output", o->output, "the HTML file to write (default report.html)");
-  cmd->add_option("--config", o->config, "JSON file of advise thresholds (docs/analysis.md)");
-  cmd->add_flag("-f,--force", o->force, "replace the output file if it exists");
-  cmd->callback([o] {
-    // Made first: an output it may not replace is refused before the trace is read.
-    OutputFile page(o->output, kReportSignature, o->force);
-    Thresholds t;
-    if (!o->config.empty()) t.load(o->config);
-    Evidence ev = collect_evidence(o->trace, evidence_options(t));
-    std::ostringstream html;  // the page is small: its size does not grow with the trace
-    write_report(ev, advise(ev, t), html);
-    page.write(html.view());
-    page.commit();
-    std::cout << std::filesystem::absolute(o->output).string() << "\n";
-    command_status() = 0;
-  });
+void report_command(const ReportOptions& o) {
+  // Made first: an output it may not replace is refused before the trace is read.
+  OutputFile page(o.output, kReportSignature, o.force);
+  Thresholds t;
+  if (!o.config.empty()) t.load(o.config);
+  Evidence ev = collect_evidence(o.trace, evidence_options(t));
+  std::ostringstream html;  // the page is small: its size does not grow with the trace
+  write_report(ev, advise(ev, t), html);
+  page.write(html.view());
+  page.commit();
+  std::cout << std::filesystem::absolute(o.output).string() << "\n";
 }
 
 }  // namespace ezio::analysis

@@ -2,7 +2,6 @@
 // `eziotrace report`: one self-contained HTML page (inline CSS and SVG, no script, no network) of a
 // trace: header, findings, the layer funnel, timeline, latency, files, devices, threads
 // (docs/analysis.md, `report`).
-#include <CLI/CLI.hpp>
 #include <ostream>
 #include <string>
 
@@ -30,6 +29,14 @@ void write_threads_section(const Evidence& ev, std::ostream& out);
 // "not observed" note of a layer the recording could not see, else "".
 std::string not_observed_note(const Evidence& ev, Layer l);
 
-void add_report_command(CLI::App& app);
+// What `eziotrace report` is told (app/report.cpp).
+struct ReportOptions {
+  std::string trace, output = "report.html", config;
+  bool force = false;
+};
+
+// Writes the page of o.trace to o.output (replacing only a page eziotrace wrote, with o.force) and
+// prints its absolute path.
+void report_command(const ReportOptions& o);
 
 }  // namespace ezio::analysis

@@ -1,7 +1,7 @@
 #pragma once
-// The subcommands of eziotrace that app/ registers, one file each. command: the application's
-// words, split off the command line by split_command_line() before CLI11 parses ours; it is read
-// when the subcommand runs, so it may be filled after these calls.
+// The subcommands of eziotrace, one file each (the analyzers' in app/analyzers.h). command: the
+// application's words, split off the command line by split_command_line() before CLI11 parses
+// ours; it is read when the subcommand runs, so it may be filled after these calls.
 #include <CLI/CLI.hpp>
 #include <string>
 #include <vector>
@@ -11,5 +11,8 @@ namespace ezio::app {
 void add_record_command(CLI::App& app, const std::vector<std::string>& command);  // record.cpp
 void add_run_command(CLI::App& app, const std::vector<std::string>& command);     // run.cpp
 void add_probes_command(CLI::App& app);                                           // probes.cpp
+void add_merge_command(CLI::App& app);                                            // merge.cpp
+void add_export_command(CLI::App& app);                                           // export.cpp
+void add_view_command(CLI::App& app);                                             // view.cpp
 
 }  // namespace ezio::app

@@ -1,13 +1,12 @@
 #include <CLI/CLI.hpp>
 
-#include "analysis/commands.h"
+#include "app/analyzers.h"
 #include "app/command_split.h"
 #include "app/commands.h"
 #include "app/options.h"
 #include "common/command.h"
 #include "common/error.h"
 #include "common/log.h"
-#include "converters/commands.h"
 
 namespace {
 
@@ -39,8 +38,10 @@ int main(int argc, char** argv) {
   ezio::app::add_run_command(app, split.command);
   ezio::app::add_record_command(app, split.command);
   ezio::app::add_probes_command(app);
-  ezio::converters::add_commands(app);
-  ezio::analysis::add_commands(app);
+  ezio::app::add_merge_command(app);
+  ezio::app::add_export_command(app);
+  ezio::app::add_view_command(app);
+  ezio::app::add_analyzer_commands(app);
   insert_default_subcommand(app, args);
   // Subcommands that run a command take it from the end of the line, split off before CLI11 sees
   // it, so that the command's own options are left alone.

@@ -1,11 +1,12 @@
 // `eziotrace export` and `eziotrace view`: the layered timeline as a Pajé trace (ViTE) or as
 // Chrome Trace Event JSON (Perfetto), and ViTE started on a Pajé conversion.
+#include "converters/timeline/export_command.h"
+
 #include <spawn.h>
 #include <spdlog/spdlog.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <CLI/CLI.hpp>
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
@@ -21,13 +22,6 @@ extern char** environ;
 
 namespace ezio::converters {
 namespace {
-
-struct ExportOptions {
-  std::string trace, out, format = "paje", window, layers;
-  uint64_t tid = 0;
-  uint64_t max_events = 5'000'000;
-  bool force = false;
-};
 
 double parse_seconds(const std::string& s, const std::string& what) {
   try {
@@ -99,14 +93,7 @@ std::unique_ptr<Timeline> open_timeline(const ExportOptions& o) {
   return t;
 }
 
-void add_selection_options(CLI::App* cmd, ExportOptions& o) {
-  cmd->add_option("TRACE", o.trace, "the archive (eziotrace.otf2 or its directory)")->required();
-  cmd->add_option("--window", o.window, "only T0:T1, in seconds from the start of the recording");
-  cmd->add_option("--thread", o.tid, "only this thread (TID) and the block requests it caused");
-  cmd->add_option("--layers", o.layers, "only these layers: user,syscall,vfs,fs,pagecache,block");
-  cmd->add_option("--max-events", o.max_events,
-                  "refuse to convert more events than this (default 5000000; 0: no limit)");
-}
+}  // namespace
 
 void export_command(const ExportOptions& o) {
   auto t = open_timeline(o);
@@ -155,25 +142,6 @@ void view_command(ExportOptions o) {
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   command_status() = WIFEXITED(status) ? WEXITSTATUS(status) : 1;
-}
-
-}  // namespace
-
-void add_export_commands(CLI::App& app) {
-  auto eo = std::make_shared<ExportOptions>();
-  CLI::App* ex = app.add_subcommand(
-      "export", "Write the layered timeline for a viewer: Pajé (ViTE) or Chrome JSON (Perfetto)");
-  add_selection_options(ex, *eo);
-  ex->add_option("--format", eo->format, "paje (ViTE) or perfetto (Chrome Trace Event JSON)")
-      ->check(CLI::IsMember({"paje", "perfetto"}));
-  ex->add_option("-o,--output", eo->out, "output file")->required();
-  ex->add_flag("-f,--force", eo->force, "replace an export eziotrace wrote earlier at that path");
-  ex->callback([eo] { export_command(*eo); });
-
-  auto vo = std::make_shared<ExportOptions>();
-  CLI::App* view = app.add_subcommand("view", "Open the layered timeline in ViTE");
-  add_selection_options(view, *vo);
-  view->callback([vo] { view_command(*vo); });
 }
 
 }  // namespace ezio::converters

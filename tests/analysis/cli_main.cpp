@@ -4,7 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 
-#include "analysis/commands.h"
+#include "app/analyzers.h"
 #include "common/command.h"
 #include "common/error.h"
 #include "common/log.h"
@@ -12,7 +12,7 @@
 int main(int argc, char** argv) {
   CLI::App app{"eziotrace analyzers (test driver)", "eziotrace"};
   app.require_subcommand(1);
-  ezio::analysis::add_commands(app);
+  ezio::app::add_analyzer_commands(app);
   try {
     ezio::init_logging(false);
     app.parse(argc, argv);

@@ -1,0 +1,31 @@
+// `eziotrace layers TRACE`: analysis/layers.h.
+#include "analysis/layers.h"
+
+#include "analysis/trace_run.h"
+#include "app/analysis_options.h"
+#include "app/analyzers.h"
+#include "common/command.h"
+
+namespace ezio::app {
+
+void add_layers_command(CLI::App& app) {
+  using analysis::GroupBy;
+  auto o = std::make_shared<analysis::LayersOptions>();
+  auto* cmd = app.add_subcommand("layers", "I/O per layer: counts, bytes, time, latency");
+  add_common_options(*cmd, o->common);
+  add_filter_options(*cmd, o->common.filters, true);
+  auto* by_file = cmd->add_flag_callback(
+      "--by-file", [o] { o->group = GroupBy::kFile; }, "one row per file and layer");
+  auto* by_thread = cmd->add_flag_callback(
+      "--by-thread", [o] { o->group = GroupBy::kThread; }, "one row per thread and layer");
+  auto* by_process = cmd->add_flag_callback(
+      "--by-process", [o] { o->group = GroupBy::kProcess; }, "one row per process and layer");
+  by_file->excludes(by_thread)->excludes(by_process);
+  by_thread->excludes(by_process);
+  cmd->callback([o] {
+    analysis::emit(analysis::run_layers(*o), o->common.format());
+    command_status() = 0;
+  });
+}
+
+}  // namespace ezio::app

@@ -1,0 +1,24 @@
+// `eziotrace merge EZTRACE_ARCHIVE KERNEL_ARCHIVE -o OUT`: converters/merge_command.h.
+#include "app/commands.h"
+#include "converters/merge_command.h"
+
+namespace ezio::app {
+
+void add_merge_command(CLI::App& app) {
+  auto o = std::make_shared<converters::MergeCommandOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "merge", "Merge EZTrace archives with a kernel archive into one aligned OTF2 archive");
+  cmd->add_option("EZTRACE_ARCHIVE", o->eztrace,
+                  "an EZTrace archive (eztrace_log.otf2), its <prog>_trace directory, or the "
+                  "directory holding the <prog>_trace directories")
+      ->required();
+  cmd->add_option("KERNEL_ARCHIVE", o->kernel, "the kernel archive (eziotrace.otf2)")->required();
+  cmd->add_option("-o,--output", o->out, "output directory for the merged archive")->required();
+  cmd->add_option("--alignment", o->sidecars,
+                  "directory of the preload helper's alignment files (default: "
+                  "<EZTrace directory>/eziotrace-alignment)");
+  cmd->add_flag("-f,--force", o->force, "replace an existing archive");
+  cmd->callback([o] { converters::merge_command(*o); });
+}
+
+}  // namespace ezio::app
