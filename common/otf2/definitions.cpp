@@ -17,6 +17,13 @@ const std::string& Definitions::str(Ref r) const {
   return it == strings.end() ? empty : it->second;
 }
 
+std::optional<uint64_t> Definitions::node_property(std::string_view name) const {
+  for (const auto& p : node_properties) {
+    if (p.type == OTF2_TYPE_UINT64 && str(p.name) == name) return p.value.uint64;
+  }
+  return std::nullopt;
+}
+
 std::optional<uint64_t> Definitions::group_property(Ref group, std::string_view name) const {
   for (const auto& p : group_properties) {
     if (p.owner == group && str(p.name) == name) return p.value.uint64;

@@ -118,7 +118,9 @@ struct Definitions {
 
   // The string of a ref, "" when it is undefined (tolerated, never an error).
   const std::string& str(Ref r) const;
-  // A UINT64-valued location group / location property by name.
+  // A UINT64-valued system tree node (the first that has it) / location group / location
+  // property by name.
+  std::optional<uint64_t> node_property(std::string_view name) const;
   std::optional<uint64_t> group_property(Ref group, std::string_view name) const;
   std::optional<uint64_t> location_property(OTF2_LocationRef loc, std::string_view name) const;
   // The file name behind an IoHandle; nullopt when the handle or its file is undefined.

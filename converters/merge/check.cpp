@@ -163,12 +163,8 @@ class ThreadChecker : public otf2::EventVisitor {
 // A user call without its system call is a misalignment only when the kernel lost none: the
 // losses are totals, not placed in time, so with any the call may have been among them.
 void Merger::count_lost_syscalls() {
-  const std::string name = schema::lost_property(schema::kKernelLayers[0]);
-  for (const auto& p : kernel.defs.node_properties) {
-    if (p.type == OTF2_TYPE_UINT64 && kernel.defs.str(p.name) == name) {
-      report.syscalls_lost += p.value.uint64;
-    }
-  }
+  report.syscalls_lost =
+      kernel.defs.node_property(schema::lost_property(schema::kKernelLayers[0])).value_or(0);
 }
 
 void Merger::violation(std::string text) {
