@@ -81,11 +81,11 @@ struct Merged {
 };
 
 Merged merge_with_synthetic(const std::string& name, int64_t shift_ns,
-                            const Fixture& f = traced_run()) {
+                            const Fixture& f = traced_run(), uint64_t lost_syscalls = 0) {
   auto dir = scratch_dir(name);
   auto kernel_inputs = f.inputs;
   Merged m;
-  m.counts = write_synthetic_kernel(kernel_inputs, dir / "kernel");
+  m.counts = write_synthetic_kernel(kernel_inputs, dir / "kernel", lost_syscalls);
   auto inputs = f.inputs;
   for (auto& in : inputs) in.process.first_timestamp += shift_ns;
   m.report = converters::merge_archives(inputs, dir / "kernel/eziotrace.otf2", dir / "merged",
@@ -113,6 +113,20 @@ TEST(Merge, AlignedInputHasNoViolationAndEveryCallChecked) {
     }
   }
   EXPECT_TRUE(found);
+}
+
+// With system-call events lost, a user call without its system call may have lost it: counted
+// as unverifiable, in the report and the archive, not as a violation.
+TEST(Merge, MissingSyscallsAreUnverifiableWhenTheKernelLostSyscalls) {
+  auto exact = merge_with_synthetic("misaligned_lossless", 1'000'000);
+  auto lossy = merge_with_synthetic("misaligned_lossy", 1'000'000, traced_run(), 5);
+  EXPECT_EQ(exact.report.unverifiable_calls, 0u);
+  EXPECT_GT(lossy.report.unverifiable_calls, 0u);
+  EXPECT_EQ(lossy.report.syscalls_lost, 5u);
+  EXPECT_EQ(lossy.report.violations + lossy.report.unverifiable_calls, exact.report.violations);
+  const auto& d = lossy.archive.defs;
+  EXPECT_EQ(d.node_property("EZIOTRACE::ALIGNMENT_UNVERIFIABLE"), lossy.report.unverifiable_calls);
+  EXPECT_EQ(d.node_property("EZIOTRACE::ALIGNMENT_VIOLATIONS"), lossy.report.violations);
 }
 
 TEST(Merge, UserEventsEqualEztraceOneForOne) {

@@ -19,7 +19,7 @@ const std::map<std::string, std::vector<std::string>> kCalls = {
 }  // namespace
 
 SyntheticCounts write_synthetic_kernel(const std::vector<converters::EztraceInput>& inputs,
-                                       const std::filesystem::path& dir) {
+                                       const std::filesystem::path& dir, uint64_t lost_syscalls) {
   SyntheticCounts counts;
   otf2::ArchiveWriter w(dir);
   otf2::Ref machine = w.system_tree_node("testhost", "machine");
@@ -170,7 +170,7 @@ SyntheticCounts write_synthetic_kernel(const std::vector<converters::EztraceInpu
     t_max = std::max(t_max, r.t + 300);
   }
   w.system_tree_node_property(machine, "EZIOTRACE::STATUS", std::string_view("complete"));
-  w.system_tree_node_property(machine, "EZIOTRACE::LOST::syscall", uint64_t{0});
+  w.system_tree_node_property(machine, "EZIOTRACE::LOST::syscall", lost_syscalls);
   w.clock({1'000'000'000, t_min, t_max - t_min, OTF2_UNDEFINED_TIMESTAMP});
   w.close();
   return counts;

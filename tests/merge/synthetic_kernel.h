@@ -18,7 +18,9 @@ struct SyntheticCounts {
   uint64_t own_block_call = 0, app_block_call = 0;
 };
 
+// lost_syscalls: the archive's EZIOTRACE::LOST::syscall (the events written are the same).
 SyntheticCounts write_synthetic_kernel(const std::vector<converters::EztraceInput>& inputs,
-                                       const std::filesystem::path& dir);
+                                       const std::filesystem::path& dir,
+                                       uint64_t lost_syscalls = 0);
 
 }  // namespace ezio::test
