@@ -82,7 +82,9 @@ MergeSummary merge_from(MergeSources sources, const std::filesystem::path& kerne
   MergeSummary s;
   std::vector<std::string> warnings;
   std::vector<Sidecar> images = read_sidecars(sources.sidecar_dir);
-  auto inputs = load_eztrace_inputs(images, sources.candidates, warnings);
+  // The merge's temporary files go next to its output, on its file system.
+  auto inputs = load_eztrace_inputs(images, sources.candidates, warnings,
+                                    std::filesystem::absolute(out_dir).parent_path());
   if (given && inputs.empty()) {
     for (const auto& w : warnings) spdlog::warn("{}", w);
     fail("EZTRACE_ARCHIVE {} holds the trace of no process of this recording (alignment data: {})",

@@ -12,6 +12,7 @@
 #include "common/otf2/definitions.h"
 #include "common/otf2/events.h"
 #include "common/otf2/reader.h"
+#include "converters/merge/event_store.h"
 
 namespace ezio::converters {
 
@@ -48,13 +49,15 @@ struct EztraceArchive {
   // Locations without an event file have no entry.
   std::map<OTF2_LocationRef, UserLocation> locations;
   uint64_t unsupported_events = 0;
-  // The reader that made the summary, kept to stream the events again: opening an archive again
-  // reads its definitions again (EZTrace's chunks are 16 MiB, each buffer zeroed by OTF2).
-  std::shared_ptr<otf2::ArchiveReader> reader;
+  // Its events, copied while they were summarized: the check and the writing replay them from
+  // there instead of decoding the archive again.
+  std::shared_ptr<EventStore> events;
 };
 
-// Reads an EZTrace archive's definitions and the summary of its events (one streaming pass).
-EztraceArchive index_eztrace_archive(const std::filesystem::path& anchor);
+// Reads an EZTrace archive's definitions, and its events into the summary and an event store (a
+// temporary file in temp_dir): the archive's one pass.
+EztraceArchive index_eztrace_archive(const std::filesystem::path& anchor,
+                                     const std::filesystem::path& temp_dir);
 
 // Reads a whole archive (anchor = the .otf2 file, or its directory); throws ezio::Error when it
 // cannot be read.

@@ -24,8 +24,13 @@ class Summarizer : public otf2::EventVisitor {
       if (archive.defs.str(r.name) == "EZTrace finalize") finalize_.insert(ref);
     }
   }
-  void begin_location(OTF2_LocationRef loc) override { loc_ = &archive_.locations[loc]; }
+  void begin_location(OTF2_LocationRef loc) override {
+    loc_ = &archive_.locations[loc];
+    archive_.events->begin_location(loc);
+  }
+  void end_location(OTF2_LocationRef) override { archive_.events->end_location(); }
   void event(OTF2_LocationRef, const Event& e) override {
+    archive_.events->append(e);
     if (loc_->events++ == 0) loc_->first_time = e.time;
     if (!loc_->finalizes && e.kind == EventKind::Enter && finalize_.count(e.ref)) {
       loc_->finalizes = true;
@@ -47,28 +52,30 @@ otf2::ReadOptions lenient() {
 }
 
 // Reads an archive's definitions, then streams its events into a Visitor of the result.
-template <typename Result, typename Visitor>
-Result read_into(otf2::ArchiveReader& reader) {
-  Result archive;
+template <typename Visitor, typename Result>
+void read_into(otf2::ArchiveReader& reader, Result& archive) {
   archive.anchor = reader.anchor();
   archive.defs = reader.defs();
   Visitor visitor(archive);
   archive.unsupported_events = reader.read_events(visitor, lenient()).unsupported;
-  return archive;
 }
 
 }  // namespace
 
-EztraceArchive index_eztrace_archive(const std::filesystem::path& anchor) {
-  auto reader = std::make_shared<otf2::ArchiveReader>(anchor);
-  EztraceArchive archive = read_into<EztraceArchive, Summarizer>(*reader);
-  archive.reader = std::move(reader);
+EztraceArchive index_eztrace_archive(const std::filesystem::path& anchor,
+                                     const std::filesystem::path& temp_dir) {
+  otf2::ArchiveReader reader(anchor);
+  EztraceArchive archive;
+  archive.events = std::make_shared<EventStore>(temp_dir);
+  read_into<Summarizer>(reader, archive);
   return archive;
 }
 
 Archive read_archive(const std::filesystem::path& anchor) {
   otf2::ArchiveReader reader(anchor);
-  return read_into<Archive, Collector>(reader);
+  Archive archive;
+  read_into<Collector>(reader, archive);
+  return archive;
 }
 
 }  // namespace ezio::converters

@@ -11,15 +11,18 @@
 namespace ezio::converters {
 
 std::vector<EztraceInput> load_eztrace_inputs(const std::filesystem::path& sidecar_dir,
-                                              std::vector<std::string>& warnings) {
+                                              std::vector<std::string>& warnings,
+                                              const std::filesystem::path& temp_dir) {
   return load_eztrace_inputs(
       read_sidecars(sidecar_dir),
-      [](const Sidecar& s) { return std::vector{s.trace_dir() / "eztrace_log.otf2"}; }, warnings);
+      [](const Sidecar& s) { return std::vector{s.trace_dir() / "eztrace_log.otf2"}; }, warnings,
+      temp_dir);
 }
 
 std::vector<EztraceInput> load_eztrace_inputs(const std::vector<Sidecar>& images,
                                               const ArchiveCandidates& candidates,
-                                              std::vector<std::string>& warnings) {
+                                              std::vector<std::string>& warnings,
+                                              const std::filesystem::path& temp_dir) {
   // EZTrace names the archive after the program only: processes of one program that share a
   // trace directory share it (MPI ranks; others overwrite each other's).
   std::map<std::filesystem::path, std::vector<const Sidecar*>> by_archive;
@@ -40,7 +43,7 @@ std::vector<EztraceInput> load_eztrace_inputs(const std::vector<Sidecar>& images
   for (const auto& [anchor, procs] : by_archive) {
     const std::filesystem::path* found = &anchor;
     const std::filesystem::path dir = anchor.parent_path();
-    auto archive = std::make_shared<const EztraceArchive>(index_eztrace_archive(*found));
+    auto archive = std::make_shared<const EztraceArchive>(index_eztrace_archive(*found, temp_dir));
     std::vector<OTF2_LocationRef> all;
     for (const auto& [loc, def] : archive->defs.locations) all.push_back(loc);
     for (const auto& [loc, ev] : archive->locations) {

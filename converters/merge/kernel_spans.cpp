@@ -24,12 +24,15 @@ class Indexer : public otf2::EventVisitor {
     loc_ = &index_.locations[loc];
     loc_->spans = SpanList(index_.store.get(), index_.store->size());
     cutter_ = SpanCutter();
+    index_.events->begin_location(loc);
   }
   void end_location(OTF2_LocationRef) override {
     if (!cutter_.complete()) loc_->spans.append(span_);  // a call still running at the end
+    index_.events->end_location();
   }
 
   void event(OTF2_LocationRef, const Event& e) override {
+    index_.events->append(e);
     if (cutter_.complete()) start_span(e);
     Span& s = span_;
     const size_t index = loc_->spans.size();
@@ -105,9 +108,9 @@ KernelIndex index_kernel_spans(const std::filesystem::path& anchor,
                                const std::vector<std::string>& own_dirs,
                                const std::filesystem::path& temp_dir) {
   KernelIndex index;
-  index.reader = std::make_unique<otf2::ArchiveReader>(anchor);
-  otf2::ArchiveReader& reader = *index.reader;
+  otf2::ArchiveReader reader(anchor);
   index.store = std::make_unique<SpanStore>(temp_dir);
+  index.events = std::make_unique<EventStore>(temp_dir);
   index.anchor = reader.anchor();
   index.defs = reader.defs();
   Indexer indexer(index, own_dirs);

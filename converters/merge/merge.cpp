@@ -45,7 +45,7 @@ void Merger::run(const std::filesystem::path& out_dir) {
   define_comm_ranks(out);
 
   SpanWriter writer(*this, [this, &out](OTF2_LocationRef loc, const Event& e) {
-    out.kmap.write(out.w.events(loc), e, out.stamp(loc, e.time));
+    out.write(out.kmap, loc, e, e.time);
     ++report.kernel_events;
   });
   write_threads(out, writer, processes);
