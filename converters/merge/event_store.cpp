@@ -192,24 +192,24 @@ EventStore::Cursor::Cursor(const EventStore& store, OTF2_LocationRef loc) : stor
   }
 }
 
-// Makes the buffer hold at least `need` bytes from pos_ (fewer at the end of the location).
+// Makes the buffer hold at least `need` bytes from pos_ (false: the location has fewer left).
 bool EventStore::Cursor::fill(size_t need) {
-  if (buf_.size() - pos_ >= need) return true;
+  if (len_ - pos_ >= need) return true;
   if (offset_ == end_) return false;
-  buf_.erase(buf_.begin(), buf_.begin() + static_cast<ptrdiff_t>(pos_));
+  const size_t keep = len_ - pos_;
+  std::memmove(buf_.data(), buf_.data() + pos_, keep);
   pos_ = 0;
-  const size_t keep = buf_.size();
-  const size_t more =
-      static_cast<size_t>(std::min<uint64_t>(end_ - offset_, std::max(need, kReadBuffer) - keep));
-  buf_.resize(keep + more);
+  if (buf_.size() < std::max(need, kReadBuffer)) buf_.resize(std::max(need, kReadBuffer));
+  const auto more = static_cast<size_t>(std::min<uint64_t>(end_ - offset_, buf_.size() - keep));
   read_fully(store_.fd_.get(), buf_.data() + keep, more, offset_, store_.dir_);
   offset_ += more;
-  return buf_.size() >= need;
+  len_ = keep + more;
+  return len_ >= need;
 }
 
 const otf2::Event* EventStore::Cursor::next() {
   // A length takes at most 10 bytes; the record it announces is then read whole.
-  if (!fill(10) && buf_.size() == pos_) return nullptr;
+  if (!fill(kMaxVarint) && len_ == pos_) return nullptr;
   const uint8_t* p = buf_.data() + pos_;
   const size_t length = get_varint(p);
   const size_t header = static_cast<size_t>(p - (buf_.data() + pos_));

@@ -49,7 +49,7 @@ class EventStore {
     const EventStore& store_;
     uint64_t offset_ = 0, end_ = 0;  // in the file, not read yet
     std::vector<uint8_t> buf_;
-    size_t pos_ = 0;
+    size_t len_ = 0, pos_ = 0;  // bytes read into buf_, and decoded
     uint64_t time_ = 0;
     otf2::Event event_{};
   };

@@ -9,6 +9,52 @@
 // Which EZTrace archive, and which of its locations, belong to which process image (docs/merge.md,
 // "The merge", step 1).
 namespace ezio::converters {
+namespace {
+
+// What the filter of EZTrace's own work needs of each location before any event is written,
+// while the events are copied into the archive's event store.
+class Summarizer : public otf2::EventVisitor {
+ public:
+  explicit Summarizer(EztraceArchive& archive) : archive_(archive) {
+    for (const auto& [ref, r] : archive.defs.regions) {
+      if (archive.defs.str(r.name) == "EZTrace finalize") finalize_.insert(ref);
+    }
+  }
+  void begin_location(OTF2_LocationRef loc) override {
+    loc_ = &archive_.locations[loc];
+    archive_.events->begin_location(loc);
+  }
+  void end_location(OTF2_LocationRef) override { archive_.events->end_location(); }
+  void event(OTF2_LocationRef, const Event& e) override {
+    archive_.events->append(e);
+    if (loc_->events++ == 0) loc_->first_time = e.time;
+    if (!loc_->finalizes && e.kind == EventKind::Enter && finalize_.count(e.ref)) {
+      loc_->finalizes = true;
+      loc_->finalize_time = e.time;
+    }
+  }
+
+ private:
+  EztraceArchive& archive_;
+  std::set<Ref> finalize_;
+  UserLocation* loc_ = nullptr;
+};
+
+}  // namespace
+
+EztraceArchive index_eztrace_archive(const std::filesystem::path& anchor,
+                                     const std::filesystem::path& temp_dir) {
+  otf2::ArchiveReader reader(anchor);
+  EztraceArchive archive;
+  archive.anchor = reader.anchor();
+  archive.defs = reader.defs();
+  archive.events = std::make_shared<EventStore>(temp_dir);
+  Summarizer summary(archive);
+  otf2::ReadOptions options;
+  options.lenient = true;  // EZTrace's declared event counts are wrong: its event files say
+  archive.unsupported_events = reader.read_events(summary, options).unsupported;
+  return archive;
+}
 
 std::vector<EztraceInput> load_eztrace_inputs(const std::filesystem::path& sidecar_dir,
                                               std::vector<std::string>& warnings,

@@ -20,6 +20,11 @@ struct EztraceInput {
   std::vector<OTF2_LocationRef> locations;
 };
 
+// Reads an EZTrace archive's definitions, and its events into the summary and an event store (a
+// temporary file in temp_dir): the archive's one pass.
+EztraceArchive index_eztrace_archive(const std::filesystem::path& anchor,
+                                     const std::filesystem::path& temp_dir);
+
 // Where the EZTrace archive of an image may be, in order of preference.
 using ArchiveCandidates = std::function<std::vector<std::filesystem::path>(const Sidecar&)>;
 

@@ -76,6 +76,16 @@ class Indexer : public otf2::EventVisitor {
 
   // The recorder keeps paths as the process named them (`-o ../out` gives /cwd/../out/...).
   const std::string& normal_path(Ref handle) {
+    // Looked up for every I/O event: the low (dense) handle ids through a vector.
+    if (handle < seen_.size() && seen_[handle]) return *seen_[handle];
+    const std::string& path = find_normal_path(handle);
+    if (handle < (1u << 20)) {
+      if (handle >= seen_.size()) seen_.resize(handle + 1);
+      seen_[handle] = &path;
+    }
+    return path;
+  }
+  const std::string& find_normal_path(Ref handle) {
     auto [it, added] = index_.normal_paths.try_emplace(handle);
     if (added) {
       if (auto path = index_.defs.handle_path(handle)) {
@@ -90,7 +100,8 @@ class Indexer : public otf2::EventVisitor {
   Ref call_id_ = OTF2_UNDEFINED_ATTRIBUTE;
   KernelLocation* loc_ = nullptr;
   SpanCutter cutter_;
-  Span span_;  // the one being read
+  Span span_;                             // the one being read
+  std::vector<const std::string*> seen_;  // handle -> its entry of index_.normal_paths
 };
 
 }  // namespace
