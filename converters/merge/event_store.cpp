@@ -39,7 +39,7 @@ inline uint64_t get_varint(const uint8_t*& p) {
 }
 
 // Bytes of the union member of an attribute of this type (8 for unknown types: all of it).
-size_t value_width(OTF2_Type t) {
+inline size_t value_width(OTF2_Type t) {
   switch (t) {
     case OTF2_TYPE_UINT8:
     case OTF2_TYPE_INT8:

@@ -51,6 +51,9 @@ void Merger::run(const std::filesystem::path& out_dir) {
   write_threads(out, writer, processes);
   write_kernel_only(out, writer);
   write_properties(out);
+  std::set<const EventStore*> stores = {kernel.events.get()};
+  for (const auto& in : inputs) stores.insert(in.archive->events.get());
+  for (const EventStore* s : stores) report.store_bytes += s->bytes();
 }
 
 }  // namespace merge_stages

@@ -33,6 +33,7 @@ struct MergeReport {
   uint64_t syscalls_lost = 0;   // the kernel archive's EZIOTRACE::LOST::syscall
   uint64_t clamped_events = 0;  // events whose time had to be raised to keep a location ordered
   uint64_t unsupported_events = 0;
+  uint64_t store_bytes = 0;  // the event stores' temporary files (event_store.h), all inputs
   std::vector<std::string> violation_details;  // the first ones, for the user to read
   std::vector<std::string> warnings;
 };
