@@ -60,9 +60,10 @@ void log_report(const MergeReport& r, const std::filesystem::path& anchor) {
     spdlog::warn("{} events were moved forward in time to keep their location ordered",
                  r.clamped_events);
   }
-  spdlog::debug("merged archive written to {}; the event stores took {} bytes ({:.1f} per event)",
-                anchor.string(), r.store_bytes,
-                double(r.store_bytes) / double(std::max<uint64_t>(1, r.user_events + r.kernel_events)));
+  spdlog::debug(
+      "merged archive written to {}; the event stores took {} bytes ({:.1f} per event)",
+      anchor.string(), r.store_bytes,
+      double(r.store_bytes) / double(std::max<uint64_t>(1, r.user_events + r.kernel_events)));
 }
 
 // What a merge takes from a recording, wherever it was recorded.
