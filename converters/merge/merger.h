@@ -97,9 +97,8 @@ struct Output {
 class SpanWriter;
 
 struct Merger {
-  Merger(const std::vector<EztraceInput>& in, const std::vector<Sidecar>& im,
-         const std::filesystem::path& kernel_anchor, const std::filesystem::path& out_dir,
-         const std::vector<std::filesystem::path>& dirs);
+  Merger(const std::vector<EztraceInput>& in, const std::vector<Sidecar>& im, KernelIndex k)
+      : inputs(in), images(im), kernel(std::move(k)) {}
   void run(const std::filesystem::path& out_dir);
 
   // The spans of a kernel location, nullptr when it has no events.
@@ -142,8 +141,7 @@ struct Merger {
 
   const std::vector<EztraceInput>& inputs;
   const std::vector<Sidecar>& images;  // every image's record, with an archive or not
-  std::vector<std::string> own_dirs;
-  KernelIndex kernel;  // span summaries; the events are read again to be written
+  KernelIndex kernel;                  // span summaries; the events are read again to be written
   MergeReport report;
 
   std::map<uint32_t, KernelProcess> kprocs;
