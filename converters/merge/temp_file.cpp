@@ -24,10 +24,17 @@ UniqueFd temporary_file(const std::filesystem::path& dir) {
 
 void write_fully(int fd, const void* data, size_t bytes, uint64_t offset,
                  const std::filesystem::path& dir) {
-  ssize_t put = pwrite(fd, data, bytes, static_cast<off_t>(offset));
-  if (put != static_cast<ssize_t>(bytes)) {
-    fail("{}: cannot write the merge's temporary file: {}", dir.string(),
-         put < 0 ? strerror(errno) : "disk full");
+  // A short write is the disk filling up: writing the rest makes the kernel say why (ENOSPC).
+  const char* p = static_cast<const char*>(data);
+  while (bytes > 0) {
+    ssize_t put = pwrite(fd, p, bytes, static_cast<off_t>(offset));
+    if (put <= 0) {
+      fail("{}: cannot write the merge's temporary file: {}", dir.string(),
+           errno_text(put < 0 ? errno : ENOSPC));
+    }
+    p += put;
+    bytes -= static_cast<size_t>(put);
+    offset += static_cast<uint64_t>(put);
   }
 }
 
