@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+"""Start-up and overhead of recording through eziotraced vs in-process (issue #20). Not a test: run
+by hand, as root, on an idle machine. In one session, interleaved repetitions of:
+  start-up   the command to the application's exec (bench/service/exec_stamp), plain / in-process
+             / service, and `eziotrace record -- true` wall time;
+  fio        buffered 100 MiB, 1 job (4 KiB writes, sync engine): plain / in-process / service.
+Prints medians and ratios to plain (and service to in-process).
+
+  bench/service/run.py [-b build-dir] [-r repetitions]
+"""
+import argparse, os, statistics, subprocess, sys, tempfile, time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def args():
+    p = argparse.ArgumentParser()
+    p.add_argument("-b", "--build", default="build")
+    p.add_argument("-r", "--reps", type=int, default=7)
+    return p.parse_args()
+
+
+def run(argv, **kw):
+    r = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
+    if r.returncode != 0:
+        sys.exit(f"failed: {' '.join(map(str, argv))}\n{r.stderr}")
+    return r
+
+
+def main():
+    a = args()
+    build = ROOT / a.build
+    ez, daemon, stamp = build / "recorder/eziotrace", build / "recorder/eziotraced", build / "bench/service/exec_stamp"
+    for f in (ez, daemon, stamp):
+        if not f.exists():
+            sys.exit(f"no {f}: build eziotrace, eziotraced and exec_stamp first")
+    if os.geteuid() != 0:
+        sys.exit("run as root (the in-process path and the service need it)")
+    work = Path(tempfile.mkdtemp(prefix="ezio-bench-service."))
+    sock = work / "eziotraced.sock"
+    d = subprocess.Popen([daemon, "--foreground", "--socket", sock], stdout=subprocess.PIPE,
+                         stderr=subprocess.DEVNULL, text=True)
+    if d.stdout.readline().strip() != "eziotraced: ready":
+        sys.exit("eziotraced did not start")
+    modes = {
+        "plain": [],
+        "in-process": [ez, "record", "--no-service", "-f", "-o", work / "t", "--"],
+        "service": [ez, "record", f"--service={sock}", "-f", "-o", work / "t", "--"],
+    }
+    fio = ["fio", "--name=w", "--rw=write", "--ioengine=sync", "--bs=4k", "--thread", "--numjobs=1",
+           f"--directory={work}", "--size=100M", "--output=/dev/null"]
+    res = {k: [] for k in ("startup", "true", "fio")}
+    try:
+        for _ in range(a.reps):
+            for mode, prefix in modes.items():
+                t0 = time.monotonic_ns()
+                run(prefix + [stamp, work / "stamp"])
+                res["startup"].append((mode, (int((work / "stamp").read_text()) - t0) / 1e6))
+                if mode != "plain":
+                    t0 = time.monotonic_ns()
+                    run(prefix + ["true"])
+                    res["true"].append((mode, (time.monotonic_ns() - t0) / 1e6))
+                for f in work.glob("w.*"):
+                    f.unlink()
+                run(["sync"])
+                t0 = time.monotonic_ns()
+                run(prefix + fio)
+                res["fio"].append((mode, (time.monotonic_ns() - t0) / 1e6))
+    finally:
+        d.terminate()
+        d.wait()
+    report(res)
+
+
+def report(res):
+    for name, unit in (("startup", "ms to the application's exec"), ("true", "ms wall, record -- true"),
+                       ("fio", "ms wall, fio buffered 100 MiB 1 job")):
+        med = {}
+        for mode in ("plain", "in-process", "service"):
+            xs = [v for m, v in res[name] if m == mode]
+            if xs:
+                med[mode] = statistics.median(xs)
+        print(f"{name}: {unit}")
+        for mode, v in med.items():
+            ratio = f"  {v / med['plain']:.2f}x plain" if "plain" in med and mode != "plain" else ""
+            print(f"  {mode:<11} {v:9.2f}{ratio}")
+        if "service" in med and "in-process" in med:
+            print(f"  service / in-process: {med['service'] / med['in-process']:.2f}x")
+
+
+if __name__ == "__main__":
+    main()
