@@ -3,27 +3,39 @@
 #include "recorder/service/socket.h"
 
 namespace ezio::recorder::service {
+namespace {
+
+std::string refusal_text(const Message& m) {
+  auto it = m.body.find("message");
+  return it != m.body.end() && it->is_string() ? it->get<std::string>()
+                                               : "refused, no reason given";
+}
+
+}  // namespace
 
 ServiceClient::ServiceClient(const std::filesystem::path& socket) : sock_(connect_to(socket)) {}
 
 Message ServiceClient::request(Type type, const nlohmann::json& body, Type reply, int fd) {
+  Message m;
   try {
     send_message(sock_.get(), type, body, fd);
   } catch (const Error& e) {
+    // A refusal at connection time (not in the group, too many connections) arrives before the
+    // request could go out: it is waiting to be read.
+    try {
+      if (receive_message(sock_.get(), m) && m.type == Type::kRefused) {
+        fail("{}", refusal_text(m));
+      }
+    } catch (const ProtocolError&) {
+    }
     throw ServiceGone(fmt::format("eziotraced went away ({})", e.what()));
   }
-  Message m;
   try {
     if (!receive_message(sock_.get(), m)) throw ServiceGone("eziotraced closed the connection");
   } catch (const ProtocolError& e) {
     fail("eziotraced answered {} with something unreadable: {}", type_name(type), e.what());
   }
-  if (m.type == Type::kRefused) {
-    std::string why = m.body.contains("message") && m.body["message"].is_string()
-                          ? m.body["message"].get<std::string>()
-                          : "no reason given";
-    fail("{}", why);
-  }
+  if (m.type == Type::kRefused) fail("{}", refusal_text(m));
   if (m.type != reply) {
     fail("eziotraced answered {} with {} instead of {}", type_name(type), type_name(m.type),
          type_name(reply));

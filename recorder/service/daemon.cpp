@@ -75,6 +75,9 @@ void Daemon::run(int listen_fd) {
     int n = epoll_wait(epoll_.get(), ev, 16, -1);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) fail("epoll_wait: {}", errno_text(errno));
+    // Connections first, new ones last: a client's hang-up in the same batch is counted out
+    // before the per-user limits look at the newcomer.
+    bool incoming = false;
     for (int i = 0; i < n; ++i) {
       int fd = ev[i].data.fd;
       if (fd == signals.get()) {
@@ -82,11 +85,12 @@ void Daemon::run(int listen_fd) {
         return;
       }
       if (fd == listen_fd) {
-        accept_one(listen_fd);
+        incoming = true;
       } else {
         serve(fd);
       }
     }
+    if (incoming) accept_one(listen_fd);
   }
 }
 
@@ -104,6 +108,14 @@ void Daemon::accept_one(int listen_fd) {
     refuse(fd.get(), fmt::format("user {} may not record through eziotraced: only root and the "
                                  "members of its group (eziotrace) may",
                                  user_name(c->peer.uid)));
+    return;
+  }
+  size_t mine = 0;
+  for (const auto& [other_fd, other] : connections_) mine += other->peer.uid == c->peer.uid;
+  if (c->peer.uid != 0 && mine >= config_.limits.connections_per_user) {
+    spdlog::warn("refused {}: {} connections of this user open", c->who, mine);
+    refuse(fd.get(),
+           fmt::format("you have {} connections to eziotraced open already, its limit", mine));
     return;
   }
   if (connections_.size() >= config_.limits.connections) {

@@ -14,6 +14,7 @@ struct Limits {
   uint64_t ring_bytes_per_user = 256ull << 20;
   uint64_t max_ring_bytes = 1ull << 30;  // one session's ring buffer
   unsigned connections = 256;            // all users together, sessions or not
+  unsigned connections_per_user = 16;    // root excepted: one user cannot take them all
 };
 
 class Quota {

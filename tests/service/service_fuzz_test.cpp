@@ -189,5 +189,33 @@ TEST_F(Fuzz, OutOfOrderAndAbruptDisconnects) {
   expect_still_serving();
 }
 
+TEST_F(Fuzz, PerUserLimitsRefuseClearly) {
+  ASSERT_TRUE(daemon_->wait_sessions(0));
+  std::vector<std::unique_ptr<ServiceClient>> open;
+  for (int i = 0; i < 4; ++i) {  // the default limit
+    open.push_back(std::make_unique<ServiceClient>(daemon_->socket()));
+    open.back()->hello(1 << 20);
+  }
+  ServiceClient fifth(daemon_->socket());
+  try {
+    fifth.hello(1 << 20);
+    ADD_FAILURE() << "a fifth session was opened";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("its limit per user"), std::string::npos) << e.what();
+  }
+  open.pop_back();
+  ASSERT_TRUE(daemon_->wait_sessions(3));
+  ServiceClient big(daemon_->socket());
+  try {
+    big.hello(uint64_t(256) << 20);  // 3 MiB held + 256 MiB > 256 MiB
+    ADD_FAILURE() << "a ring buffer beyond the user's memory limit was given";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("MiB this service allows per user"), std::string::npos)
+        << e.what();
+  }
+  open.clear();
+  expect_still_serving();
+}
+
 }  // namespace
 }  // namespace ezio::test
