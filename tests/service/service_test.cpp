@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "loop_fs.h"
+#include "recorder/service/client.h"
 #include "service_env.h"
 
 namespace fs = std::filesystem;
@@ -262,6 +263,21 @@ TEST(ServiceUnits, SystemdAnalyzeVerifyIsClean) {
       run({EZIO_BINARY, "service", "install", "--no-start", "--unit-dir", dir.string()});
   EXPECT_NE(again.status, 0);
   EXPECT_EQ(read_text(dir / "eziotraced.socket"), "# mine\n");
+}
+
+// What the socket unit does: systemd binds the socket and starts eziotraced on the first
+// connection, passing the socket as fd 3 (LISTEN_FDS); the daemon serves it instead of its own.
+TEST(ServiceUnits, ServesTheSocketSystemdPasses) {
+  fs::path dir = scratch_dir("activation");
+  std::string sock = (dir / "activated.sock").string();
+  Background activator({"systemd-socket-activate", "--seqpacket", "-l", sock, EZIO_DAEMON,
+                        "--foreground", "--socket", (dir / "not-this-one.sock").string()});
+  for (int i = 0; i < 100 && !fs::exists(sock); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  json st = recorder::service::ServiceClient(sock).status();
+  EXPECT_EQ(st["sessions"], 0);
+  EXPECT_FALSE(fs::exists(dir / "not-this-one.sock"));
 }
 
 }  // namespace
