@@ -12,6 +12,8 @@ struct ezio_cause {
   __u32 pid;
   __u32 tid;
   __u64 call_id;
+  __u32 session; /* the thread's: the completion, in another context, records into its ring */
+  __u32 pad;
 };
 
 /* The inode pointer is the key; ino and dev are checked at lookup so that an inode freed and its
@@ -30,12 +32,13 @@ struct {
   __type(value, struct ezio_dirtier);
 } dirtiers SEC(".maps");
 
-/* Block devices the target used (its requests, or file systems it dirtied pages on): the recorder
- * reports unattributed requests for these devices only. */
+/* Block devices each session's target used (its requests, or file systems it dirtied pages on):
+ * the recorder reports unattributed requests for these devices only. Keyed by session id, not
+ * slot: an entry a closed session left is no later session's. */
 struct {
   __uint(type, BPF_MAP_TYPE_HASH);
-  __uint(max_entries, 1024);
-  __type(key, __u32); /* dev_t */
+  __uint(max_entries, 4096);
+  __type(key, struct ezio_dev_key);
   __type(value, __u8);
 } target_devs SEC(".maps");
 
@@ -62,10 +65,11 @@ static __always_inline void tp_inode_ident(struct inode* inode, __u64* ino, __u3
   *dev = inode->i_sb->s_dev;
 }
 
-static __always_inline void note_target_dev(__u32 dev) {
-  if (!dev || bpf_map_lookup_elem(&target_devs, &dev)) return;
+static __always_inline void note_target_dev(__u32 session, __u32 dev) {
+  struct ezio_dev_key key = {.dev = dev, .session = session};
+  if (!dev || bpf_map_lookup_elem(&target_devs, &key)) return;
   __u8 one = 1;
-  bpf_map_update_elem(&target_devs, &dev, &one, BPF_ANY);
+  bpf_map_update_elem(&target_devs, &key, &one, BPF_ANY);
 }
 
 /* Fills *who with the current thread, traced (state t), with the call it is in. */
@@ -74,6 +78,8 @@ static __always_inline void cause_of(const struct ezio_task* t, struct ezio_caus
   who->pid = pid_tgid >> 32;
   who->tid = (__u32)pid_tgid;
   who->call_id = call_id_of(t);
+  who->session = t->session;
+  who->pad = 0;
 }
 
 /* Fills *who with the current thread if it is traced, with the call it is in. */
@@ -133,12 +139,12 @@ static __always_inline void note_dirtier(struct inode* inode, __u64 ino, __u32 d
   d.who = *who;
   d.ino = ino;
   d.dev = dev;
-  if (bpf_map_update_elem(&dirtiers, &key, &d, BPF_ANY)) count_drop(EZIO_LAYER_BLOCK);
-  note_target_dev(inode_bdev(inode));
+  if (bpf_map_update_elem(&dirtiers, &key, &d, BPF_ANY)) count_drop(who->session, EZIO_LAYER_BLOCK);
+  note_target_dev(who->session, inode_bdev(inode));
 }
 
 /* The cause an inode-keyed table (dirtiers, cache_owners) holds for inode, if its entry is for
- * this very file and not for a freed inode whose memory was reused. */
+ * this very file and not for a freed inode whose memory was reused, and its session is live. */
 static __always_inline bool find_inode_cause(void* table, struct inode* inode,
                                              struct ezio_cause* who) {
   if (!inode) return false;
@@ -147,7 +153,7 @@ static __always_inline bool find_inode_cause(void* table, struct inode* inode,
   if (!d) return false;
   if (d->ino != BPF_CORE_READ(inode, i_ino) || d->dev != inode_dev(inode)) return false;
   *who = d->who;
-  return true;
+  return session_live(who->session);
 }
 
 static __always_inline bool find_dirtier(struct inode* inode, struct ezio_cause* who) {

@@ -85,12 +85,13 @@ int BPF_PROG(ezio_blk_io_start, struct request* rq) {
   if (s.cause == EZIO_CAUSE_NONE) return 0;
   s.t_queue = bpf_ktime_get_ns();
   __u32 dev = rq_dev(rq);
-  note_target_dev(dev);
+  note_target_dev(s.who.session, dev);
   if (rq_wants_flush(BPF_CORE_READ(rq, cmd_flags))) {
     bpf_map_update_elem(&flush_cause, &dev, &s.who, BPF_ANY);
   }
   __u64 key = (__u64)rq;
-  if (bpf_map_update_elem(&block_reqs, &key, &s, BPF_ANY)) count_drop(EZIO_LAYER_BLOCK);
+  if (bpf_map_update_elem(&block_reqs, &key, &s, BPF_ANY))
+    count_drop(s.who.session, EZIO_LAYER_BLOCK);
   return 0;
 }
 
@@ -113,10 +114,11 @@ int BPF_PROG(ezio_blk_getrq, struct bio* bio) {
   s.cause = EZIO_CAUSE_SUBMITTER;
   s.t_queue = bpf_ktime_get_ns();
   __u32 dev = BPF_CORE_READ(bio, bi_bdev, bd_dev);
-  note_target_dev(dev);
+  note_target_dev(s.who.session, dev);
   if (rq_wants_flush(opf)) bpf_map_update_elem(&flush_cause, &dev, &s.who, BPF_ANY);
   __u64 key = (__u64)bio;
-  if (bpf_map_update_elem(&block_bios, &key, &s, BPF_ANY)) count_drop(EZIO_LAYER_BLOCK);
+  if (bpf_map_update_elem(&block_bios, &key, &s, BPF_ANY))
+    count_drop(s.who.session, EZIO_LAYER_BLOCK);
   return 0;
 }
 
@@ -126,7 +128,8 @@ static __always_inline struct blk_req_state* req_from_bio(struct request* rq) {
   struct blk_req_state* b = bpf_map_lookup_elem(&block_bios, &bkey);
   if (!b) return 0;
   __u64 key = (__u64)rq;
-  if (bpf_map_update_elem(&block_reqs, &key, b, BPF_ANY)) count_drop(EZIO_LAYER_BLOCK);
+  if (bpf_map_update_elem(&block_reqs, &key, b, BPF_ANY))
+    count_drop(b->who.session, EZIO_LAYER_BLOCK);
   bpf_map_delete_elem(&block_bios, &bkey);
   return bpf_map_lookup_elem(&block_reqs, &key);
 }
@@ -161,14 +164,15 @@ int BPF_PROG(ezio_blk_rq_issue, struct request* rq) {
     if ((cmd_flags & EZIO_REQ_OP_MASK) == REQ_OP_FLUSH) {
       __u32 dev = rq_dev(rq);
       struct ezio_cause* who = bpf_map_lookup_elem(&flush_cause, &dev);
-      if (who) {
+      /* The asker's session closed meanwhile: the flush is no one's. */
+      if (who && session_live(who->session)) {
         fresh.who = *who;
         fresh.cause = EZIO_CAUSE_FLUSH;
         bpf_map_delete_elem(&flush_cause, &dev);
       }
     }
     if (bpf_map_update_elem(&block_reqs, &key, &fresh, BPF_ANY)) {
-      if (fresh.cause != EZIO_CAUSE_NONE) count_drop(EZIO_LAYER_BLOCK);
+      if (fresh.cause != EZIO_CAUSE_NONE) count_drop(fresh.who.session, EZIO_LAYER_BLOCK);
       return 0;
     }
     s = bpf_map_lookup_elem(&block_reqs, &key);
@@ -205,13 +209,14 @@ int BPF_PROG(ezio_blk_rq_complete, struct request* rq, blk_status_t error, unsig
           __sync_fetch_and_add(&u->requests, 1);
           __sync_fetch_and_add(&u->bytes, s->bytes);
         } else {
-          count_drop(EZIO_LAYER_BLOCK);
+          count_global_drop(EZIO_LAYER_BLOCK);
         }
       }
     }
     goto out;
   }
-  struct ezio_block_rec* r = reserve(sizeof(*r), EZIO_LAYER_BLOCK);
+  __u32 session = s->who.session;
+  struct ezio_block_rec* r = reserve(session, sizeof(*r), EZIO_LAYER_BLOCK);
   if (!r) goto out;
   fill_header(&r->h, EZIO_REC_BLOCK, EZIO_LAYER_BLOCK, sizeof(*r), s->who.pid, s->who.tid);
   r->call_id = s->who.call_id;
@@ -230,7 +235,7 @@ int BPF_PROG(ezio_blk_rq_complete, struct request* rq, blk_status_t error, unsig
       0) {
     r->disk[0] = 0;
   }
-  submit(r);
+  submit(session, r);
 out:
   bpf_map_delete_elem(&block_reqs, &key);
   return 0;

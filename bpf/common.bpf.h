@@ -11,66 +11,128 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
-/* Bytes of unread data above which a submit wakes the consumer. Below it the consumer finds the
- * records at its next poll tick: one wake-up per record would cost more than the record itself. */
-const volatile __u64 wakeup_bytes = 256 * 1024;
+/* Recording sessions (record.h, EZIO_MAX_SESSIONS). The recorder (recorder/load/
+ * kernel_programs.cpp) writes these through the mmap of .bss: the id of the live session of each
+ * slot (0: free), and the unread bytes above which a submit wakes that session's reader. Below
+ * the mark the reader finds the records at its next poll tick: one wake-up per record would cost
+ * more than the record itself. */
+__u32 session_ids[EZIO_MAX_SESSIONS] = {};
+__u64 wakeup_bytes[EZIO_MAX_SESSIONS] = {};
+
+/* The mask is applied where the slot is used (barrier_var): clang would otherwise keep one masked
+ * value, spill it around a helper call, and the verifier, reloading it, no longer knows its bound
+ * ("unbounded memory access"). */
+static __always_inline __u32 session_slot(__u32 session) {
+  barrier_var(session);
+  return session & (EZIO_MAX_SESSIONS - 1);
+}
+
+/* Whether session is the live session of its slot (not a closed one whose slot was reused). */
+static __always_inline bool session_live(__u32 session) {
+  return session && session_ids[session_slot(session)] == session;
+}
+
+/* One ring buffer per session, indexed by slot, created and sized by the recorder when the
+ * session opens: what a process of one session records can only enter that session's ring, and
+ * one session's full ring costs no other session its events. */
+struct ezio_ring {
+  __uint(type, BPF_MAP_TYPE_RINGBUF);
+  __uint(max_entries, 4096); /* the template only: each session's ring has its own size */
+};
 
 struct {
-  __uint(type, BPF_MAP_TYPE_RINGBUF);
-  __uint(max_entries, 32 * 1024 * 1024); /* resized by the recorder before load */
-} events SEC(".maps");
+  __uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+  __uint(max_entries, EZIO_MAX_SESSIONS);
+  __type(key, __u32);
+  __array(values, struct ezio_ring);
+} rings SEC(".maps");
 
-/* Events that could not be recorded, per layer: ring buffer full or a tracking table full. */
+/* Events that could not be recorded, per session slot and layer (slot * EZIO_LAYER_COUNT + layer):
+ * ring buffer full or missing, or a tracking table full. The last EZIO_LAYER_COUNT entries count
+ * what belongs to no session (the per-device unattributed counts every session reports). */
 struct {
   __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-  __uint(max_entries, EZIO_LAYER_COUNT);
+  __uint(max_entries, (EZIO_MAX_SESSIONS + 1) * EZIO_LAYER_COUNT);
   __type(key, __u32);
   __type(value, __u64);
 } drops SEC(".maps");
 
-enum { EZIO_PENDING_EXEC = 1, EZIO_ACTIVE = 2 };
-
-/* Processes (TGIDs) of the target tree. The launched child enters as PENDING and becomes ACTIVE
- * when it execs, so the launcher's own pre-exec work is never recorded. */
+/* Processes (TGIDs) of the sessions' trees. The launched child enters as PENDING and becomes
+ * ACTIVE when it execs, so the launcher's own pre-exec work is never recorded; its children
+ * inherit its entry, session included. */
 struct {
   __uint(type, BPF_MAP_TYPE_HASH);
   __uint(max_entries, 65536);
   /* Filled at forks only: allocated as it grows, not 5 MB cleared at every start. */
   __uint(map_flags, BPF_F_NO_PREALLOC);
   __type(key, __u32);
-  __type(value, __u8);
+  __type(value, struct ezio_traced);
 } traced SEC(".maps");
 
-static __always_inline void count_drop(__u32 layer) {
-  __u64* n = bpf_map_lookup_elem(&drops, &layer);
+static __always_inline void count_drop_at(__u32 key) {
+  __u64* n = bpf_map_lookup_elem(&drops, &key);
   if (n) *n += 1;
 }
 
-static __always_inline bool is_traced(__u32 tgid) {
-  __u8* state = bpf_map_lookup_elem(&traced, &tgid);
-  return state && *state == EZIO_ACTIVE;
+/* An event of session lost (none counted for a session that has closed meanwhile). */
+static __always_inline void count_drop(__u32 session, __u32 layer) {
+  if (session_live(session)) count_drop_at(session_slot(session) * EZIO_LAYER_COUNT + layer);
 }
 
-static __always_inline void* reserve(__u64 size, __u32 layer) {
-  void* rec = bpf_ringbuf_reserve(&events, size, 0);
-  if (!rec) count_drop(layer);
+/* An event of no session lost. */
+static __always_inline void count_global_drop(__u32 layer) {
+  count_drop_at(EZIO_MAX_SESSIONS * EZIO_LAYER_COUNT + layer);
+}
+
+/* The session of a process whose exec made it active, 0 if none. */
+static __always_inline __u32 traced_session(__u32 tgid) {
+  struct ezio_traced* tr = bpf_map_lookup_elem(&traced, &tgid);
+  return tr && tr->state == EZIO_ACTIVE && session_live(tr->session) ? tr->session : 0;
+}
+
+/* The ring buffer of session, NULL when the session is not live (nothing counted: a closed
+ * session's events are no one's) or has no ring (counted lost). The one gate of every record. */
+static __always_inline void* session_ring(__u32 session, __u32 layer) {
+  __u32 slot = session_slot(session);
+  void* ring = bpf_map_lookup_elem(&rings, &slot);
+  /* Read after the ring: the recorder installs a slot's ring before its id and clears the id
+   * before it removes the ring (KernelPrograms), so an id still this session's means the ring
+   * found is its own, never a later session's. */
+  if (!session || session_ids[session_slot(session)] != session) return 0;
+  if (!ring) count_drop(session, layer);
+  return ring;
+}
+
+/* A record of size bytes in session's ring buffer, NULL (counted lost) when it has no room. */
+static __always_inline void* reserve(__u32 session, __u64 size, __u32 layer) {
+  void* ring = session_ring(session, layer);
+  if (!ring) return 0;
+  void* rec = bpf_ringbuf_reserve(ring, size, 0);
+  if (!rec) count_drop(session, layer);
   return rec;
 }
 
-/* Set by the record that wakes the recorder, cleared by the recorder before it drains the ring
- * buffer. A wake-up is an inter-processor interrupt (a VM exit under virtualisation, several µs):
- * while the recorder is behind, waking it at every record past the mark made the application
- * pay one per record (15% of the CPU of 8 fio writers), when one per drain is enough. */
-__u32 recorder_woken = 0;
+/* The consumer position (+1) at which each session's reader was last woken. A wake-up is an
+ * inter-processor interrupt (a VM exit under virtualisation, several µs): while the reader is
+ * behind, waking it at every record past the mark made the application pay one per record (15%
+ * of the CPU of 8 fio writers), when one per drain is enough. The reader re-arms the latch by
+ * reading (its position moves), which needs no write into the programs' memory: a reader that
+ * only holds the ring's fd (eziotraced's client) can do it. */
+__u64 woken_at[EZIO_MAX_SESSIONS] = {};
 
-static __always_inline void submit(void* rec) {
-  __u64 unread = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA);
-  if (unread >= wakeup_bytes && !recorder_woken) {
-    recorder_woken = 1; /* two CPUs may both wake it: harmless */
-    bpf_ringbuf_submit(rec, BPF_RB_FORCE_WAKEUP);
-  } else {
-    bpf_ringbuf_submit(rec, BPF_RB_NO_WAKEUP);
+static __always_inline void submit(__u32 session, void* rec) {
+  __u32 slot = session_slot(session);
+  void* ring = bpf_map_lookup_elem(&rings, &slot);
+  __u64 flags = BPF_RB_NO_WAKEUP;
+  if (ring && bpf_ringbuf_query(ring, BPF_RB_AVAIL_DATA) >= wakeup_bytes[session_slot(session)]) {
+    __u64 mark = bpf_ringbuf_query(ring, BPF_RB_CONS_POS) + 1;
+    __u64* woken = &woken_at[session_slot(session)];
+    if (*woken != mark) {
+      *woken = mark; /* two CPUs may both wake it: harmless */
+      flags = BPF_RB_FORCE_WAKEUP;
+    }
   }
+  bpf_ringbuf_submit(rec, flags);
 }
 
 static __always_inline void fill_header(struct ezio_header* h, __u8 kind, __u8 layer, __u32 size,

@@ -9,7 +9,7 @@
  * LRU: forgetting an entry only costs one more ezio_file_rec. */
 struct file_seen_key {
   __u32 tgid;
-  __u32 pad;
+  __u32 session; /* a TGID reused in a later session has seen nothing */
   __u64 file;
 };
 
@@ -123,12 +123,12 @@ static long walk_step(__u32 i, void* ctx) {
  * process has the file's record (sent now or before), 0 when it could not be sent. A global
  * (noinline) function, so the verifier checks it once and not inside every caller. Arguments are
  * scalars, as global functions require. */
-__noinline int ezio_send_file(__u64 file, __u64 pid_tgid, __u32 layer) {
+__noinline int ezio_send_file(__u64 file, __u64 pid_tgid, __u32 session, __u32 layer) {
   struct file* f = (struct file*)file;
   struct file_ident id = {};
   char fstype[EZIO_FSTYPE_LEN] = {};
   file_ident(f, &id, fstype);
-  struct file_seen_key key = {.tgid = pid_tgid >> 32, .file = file};
+  struct file_seen_key key = {.tgid = pid_tgid >> 32, .session = session, .file = file};
   __u64* ino = bpf_map_lookup_elem(&files_seen, &key);
   if (ino && *ino == id.ino) return 1;
   __u32 zero = 0;
@@ -150,8 +150,10 @@ __noinline int ezio_send_file(__u64 file, __u64 pid_tgid, __u32 layer) {
   if (!w.done) r->flags |= EZIO_FILEF_PATH_TRUNCATED;
   if (!w.crossed) r->mount_depth = w.n;
   r->depth = w.n;
-  if (bpf_ringbuf_output(&events, r, sizeof(*r), 0)) {
-    count_drop(layer);
+  void* ring = session_ring(session, layer);
+  if (!ring) return 0;
+  if (bpf_ringbuf_output(ring, r, sizeof(*r), 0)) {
+    count_drop(session, layer);
     return 0;
   }
   bpf_map_update_elem(&files_seen, &key, &id.ino, BPF_ANY);

@@ -40,7 +40,7 @@ static __always_inline void inode_ident(struct inode* inode, __u64* ino, __u32* 
 static __always_inline void fs_emit(__u16 op, const struct ezio_task* t, __u64 t_enter, __u64 ino,
                                     __u32 dev, __s64 offset, __s64 bytes, __s64 ret, __u16 flags) {
   __u64 pid_tgid = bpf_get_current_pid_tgid();
-  struct ezio_fs_rec* r = reserve(sizeof(*r), EZIO_LAYER_FS);
+  struct ezio_fs_rec* r = reserve(t->session, sizeof(*r), EZIO_LAYER_FS);
   if (!r) return;
   fill_header(&r->h, EZIO_REC_FS, EZIO_LAYER_FS, sizeof(*r), pid_tgid >> 32, (__u32)pid_tgid);
   r->call_id = call_id_of(t);
@@ -55,7 +55,7 @@ static __always_inline void fs_emit(__u16 op, const struct ezio_task* t, __u64 t
   r->flags = flags;
   r->hits = 1;
   r->pad = 0;
-  submit(r);
+  submit(t->session, r);
 }
 
 /* ext4's write_begin tracepoints fire once per page written. */
@@ -67,7 +67,7 @@ static __always_inline bool fs_op_per_page(__u16 op) {
 static __always_inline void fs_flush_run(struct ezio_task* t) {
   struct fs_run* run = &t->fs_run;
   if (!run->part.hits) return;
-  struct ezio_fs_rec* r = reserve(sizeof(*r), EZIO_LAYER_FS);
+  struct ezio_fs_rec* r = reserve(t->session, sizeof(*r), EZIO_LAYER_FS);
   if (r) {
     __u64 pid_tgid = bpf_get_current_pid_tgid();
     fill_header(&r->h, EZIO_REC_FS, EZIO_LAYER_FS, sizeof(*r), pid_tgid >> 32, (__u32)pid_tgid);
@@ -83,7 +83,7 @@ static __always_inline void fs_flush_run(struct ezio_task* t) {
     r->flags = EZIO_FSF_POINT | EZIO_FSF_RUN;
     r->hits = run->part.hits;
     r->pad = 0;
-    submit(r);
+    submit(t->session, r);
   }
   run->part.hits = 0;
 }
@@ -151,7 +151,8 @@ static __always_inline void fs_point_page(__u16 op, struct inode* inode, __s64 o
 }
 
 static __always_inline void fs_begin(__u16 op, struct inode* inode, __s64 offset, __s64 bytes) {
-  if (!traced_task(EZIO_LAYER_FS)) return;
+  struct ezio_task* t = traced_task(EZIO_LAYER_FS);
+  if (!t) return;
   __u64 pid_tgid = bpf_get_current_pid_tgid();
   struct fs_pending_key key = {.tid = (__u32)pid_tgid, .op = op};
   struct fs_pending p = {.t = bpf_ktime_get_ns(), .offset = offset, .bytes = bytes};
@@ -159,7 +160,7 @@ static __always_inline void fs_begin(__u16 op, struct inode* inode, __s64 offset
   if (!bpf_map_update_elem(&fs_pending, &key, &p, BPF_NOEXIST)) return;
   /* An entry is there already: a call whose exit was never seen (a kretprobe missed for want of
    * instances) or the table is full. Either way one FS event is lost; this call takes the slot. */
-  count_drop(EZIO_LAYER_FS);
+  count_drop(t->session, EZIO_LAYER_FS);
   bpf_map_update_elem(&fs_pending, &key, &p, BPF_ANY);
 }
 
@@ -177,11 +178,11 @@ static __always_inline void fs_end(__u16 op, long ret) {
 /* At the exit of thread tid: each entry it left pending is an FS event lost to a missed kretprobe
  * (fs_kprobe.bpf.h); the ext4_sync_file tracepoint pair never misses its exit. Deleting them also
  * keeps a later thread that reuses the id from counting them again. */
-static __always_inline void fs_pending_lost(__u32 tid) {
+static __always_inline void fs_pending_lost(__u32 tid, __u32 session) {
   struct fs_pending_key key = {.tid = tid};
   for (__u32 op = EZIO_FS_EXT4_FILE_READ_ITER; op <= EZIO_FS_BTRFS_SYNC_FILE; ++op) {
     key.op = op;
-    if (!bpf_map_delete_elem(&fs_pending, &key)) count_drop(EZIO_LAYER_FS);
+    if (!bpf_map_delete_elem(&fs_pending, &key)) count_drop(session, EZIO_LAYER_FS);
   }
 }
 

@@ -59,9 +59,10 @@ EZIO_FS_FSYNC_KPROBES(btrfs_sync_file, EZIO_FS_BTRFS_SYNC_FILE)
  * Its name starts with ezio_vfs_: recorder/probe_apply.cpp loads those only when the plan says. */
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(ezio_vfs_fs_kprobe_thread_exit, struct task_struct* p) {
-  if (!bpf_task_storage_get(&tasks, p, 0, 0)) return 0;
-  vfs_pending_lost(p->pid);
-  fs_pending_lost(p->pid);
+  struct ezio_task* t = bpf_task_storage_get(&tasks, p, 0, 0);
+  if (!t) return 0;
+  vfs_pending_lost(p->pid, t->session);
+  fs_pending_lost(p->pid, t->session);
   return 0;
 }
 

@@ -17,13 +17,9 @@ static __always_inline struct ezio_task* pc_task(void) {
   return t;
 }
 
-static __always_inline struct pc_state* pc_current(void) {
-  struct ezio_task* t = pc_task();
-  return t ? &t->pc : 0;
-}
-
-static __always_inline void pc_send(struct pc_state* s, __u64 now) {
-  struct ezio_pagecache_rec* r = reserve(sizeof(*r), EZIO_LAYER_PAGECACHE);
+static __always_inline void pc_send(struct ezio_task* t, __u64 now) {
+  struct pc_state* s = &t->pc;
+  struct ezio_pagecache_rec* r = reserve(t->session, sizeof(*r), EZIO_LAYER_PAGECACHE);
   if (!r) return;
   __u64 pid_tgid = bpf_get_current_pid_tgid();
   fill_header(&r->h, EZIO_REC_PAGECACHE, EZIO_LAYER_PAGECACHE, sizeof(*r), pid_tgid >> 32,
@@ -38,14 +34,14 @@ static __always_inline void pc_send(struct pc_state* s, __u64 now) {
   r->dirtied = s->dirtied;
   r->evicted = s->evicted;
   r->created = s->created;
-  submit(r);
+  submit(t->session, r);
   s->last_sent = now;
 }
 
-static __always_inline void pc_maybe_send(struct pc_state* s) {
+static __always_inline void pc_maybe_send(struct ezio_task* t) {
   __u64 now = bpf_ktime_get_ns();
-  if (now - s->last_sent >= EZIO_PAGECACHE_PERIOD_NS) {
-    pc_send(s, now);
+  if (now - t->pc.last_sent >= EZIO_PAGECACHE_PERIOD_NS) {
+    pc_send(t, now);
   }
 }
 
@@ -99,7 +95,7 @@ struct {
   __uint(max_entries, 65536);
   /* One entry per thread, added once: allocated as needed rather than cleared at start. */
   __uint(map_flags, BPF_F_NO_PREALLOC);
-  __type(key, __u32); /* tid */
+  __type(key, struct ezio_tid_key); /* the owner's session: each reads its own at its end */
   __type(value, struct ezio_reclaimed);
 } reclaimed SEC(".maps");
 
@@ -125,14 +121,14 @@ static __always_inline void count_reclaim(struct folio* folio) {
   /* Off the traced threads' path: probe reads, which cost the verifier nothing. */
   struct address_space* m = BPF_CORE_READ(folio, mapping);
   if (!m || !find_inode_cause(&cache_owners, BPF_CORE_READ(m, host), &owner)) return;
-  __u32 tid = owner.tid;
-  struct ezio_reclaimed* r = bpf_map_lookup_elem(&reclaimed, &tid);
+  struct ezio_tid_key key = {.tid = owner.tid, .session = owner.session};
+  struct ezio_reclaimed* r = bpf_map_lookup_elem(&reclaimed, &key);
   if (!r) {
     struct ezio_reclaimed fresh = {.pid = owner.pid};
-    bpf_map_update_elem(&reclaimed, &tid, &fresh, BPF_NOEXIST); /* or another CPU just did */
-    r = bpf_map_lookup_elem(&reclaimed, &tid);
+    bpf_map_update_elem(&reclaimed, &key, &fresh, BPF_NOEXIST); /* or another CPU just did */
+    r = bpf_map_lookup_elem(&reclaimed, &key);
     if (!r) { /* the table is full */
-      count_drop(EZIO_LAYER_PAGECACHE);
+      count_drop(owner.session, EZIO_LAYER_PAGECACHE);
       return;
     }
   }
@@ -157,7 +153,7 @@ int BPF_PROG(ezio_pc_add, struct folio* folio) {
   __u64 n = folio_pages(folio);
   s->added += n;
   s->pending_added += n;
-  pc_maybe_send(s);
+  pc_maybe_send(t);
   return 0;
 }
 
@@ -167,50 +163,54 @@ int BPF_PROG(ezio_pc_add, struct folio* folio) {
 SEC("tp_btf/mm_filemap_get_pages")
 int BPF_PROG(ezio_pc_get_pages, struct address_space* mapping, unsigned long index,
              unsigned long last_index) {
-  struct pc_state* s = pc_current();
-  if (!s) return 0;
+  struct ezio_task* t = pc_task();
+  if (!t) return 0;
+  struct pc_state* s = &t->pc;
   __u64 batch = last_index >= index ? last_index - index + 1 : 0;
   __u64 missed = s->pending_added < batch ? s->pending_added : batch;
   s->accessed += batch;
   s->hits += batch - missed;
   s->readahead += s->pending_added - missed;
   s->pending_added = 0;
-  pc_maybe_send(s);
+  pc_maybe_send(t);
   return 0;
 }
 
 SEC("tp_btf/mm_filemap_fault")
 int BPF_PROG(ezio_pc_fault, struct address_space* mapping, unsigned long index) {
-  struct pc_state* s = pc_current();
-  if (!s) return 0;
+  struct ezio_task* t = pc_task();
+  if (!t) return 0;
+  struct pc_state* s = &t->pc;
   s->faults += 1;
   /* Pages added since the last lookup were brought in by faults (the previous one's readahead,
    * exec): misses of mmap I/O, not readahead of the read path. misses is derived as
    * added - readahead - created, so forgetting them here is what classifies them. */
   s->pending_added = 0;
-  pc_maybe_send(s);
+  pc_maybe_send(t);
   return 0;
 }
 
 SEC("tp_btf/mm_filemap_map_pages")
 int BPF_PROG(ezio_pc_map_pages, struct address_space* mapping, unsigned long start,
              unsigned long last) {
-  struct pc_state* s = pc_current();
-  if (!s) return 0;
+  struct ezio_task* t = pc_task();
+  if (!t) return 0;
+  struct pc_state* s = &t->pc;
   if (last >= start) s->mapped_around += last - start + 1;
-  pc_maybe_send(s);
+  pc_maybe_send(t);
   return 0;
 }
 
 SEC("tp_btf/mm_filemap_delete_from_page_cache")
 int BPF_PROG(ezio_pc_delete, struct folio* folio) {
-  struct pc_state* s = pc_current();
-  if (!s) {
+  struct ezio_task* t = pc_task();
+  if (!t) {
     count_reclaim(folio);
     return 0;
   }
+  struct pc_state* s = &t->pc;
   s->evicted += folio_pages(folio);
-  pc_maybe_send(s);
+  pc_maybe_send(t);
   return 0;
 }
 
@@ -242,7 +242,7 @@ int BPF_PROG(ezio_pc_dirty, struct folio* folio, struct address_space* mapping) 
   __u64 created = s->pending_added < n ? s->pending_added : n;
   s->created += created;
   s->pending_added -= created;
-  pc_maybe_send(s);
+  pc_maybe_send(t);
   return 0;
 }
 
@@ -286,9 +286,10 @@ int BPF_PROG(ezio_pc_throttle_12, struct bdi_writeback* wb, unsigned long thresh
   return 0;
 }
 
-static __always_inline void throttle_send(struct pc_throttle* p, struct task_struct* task,
+static __always_inline void throttle_send(struct ezio_task* t, struct task_struct* task,
                                           __u64 now) {
-  struct ezio_throttle_rec* r = reserve(sizeof(*r), EZIO_LAYER_PAGECACHE);
+  struct pc_throttle* p = &t->throttle;
+  struct ezio_throttle_rec* r = reserve(t->session, sizeof(*r), EZIO_LAYER_PAGECACHE);
   if (r) {
     fill_header(&r->h, EZIO_REC_THROTTLE, EZIO_LAYER_PAGECACHE, sizeof(*r), task->tgid, task->pid);
     r->call_id = p->call_id;
@@ -297,7 +298,7 @@ static __always_inline void throttle_send(struct pc_throttle* p, struct task_str
     r->pause = p->pause;
     r->dirtied = p->dirtied;
     __builtin_memcpy(r->bdi, p->bdi, sizeof(r->bdi));
-    submit(r);
+    submit(t->session, r);
   }
   p->start = 0;
 }
@@ -316,7 +317,7 @@ int BPF_PROG(ezio_pc_throttle_wake, bool preempt, struct task_struct* prev,
   if (!tgid_may_be_traced(next)) return 0;
   struct ezio_task* t = bpf_task_storage_get(&tasks, next, 0, 0);
   if (!t || !t->throttle.start || !t->throttle.asleep) return 0;
-  throttle_send(&t->throttle, next, bpf_ktime_get_ns());
+  throttle_send(t, next, bpf_ktime_get_ns());
   return 0;
 }
 
@@ -327,7 +328,7 @@ SEC("tp_btf/sched_process_exit")
 int BPF_PROG(ezio_pc_exit, struct task_struct* p) {
   struct ezio_task* t = bpf_task_storage_get(&tasks, bpf_get_current_task_btf(), 0, 0);
   if (!t || !t->pc.seen) return 0;
-  pc_send(&t->pc, bpf_ktime_get_ns());
+  pc_send(t, bpf_ktime_get_ns());
   t->pc.seen = 0;
   return 0;
 }

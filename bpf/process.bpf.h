@@ -6,8 +6,9 @@
 #include "common.bpf.h"
 #include "syscall.bpf.h"
 
-static __always_inline struct ezio_proc_rec* proc_record(__u8 kind, __u32 pid, __u32 tid) {
-  struct ezio_proc_rec* r = reserve(sizeof(*r), EZIO_LAYER_PROCESS);
+static __always_inline struct ezio_proc_rec* proc_record(__u32 session, __u8 kind, __u32 pid,
+                                                         __u32 tid) {
+  struct ezio_proc_rec* r = reserve(session, sizeof(*r), EZIO_LAYER_PROCESS);
   if (!r) return 0;
   fill_header(&r->h, kind, EZIO_LAYER_PROCESS, sizeof(*r), pid, tid);
   r->ts = bpf_ktime_get_ns();
@@ -22,56 +23,59 @@ static __always_inline struct ezio_proc_rec* proc_record(__u8 kind, __u32 pid, _
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(ezio_fork, struct task_struct* parent, struct task_struct* child) {
   __u32 ptgid = parent->tgid;
-  __u8* state = bpf_map_lookup_elem(&traced, &ptgid);
-  if (!state) return 0;
-  __u8 st = *state;
+  struct ezio_traced* entry = bpf_map_lookup_elem(&traced, &ptgid);
+  /* A closed session's processes leave the table; one forking meanwhile passes nothing on. */
+  if (!entry || !session_live(entry->session)) return 0;
+  struct ezio_traced tr = *entry;
   __u32 ctgid = child->tgid;
   bool thread = ctgid == ptgid;
-  if (!thread && bpf_map_update_elem(&traced, &ctgid, &st, BPF_ANY)) {
-    count_drop(EZIO_LAYER_PROCESS);
+  if (!thread && bpf_map_update_elem(&traced, &ctgid, &tr, BPF_ANY)) {
+    count_drop(tr.session, EZIO_LAYER_PROCESS);
     return 0;
   }
-  if (st != EZIO_ACTIVE) return 0;
+  if (tr.state != EZIO_ACTIVE) return 0;
   /* Before the child first runs: the tracepoint fires before it is woken up. */
-  create_task_state(child, EZIO_LAYER_PROCESS);
-  struct ezio_proc_rec* r = proc_record(EZIO_REC_FORK, ctgid, child->pid);
+  create_task_state(child, tr.session, EZIO_LAYER_PROCESS);
+  struct ezio_proc_rec* r = proc_record(tr.session, EZIO_REC_FORK, ctgid, child->pid);
   if (!r) return 0;
   r->ppid = ptgid;
   r->parent_tid = parent->pid;
   r->is_thread = thread;
   bpf_probe_read_kernel_str(r->comm, sizeof(r->comm), child->comm);
-  submit(r);
+  submit(tr.session, r);
   return 0;
 }
 
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(ezio_exec, struct task_struct* p, pid_t old_pid, struct linux_binprm* bprm) {
   __u32 tgid = p->tgid;
-  __u8* state = bpf_map_lookup_elem(&traced, &tgid);
-  if (!state) return 0;
-  *state = EZIO_ACTIVE;
+  struct ezio_traced* tr = bpf_map_lookup_elem(&traced, &tgid);
+  if (!tr || !session_live(tr->session)) return 0;
+  tr->state = EZIO_ACTIVE;
+  __u32 session = tr->session;
   /* An exec leaves one thread in the process, this one: the others get theirs at their fork. */
-  create_task_state(p, EZIO_LAYER_PROCESS);
-  struct ezio_proc_rec* r = proc_record(EZIO_REC_EXEC, tgid, p->pid);
+  create_task_state(p, session, EZIO_LAYER_PROCESS);
+  struct ezio_proc_rec* r = proc_record(session, EZIO_REC_EXEC, tgid, p->pid);
   if (!r) return 0;
   bpf_probe_read_kernel_str(r->comm, sizeof(r->comm), p->comm);
   bpf_probe_read_kernel_str(r->filename, sizeof(r->filename), BPF_CORE_READ(bprm, filename));
-  submit(r);
+  submit(session, r);
   return 0;
 }
 
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(ezio_exit, struct task_struct* p) {
   __u32 tgid = p->tgid;
-  __u8* state = bpf_map_lookup_elem(&traced, &tgid);
-  if (!state) return 0;
+  struct ezio_traced* tr = bpf_map_lookup_elem(&traced, &tgid);
+  if (!tr) return 0;
   __u32 tid = p->pid;
-  if (*state == EZIO_ACTIVE) {
-    struct ezio_proc_rec* r = proc_record(EZIO_REC_EXIT, tgid, tid);
+  __u32 session = tr->session;
+  if (tr->state == EZIO_ACTIVE) {
+    struct ezio_proc_rec* r = proc_record(session, EZIO_REC_EXIT, tgid, tid);
     if (r) {
       r->exit_code = p->exit_code;
       bpf_probe_read_kernel_str(r->comm, sizeof(r->comm), p->comm);
-      submit(r);
+      submit(session, r);
     }
   }
   /* signal->live reaches 0 when the last thread of the group exits. */

@@ -25,6 +25,31 @@ enum ezio_layer {
   EZIO_LAYER_COUNT = 6,
 };
 
+/* Recording sessions the loaded programs serve at once (recorder/load/kernel_programs.h). A
+ * session is named by its id: its slot in the low bits (the index of its ring buffer, drop
+ * counters and wake-up latch), a generation above, so that what a closed session left behind in
+ * the kernel tables (task states, dirtied inodes, requests in flight) never passes for the next
+ * session of the same slot. A live session's id is never 0. */
+#define EZIO_MAX_SESSIONS 64
+#define EZIO_SESSION_SLOT_BITS 6
+
+/* Value of the `traced` table (TGID -> this). */
+enum ezio_traced_state { EZIO_PENDING_EXEC = 1, EZIO_ACTIVE = 2 };
+struct ezio_traced {
+  __u32 state;   /* enum ezio_traced_state */
+  __u32 session; /* the session id the process records into */
+};
+
+/* Keys of the per-session tables target_devs (dev: dev_t) and reclaimed (tid). */
+struct ezio_dev_key {
+  __u32 dev;
+  __u32 session;
+};
+struct ezio_tid_key {
+  __u32 tid;
+  __u32 session;
+};
+
 enum ezio_kind {
   EZIO_REC_SYSCALL = 1, /* struct ezio_syscall_rec */
   EZIO_REC_OPEN = 2,    /* struct ezio_open_rec: a syscall record plus the path */
@@ -145,7 +170,8 @@ struct ezio_block_unattributed {
 };
 
 /* Pages of a traced thread's files evicted by someone else (kswapd, another process's reclaim or
- * fadvise), in the kernel table `reclaimed` keyed by the thread's TID; read at the end. */
+ * fadvise), in the kernel table `reclaimed` keyed by the thread's TID and session
+ * (struct ezio_tid_key); read at the end. */
 struct ezio_reclaimed {
   __u32 pid;
   __u32 pad;

@@ -87,7 +87,7 @@ int BPF_PROG(ezio_sys_exit, struct pt_regs* regs, long ret) {
   __u8 op = EZIO_VFS_NONE;
   struct file* f = vfs_derived_file(c, d, ret, &op);
   if (d->cls == EZIO_SC_OPEN) {
-    struct ezio_open_rec* r = reserve(sizeof(*r), EZIO_LAYER_SYSCALL);
+    struct ezio_open_rec* r = reserve(t->session, sizeof(*r), EZIO_LAYER_SYSCALL);
     if (r) {
       fill_syscall(&r->sc, c, d, ret, pid_tgid, EZIO_REC_OPEN, sizeof(*r));
       r->open_flags = arg_or(c, d->flags_arg, 0);
@@ -102,7 +102,7 @@ int BPF_PROG(ezio_sys_exit, struct pt_regs* regs, long ret) {
       long n = bpf_probe_read_user_str(r->path, sizeof(r->path), (void*)arg_or(c, d->path_arg, 0));
       if (n < 0) r->path[0] = 0;
       if (n == sizeof(r->path)) r->sc.flags |= EZIO_SCF_PATH_TRUNCATED;
-      submit(r);
+      submit(t->session, r);
     }
     vfs_after_open(t, d, ret, pid_tgid, f, op);
     fs_flush_run(t);
@@ -111,11 +111,11 @@ int BPF_PROG(ezio_sys_exit, struct pt_regs* regs, long ret) {
   if (f) {
     struct fs_run* run = &t->fs_run;
     bool run_here = run->part.hits && run->call_id == c->call_id;
-    struct ezio_syscall_vfs_rec* r = reserve(sizeof(*r), EZIO_LAYER_SYSCALL);
+    struct ezio_syscall_vfs_rec* r = reserve(t->session, sizeof(*r), EZIO_LAYER_SYSCALL);
     if (!r) { /* the call's VFS and FS events were to travel with it: lost as well */
-      count_drop(EZIO_LAYER_VFS);
+      count_drop(t->session, EZIO_LAYER_VFS);
       if (run_here) {
-        count_drop(EZIO_LAYER_FS);
+        count_drop(t->session, EZIO_LAYER_FS);
         run->part.hits = 0;
       }
       return 0;
@@ -128,13 +128,13 @@ int BPF_PROG(ezio_sys_exit, struct pt_regs* regs, long ret) {
     } else {
       __builtin_memset(&r->fs, 0, sizeof(r->fs));
     }
-    submit(r);
+    submit(t->session, r);
     vfs_file_sent(t, (__u64)f, path_unsent, pid_tgid); /* f: read from the fd table, a number */
   } else {
-    struct ezio_syscall_rec* r = reserve(sizeof(*r), EZIO_LAYER_SYSCALL);
+    struct ezio_syscall_rec* r = reserve(t->session, sizeof(*r), EZIO_LAYER_SYSCALL);
     if (r) {
       fill_syscall(r, c, d, ret, pid_tgid, EZIO_REC_SYSCALL, sizeof(*r));
-      submit(r);
+      submit(t->session, r);
     }
   }
   fs_flush_run(t); /* hits that could not travel with the call, if any */

@@ -66,6 +66,10 @@ struct fs_run {
 #define EZIO_CALL_SEQ_BITS 36
 
 struct ezio_task {
+  /* The session the thread records into (record.h): a hook finds it in the state it needs anyway,
+   * without another lookup. */
+  __u32 session;
+  __u32 pad;
   __u64 last_call_id;
   struct inflight_call call;
   struct fs_run fs_run;
@@ -95,7 +99,8 @@ static __always_inline __u64 thread_call_base(void) {
  * cleared (a reused TGID only costs the state lookup below). Every hook runs for every thread on
  * the machine: the bit turns the other processes away with one load, where a failed task-storage
  * lookup and a lookup in the traced table cost them ~90 ns per syscall (bench/hooks: helper calls
- * whose returns the host's SRSO mitigation makes slow, and a cache miss in a 1 MiB bucket array). */
+ * whose returns the host's SRSO mitigation makes slow, and a cache miss in a 1 MiB bucket array).
+ */
 #define EZIO_TGID_BITS (1u << 18)
 __u64 tgid_bits[EZIO_TGID_BITS / 64] = {};
 
@@ -117,30 +122,37 @@ static __always_inline bool tgid_may_be_traced(struct task_struct* task) {
  * is not traced. */
 __u32 state_missing = 0;
 
-static __always_inline struct ezio_task* new_task_state(struct task_struct* task) {
+static __always_inline struct ezio_task* new_task_state(struct task_struct* task, __u32 session) {
   struct ezio_task* t = bpf_task_storage_get(&tasks, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
-  if (t && !t->last_call_id) t->last_call_id = thread_call_base();
+  if (!t) return 0;
+  if (!t->last_call_id) t->last_call_id = thread_call_base();
+  t->session = session;
   return t;
 }
 
-/* Gives task, a thread of a traced and active process, its state: at its fork, or at the exec that
- * activates its process, so that it exists before the thread's first traced event. */
-static __always_inline void create_task_state(struct task_struct* task, __u32 layer) {
+/* Gives task, a thread of a traced and active process of session, its state: at its fork, or at
+ * the exec that activates its process, so that it exists before the thread's first traced event. */
+static __always_inline void create_task_state(struct task_struct* task, __u32 session,
+                                              __u32 layer) {
   mark_traced_tgid(task->tgid);
-  if (!new_task_state(task)) {
-    count_drop(layer);
+  if (!new_task_state(task, session)) {
+    count_drop(session, layer);
     state_missing = 1;
   }
 }
 
-/* The current thread's state if it is traced, else NULL. */
+/* The current thread's state if it is traced by a live session, else NULL. A state left by a
+ * closed session stays with its thread (task storage goes with the task) but answers no more. */
 static __always_inline struct ezio_task* traced_task(__u32 layer) {
   struct task_struct* task = bpf_get_current_task_btf();
   if (!tgid_may_be_traced(task)) return 0;
   struct ezio_task* t = bpf_task_storage_get(&tasks, task, 0, 0);
-  if (t || !state_missing || !is_traced(task->tgid)) return t;
-  t = new_task_state(task);
-  if (!t) count_drop(layer); /* still no memory for the state: the event is lost */
+  if (t) return session_live(t->session) ? t : 0;
+  if (!state_missing) return 0;
+  __u32 session = traced_session(task->tgid);
+  if (!session) return 0;
+  t = new_task_state(task, session);
+  if (!t) count_drop(session, layer); /* still no memory for the state: the event is lost */
   return t;
 }
 

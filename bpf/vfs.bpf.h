@@ -49,7 +49,7 @@ static __always_inline bool vfs_file_ident(struct ezio_task* t, struct file* f, 
  * invalid args"). */
 static __always_inline void vfs_file_sent(struct ezio_task* t, __u64 fkey, bool path_unsent,
                                           __u64 pid_tgid) {
-  if (!path_unsent || !fkey || !ezio_send_file(fkey, pid_tgid, EZIO_LAYER_VFS)) return;
+  if (!path_unsent || !fkey || !ezio_send_file(fkey, pid_tgid, t->session, EZIO_LAYER_VFS)) return;
   struct file_cache* fc = file_slot(t, fkey);
   if (fc->file == fkey) fc->sent = 1;
 }
@@ -85,7 +85,8 @@ static __always_inline __s64 vfs_derived_offset(const struct inflight_call* c,
                                                 struct file* f, long ret) {
   if (d->offset_arg != EZIO_NO_ARG) return (__s64)arg_or(c, d->offset_arg, (__u64)-1);
   if ((op == EZIO_VFS_READ || op == EZIO_VFS_WRITE || op == EZIO_VFS_READV ||
-       op == EZIO_VFS_WRITEV) && ret >= 0) {
+       op == EZIO_VFS_WRITEV) &&
+      ret >= 0) {
     /* the position after the call minus what it moved: where it started */
     return BPF_CORE_READ(f, f_pos) - ret;
   }
@@ -111,7 +112,7 @@ static __always_inline void vfs_after_open(struct ezio_task* t,
                                            __u64 pid_tgid, struct file* f, __u8 op) {
   const struct inflight_call* c = &t->call;
   if (!f) return;
-  struct ezio_vfs_rec* r = reserve(sizeof(*r), EZIO_LAYER_VFS);
+  struct ezio_vfs_rec* r = reserve(t->session, sizeof(*r), EZIO_LAYER_VFS);
   if (!r) return;
   bool path_unsent = fill_vfs(r, t, f, (__u64)f, op, pid_tgid, c->call_id);
   r->flags = EZIO_VFSF_DERIVED;
@@ -119,7 +120,7 @@ static __always_inline void vfs_after_open(struct ezio_task* t,
   r->t_exit = bpf_ktime_get_ns();
   r->ret = ret;
   r->offset = vfs_derived_offset(c, d, op, f, ret);
-  submit(r);
+  submit(t->session, r);
   vfs_file_sent(t, (__u64)f, path_unsent, pid_tgid);
 }
 
@@ -150,25 +151,26 @@ static __always_inline __s64 read_pos(loff_t* pos) {
 }
 
 static __always_inline void vfs_begin(__u8 op, struct file* f, __s64 offset) {
-  if (!traced_task(EZIO_LAYER_VFS)) return;
+  struct ezio_task* t = traced_task(EZIO_LAYER_VFS);
+  if (!t) return;
   __u64 pid_tgid = bpf_get_current_pid_tgid();
   struct vfs_pending_key key = {.tid = (__u32)pid_tgid, .op = op};
   struct vfs_pending p = {.t = bpf_ktime_get_ns(), .offset = offset, .file = (__u64)f};
   if (!bpf_map_update_elem(&vfs_pending, &key, &p, BPF_NOEXIST)) return;
   /* An entry is there already: a call whose exit was never seen (a kretprobe missed for want of
    * instances) or the table is full. Either way one VFS event is lost; this call takes the slot. */
-  count_drop(EZIO_LAYER_VFS);
+  count_drop(t->session, EZIO_LAYER_VFS);
   bpf_map_update_elem(&vfs_pending, &key, &p, BPF_ANY);
 }
 
 /* At the exit of thread tid: each entry it left pending is a VFS event lost to a missed
  * kretprobe (vfs_kprobe.bpf.h). Deleting them also keeps a later thread that reuses the id from
  * counting them again. */
-static __always_inline void vfs_pending_lost(__u32 tid) {
+static __always_inline void vfs_pending_lost(__u32 tid, __u32 session) {
   struct vfs_pending_key key = {.tid = tid};
   for (__u32 op = EZIO_VFS_READ; op < EZIO_VFS_OP_COUNT; ++op) {
     key.op = op;
-    if (!bpf_map_delete_elem(&vfs_pending, &key)) count_drop(EZIO_LAYER_VFS);
+    if (!bpf_map_delete_elem(&vfs_pending, &key)) count_drop(session, EZIO_LAYER_VFS);
   }
 }
 
@@ -183,7 +185,7 @@ static __always_inline void vfs_end(__u8 op, struct file* f, long ret) {
   if (!p) return;
   if (!f) f = (struct file*)p->file;
   if (p->file == (__u64)f) {
-    struct ezio_vfs_rec* r = reserve(sizeof(*r), EZIO_LAYER_VFS);
+    struct ezio_vfs_rec* r = reserve(t->session, sizeof(*r), EZIO_LAYER_VFS);
     if (r) {
       r->t_enter = p->t;
       r->offset = p->offset;
@@ -192,7 +194,7 @@ static __always_inline void vfs_end(__u8 op, struct file* f, long ret) {
       bool path_unsent = fill_vfs(r, t, f, fkey, op, pid_tgid, call_id_of(t));
       r->t_exit = bpf_ktime_get_ns();
       r->ret = ret;
-      submit(r);
+      submit(t->session, r);
       vfs_file_sent(t, fkey, path_unsent, pid_tgid);
     }
   }
@@ -250,8 +252,8 @@ int BPF_PROG(ezio_vfs_iter_read_entry, struct file* f, struct iov_iter* iter, lo
   return 0;
 }
 SEC("fexit/vfs_iter_read")
-int BPF_PROG(ezio_vfs_iter_read_exit, struct file* f, struct iov_iter* iter, loff_t* pos,
-             int flags, long ret) {
+int BPF_PROG(ezio_vfs_iter_read_exit, struct file* f, struct iov_iter* iter, loff_t* pos, int flags,
+             long ret) {
   vfs_end(EZIO_VFS_ITER_READ, f, ret);
   return 0;
 }

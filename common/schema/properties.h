@@ -36,6 +36,8 @@ inline constexpr char kRootPid[] = "EZIOTRACE::ROOT_PID";
 inline constexpr char kProcessesRunningAtEnd[] = "EZIOTRACE::PROCESSES_RUNNING_AT_END";
 inline constexpr char kClock[] = "EZIOTRACE::CLOCK";
 inline constexpr char kKernelRelease[] = "EZIOTRACE::KERNEL_RELEASE";  // uname -r
+// How the kernel side ran: "in-process" (the recorder loaded the programs) or "eziotraced".
+inline constexpr char kRecordingPath[] = "EZIOTRACE::RECORDING_PATH";
 inline constexpr char kMonotonicStartNs[] = "EZIOTRACE::MONOTONIC_START_NS";
 inline constexpr char kRealtimeStartNs[] = "EZIOTRACE::REALTIME_START_NS";
 inline constexpr char kRecordVersion[] = "EZIOTRACE::RECORD_VERSION";

@@ -399,6 +399,10 @@ class KernelArchive::Builder {
       w_.system_tree_node_property(machine_, schema::kKernelRelease,
                                    std::string_view(info_.kernel_release));
     }
+    if (!info_.recording_path.empty()) {
+      w_.system_tree_node_property(machine_, schema::kRecordingPath,
+                                   std::string_view(info_.recording_path));
+    }
     w_.system_tree_node_property(machine_, schema::kMonotonicStartNs, info_.start_monotonic_ns);
     w_.system_tree_node_property(machine_, schema::kRealtimeStartNs, info_.start_realtime_ns);
     w_.system_tree_node_property(machine_, schema::kRecordVersion, uint64_t(EZIO_RECORD_VERSION));

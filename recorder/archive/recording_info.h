@@ -27,6 +27,7 @@ struct RecordingInfo {
   std::array<std::string, 3> stdio_paths;  // what fds 0, 1, 2 of the application pointed to
   std::string hostname;
   std::string kernel_release;  // uname -r of the recording machine
+  std::string recording_path;  // KernelSource::path_name(): "in-process" or "eziotraced"
 };
 
 const char* layer_name(unsigned layer);

@@ -9,11 +9,12 @@
 
 namespace ezio::recorder {
 
-// Calls fn(key) for every key of a hash map with 32-bit keys.
-template <typename Fn>
+// Calls fn(key) for every key of a hash map whose keys are Keys. fn must not delete the key it is
+// given (the walk would start again from the first): collect, then delete.
+template <typename Key = uint32_t, typename Fn>
 void for_each_key(int fd, Fn fn) {
-  uint32_t key = 0;
-  uint32_t next = 0;
+  Key key{};
+  Key next{};
   const void* prev = nullptr;
   while (bpf_map_get_next_key(fd, prev, &next) == 0) {
     fn(next);

@@ -12,23 +12,11 @@ namespace ezio::recorder {
 uint32_t dev_major(uint32_t dev) { return dev >> 20; }
 uint32_t dev_minor(uint32_t dev) { return dev & 0xfffff; }
 
-DeviceUse read_device_use(int target_devs_fd, int unattributed_fd) {
-  DeviceUse use;
-  for_each_key(target_devs_fd, [&](uint32_t dev) { use.used.insert(dev); });
+std::map<uint32_t, UnattributedIo> read_unattributed(int unattributed_fd) {
+  std::map<uint32_t, UnattributedIo> out;
   for_each_key(unattributed_fd, [&](uint32_t dev) {
     ezio_block_unattributed v{};
-    if (bpf_map_lookup_elem(unattributed_fd, &dev, &v) == 0) {
-      use.unattributed[dev] = {v.requests, v.bytes};
-    }
-  });
-  return use;
-}
-
-std::map<uint32_t, ezio_reclaimed> read_reclaimed(int reclaimed_fd) {
-  std::map<uint32_t, ezio_reclaimed> out;
-  for_each_key(reclaimed_fd, [&](uint32_t tid) {
-    ezio_reclaimed v{};
-    if (bpf_map_lookup_elem(reclaimed_fd, &tid, &v) == 0) out[tid] = v;
+    if (bpf_map_lookup_elem(unattributed_fd, &dev, &v) == 0) out[dev] = {v.requests, v.bytes};
   });
   return out;
 }

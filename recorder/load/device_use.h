@@ -1,6 +1,6 @@
 #pragma once
-// What the kernel tables say at the end of a recording: the block devices the target used, the
-// requests on them that could not be attributed to it, the pages others evicted from it.
+// What the kernel tables say at the end of a recording: the block devices the target used and the
+// requests on them that could not be attributed to it (recorder/load/kernel_programs.h reads them).
 #include <cstdint>
 #include <map>
 #include <set>
@@ -21,12 +21,9 @@ struct DeviceUse {
   std::map<uint32_t, UnattributedIo> unattributed;  // every device, used or not
 };
 
-// Reads the kernel tables target_devs and block_unattributed (bpf/attribution.bpf.h, block.bpf.h).
-DeviceUse read_device_use(int target_devs_fd, int unattributed_fd);
-
-// Reads the kernel table `reclaimed` (bpf/pagecache.bpf.h): per TID, pages of its files that
-// others evicted.
-std::map<uint32_t, ezio_reclaimed> read_reclaimed(int reclaimed_fd);
+// Reads the kernel table block_unattributed (bpf/block.bpf.h): per device, the requests no
+// session's thread caused.
+std::map<uint32_t, UnattributedIo> read_unattributed(int unattributed_fd);
 
 // "loop3" for a kernel dev_t (MAJOR << 20 | MINOR), from /sys/dev/block/M:m/uevent; the name the
 // kernel recorded (the disk's) when the device is gone.

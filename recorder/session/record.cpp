@@ -17,7 +17,7 @@
 #include "common/schema/files.h"
 #include "recorder/archive/kernel_archive.h"
 #include "recorder/decode/record_store.h"
-#include "recorder/load/bpf_session.h"
+#include "recorder/load/in_process_source.h"
 #include "recorder/probe/kernel_cache.h"
 #include "recorder/probe/probe.h"
 #include "recorder/session/launcher.h"
@@ -91,7 +91,7 @@ uint64_t settled_before(const RecordStore& store, uint64_t polled, bool emptied)
 }
 
 // Drains the ring buffer to its end, writing what the store holds whenever it is full.
-void drain_all(BpfSession& bpf, RecordStore& store, KernelArchive& archive) {
+void drain_all(KernelSource& bpf, RecordStore& store, KernelArchive& archive) {
   while (!bpf.drain()) archive.write_settled(store, settled_before(store, 0, false));
 }
 
@@ -100,7 +100,7 @@ void drain_all(BpfSession& bpf, RecordStore& store, KernelArchive& archive) {
 // to wait_children_s seconds. When the archive cannot
 // be written (a full disk), the recording stops but the application goes on; the error is raised
 // once it has ended.
-int record_until_exit(Launcher& app, BpfSession& bpf, RecordStore& store, KernelArchive& archive,
+int record_until_exit(Launcher& app, KernelSource& bpf, RecordStore& store, KernelArchive& archive,
                       SignalForwarding& signals, double wait_children_s) {
   std::optional<Error> failure;
   std::optional<int> status;
@@ -119,7 +119,7 @@ int record_until_exit(Launcher& app, BpfSession& bpf, RecordStore& store, Kernel
     } catch (const Error& e) {
       spdlog::error("{}; recording stops, the application goes on", e.what());
       failure = e;
-      bpf.detach();
+      bpf.stop();
     }
     next_write = monotonic_ns() + kWriteIntervalNs;
   };
@@ -140,42 +140,6 @@ int record_until_exit(Launcher& app, BpfSession& bpf, RecordStore& store, Kernel
   return *status;
 }
 
-// Probes the hooks (or takes what an earlier recording found: recorder/probe/kernel_cache.h), then
-// loads and attaches the programs. When what was kept fails to load, the kernel changed in a way
-// the cache's key does not see: it is forgotten and the kernel probed again.
-std::unique_ptr<BpfSession> start_bpf(const LayerSet& layers, uint64_t ring_buffer_bytes,
-                                      bool use_cache, RecordStore& store, ProbePlan& plan) {
-  route_libbpf_logs();
-  KernelCache cache(use_cache);
-  uint64_t t_plan = monotonic_ns();
-  std::future<std::string> core_btf = cache.core_btf();  // made while the kernel is probed
-  std::optional<ProbePlan> kept = cache.plan(layers);
-  plan = kept ? std::move(*kept) : plan_probes(layers);
-  std::string btf = core_btf.get();
-  if (!kept) cache.keep_plan(layers, plan);
-  spdlog::debug("hooks {} in {:.3f} s", kept ? "taken from the probe cache" : "probed",
-                (monotonic_ns() - t_plan) / 1e9);
-  uint64_t t_load = monotonic_ns();
-  std::unique_ptr<BpfSession> bpf;
-  try {
-    bpf = std::make_unique<BpfSession>(ring_buffer_bytes, store, plan, btf);
-  } catch (const Error& e) {
-    if (!kept && btf.empty()) throw;
-    spdlog::warn("what the probe cache kept for this kernel failed to load ({}); {}", e.what(),
-                 kept ? "probing again" : "loading without the cut-down kernel types");
-    cache.forget();
-    btf.clear();
-    if (kept) {
-      plan = plan_probes(layers);
-      cache.keep_plan(layers, plan);
-    }
-    bpf = std::make_unique<BpfSession>(ring_buffer_bytes, store, plan);
-  }
-  spdlog::debug("BPF programs loaded and attached in {:.3f} s{}", (monotonic_ns() - t_load) / 1e9,
-                btf.empty() ? "" : " (kernel types cut down to the programs' own)");
-  return bpf;
-}
-
 // Writes the rest of the archive after the application ended, then reads it back and moves it
 // into place (common/output_dir.h).
 ArchiveSummary finish_archive(KernelArchive& archive, RecordStore& store,
@@ -192,6 +156,12 @@ ArchiveSummary finish_archive(KernelArchive& archive, RecordStore& store,
 }
 
 }  // namespace
+
+std::unique_ptr<KernelSource> open_kernel_source(const LayerSet& layers, uint64_t ring_buffer_bytes,
+                                                 const RecordOptions& o, RecordStore& store) {
+  return std::make_unique<InProcessSource>(load_kernel_programs(layers, o.probe_cache),
+                                           ring_buffer_bytes, store);
+}
 
 RecordResult record(const RecordOptions& o, const RecordExtras& extras) {
   if (o.command.empty()) fail("no command to record");
@@ -221,15 +191,14 @@ RecordResult record(const RecordOptions& o, const RecordExtras& extras) {
 
   RecordStore store;
   store.limit(kMaxHeldRecords);
-  ProbePlan plan;
-  std::unique_ptr<BpfSession> session =
-      start_bpf(layers, ring_buffer_bytes, o.probe_cache, store, plan);
-  BpfSession& bpf = *session;
+  std::unique_ptr<KernelSource> source = open_kernel_source(layers, ring_buffer_bytes, o, store);
+  KernelSource& bpf = *source;
+  info.recording_path = bpf.path_name();
   for (unsigned l = 0; l < EZIO_LAYER_COUNT; ++l) {
-    if (l != EZIO_LAYER_PROCESS) info.probes[l] = probe_property(plan.layers[l]);
+    if (l != EZIO_LAYER_PROCESS) info.probes[l] = probe_property(bpf.plan().layers[l]);
   }
   Launcher app(o.command, env, user);
-  bpf.trace_process(app.pid());
+  bpf.trace_process(app.pid(), app.exit_fd());
   SignalForwarding signals;
   info.start_monotonic_ns = monotonic_ns();
   info.start_realtime_ns = realtime_ns();
@@ -241,8 +210,8 @@ RecordResult record(const RecordOptions& o, const RecordExtras& extras) {
   int status = record_until_exit(app, bpf, store, archive, signals, o.wait_children_s);
   drain_all(bpf, store, archive);
   info.end_monotonic_ns = monotonic_ns();
-  bpf.detach();
   info.still_running = bpf.traced_processes();
+  SessionTotals totals = bpf.stop();
   drain_all(bpf, store, archive);  // what was in flight while the programs were unhooked
   result.exit_status = status;
   info.application_end = app.how_it_ended();
@@ -250,10 +219,10 @@ RecordResult record(const RecordOptions& o, const RecordExtras& extras) {
   // The recording's own end first: an interrupted recording may lack what a crash would explain.
   if (app.crashed()) info.status = "application-crashed";
   if (signals.received_any()) info.status = "interrupted";
-  info.lost = bpf.drops();
+  info.lost = totals.lost;
   info.lost[EZIO_LAYER_SYSCALL] += store.malformed();
-  store.devices() = read_device_use(bpf.map_fd("target_devs"), bpf.map_fd("block_unattributed"));
-  store.reclaimed() = read_reclaimed(bpf.map_fd("reclaimed"));
+  store.devices() = std::move(totals.devices);
+  store.reclaimed() = std::move(totals.reclaimed);
 
   try {
     result.summary = finish_archive(archive, store, extras, staging, user);

@@ -2,11 +2,14 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "recorder/archive/kernel_archive.h"
 #include "recorder/archive/recording_info.h"
+#include "recorder/load/kernel_source.h"
+#include "recorder/probe/probe.h"
 
 namespace ezio::recorder {
 
@@ -42,6 +45,13 @@ struct RecordResult {
   RecordingInfo info;
   ArchiveSummary summary;
 };
+
+class RecordStore;
+
+// The kernel side of a recording, its records going to store: today the programs loaded
+// in-process (root), slot 0 of their own KernelPrograms.
+std::unique_ptr<KernelSource> open_kernel_source(const LayerSet& layers, uint64_t ring_buffer_bytes,
+                                                 const RecordOptions& options, RecordStore& store);
 
 // Runs the command under the kernel recorder and writes the archive.
 RecordResult record(const RecordOptions& options, const RecordExtras& extras = {});

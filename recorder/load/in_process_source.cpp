@@ -1,0 +1,34 @@
+#include "recorder/load/in_process_source.h"
+
+#include <utility>
+
+namespace ezio::recorder {
+
+InProcessSource::InProcessSource(std::unique_ptr<KernelPrograms> programs, uint64_t ring_bytes,
+                                 RecordStore& sink)
+    : programs_(std::move(programs)) {
+  KernelPrograms::Session s = programs_->open_session(ring_bytes);
+  slot_ = s.slot;
+  reader_ = std::make_unique<RingReader>(std::move(s.ring), s.ring_bytes, sink);
+}
+
+InProcessSource::~InProcessSource() = default;
+
+void InProcessSource::trace_process(pid_t pid, int /*pidfd: the service's check*/) {
+  programs_->trace_process(slot_, pid);
+}
+
+size_t InProcessSource::traced_processes() const {
+  // After stop() the session is gone: nothing is traced any more.
+  return stopped_ ? 0 : programs_->traced_processes(slot_);
+}
+
+SessionTotals InProcessSource::stop() {
+  if (stopped_) return *stopped_;
+  programs_->detach();
+  stopped_ = programs_->totals(slot_);
+  programs_->close_session(slot_);
+  return *stopped_;
+}
+
+}  // namespace ezio::recorder

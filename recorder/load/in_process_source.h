@@ -1,0 +1,37 @@
+#pragma once
+// The kernel side of a recording run as root without eziotraced: the recorder loads the programs
+// itself, takes their slot 0 and reads its ring buffer in-process.
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "recorder/load/kernel_programs.h"
+#include "recorder/load/kernel_source.h"
+#include "recorder/load/ring_reader.h"
+
+namespace ezio::recorder {
+
+class InProcessSource : public KernelSource {
+ public:
+  InProcessSource(std::unique_ptr<KernelPrograms> programs, uint64_t ring_bytes, RecordStore& sink);
+  ~InProcessSource() override;
+
+  const ProbePlan& plan() const override { return programs_->plan(); }
+  void trace_process(pid_t pid, int pidfd) override;
+  bool poll(int timeout_ms) override { return reader_->poll(timeout_ms); }
+  bool drain() override { return reader_->drain(); }
+  void wake_on(int fd) override { reader_->wake_on(fd); }
+  void unwatch(int fd) override { reader_->unwatch(fd); }
+  size_t traced_processes() const override;
+  // Unhooks the programs, reads the session's totals and closes it (once; again: the same).
+  SessionTotals stop() override;
+  std::string path_name() const override { return "in-process"; }
+
+ private:
+  std::unique_ptr<KernelPrograms> programs_;
+  unsigned slot_;
+  std::unique_ptr<RingReader> reader_;
+  std::optional<SessionTotals> stopped_;  // stop()'s answer, once stopped
+};
+
+}  // namespace ezio::recorder

@@ -1,0 +1,275 @@
+#include "recorder/load/kernel_programs.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdarg>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/error.h"
+#include "common/log.h"
+#include "recorder/archive/recording_info.h"
+#include "recorder/decode/syscall_table.h"
+#include "recorder/load/bpf_map_walk.h"
+#include "recorder/load/concurrent_close.h"
+#include "recorder/load/skeleton.h"
+#include "recorder/probe/kernel_cache.h"
+#include "recorder/probe/probe_apply.h"
+
+namespace ezio::recorder {
+
+void SkeletonDeleter::operator()(eziotrace* s) const { eziotrace__destroy(s); }
+
+namespace {
+
+int libbpf_log(enum libbpf_print_level level, const char* fmt, va_list args) {
+  static char buf[1 << 20];
+  int n = vsnprintf(buf, sizeof(buf), fmt, args);
+  std::string msg(buf, n > 0 ? std::min<size_t>(n, sizeof(buf) - 1) : 0);
+  while (!msg.empty() && msg.back() == '\n') msg.pop_back();
+  // Warnings too at debug level: failures are reported by us, with context.
+  if (level == LIBBPF_WARN || level == LIBBPF_INFO) spdlog::debug("libbpf: {}", msg);
+  return 0;
+}
+
+// The keys of a table (a hash map keyed by Key) that match, collected before any is deleted.
+template <typename Key, typename Match>
+std::vector<Key> keys_where(int fd, Match match) {
+  std::vector<Key> keys;
+  for_each_key<Key>(fd, [&](const Key& k) {
+    if (match(k)) keys.push_back(k);
+  });
+  return keys;
+}
+
+template <typename Key>
+void delete_keys(int fd, const std::vector<Key>& keys) {
+  for (const Key& k : keys) bpf_map_delete_elem(fd, &k);  // gone meanwhile (an exit): fine
+}
+
+std::vector<uint32_t> traced_of(int traced_fd, uint32_t session) {
+  return keys_where<uint32_t>(traced_fd, [&](uint32_t tgid) {
+    ezio_traced v{};
+    return bpf_map_lookup_elem(traced_fd, &tgid, &v) == 0 && v.session == session;
+  });
+}
+
+int possible_cpus() {
+  int ncpu = libbpf_num_possible_cpus();
+  if (ncpu <= 0) fail("cannot count the CPUs: {}", errno_text(-ncpu));
+  return ncpu;
+}
+
+// The drop counters of a slot (or of no session: slot == kMaxSessions), per layer, over CPUs.
+std::array<uint64_t, EZIO_LAYER_COUNT> read_drops(int drops_fd, unsigned slot) {
+  std::array<uint64_t, EZIO_LAYER_COUNT> total{};
+  std::vector<uint64_t> per_cpu(possible_cpus());
+  for (uint32_t layer = 0; layer < EZIO_LAYER_COUNT; ++layer) {
+    uint32_t key = slot * EZIO_LAYER_COUNT + layer;
+    if (bpf_map_lookup_elem(drops_fd, &key, per_cpu.data()) != 0) {
+      fail("cannot read the drop counters: {}", errno_text(errno));
+    }
+    for (uint64_t v : per_cpu) total[layer] += v;
+  }
+  return total;
+}
+
+void clear_drops(int drops_fd, unsigned slot) {
+  std::vector<uint64_t> zero(possible_cpus());
+  for (uint32_t layer = 0; layer < EZIO_LAYER_COUNT; ++layer) {
+    uint32_t key = slot * EZIO_LAYER_COUNT + layer;
+    if (bpf_map_update_elem(drops_fd, &key, zero.data(), BPF_ANY) != 0) {
+      fail("cannot clear the drop counters: {}", errno_text(errno));
+    }
+  }
+}
+
+}  // namespace
+
+void route_libbpf_logs() { libbpf_set_print(libbpf_log); }
+
+std::string_view bpf_object_elf() {
+  size_t size = 0;
+  const void* data = eziotrace__elf_bytes(&size);
+  return {static_cast<const char*>(data), size};
+}
+
+void check_ring_buffer_size(uint64_t ring_buffer_bytes) {
+  long page = sysconf(_SC_PAGESIZE);
+  if (ring_buffer_bytes < static_cast<uint64_t>(page) ||
+      (ring_buffer_bytes & (ring_buffer_bytes - 1)) != 0) {
+    fail("the ring buffer size must be a power of two of at least {} bytes, not {}", page,
+         ring_buffer_bytes);
+  }
+}
+
+KernelPrograms::KernelPrograms(const ProbePlan& plan, const std::string& core_btf) : plan_(plan) {
+  LIBBPF_OPTS(bpf_object_open_opts, open_opts);
+  open_opts.btf_custom_path = core_btf.empty() ? nullptr : core_btf.c_str();
+  skel_.reset(eziotrace__open_opts(&open_opts));
+  if (!skel_) fail("cannot open the BPF object: {}", errno_text(errno));
+  for (const auto& sc : syscall_table()) {
+    skel_->rodata->sc_desc[sc.nr] = sc.desc;
+  }
+  apply_probe_plan(skel_.get(), plan);
+  if (int err = eziotrace__load(skel_.get())) {
+    fail("cannot load the BPF programs: {} (run with --verbose for the verifier log)",
+         errno_text(-err));
+  }
+  if (int err = eziotrace__attach(skel_.get())) {
+    fail("cannot attach the BPF programs: {}", errno_text(-err));
+  }
+}
+
+KernelPrograms::~KernelPrograms() = default;
+
+int KernelPrograms::map_fd(const char* name) const {
+  int fd = bpf_object__find_map_fd_by_name(skel_->obj, name);
+  if (fd < 0) fail("the BPF object has no map {}", name);
+  return fd;
+}
+
+uint32_t KernelPrograms::live_id(unsigned slot) const {
+  if (slot >= kMaxSessions || !ids_[slot]) fail("no recording session in slot {}", slot);
+  return ids_[slot];
+}
+
+unsigned KernelPrograms::sessions() const {
+  unsigned n = 0;
+  for (uint32_t id : ids_) n += id != 0;
+  return n;
+}
+
+size_t KernelPrograms::traced_entries() const {
+  size_t n = 0;
+  for_each_key(map_fd("traced"), [&](uint32_t) { ++n; });
+  return n;
+}
+
+KernelPrograms::Session KernelPrograms::open_session(uint64_t ring_bytes) {
+  check_ring_buffer_size(ring_bytes);
+  unsigned slot = 0;
+  while (slot < kMaxSessions && ids_[slot]) ++slot;
+  if (slot == kMaxSessions) fail("all {} recording sessions are in use", kMaxSessions);
+  Session s{slot,
+            UniqueFd(bpf_map_create(BPF_MAP_TYPE_RINGBUF, "ezio_ring", 0, 0,
+                                    static_cast<uint32_t>(ring_bytes), nullptr)),
+            ring_bytes};
+  if (!s.ring) fail("cannot create a ring buffer of {} bytes: {}", ring_bytes, errno_text(errno));
+  // A generation above the slot: the id differs from every earlier session of the slot's.
+  uint32_t id = (++generation_ << EZIO_SESSION_SLOT_BITS) | slot;
+  clear_drops(map_fd("drops"), slot);
+  skel_->bss->wakeup_bytes[slot] = ring_bytes / 8;
+  skel_->bss->woken_at[slot] = 0;
+  int ring_fd = s.ring.get();
+  uint32_t key = slot;
+  if (bpf_map_update_elem(map_fd("rings"), &key, &ring_fd, BPF_ANY) != 0) {
+    fail("cannot install the session's ring buffer: {}", errno_text(errno));
+  }
+  // The ring first, then the id (bpf/common.bpf.h, session_ring).
+  __atomic_store_n(&skel_->bss->session_ids[slot], id, __ATOMIC_SEQ_CST);
+  ids_[slot] = id;
+  return s;
+}
+
+void KernelPrograms::trace_process(unsigned slot, pid_t pid) {
+  uint32_t key = pid;
+  ezio_traced value{EZIO_PENDING_EXEC, live_id(slot)};
+  if (bpf_map_update_elem(map_fd("traced"), &key, &value, BPF_ANY) != 0) {
+    fail("cannot add process {} to the traced set: {}", pid, errno_text(errno));
+  }
+}
+
+size_t KernelPrograms::traced_processes(unsigned slot) const {
+  return traced_of(map_fd("traced"), live_id(slot)).size();
+}
+
+SessionTotals KernelPrograms::totals(unsigned slot) const {
+  uint32_t id = live_id(slot);
+  SessionTotals t;
+  int drops = map_fd("drops");
+  t.lost = read_drops(drops, slot);
+  auto global = read_drops(drops, kMaxSessions);
+  for (unsigned l = 0; l < EZIO_LAYER_COUNT; ++l) t.lost[l] += global[l];
+  int devs = map_fd("target_devs");
+  for (const auto& k : keys_where<ezio_dev_key>(devs, [&](auto& k) { return k.session == id; })) {
+    t.devices.used.insert(k.dev);
+  }
+  t.devices.unattributed = read_unattributed(map_fd("block_unattributed"));
+  int reclaimed = map_fd("reclaimed");
+  for (const auto& k :
+       keys_where<ezio_tid_key>(reclaimed, [&](auto& k) { return k.session == id; })) {
+    ezio_reclaimed v{};
+    if (bpf_map_lookup_elem(reclaimed, &k, &v) == 0) t.reclaimed[k.tid] = v;
+  }
+  return t;
+}
+
+void KernelPrograms::close_session(unsigned slot) {
+  uint32_t id = live_id(slot);
+  // The id first: from here no program records into the slot, nor lets a fork join it.
+  __atomic_store_n(&skel_->bss->session_ids[slot], 0u, __ATOMIC_SEQ_CST);
+  uint32_t key = slot;
+  if (bpf_map_delete_elem(map_fd("rings"), &key) != 0 && errno != ENOENT) {
+    fail("cannot remove the session's ring buffer: {}", errno_text(errno));
+  }
+  int traced = map_fd("traced");
+  delete_keys(traced, traced_of(traced, id));
+  int devs = map_fd("target_devs");
+  delete_keys(devs, keys_where<ezio_dev_key>(devs, [&](auto& k) { return k.session == id; }));
+  int reclaimed = map_fd("reclaimed");
+  delete_keys(reclaimed,
+              keys_where<ezio_tid_key>(reclaimed, [&](auto& k) { return k.session == id; }));
+  clear_drops(map_fd("drops"), slot);
+  ids_[slot] = 0;
+}
+
+void KernelPrograms::detach() {
+  std::vector<bpf_link*> links, kprobes;
+  for (int i = 0; i < skel_->skeleton->prog_cnt; ++i) {
+    bpf_link** link = skel_->skeleton->progs[i].link;
+    if (!*link) continue;
+    bool kprobe = bpf_program__type(*skel_->skeleton->progs[i].prog) == BPF_PROG_TYPE_KPROBE;
+    (kprobe ? kprobes : links).push_back(std::exchange(*link, nullptr));
+  }
+  destroy_concurrently(links, kprobes);
+}
+
+std::unique_ptr<KernelPrograms> load_kernel_programs(const LayerSet& layers, bool use_cache) {
+  route_libbpf_logs();
+  KernelCache cache(use_cache);
+  uint64_t t_plan = monotonic_ns();
+  std::future<std::string> core_btf = cache.core_btf();  // made while the kernel is probed
+  std::optional<ProbePlan> kept = cache.plan(layers);
+  ProbePlan plan = kept ? std::move(*kept) : plan_probes(layers);
+  std::string btf = core_btf.get();
+  if (!kept) cache.keep_plan(layers, plan);
+  spdlog::debug("hooks {} in {:.3f} s", kept ? "taken from the probe cache" : "probed",
+                (monotonic_ns() - t_plan) / 1e9);
+  uint64_t t_load = monotonic_ns();
+  std::unique_ptr<KernelPrograms> programs;
+  try {
+    programs = std::make_unique<KernelPrograms>(plan, btf);
+  } catch (const Error& e) {
+    if (!kept && btf.empty()) throw;
+    spdlog::warn("what the probe cache kept for this kernel failed to load ({}); {}", e.what(),
+                 kept ? "probing again" : "loading without the cut-down kernel types");
+    cache.forget();
+    btf.clear();
+    if (kept) {
+      plan = plan_probes(layers);
+      cache.keep_plan(layers, plan);
+    }
+    programs = std::make_unique<KernelPrograms>(plan);
+  }
+  spdlog::debug("BPF programs loaded and attached in {:.3f} s{}", (monotonic_ns() - t_load) / 1e9,
+                btf.empty() ? "" : " (kernel types cut down to the programs' own)");
+  return programs;
+}
+
+}  // namespace ezio::recorder

@@ -1,0 +1,82 @@
+#pragma once
+// The BPF programs, loaded and attached once (every layer of the plan), serving up to
+// kMaxSessions recording sessions at once, each with its own ring buffer, process tree, drop
+// counters and tables (bpf/common.bpf.h). Root only. eziotraced holds one for its lifetime; the
+// in-process recorder one per recording (slot 0).
+#include <sys/types.h>
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "common/unique_fd.h"
+#include "recorder/load/kernel_source.h"
+#include "recorder/probe/probe.h"
+
+struct eziotrace;
+
+namespace ezio::recorder {
+
+struct SkeletonDeleter {
+  void operator()(eziotrace* s) const;
+};
+
+class KernelPrograms {
+ public:
+  // `plan` (recorder/probe/probe.h) says which layer's programs load; core_btf, when not empty, is
+  // the cut-down kernel BTF for the CO-RE relocations (recorder/probe/core_btf.h).
+  explicit KernelPrograms(const ProbePlan& plan, const std::string& core_btf = {});
+  ~KernelPrograms();
+  KernelPrograms(const KernelPrograms&) = delete;
+  KernelPrograms& operator=(const KernelPrograms&) = delete;
+
+  struct Session {
+    unsigned slot = 0;
+    UniqueFd ring;  // BPF_MAP_TYPE_RINGBUF: mmap-able by whoever holds it (RingReader), no bpf()
+    uint64_t ring_bytes = 0;
+  };
+  // A free slot with a new ring buffer of ring_bytes (a power of two, at least a page; sessions'
+  // sizes may differ). Fails (ezio::Error) when all slots are taken.
+  Session open_session(uint64_t ring_bytes);
+  // pid (stopped before its exec) joins the session's tree, recorded from its execve on.
+  void trace_process(unsigned slot, pid_t pid);
+  size_t traced_processes(unsigned slot) const;
+  SessionTotals totals(unsigned slot) const;
+  // Ends the session: its processes leave the traced table and nothing more enters its ring (what
+  // is in it stays readable through the ring fd); its table entries go, the slot can be reused.
+  void close_session(unsigned slot);
+  // Unhooks every program (the in-process path at its end). The maps stay readable.
+  void detach();
+  const ProbePlan& plan() const { return plan_; }
+  // Sessions open now, and the traced table's entries of every session.
+  unsigned sessions() const;
+  size_t traced_entries() const;
+
+ private:
+  uint32_t live_id(unsigned slot) const;
+  int map_fd(const char* name) const;
+
+  std::unique_ptr<eziotrace, SkeletonDeleter> skel_;
+  ProbePlan plan_;
+  std::array<uint32_t, kMaxSessions> ids_{};  // each slot's live session id, 0: free
+  uint32_t generation_ = 0;
+};
+
+// Probes the hooks for `layers` (or takes what an earlier recording found:
+// recorder/probe/kernel_cache.h), then loads and attaches the programs. When what was kept fails to
+// load, the kernel changed in a way the cache's key does not see: it is forgotten and the kernel
+// probed again.
+std::unique_ptr<KernelPrograms> load_kernel_programs(const LayerSet& layers, bool use_cache);
+
+// Fails unless the size is a power of two and a multiple of the page size.
+void check_ring_buffer_size(uint64_t ring_buffer_bytes);
+
+// The embedded BPF object (ELF), as the skeleton loads it.
+std::string_view bpf_object_elf();
+
+// Routes libbpf's messages to our log (debug level).
+void route_libbpf_logs();
+
+}  // namespace ezio::recorder

@@ -1,0 +1,212 @@
+// Recording sessions on one set of loaded programs (recorder/load/kernel_programs.h), real BPF:
+// each session's ring holds its own processes' events only, one session's full ring costs the
+// other nothing, and a closed session's slot is reused without its leftovers. Root.
+#include <gtest/gtest.h>
+#include <sys/syscall.h>
+
+#include <chrono>
+#include <memory>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "loop_fs.h"
+#include "recorder/archive/recording_info.h"
+#include "recorder/decode/record_store.h"
+#include "recorder/load/kernel_programs.h"
+#include "recorder/load/ring_reader.h"
+#include "recorder/session/launcher.h"
+
+namespace ezio::recorder {
+namespace {
+
+// The loaded programs, once for the whole test program: loading them is what the sessions save.
+KernelPrograms& programs() {
+  static std::unique_ptr<KernelPrograms> p = load_kernel_programs(all_layers(), true);
+  return *p;
+}
+
+// One session with its ring read into a store.
+class Session {
+ public:
+  explicit Session(uint64_t ring_bytes) {
+    KernelPrograms::Session s = programs().open_session(ring_bytes);
+    slot_ = s.slot;
+    reader_ = std::make_unique<RingReader>(std::move(s.ring), s.ring_bytes, store_);
+  }
+  ~Session() {
+    if (open_) programs().close_session(slot_);
+  }
+  void close() {
+    programs().close_session(slot_);
+    open_ = false;
+  }
+  unsigned slot() const { return slot_; }
+  RecordStore& store() { return store_; }
+  RingReader& reader() { return *reader_; }
+  // Starts argv stopped before its exec, traced by this session, and lets it go.
+  std::unique_ptr<Launcher> launch(const std::vector<std::string>& argv) {
+    auto app = std::make_unique<Launcher>(argv, current_environment(), target_user());
+    programs().trace_process(slot_, app->pid());
+    app->release();
+    return app;
+  }
+  SessionTotals totals() const { return programs().totals(slot_); }
+
+ private:
+  unsigned slot_ = 0;
+  bool open_ = true;
+  RecordStore store_;
+  std::unique_ptr<RingReader> reader_;
+};
+
+// Runs until every app ended, draining the rings of `drained` meanwhile, then drains every ring of
+// `all` once more. Fails unless every app exited with status 0.
+void run_to_end(const std::vector<Launcher*>& apps, const std::vector<Session*>& drained,
+                const std::vector<Session*>& all) {
+  std::vector<bool> ended(apps.size());
+  for (size_t left = apps.size(); left > 0;) {
+    for (size_t i = 0; i < apps.size(); ++i) {
+      if (!ended[i] && apps[i]->poll_exit()) {
+        ended[i] = true;
+        --left;
+      }
+    }
+    for (Session* s : drained) s->reader().drain();
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  for (Session* s : all) s->reader().drain();
+  for (Launcher* a : apps) EXPECT_EQ(a->how_it_ended(), "exit status 0");
+}
+
+// The processes of the session's tree, as its records tell: the root and every fork's child.
+std::set<uint32_t> tree(const RecordStore& st, pid_t root) {
+  std::set<uint32_t> pids{static_cast<uint32_t>(root)};
+  for (const auto& p : st.procs()) {
+    if (p.kind == EZIO_REC_FORK) pids.insert(p.pid);
+  }
+  return pids;
+}
+
+// Every process any record of the store names.
+std::set<uint32_t> named(const RecordStore& st) {
+  std::set<uint32_t> pids;
+  for (const auto& r : st.syscalls()) pids.insert(r.h.pid);
+  for (const auto& r : st.opens()) pids.insert(r.sc.h.pid);
+  for (const auto& r : st.procs()) pids.insert(r.pid);
+  for (const auto& r : st.vfs()) pids.insert(r.h.pid);
+  for (const auto& r : st.fs()) pids.insert(r.h.pid);
+  for (const auto& r : st.files()) pids.insert(r.h.pid);
+  for (const auto& r : st.block_requests()) pids.insert(r.h.pid);
+  for (const auto& r : st.pagecache()) pids.insert(r.h.pid);
+  return pids;
+}
+
+std::set<std::string> opened(const RecordStore& st) {
+  std::set<std::string> paths;
+  for (const auto& o : st.opens()) paths.insert(o.path);
+  return paths;
+}
+
+std::set<std::string> disks(const RecordStore& st) {
+  std::set<std::string> out;
+  for (const auto& r : st.block_requests()) out.insert(r.disk);
+  return out;
+}
+
+// Writes two files on fs, direct and through the page cache with an fsync, in two dd processes.
+std::vector<std::string> writer(const test::LoopFs& fs, const std::string& name) {
+  std::string dir = fs.mount_point().string();
+  return {"/bin/sh", "-c",
+          "dd if=/dev/zero of=" + dir + "/" + name + "1 bs=64k count=32 oflag=direct status=none" +
+              " && dd if=/dev/zero of=" + dir + "/" + name + "2 bs=64k count=32 conv=fsync" +
+              " status=none"};
+}
+
+TEST(Sessions, EachRingHoldsItsOwnProcessesPathsAndRequests) {
+  test::LoopFs fa("ext4"), fb("ext4");
+  Session a(1 << 20), b(4 << 20);  // ring sizes may differ between sessions
+  ASSERT_NE(a.slot(), b.slot());
+  auto app_a = a.launch(writer(fa, "a"));
+  auto app_b = b.launch(writer(fb, "b"));
+  run_to_end({app_a.get(), app_b.get()}, {&a, &b}, {&a, &b});
+
+  std::set<uint32_t> tree_a = tree(a.store(), app_a->pid()), tree_b = tree(b.store(), app_b->pid());
+  EXPECT_GE(tree_a.size(), 3u) << "sh and its two dd";
+  EXPECT_GE(tree_b.size(), 3u);
+  for (uint32_t pid : named(a.store())) EXPECT_TRUE(tree_a.contains(pid)) << pid;
+  for (uint32_t pid : named(b.store())) EXPECT_TRUE(tree_b.contains(pid)) << pid;
+  for (uint32_t pid : tree_a) EXPECT_FALSE(tree_b.contains(pid)) << pid;
+
+  std::string a1 = (fa / "a1").string(), b1 = (fb / "b1").string();
+  EXPECT_TRUE(opened(a.store()).contains(a1));
+  EXPECT_FALSE(opened(a.store()).contains(b1));
+  EXPECT_TRUE(opened(b.store()).contains(b1));
+  EXPECT_FALSE(opened(b.store()).contains(a1));
+
+  // Their own reads of programs and libraries may reach the system disk too.
+  EXPECT_TRUE(disks(a.store()).contains(fa.device()));
+  EXPECT_FALSE(disks(a.store()).contains(fb.device()));
+  EXPECT_TRUE(disks(b.store()).contains(fb.device()));
+  EXPECT_FALSE(disks(b.store()).contains(fa.device()));
+  SessionTotals ta = a.totals(), tb = b.totals();
+  for (unsigned l = 0; l < EZIO_LAYER_COUNT; ++l) {
+    EXPECT_EQ(ta.lost[l], 0u) << layer_name(l);
+    EXPECT_EQ(tb.lost[l], 0u) << layer_name(l);
+  }
+  EXPECT_FALSE(ta.devices.used.empty());
+  for (uint32_t dev : ta.devices.used) EXPECT_FALSE(tb.devices.used.contains(dev)) << dev;
+}
+
+TEST(Sessions, AFullRingCountsItsOwnDropsAndCostsTheOtherNothing) {
+  constexpr int kStorm = 100000, kCalm = 3000;
+  Session storm(4096), calm(8 << 20);  // the storm's ring is never drained while it runs
+  auto app_storm = storm.launch(
+      {"/bin/sh", "-c",
+       "exec dd if=/dev/zero of=/dev/null bs=1 count=" + std::to_string(kStorm) + " status=none"});
+  auto app_calm = calm.launch(
+      {"/bin/sh", "-c",
+       "exec dd if=/dev/zero of=/dev/null bs=1 count=" + std::to_string(kCalm) + " status=none"});
+  run_to_end({app_storm.get(), app_calm.get()}, {&calm}, {&storm, &calm});
+
+  SessionTotals ts = storm.totals(), tc = calm.totals();
+  EXPECT_GT(ts.lost[EZIO_LAYER_SYSCALL], 0u);
+  // Every call of the storm was either received or counted lost: nothing vanished.
+  EXPECT_GE(storm.store().received()[EZIO_LAYER_SYSCALL] + ts.lost[EZIO_LAYER_SYSCALL],
+            2u * kStorm);
+  for (unsigned l = 0; l < EZIO_LAYER_COUNT; ++l) EXPECT_EQ(tc.lost[l], 0u) << layer_name(l);
+  int writes = 0;
+  for (const auto& r : calm.store().syscalls()) writes += r.nr == SYS_write && r.fd == 1;
+  EXPECT_EQ(writes, kCalm);
+}
+
+TEST(Sessions, AClosedSessionsSlotIsReusedWithoutItsLeftovers) {
+  auto first = std::make_unique<Session>(1 << 20);
+  unsigned slot = first->slot();
+  unsigned open_before = programs().sessions();
+  // One process (no fork to race with the counts below), still doing I/O after its session
+  // closed.
+  auto old = first->launch(
+      {"/usr/bin/python3", "-c", "import time\ntime.sleep(1)\nopen('/etc/hostname').read()"});
+  while (first->store().procs().empty()) first->reader().poll(10);  // its exec
+  EXPECT_EQ(programs().traced_processes(slot), 1u);
+  size_t traced_before = programs().traced_entries();
+  first->close();
+  EXPECT_EQ(programs().traced_entries(), traced_before - 1);
+  EXPECT_EQ(programs().sessions(), open_before - 1);
+
+  Session second(1 << 20);
+  EXPECT_EQ(second.slot(), slot);
+  EXPECT_EQ(programs().traced_processes(slot), 0u);
+  auto fresh = second.launch({"/bin/sh", "-c", "exec cat /etc/hostname >/dev/null"});
+  run_to_end({old.get(), fresh.get()}, {&second}, {&second});
+  EXPECT_EQ(named(second.store()), std::set<uint32_t>{static_cast<uint32_t>(fresh->pid())});
+  EXPECT_FALSE(second.store().syscalls().empty());
+  for (unsigned l = 0; l < EZIO_LAYER_COUNT; ++l) {
+    EXPECT_EQ(second.totals().lost[l], 0u) << layer_name(l);
+  }
+}
+
+}  // namespace
+}  // namespace ezio::recorder
