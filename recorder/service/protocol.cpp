@@ -126,9 +126,12 @@ bool receive_message(int sock, Message& out) {
   msg.msg_control = control.data();
   msg.msg_controllen = control.size();
   ssize_t n;
+  // A peer that closed with our message unread makes the first read fail with ECONNRESET; what
+  // it sent before (a refusal) is still there for the next read.
+  int resets = 0;
   do {
     n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
-  } while (n < 0 && errno == EINTR);
+  } while (n < 0 && (errno == EINTR || (errno == ECONNRESET && resets++ == 0)));
   if (n < 0) {
     if (errno == ECONNRESET) return false;
     throw ProtocolError(fmt::format("cannot receive: {}", errno_text(errno)));

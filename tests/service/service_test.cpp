@@ -207,13 +207,15 @@ TEST_F(Service, KilledClientFreesItsSession) {
   EXPECT_TRUE(daemon->wait_sessions(0)) << daemon->status().dump();
 }
 
-// bpftool's ids of the programs and links `pid` holds.
-std::set<long> bpf_objects_of(pid_t pid, const std::string& kind) {
-  json j = json::parse(must_run({"bpftool", "-j", kind, "show"}));
+// The ids of the BPF programs ("prog_id") or links ("link_id") whose fds `pid` holds, from
+// /proc/PID/fdinfo (bpftool here cannot say which process holds what).
+std::set<long> bpf_objects_of(pid_t pid, const std::string& key) {
   std::set<long> ids;
-  for (const auto& p : j) {
-    for (const auto& holder : p.value("pids", json::array())) {
-      if (holder["pid"] == pid) ids.insert(p["id"].get<long>());
+  for (const auto& e : fs::directory_iterator("/proc/" + std::to_string(pid) + "/fdinfo")) {
+    std::ifstream in(e.path());
+    std::string line;
+    while (std::getline(in, line)) {
+      if (line.starts_with(key + ":")) ids.insert(std::stol(line.substr(key.size() + 1)));
     }
   }
   return ids;
@@ -228,8 +230,8 @@ std::set<long> all_bpf_ids(const std::string& kind) {
 
 TEST_F(Service, KilledServiceInterruptsTheArchiveAndLeavesNoPrograms) {
   ServiceDaemon own("dies");
-  std::set<long> progs = bpf_objects_of(own.pid(), "prog"),
-                 links = bpf_objects_of(own.pid(), "link");
+  std::set<long> progs = bpf_objects_of(own.pid(), "prog_id"),
+                 links = bpf_objects_of(own.pid(), "link_id");
   ASSERT_FALSE(progs.empty());
   ASSERT_FALSE(links.empty());
   fs::path dir = user_dir(kUserA, "dies");
