@@ -62,6 +62,27 @@ Daemon::~Daemon() {
   for (auto& [fd, c] : connections_) {
     if (c->has_session) kernel_.close(c->slot);
   }
+  if (spare_) kernel_.close(spare_->slot);
+}
+
+SessionKernel::Opened Daemon::take_session(uint64_t ring_bytes) {
+  if (spare_ && spare_->ring_bytes == ring_bytes) {
+    SessionKernel::Opened s = std::move(*spare_);
+    spare_.reset();
+    return s;
+  }
+  return kernel_.open(ring_bytes);
+}
+
+// Called when the daemon has nothing else to do.
+void Daemon::refill_spare() {
+  if (spare_ || spare_failed_ || config_.spare_ring_bytes == 0) return;
+  try {
+    spare_ = kernel_.open(config_.spare_ring_bytes);
+  } catch (const Error& e) {
+    spare_failed_ = true;
+    spdlog::debug("no spare session: {}", e.what());
+  }
 }
 
 void Daemon::run(int listen_fd) {
@@ -70,9 +91,12 @@ void Daemon::run(int listen_fd) {
   UniqueFd signals = signal_fd();
   watch(epoll_.get(), listen_fd);
   watch(epoll_.get(), signals.get());
+  refill_spare();
   for (;;) {
     epoll_event ev[16];
-    int n = epoll_wait(epoll_.get(), ev, 16, -1);
+    // Idle for 20 ms: time to open the next spare session.
+    int n = epoll_wait(epoll_.get(), ev, 16, spare_ || spare_failed_ ? -1 : 20);
+    if (n == 0) refill_spare();
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) fail("epoll_wait: {}", errno_text(errno));
     // Connections first, new ones last: a client's hang-up in the same batch is counted out
@@ -187,7 +211,7 @@ void Daemon::on_hello(Connection& c, Message& m) {
   }
   SessionKernel::Opened s;
   try {
-    s = kernel_.open(ring_bytes);
+    s = take_session(ring_bytes);
   } catch (const Error&) {
     quota_.release(c.peer.uid, ring_bytes);
     throw;
@@ -241,6 +265,7 @@ void Daemon::drop(int fd, const std::string& why) {
   epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, fd, nullptr);
   if (c.has_session) {
     kernel_.close(c.slot);
+    spare_failed_ = false;  // a slot is free again
     quota_.release(c.peer.uid, c.ring_bytes);
     spdlog::info("session {} of {} closed{}", c.slot, c.who,
                  why.empty() ? " (the client went away)" : fmt::format(" ({})", why));

@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 #include "common/unique_fd.h"
@@ -37,6 +38,7 @@ class SessionKernel {
 struct DaemonConfig {
   gid_t group = 0;  // whose members may record (besides root)
   Limits limits;
+  uint64_t spare_ring_bytes = 32ull << 20;  // eziotrace record's default --ring-buffer; 0: none
 };
 
 class Daemon {
@@ -56,12 +58,19 @@ class Daemon {
   void on_status(Connection& c);
   void drop(int fd, const std::string& why);
   void log_sessions() const;
+  SessionKernel::Opened take_session(uint64_t ring_bytes);
+  void refill_spare();
 
   SessionKernel& kernel_;
   DaemonConfig config_;
   Quota quota_;
   UniqueFd epoll_;
   std::map<int, std::unique_ptr<Connection>> connections_;
+  // A session opened in advance, with the ring size clients ask for by default: opening one costs
+  // ~10 ms (the ring's memory, and the kernel waits for an RCU grace period when the ring joins
+  // the programs' ring table), which would otherwise delay the application's start.
+  std::optional<SessionKernel::Opened> spare_;
+  bool spare_failed_ = false;  // no free slot last time: wait for a session to close
 };
 
 }  // namespace ezio::recorder::service

@@ -11,18 +11,26 @@ namespace ezio::recorder::service {
 
 ServiceSource::ServiceSource(const std::filesystem::path& socket, uint64_t ring_bytes,
                              RecordStore& sink)
-    : client_(std::make_unique<ServiceClient>(socket)) {
+    : client_(std::make_unique<ServiceClient>(socket)), sink_(sink) {
   ServiceClient::Welcome w = client_->hello(ring_bytes);
   std::optional<ProbePlan> plan = plan_from_json(w.facts.value("plan", nlohmann::json()));
   if (!plan) fail("eziotraced sent a probe plan this eziotrace cannot read (another version?)");
   plan_ = std::move(*plan);
-  reader_ = std::make_unique<RingReader>(std::move(w.ring), w.ring_bytes, sink);
-  // Readable only when the service hangs up (or refuses): a wait for records ends with it.
-  reader_->wake_on(client_->fd());
+  ring_ = std::move(w.ring);
+  ring_bytes_ = w.ring_bytes;
   spdlog::debug("recording through eziotraced at {} (session {})", socket.string(), w.slot);
 }
 
 ServiceSource::~ServiceSource() = default;
+
+RingReader& ServiceSource::reader() {
+  if (!reader_) {
+    reader_ = std::make_unique<RingReader>(std::move(ring_), ring_bytes_, sink_);
+    // Readable only when the service hangs up (or refuses): a wait for records ends with it.
+    reader_->wake_on(client_->fd());
+  }
+  return *reader_;
+}
 
 void ServiceSource::lost_service(const std::string& why) const {
   if (!gone_.empty()) return;
@@ -41,19 +49,19 @@ bool ServiceSource::hung_up() const {
 void ServiceSource::trace_process(pid_t pid, int pidfd) { client_->trace(pid, pidfd); }
 
 bool ServiceSource::poll(int timeout_ms) {
-  bool emptied = reader_->poll(timeout_ms);
+  bool emptied = reader().poll(timeout_ms);
   if (gone_.empty() && hung_up()) {
-    reader_->unwatch(client_->fd());
+    reader().unwatch(client_->fd());
     lost_service("eziotraced closed the connection (it stopped or died)");
   }
   return emptied;
 }
 
-bool ServiceSource::drain() { return reader_->drain(); }
+bool ServiceSource::drain() { return reader().drain(); }
 
-void ServiceSource::wake_on(int fd) { reader_->wake_on(fd); }
+void ServiceSource::wake_on(int fd) { reader().wake_on(fd); }
 
-void ServiceSource::unwatch(int fd) { reader_->unwatch(fd); }
+void ServiceSource::unwatch(int fd) { reader().unwatch(fd); }
 
 size_t ServiceSource::traced_processes() const {
   if (!gone_.empty()) return 0;

@@ -33,8 +33,14 @@ class ServiceSource : public KernelSource {
  private:
   void lost_service(const std::string& why) const;
   bool hung_up() const;
+  RingReader& reader();
   std::unique_ptr<ServiceClient> client_;
+  // Mapped at its first use, once the application is released: mapping a 32 MiB ring takes a few
+  // milliseconds that would otherwise delay the application's exec.
   std::unique_ptr<RingReader> reader_;
+  UniqueFd ring_;
+  uint64_t ring_bytes_ = 0;
+  RecordStore& sink_;
   ProbePlan plan_;
   mutable std::string gone_;  // why the service is no longer there ("" while it is)
 };
