@@ -8,7 +8,7 @@ Prints medians and ratios to plain (and service to in-process).
 
   bench/service/run.py [-b build-dir] [-r repetitions]
 """
-import argparse, os, statistics, subprocess, sys, tempfile, time
+import argparse, os, shutil, statistics, subprocess, sys, tempfile, time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -21,7 +21,10 @@ def args():
     return p.parse_args()
 
 
-def run(argv, **kw):
+def run(argv, out=None, **kw):
+    # A fresh output each time (no -f: replacing an archive checks more than a first recording).
+    if out:
+        shutil.rmtree(out, ignore_errors=True)
     r = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
     if r.returncode != 0:
         sys.exit(f"failed: {' '.join(map(str, argv))}\n{r.stderr}")
@@ -45,8 +48,8 @@ def main():
         sys.exit("eziotraced did not start")
     modes = {
         "plain": [],
-        "in-process": [ez, "record", "--no-service", "-f", "-o", work / "t", "--"],
-        "service": [ez, "record", f"--service={sock}", "-f", "-o", work / "t", "--"],
+        "in-process": [ez, "record", "--no-service", "-o", work / "t", "--"],
+        "service": [ez, "record", f"--service={sock}", "-o", work / "t", "--"],
     }
     fio = ["fio", "--name=w", "--rw=write", "--ioengine=sync", "--bs=4k", "--thread", "--numjobs=1",
            f"--directory={work}", "--size=100M", "--output=/dev/null"]
@@ -55,17 +58,17 @@ def main():
         for _ in range(a.reps):
             for mode, prefix in modes.items():
                 t0 = time.monotonic_ns()
-                run(prefix + [stamp, work / "stamp"])
+                run(prefix + [stamp, work / "stamp"], work / "t")
                 res["startup"].append((mode, (int((work / "stamp").read_text()) - t0) / 1e6))
                 if mode != "plain":
                     t0 = time.monotonic_ns()
-                    run(prefix + ["true"])
+                    run(prefix + ["true"], work / "t")
                     res["true"].append((mode, (time.monotonic_ns() - t0) / 1e6))
                 for f in work.glob("w.*"):
                     f.unlink()
                 run(["sync"])
                 t0 = time.monotonic_ns()
-                run(prefix + fio)
+                run(prefix + fio, work / "t")
                 res["fio"].append((mode, (time.monotonic_ns() - t0) / 1e6))
     finally:
         d.terminate()
