@@ -114,7 +114,12 @@ void Daemon::run(int listen_fd) {
         serve(fd);
       }
     }
-    if (incoming) accept_one(listen_fd);
+    if (!incoming) continue;
+    try {
+      accept_one(listen_fd);
+    } catch (const Error& e) {  // that connection is lost, the service goes on
+      spdlog::warn("a connection could not be set up: {}", e.what());
+    }
   }
 }
 
@@ -157,6 +162,7 @@ void Daemon::serve(int fd) {
   auto it = connections_.find(fd);
   if (it == connections_.end()) return;
   Connection& c = *it->second;
+  std::string who = c.who;  // c is gone once the connection is dropped
   Message m;
   try {
     if (!receive_message(fd, m)) return drop(fd, "");
@@ -166,6 +172,10 @@ void Daemon::serve(int fd) {
     drop(fd, fmt::format("protocol error: {}", e.what()));
   } catch (const Error& e) {
     refuse(fd, e.what());
+    drop(fd, e.what());
+  } catch (const std::exception& e) {  // never the whole service for one connection
+    spdlog::error("internal error serving {}: {}", who, e.what());
+    refuse(fd, "eziotraced failed to serve this request (internal error)");
     drop(fd, e.what());
   }
 }

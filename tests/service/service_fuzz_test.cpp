@@ -97,6 +97,8 @@ TEST_F(Fuzz, MalformedFramesAreRefused) {
       {"TRACE before HELLO", valid(Type::kTrace, R"({"pid":1})")},
       {"END before HELLO", valid(Type::kEnd, "{}")},
       {"oversized", valid(Type::kHello, std::string(kMaxBody + 100, ' '))},
+      {"deeply nested",
+       valid(Type::kHello, "{\"a\":" + std::string(30000, '[') + std::string(30000, ']') + "}")},
   };
   for (const auto& [name, bytes] : cases) {
     SCOPED_TRACE(name);
