@@ -1,6 +1,7 @@
 #include "service_env.h"
 
 #include <grp.h>
+#include <gtest/gtest.h>
 #include <pwd.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -19,14 +20,20 @@ namespace ezio::test {
 namespace {
 
 void remove_user(const std::string& user) {
-  if (getpwnam(user.c_str())) run({"userdel", user});
+  if (!getpwnam(user.c_str())) return;
+  Run r = run({"userdel", user});
+  // A process of the user's still running (a test's leftover) keeps it: said, not ignored.
+  if (r.status != 0) ADD_FAILURE() << "cannot remove test user " << user << ": " << r.err;
 }
 
 }  // namespace
 
 TestUsers::TestUsers() {
   if (geteuid() != 0) throw std::runtime_error("the service tests need root (useradd, eziotraced)");
-  if (!getgrnam("eziotrace")) must_run({"groupadd", "--system", "eziotrace"});
+  if (!getgrnam("eziotrace")) {
+    must_run({"groupadd", "--system", "eziotrace"});
+    made_group_ = true;
+  }
   for (const char* u : {kUserA, kUserB, kUserC}) remove_user(u);
   must_run({"useradd", "-M", "-G", "eziotrace", kUserA});
   must_run({"useradd", "-M", "-G", "eziotrace", kUserB});
@@ -35,6 +42,7 @@ TestUsers::TestUsers() {
 
 TestUsers::~TestUsers() {
   for (const char* u : {kUserA, kUserB, kUserC}) remove_user(u);
+  if (made_group_) run({"groupdel", "eziotrace"});
 }
 
 uid_t TestUsers::uid(const std::string& user) const {

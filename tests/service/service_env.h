@@ -24,6 +24,9 @@ class TestUsers {
   TestUsers();
   ~TestUsers();
   uid_t uid(const std::string& user) const;
+
+ private:
+  bool made_group_ = false;  // removed at the end only if the test made it
 };
 
 // `eziotraced --foreground --socket <private path>` until destroyed (killed).

@@ -44,6 +44,18 @@ std::vector<std::string> record_argv(const std::string& socket, const fs::path& 
   return argv;
 }
 
+// The first child of pid (from /proc), 0 when it has none.
+pid_t child_of(pid_t pid) {
+  std::string children =
+      read_text("/proc/" + std::to_string(pid) + "/task/" + std::to_string(pid) + "/children");
+  return children.empty() ? 0 : pid_t(std::stol(children));
+}
+
+// Ends a process the test started (directly or through runuser) by its pid.
+void end_process(pid_t pid) {
+  if (pid > 0) kill(pid, SIGKILL);
+}
+
 long value_of(const std::string& out, const std::string& key) {
   auto at = out.find(key + "=");
   if (at == std::string::npos) throw std::runtime_error("no " + key + " in: " + out);
@@ -165,11 +177,12 @@ TEST_F(Service, RefusesProcessesNotTheUsersWaitingChild) {
   std::this_thread::sleep_for(std::chrono::milliseconds(300));  // runuser has forked its sleep
   for (auto [bg, what] : {std::pair{&bs, "B's"}, std::pair{&as, "A's running"}}) {
     SCOPED_TRACE(what);
-    std::string children = read_text("/proc/" + std::to_string(bg->pid()) + "/task/" +
-                                     std::to_string(bg->pid()) + "/children");
-    ASSERT_FALSE(children.empty());
-    ezio::test::Run r = as_user(
-        kUserA, {EZIO_TRACE_CLIENT, daemon->socket(), "pid", std::to_string(std::stol(children))});
+    pid_t sleeper = child_of(bg->pid());  // runuser's child, the sleep
+    ASSERT_GT(sleeper, 0);
+    ezio::test::Run r =
+        as_user(kUserA, {EZIO_TRACE_CLIENT, daemon->socket(), "pid", std::to_string(sleeper)});
+    // Killed now: runuser's death would leave it running as the test user.
+    end_process(sleeper);
     EXPECT_NE(r.out.find("is not a child of the requesting process"), std::string::npos) << r.out;
   }
   // Root's client, whose child became another user before asking: refused on the uid.
@@ -203,8 +216,10 @@ TEST_F(Service, KilledClientFreesItsSession) {
   json st = daemon->status();
   ASSERT_EQ(st["visible"].size(), 1u);
   pid_t pid = st["visible"][0]["pid"];
+  pid_t application = child_of(pid);
   ASSERT_EQ(kill(pid, SIGKILL), 0);
   EXPECT_TRUE(daemon->wait_sessions(0)) << daemon->status().dump();
+  end_process(application);  // left running untraced by its killed recorder
 }
 
 // The ids of the BPF programs ("prog_id") or links ("link_id") whose fds `pid` holds, from
