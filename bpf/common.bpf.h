@@ -3,6 +3,7 @@
 #define EZIO_COMMON_BPF_H
 
 #include "vmlinux.h"
+/* After the kernel's types, which it uses. */
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
@@ -120,10 +121,24 @@ static __always_inline void* reserve(__u32 session, __u64 size, __u32 layer) {
  * only holds the ring's fd (eziotraced's client) can do it. */
 __u64 woken_at[EZIO_MAX_SESSIONS] = {};
 
-static __always_inline void submit(__u32 session, void* rec) {
+/* Unread bytes are asked of the ring (a helper call, whose return the host's SRSO mitigation makes
+ * slow) once per EZIO_WAKE_CHECK_BYTES of records per thread on the hot paths (unqueried: the
+ * thread's count of bytes submitted since it last asked, in its task state), at every record
+ * elsewhere. A wake-up comes at most that many bytes per thread past the mark. */
+#define EZIO_WAKE_CHECK_BYTES 4096
+
+static __always_inline void submit_sized(__u32 session, void* rec, __u64 size, __u32* unqueried) {
+  __u64 flags = BPF_RB_NO_WAKEUP;
+  if (unqueried) {
+    *unqueried += size;
+    if (*unqueried < EZIO_WAKE_CHECK_BYTES) {
+      bpf_ringbuf_submit(rec, flags);
+      return;
+    }
+    *unqueried = 0;
+  }
   __u32 slot = session_slot(session);
   void* ring = bpf_map_lookup_elem(&rings, &slot);
-  __u64 flags = BPF_RB_NO_WAKEUP;
   if (ring && bpf_ringbuf_query(ring, BPF_RB_AVAIL_DATA) >= wakeup_bytes[session_slot(session)]) {
     __u64 mark = bpf_ringbuf_query(ring, BPF_RB_CONS_POS) + 1;
     __u64* woken = &woken_at[session_slot(session)];
@@ -134,6 +149,10 @@ static __always_inline void submit(__u32 session, void* rec) {
   }
   bpf_ringbuf_submit(rec, flags);
 }
+/* Commits record r to session's ring, waking the session's reader once the unread bytes pass its
+ * mark; submit_task(t, r): the record of traced thread t (struct ezio_task), into its session's. */
+#define submit(session, r) submit_sized(session, r, sizeof(*(r)), 0)
+#define submit_task(t, r) submit_sized((t)->session, r, sizeof(*(r)), &(t)->unqueried)
 
 static __always_inline void fill_header(struct ezio_header* h, __u8 kind, __u8 layer, __u32 size,
                                         __u32 pid, __u32 tid) {

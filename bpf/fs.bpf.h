@@ -37,7 +37,7 @@ static __always_inline void inode_ident(struct inode* inode, __u64* ino, __u32* 
   *dev = BPF_CORE_READ(inode, i_sb, s_dev);
 }
 
-static __always_inline void fs_emit(__u16 op, const struct ezio_task* t, __u64 t_enter, __u64 ino,
+static __always_inline void fs_emit(__u16 op, struct ezio_task* t, __u64 t_enter, __u64 ino,
                                     __u32 dev, __s64 offset, __s64 bytes, __s64 ret, __u16 flags) {
   __u64 pid_tgid = bpf_get_current_pid_tgid();
   struct ezio_fs_rec* r = reserve(t->session, sizeof(*r), EZIO_LAYER_FS);
@@ -55,7 +55,7 @@ static __always_inline void fs_emit(__u16 op, const struct ezio_task* t, __u64 t
   r->flags = flags;
   r->hits = 1;
   r->pad = 0;
-  submit(t->session, r);
+  submit_task(t, r);
 }
 
 /* ext4's write_begin tracepoints fire once per page written. */
@@ -83,7 +83,7 @@ static __always_inline void fs_flush_run(struct ezio_task* t) {
     r->flags = EZIO_FSF_POINT | EZIO_FSF_RUN;
     r->hits = run->part.hits;
     r->pad = 0;
-    submit(t->session, r);
+    submit_task(t, r);
   }
   run->part.hits = 0;
 }

@@ -34,7 +34,7 @@ static __always_inline void pc_send(struct ezio_task* t, __u64 now) {
   r->dirtied = s->dirtied;
   r->evicted = s->evicted;
   r->created = s->created;
-  submit(t->session, r);
+  submit_task(t, r);
   s->last_sent = now;
 }
 
@@ -298,7 +298,7 @@ static __always_inline void throttle_send(struct ezio_task* t, struct task_struc
     r->pause = p->pause;
     r->dirtied = p->dirtied;
     __builtin_memcpy(r->bdi, p->bdi, sizeof(r->bdi));
-    submit(t->session, r);
+    submit_task(t, r);
   }
   p->start = 0;
 }

@@ -102,7 +102,7 @@ int BPF_PROG(ezio_sys_exit, struct pt_regs* regs, long ret) {
       long n = bpf_probe_read_user_str(r->path, sizeof(r->path), (void*)arg_or(c, d->path_arg, 0));
       if (n < 0) r->path[0] = 0;
       if (n == sizeof(r->path)) r->sc.flags |= EZIO_SCF_PATH_TRUNCATED;
-      submit(t->session, r);
+      submit_task(t, r);
     }
     vfs_after_open(t, d, ret, pid_tgid, f, op);
     fs_flush_run(t);
@@ -128,13 +128,13 @@ int BPF_PROG(ezio_sys_exit, struct pt_regs* regs, long ret) {
     } else {
       __builtin_memset(&r->fs, 0, sizeof(r->fs));
     }
-    submit(t->session, r);
+    submit_task(t, r);
     vfs_file_sent(t, (__u64)f, path_unsent, pid_tgid); /* f: read from the fd table, a number */
   } else {
     struct ezio_syscall_rec* r = reserve(t->session, sizeof(*r), EZIO_LAYER_SYSCALL);
     if (r) {
       fill_syscall(r, c, d, ret, pid_tgid, EZIO_REC_SYSCALL, sizeof(*r));
-      submit(t->session, r);
+      submit_task(t, r);
     }
   }
   fs_flush_run(t); /* hits that could not travel with the call, if any */

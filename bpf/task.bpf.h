@@ -69,7 +69,7 @@ struct ezio_task {
   /* The session the thread records into (record.h): a hook finds it in the state it needs anyway,
    * without another lookup. */
   __u32 session;
-  __u32 pad;
+  __u32 unqueried; /* bytes submitted since the ring was last asked for its unread bytes */
   __u64 last_call_id;
   struct inflight_call call;
   struct fs_run fs_run;

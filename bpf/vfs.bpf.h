@@ -120,7 +120,7 @@ static __always_inline void vfs_after_open(struct ezio_task* t,
   r->t_exit = bpf_ktime_get_ns();
   r->ret = ret;
   r->offset = vfs_derived_offset(c, d, op, f, ret);
-  submit(t->session, r);
+  submit_task(t, r);
   vfs_file_sent(t, (__u64)f, path_unsent, pid_tgid);
 }
 
@@ -194,7 +194,7 @@ static __always_inline void vfs_end(__u8 op, struct file* f, long ret) {
       bool path_unsent = fill_vfs(r, t, f, fkey, op, pid_tgid, call_id_of(t));
       r->t_exit = bpf_ktime_get_ns();
       r->ret = ret;
-      submit(t->session, r);
+      submit_task(t, r);
       vfs_file_sent(t, fkey, path_unsent, pid_tgid);
     }
   }
