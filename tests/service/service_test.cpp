@@ -206,6 +206,17 @@ TEST_F(Service, UserOutsideTheGroupIsRefusedClearly) {
   EXPECT_NE(direct.out.find("may not record through eziotraced"), std::string::npos) << direct.out;
 }
 
+// One user cannot take every connection: the 17th of a user's is refused, root's are not counted.
+TEST_F(Service, ConnectionsPerUserAreLimited) {
+  ezio::test::Run r = as_user(kUserA, {EZIO_TRACE_CLIENT, daemon->socket(), "connections", "16"});
+  EXPECT_NE(r.out.find("refused: you have 16 connections to eziotraced open already"),
+            std::string::npos)
+      << r.out << r.err;
+  EXPECT_EQ(as_user(kUserA, {EZIO_TRACE_CLIENT, daemon->socket(), "connections", "15"}).out,
+            "accepted\n");
+  EXPECT_TRUE(daemon->wait_sessions(0));
+}
+
 TEST_F(Service, KilledClientFreesItsSession) {
   ASSERT_TRUE(daemon->wait_sessions(0));
   fs::path dir = user_dir(kUserA, "killed");

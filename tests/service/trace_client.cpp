@@ -4,6 +4,7 @@
 //   trace_client SOCKET pid PID        any process by pid (refused unless its waiting child)
 //   trace_client SOCKET setuid-child UID  (root) its child, now running as UID (refused)
 //   trace_client SOCKET hello-wait     opens a session, prints "open", waits to be killed
+//   trace_client SOCKET connections N  holds N connections, then asks for a session on one more
 // Prints "accepted" or "refused: <the service's message>"; exit status 0 either way.
 #include <signal.h>
 #include <sys/stat.h>
@@ -13,8 +14,10 @@
 
 #include <chrono>
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "common/error.h"
 #include "recorder/service/client.h"
@@ -73,6 +76,15 @@ int main(int argc, char** argv) {
   if (argc < 3) return 2;
   std::string mode = argv[2];
   try {
+    if (mode == "connections" && argc > 3) {
+      std::vector<std::unique_ptr<ServiceClient>> held;
+      for (int i = 0; i < std::stoi(argv[3]); ++i) {
+        held.push_back(std::make_unique<ServiceClient>(argv[1]));
+      }
+      ServiceClient(argv[1]).hello(1 << 20);
+      std::printf("accepted\n");
+      return 0;
+    }
     ServiceClient client(argv[1]);
     client.hello(1 << 20);
     if (mode == "hello-wait") {
