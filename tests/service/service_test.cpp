@@ -206,6 +206,22 @@ TEST_F(Service, UserOutsideTheGroupIsRefusedClearly) {
   EXPECT_NE(direct.out.find("may not record through eziotraced"), std::string::npos) << direct.out;
 }
 
+// A setuid program the user's application runs (mount) is not the user's to see: it leaves the
+// session at its exec, while the shell that ran it stays recorded.
+TEST_F(Service, SetuidProgramLeavesTheRecording) {
+  fs::path dir = user_dir(kUserA, "setuid");
+  std::string mine = (dir / "done").string();
+  ezio::test::Run r = as_user(kUserA,
+                              record_argv(daemon->socket(), dir / "trace",
+                                          {"sh", "-c", "mount >/dev/null; echo done > " + mine}),
+                              dir);
+  ASSERT_EQ(r.status, 0) << r.err;
+  Seen s = seen_in(dir / "trace", "-");
+  EXPECT_TRUE(s.files.count(mine));
+  EXPECT_FALSE(s.files.count("/proc/self/mountinfo")) << "the setuid mount's I/O was recorded";
+  for (const auto& f : s.files) EXPECT_EQ(f.find("libmount"), std::string::npos) << f;
+}
+
 // One user cannot take every connection: the 17th of a user's is refused, root's are not counted.
 TEST_F(Service, ConnectionsPerUserAreLimited) {
   ezio::test::Run r = as_user(kUserA, {EZIO_TRACE_CLIENT, daemon->socket(), "connections", "16"});
