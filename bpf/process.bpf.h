@@ -54,7 +54,7 @@ int BPF_PROG(ezio_exec, struct task_struct* p, pid_t old_pid, struct linux_binpr
   /* An exec that gains privileges (setuid, setgid, file capabilities: AT_SECURE) leaves the tree
    * with its descendants: the user whose session it is may not see a more privileged program's
    * I/O (eziotraced, docs/service.md). Its state goes too, so no event of it enters the ring. */
-  if (bprm->secureexec) {
+  if (BPF_CORE_READ_BITFIELD(bprm, secureexec)) {
     bpf_map_delete_elem(&traced, &tgid);
     bpf_task_storage_delete(&tasks, p);
     return 0;
