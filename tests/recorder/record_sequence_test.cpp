@@ -71,6 +71,8 @@ TEST(RecordSequence, ApplicationRanAndArchiveIsComplete) {
   ASSERT_FALSE(r.archive.is_null());
   EXPECT_EQ(r.archive["properties"]["EZIOTRACE::STATUS"], "complete");
   EXPECT_EQ(r.archive["properties"]["EZIOTRACE::APPLICATION_END"], "exit status 0");
+  // The recorder loaded the programs itself (no eziotraced).
+  EXPECT_EQ(r.archive["properties"]["EZIOTRACE::RECORDING_PATH"], "in-process");
   // The workload and the child it waits for did run: their CPU time is counted.
   EXPECT_GT(r.archive["properties"]["EZIOTRACE::APPLICATION_CPU_NS"].get<uint64_t>(), 0u);
   EXPECT_NE(r.run.err.find(" s of CPU)"), std::string::npos) << r.run.err;
