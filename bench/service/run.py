@@ -8,7 +8,7 @@ Prints medians and ratios to plain (and service to in-process).
 
   bench/service/run.py [-b build-dir] [-r repetitions]
 """
-import argparse, os, shutil, statistics, subprocess, sys, tempfile, time
+import argparse, os, re, shutil, statistics, subprocess, sys, tempfile, time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -54,6 +54,7 @@ def main():
     fio = ["fio", "--name=w", "--rw=write", "--ioengine=sync", "--bs=4k", "--thread", "--numjobs=1",
            f"--directory={work}", "--size=100M", "--output=/dev/null"]
     res = {k: [] for k in ("startup", "true", "fio")}
+    lost = {"in-process": 0, "service": 0}
     try:
         for _ in range(a.reps):
             for mode, prefix in modes.items():
@@ -68,12 +69,16 @@ def main():
                     f.unlink()
                 run(["sync"])
                 t0 = time.monotonic_ns()
-                run(prefix + fio, work / "t")
+                r = run(prefix + fio, work / "t")
                 res["fio"].append((mode, (time.monotonic_ns() - t0) / 1e6))
+                m = re.search(r"(\d+) events were lost", r.stderr)
+                if mode in lost and m:
+                    lost[mode] += int(m.group(1))
     finally:
         d.terminate()
         d.wait()
     report(res)
+    print(f"events lost in the kernel over all fio runs: {lost}")
 
 
 def report(res):
