@@ -297,6 +297,9 @@ TEST_F(Service, KilledServiceInterruptsTheArchiveAndLeavesNoPrograms) {
     EXPECT_FALSE(progs_now.count(id)) << "program " << id << " outlived the service";
   for (long id : links)
     EXPECT_FALSE(links_now.count(id)) << "link " << id << " outlived the service";
+  // A service started again replaces the socket the dead one left.
+  ServiceDaemon again("dies");
+  EXPECT_EQ(again.status()["sessions"], 0);
 }
 
 TEST(ServiceUnits, SystemdAnalyzeVerifyIsClean) {
