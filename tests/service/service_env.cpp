@@ -28,12 +28,19 @@ void remove_user(const std::string& user) {
 
 }  // namespace
 
+ServiceGroup::ServiceGroup() {
+  if (geteuid() != 0)
+    throw std::runtime_error("the service tests need root (groupadd, eziotraced)");
+  if (getgrnam("eziotrace")) return;
+  must_run({"groupadd", "--system", "eziotrace"});
+  made_ = true;
+}
+
+ServiceGroup::~ServiceGroup() {
+  if (made_) run({"groupdel", "eziotrace"});
+}
+
 TestUsers::TestUsers() {
-  if (geteuid() != 0) throw std::runtime_error("the service tests need root (useradd, eziotraced)");
-  if (!getgrnam("eziotrace")) {
-    must_run({"groupadd", "--system", "eziotrace"});
-    made_group_ = true;
-  }
   for (const char* u : {kUserA, kUserB, kUserC}) remove_user(u);
   must_run({"useradd", "-M", "-G", "eziotrace", kUserA});
   must_run({"useradd", "-M", "-G", "eziotrace", kUserB});
@@ -42,7 +49,6 @@ TestUsers::TestUsers() {
 
 TestUsers::~TestUsers() {
   for (const char* u : {kUserA, kUserB, kUserC}) remove_user(u);
-  if (made_group_) run({"groupdel", "eziotrace"});
 }
 
 uid_t TestUsers::uid(const std::string& user) const {

@@ -17,6 +17,16 @@ inline constexpr char kUserA[] = "ezio_a";  // in group eziotrace
 inline constexpr char kUserB[] = "ezio_b";  // in group eziotrace
 inline constexpr char kUserC[] = "ezio_c";  // not in it
 
+// Group eziotrace, which eziotraced needs: made when missing, and then removed at the end.
+class ServiceGroup {
+ public:
+  ServiceGroup();
+  ~ServiceGroup();
+
+ private:
+  bool made_ = false;
+};
+
 // Creates the group (if missing) and the three users; removes the users at the end. Fails the
 // test (throws) when not root or useradd is missing.
 class TestUsers {
@@ -26,7 +36,7 @@ class TestUsers {
   uid_t uid(const std::string& user) const;
 
  private:
-  bool made_group_ = false;  // removed at the end only if the test made it
+  ServiceGroup group_;
 };
 
 // `eziotraced --foreground --socket <private path>` until destroyed (killed).

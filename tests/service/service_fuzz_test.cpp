@@ -62,8 +62,14 @@ std::string answer(int sock) {
 
 class Fuzz : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() { daemon_ = new ServiceDaemon("fuzz"); }
-  static void TearDownTestSuite() { delete daemon_; }
+  static void SetUpTestSuite() {
+    group_ = new ServiceGroup();
+    daemon_ = new ServiceDaemon("fuzz");
+  }
+  static void TearDownTestSuite() {
+    delete daemon_;
+    delete group_;
+  }
   UniqueFd connect() { return connect_to(daemon_->socket()); }
   // After a bad exchange: the daemon lives, holds no session, and records a normal one.
   void expect_still_serving() {
@@ -73,8 +79,10 @@ class Fuzz : public ::testing::Test {
     EXPECT_TRUE(welcome.ring);
     EXPECT_EQ(daemon_->status()["sessions"], 1);
   }
+  static ServiceGroup* group_;
   static ServiceDaemon* daemon_;
 };
+ServiceGroup* Fuzz::group_ = nullptr;
 ServiceDaemon* Fuzz::daemon_ = nullptr;
 
 TEST_F(Fuzz, MalformedFramesAreRefused) {

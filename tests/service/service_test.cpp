@@ -1,6 +1,7 @@
 // eziotraced with real users and real BPF (root): a user records through the service and gets
 // what the in-process path records; sessions of two users stay apart; what a user may not have
 // traced is refused; a client or a service that dies leaves nothing behind.
+#include <grp.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -304,9 +305,11 @@ TEST_F(Service, KilledServiceInterruptsTheArchiveAndLeavesNoPrograms) {
 
 TEST(ServiceUnits, SystemdAnalyzeVerifyIsClean) {
   fs::path dir = scratch_dir("units");
+  bool had_group = getgrnam("eziotrace") != nullptr;
   ezio::test::Run install =
       run({EZIO_BINARY, "service", "install", "--no-start", "--unit-dir", dir.string()});
   ASSERT_EQ(install.status, 0) << install.err;
+  EXPECT_NE(getgrnam("eziotrace"), nullptr) << "install made no group eziotrace";
   ezio::test::Run verify = run({"systemd-analyze", "verify", (dir / "eziotraced.socket").string(),
                                 (dir / "eziotraced.service").string()});
   EXPECT_EQ(verify.status, 0) << verify.err;
@@ -317,11 +320,13 @@ TEST(ServiceUnits, SystemdAnalyzeVerifyIsClean) {
       run({EZIO_BINARY, "service", "install", "--no-start", "--unit-dir", dir.string()});
   EXPECT_NE(again.status, 0);
   EXPECT_EQ(read_text(dir / "eziotraced.socket"), "# mine\n");
+  if (!had_group) run({"groupdel", "eziotrace"});
 }
 
 // What the socket unit does: systemd binds the socket and starts eziotraced on the first
 // connection, passing the socket as fd 3 (LISTEN_FDS); the daemon serves it instead of its own.
 TEST(ServiceUnits, ServesTheSocketSystemdPasses) {
+  ServiceGroup group;
   fs::path dir = scratch_dir("activation");
   std::string sock = (dir / "activated.sock").string();
   Background activator({"systemd-socket-activate", "--seqpacket", "-l", sock, EZIO_DAEMON,
