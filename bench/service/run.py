@@ -3,10 +3,11 @@
 by hand, as root, on an idle machine. In one session, interleaved repetitions of:
   start-up   the command to the application's exec (bench/service/exec_stamp), plain / in-process
              / service, and `eziotrace record -- true` wall time;
-  fio        buffered 100 MiB, 1 job (4 KiB writes, sync engine): plain / in-process / service.
-Prints medians and ratios to plain (and service to in-process).
+  fio        buffered 100 MiB, 1 job (4 KiB writes, sync engine): plain / in-process / service;
+             with --scenarios/--jobs also direct+fsync 10 MiB and 2/4/8 jobs (the talk's set).
+Prints medians and ratios to plain (and service to in-process), and the events lost.
 
-  bench/service/run.py [-b build-dir] [-r repetitions]
+  bench/service/run.py [-b build-dir] [-r repetitions] [--scenarios buffered,direct] [--jobs 1,2,4,8]
 """
 import argparse, os, re, shutil, statistics, subprocess, sys, tempfile, time
 from pathlib import Path
@@ -18,6 +19,8 @@ def args():
     p = argparse.ArgumentParser()
     p.add_argument("-b", "--build", default="build")
     p.add_argument("-r", "--reps", type=int, default=7)
+    p.add_argument("--scenarios", default="buffered")
+    p.add_argument("--jobs", default="1")
     return p.parse_args()
 
 
@@ -42,7 +45,8 @@ def main():
         sys.exit("run as root (the in-process path and the service need it)")
     work = Path(tempfile.mkdtemp(prefix="ezio-bench-service."))
     sock = work / "eziotraced.sock"
-    d = subprocess.Popen([daemon, "--foreground", "--socket", sock], stdout=subprocess.PIPE,
+    # Root is the only client here: group root will do where group eziotrace is not set up.
+    d = subprocess.Popen([daemon, "--foreground", "--socket", sock, "--group", "root"], stdout=subprocess.PIPE,
                          stderr=subprocess.DEVNULL, text=True)
     if d.stdout.readline().strip() != "eziotraced: ready":
         sys.exit("eziotraced did not start")
@@ -51,9 +55,14 @@ def main():
         "in-process": [ez, "record", "--no-service", "-o", work / "t", "--"],
         "service": [ez, "record", f"--service={sock}", "-o", work / "t", "--"],
     }
-    fio = ["fio", "--name=w", "--rw=write", "--ioengine=sync", "--bs=4k", "--thread", "--numjobs=1",
-           f"--directory={work}", "--size=100M", "--output=/dev/null"]
-    res = {k: [] for k in ("startup", "true", "fio")}
+    fios = {}
+    for scenario in a.scenarios.split(","):
+        for jobs in a.jobs.split(","):
+            size = ["--size=100M"] if scenario == "buffered" else ["--size=10M", "--direct=1", "--fsync=1"]
+            fios[f"fio {scenario} {jobs} job(s)"] = [
+                "fio", "--name=w", "--rw=write", "--ioengine=sync", "--bs=4k", "--thread",
+                f"--numjobs={jobs}", f"--directory={work}", "--output=/dev/null"] + size
+    res = {k: [] for k in ["startup", "true"] + list(fios)}
     lost = {"in-process": 0, "service": 0}
     try:
         for _ in range(a.reps):
@@ -65,15 +74,16 @@ def main():
                     t0 = time.monotonic_ns()
                     run(prefix + ["true"], work / "t")
                     res["true"].append((mode, (time.monotonic_ns() - t0) / 1e6))
-                for f in work.glob("w.*"):
-                    f.unlink()
-                run(["sync"])
-                t0 = time.monotonic_ns()
-                r = run(prefix + fio, work / "t")
-                res["fio"].append((mode, (time.monotonic_ns() - t0) / 1e6))
-                m = re.search(r"(\d+) events were lost", r.stderr)
-                if mode in lost and m:
-                    lost[mode] += int(m.group(1))
+                for name, fio in fios.items():
+                    for f in work.glob("w.*"):
+                        f.unlink()
+                    run(["sync"])
+                    t0 = time.monotonic_ns()
+                    r = run(prefix + fio, work / "t")
+                    res[name].append((mode, (time.monotonic_ns() - t0) / 1e6))
+                    m = re.search(r"(\d+) events were lost", r.stderr)
+                    if mode in lost and m:
+                        lost[mode] += int(m.group(1))
     finally:
         d.terminate()
         d.wait()
@@ -82,8 +92,9 @@ def main():
 
 
 def report(res):
-    for name, unit in (("startup", "ms to the application's exec"), ("true", "ms wall, record -- true"),
-                       ("fio", "ms wall, fio buffered 100 MiB 1 job")):
+    units = {"startup": "ms to the application's exec", "true": "ms wall, record -- true"}
+    for name in res:
+        unit = units.get(name, "ms wall")
         med = {}
         for mode in ("plain", "in-process", "service"):
             xs = [v for m, v in res[name] if m == mode]
