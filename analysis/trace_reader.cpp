@@ -4,6 +4,8 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "common/schema/attributes.h"
+
 namespace ezio::analysis {
 namespace {
 
@@ -29,7 +31,7 @@ class Decoder : public otf2::EventVisitor {
                    : n.ends_with(".result")     ? AttrKind::kResult
                    : n.ends_with(".offset")     ? AttrKind::kOffset
                    : n.ends_with(".point")      ? AttrKind::kPoint
-                   : n == "call.id"             ? AttrKind::kCallId
+                   : n == schema::kCallId.name  ? AttrKind::kCallId
                    : n.ends_with(".sector")     ? AttrKind::kSector
                    : n.ends_with(".queue_ns")   ? AttrKind::kQueue
                    : n.ends_with(".service_ns") ? AttrKind::kService

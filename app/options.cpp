@@ -49,10 +49,6 @@ void add_record_options(CLI::App& cmd, RecordArgs& args) {
   cmd.add_option("--layers", o.layers,
                  "layers to record, comma-separated: syscall,vfs,fs,pagecache,block (default: "
                  "all; syscall is always recorded, the others nest in it)");
-  cmd.add_flag("--eztrace-alignment", args.eztrace_alignment,
-               "keep the alignment data of EZTrace-traced processes in the archive, for "
-               "`eziotrace merge` (automatic when the command runs `eztrace` or preloads "
-               "EZTrace)");
   add_wait_children_option(cmd, o);
   add_service_options(cmd, o);
   cmd.add_flag("-v,--verbose", args.verbose, "show libbpf and debug messages");

@@ -1,6 +1,7 @@
 #pragma once
 // Options shared between subcommands: `run` (and the default mode) takes every option of
-// `record`, declared once here.
+// `record` but --eztrace-alignment (run merges right away: it always has the alignment data),
+// declared once here.
 #include <CLI/CLI.hpp>
 #include <set>
 #include <string>
@@ -10,12 +11,9 @@
 
 namespace ezio::app {
 
-// What `eziotrace record` is told.
+// What every recording subcommand (`record`, `run`) is told.
 struct RecordArgs {
   recorder::RecordOptions record;
-  // Keep the EZTrace alignment data in the archive (eziotrace merge needs it). Done anyway when
-  // the command runs EZTrace (converters::runs_eztrace).
-  bool eztrace_alignment = false;
   bool verbose = false;
 };
 
@@ -26,7 +24,7 @@ struct RunArgs {
   bool keep_parts = false;
 };
 
-// Registers the options of `eziotrace record` on cmd.
+// Registers the options `record` and `run` share on cmd.
 void add_record_options(CLI::App& cmd, RecordArgs& o);
 // Applies what every recording subcommand does with its RecordArgs before it runs (-v).
 void apply_common(const RecordArgs& o);

@@ -6,15 +6,16 @@
 #include <string>
 
 #include "common/error.h"
-#include "common/otf2/check.h"
 #include "common/otf2/writer.h"
 #include "common/schema/layers.h"
 #include "common/schema/properties.h"
 
 namespace {
 
-using ezio::otf2::check;
+using ezio::otf2::EventWriter;
 using ezio::otf2::Ref;
+using ezio::otf2::TypedAttribute;
+namespace schema = ezio::schema;
 
 void generate(const std::string& dir, uint64_t events, uint64_t threads) {
   ezio::otf2::ArchiveWriter w(dir);
@@ -25,10 +26,10 @@ void generate(const std::string& dir, uint64_t events, uint64_t threads) {
   Ref proc = w.location_group("bench [1000]", OTF2_LOCATION_GROUP_TYPE_PROCESS, node);
   Ref io = w.io_paradigm("linux", "Linux kernel I/O", OTF2_IO_PARADIGM_CLASS_SERIAL,
                          OTF2_IO_PARADIGM_FLAG_OS);
-  Ref a_bytes = w.attribute("syscall.bytes", "bytes requested", OTF2_TYPE_UINT64);
-  Ref a_result = w.attribute("syscall.result", "return value", OTF2_TYPE_INT64);
-  Ref a_call = w.attribute("call.id", "call id", OTF2_TYPE_UINT64);
-  Ref b_sector = w.attribute("block.sector", "first sector", OTF2_TYPE_UINT64);
+  TypedAttribute a_bytes = w.attribute(schema::syscall::kBytes);
+  TypedAttribute a_result = w.attribute(schema::syscall::kResult);
+  TypedAttribute a_call = w.attribute(schema::kCallId);
+  TypedAttribute b_sector = w.attribute(schema::block::kSector);
   auto region = [&](const char* layer, const char* name) {
     return w.region(name, std::string(layer) + ":" + name,
                     std::string("eziotrace ") + layer + " layer", OTF2_REGION_ROLE_FILE_IO);
@@ -56,45 +57,38 @@ void generate(const std::string& dir, uint64_t events, uint64_t threads) {
   // 6 events per write (with vfs_write), 4 per read, 3 per block request every 8 writes.
   const uint64_t per_thread = events / threads;
   uint64_t call_id = 1, block_time = 0;
-  OTF2_EvtWriter* d = w.events(dev);
+  EventWriter d = w.event_writer(dev);
   for (uint64_t t = 0; t < threads; ++t) {
-    OTF2_EvtWriter* e = w.events(1001 + t);
+    EventWriter e = w.event_writer(1001 + t);
     uint64_t time = 1000, written = 0;
     for (uint64_t i = 0; written < per_thread; ++i) {
       Ref h = handles[t * kFilesPerThread + i % kFilesPerThread];
       uint64_t bytes = uint64_t{512} << (i % 6);
       uint64_t dur = 300 + (i * 7919) % 5000;
-      auto* a = w.attributes();
-      check(OTF2_AttributeList_AddUint64(a, a_bytes, bytes), "attr");
-      check(OTF2_AttributeList_AddInt64(a, a_result, static_cast<int64_t>(bytes)), "attr");
-      check(OTF2_AttributeList_AddUint64(a, a_call, call_id), "attr");
       bool is_write = i % 3 != 2;
-      check(OTF2_EvtWriter_Enter(e, a, time, is_write ? write : read), "enter");
-      check(OTF2_EvtWriter_IoOperationBegin(
-                e, nullptr, time, h,
-                is_write ? OTF2_IO_OPERATION_MODE_WRITE : OTF2_IO_OPERATION_MODE_READ,
-                OTF2_IO_OPERATION_FLAG_NONE, bytes, call_id),
-            "begin");
+      e.enter(time, is_write ? write : read,
+              e.attributes()
+                  .add(a_bytes, bytes)
+                  .add(a_result, static_cast<int64_t>(bytes))
+                  .add(a_call, call_id));
+      e.io_operation_begin(time, h,
+                           is_write ? OTF2_IO_OPERATION_MODE_WRITE : OTF2_IO_OPERATION_MODE_READ,
+                           OTF2_IO_OPERATION_FLAG_NONE, bytes, call_id);
       if (is_write) {
-        check(OTF2_EvtWriter_Enter(e, nullptr, time + 50, vfs_write), "enter");
-        check(OTF2_EvtWriter_Leave(e, nullptr, time + dur - 50, vfs_write), "leave");
+        e.enter(time + 50, vfs_write);
+        e.leave(time + dur - 50, vfs_write);
       }
-      check(OTF2_EvtWriter_IoOperationComplete(e, nullptr, time + dur, h, bytes, call_id),
-            "complete");
-      check(OTF2_EvtWriter_Leave(e, nullptr, time + dur, is_write ? write : read), "leave");
+      e.io_operation_complete(time + dur, h, bytes, call_id);
+      e.leave(time + dur, is_write ? write : read);
       written += is_write ? 6 : 4;
       if (t == 0 && is_write && i % 8 == 0) {
-        check(OTF2_AttributeList_AddUint64(w.attributes(), b_sector, i * 64), "attr");
         block_time = std::max(block_time, time + dur);
-        check(OTF2_EvtWriter_IoOperationBegin(d, w.attributes(), block_time, dev_handle,
-                                              OTF2_IO_OPERATION_MODE_WRITE,
-                                              OTF2_IO_OPERATION_FLAG_NON_BLOCKING, bytes * 8, i),
-              "begin");
-        check(OTF2_EvtWriter_IoOperationIssued(d, nullptr, block_time + 500, dev_handle, i),
-              "issued");
+        d.io_operation_begin(block_time, dev_handle, OTF2_IO_OPERATION_MODE_WRITE,
+                             OTF2_IO_OPERATION_FLAG_NON_BLOCKING, bytes * 8, i,
+                             d.attributes().add(b_sector, i * 64));
+        d.io_operation_issued(block_time + 500, dev_handle, i);
         block_time += 2000;
-        check(OTF2_EvtWriter_IoOperationComplete(d, nullptr, block_time, dev_handle, bytes * 8, i),
-              "complete");
+        d.io_operation_complete(block_time, dev_handle, bytes * 8, i);
       }
       ++call_id;
       time += dur + 100;

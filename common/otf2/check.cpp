@@ -2,6 +2,7 @@
 
 #include <cstdarg>
 #include <cstdio>
+#include <mutex>
 
 #include "common/error.h"
 
@@ -12,6 +13,13 @@ struct Captured {
   std::string first, last;
 };
 thread_local Captured captured;
+
+// OTF2's error callback is one for the process: the first capture on any thread installs it, the
+// last one to end puts OTF2's back (threads that capture at once, the merge's readers, would
+// otherwise restore each other's callback mid-read). Messages stay per thread.
+std::mutex install_mutex;
+int installed = 0;
+OTF2_ErrorCallback original = nullptr;
 
 OTF2_ErrorCode remember_error(void*, const char*, uint64_t, const char*, OTF2_ErrorCode code,
                               const char* format, va_list va) {
@@ -34,14 +42,17 @@ void check(OTF2_ErrorCode code, std::string_view what) {
 }
 
 ErrorCapture::ErrorCapture()
-    : previous_(OTF2_Error_RegisterCallback(remember_error, nullptr)),
-      saved_first_(std::move(captured.first)),
-      saved_last_(std::move(captured.last)) {
+    : saved_first_(std::move(captured.first)), saved_last_(std::move(captured.last)) {
   captured = {};
+  std::lock_guard lock(install_mutex);
+  if (installed++ == 0) original = OTF2_Error_RegisterCallback(remember_error, nullptr);
 }
 
 ErrorCapture::~ErrorCapture() {
-  OTF2_Error_RegisterCallback(previous_, nullptr);
+  {
+    std::lock_guard lock(install_mutex);
+    if (--installed == 0) OTF2_Error_RegisterCallback(original, nullptr);
+  }
   captured = {std::move(saved_first_), std::move(saved_last_)};
 }
 

@@ -16,7 +16,7 @@ inline void written(OTF2_ErrorCode code) {
 // Keeps OTF2's error messages while it lives, instead of letting OTF2 print them: some failures
 // reach the caller only this way (OTF2_Archive_Close returns success when the anchor file could
 // not be written). Captures nest (the outer one's messages come back when the inner one ends);
-// messages are kept per thread.
+// messages are kept per thread, and while any thread captures, OTF2 prints nothing.
 class ErrorCapture {
  public:
   ErrorCapture();
@@ -28,7 +28,6 @@ class ErrorCapture {
   static const std::string& last();
 
  private:
-  OTF2_ErrorCallback previous_;
   std::string saved_first_, saved_last_;
 };
 }  // namespace ezio::otf2

@@ -223,81 +223,29 @@ void verify_written(const std::filesystem::path& anchor) {
 
 namespace {
 
-class BatchCollector : public EventVisitor {
+class Collector : public EventVisitor {
  public:
-  explicit BatchCollector(std::vector<Event>& batch) : batch_(batch) {}
-  void event(OTF2_LocationRef, const Event& e) override { batch_.push_back(e); }
+  explicit Collector(Archive& archive) : archive_(archive) {}
+  void begin_location(OTF2_LocationRef loc) override { events_ = &archive_.events[loc]; }
+  void event(OTF2_LocationRef, const Event& e) override { events_->push_back(e); }
 
  private:
-  std::vector<Event>& batch_;
+  Archive& archive_;
+  std::vector<Event>* events_ = nullptr;
 };
-
-constexpr uint64_t kStreamBatch = 4096;
 
 }  // namespace
 
-struct LocationStream::State {
-  State(OTF2_Reader* r, bool open_defs) : def_files(r, open_defs, OTF2_Reader_CloseDefFiles) {}
-  OpenFiles def_files;
-  std::unique_ptr<OpenFiles> evt_files;
-  std::unique_ptr<EvtReader> events;  // closed before evt_files
-  EvtCallbacksPtr callbacks{OTF2_EvtReaderCallbacks_New()};
-  std::vector<Event> batch;
-  BatchCollector collector{batch};
-  EventCursor cursor;
-  size_t next = 0;
-  bool done = false;
-};
-
-LocationStream::LocationStream(ArchiveReader& reader, OTF2_LocationRef id, bool lenient)
-    : reader_(reader), id_(id) {
-  QuietErrors quiet;
-  OTF2_Reader* r = reader.reader_.get();
-  const auto& anchor = reader.anchor_;
-  check_read(OTF2_Reader_SelectLocation(r, id), anchor, "selecting a location");
-  state_ = std::make_unique<State>(r, OTF2_Reader_OpenDefFiles(r) == OTF2_SUCCESS);
-  if (state_->def_files.is_open()) reader.read_local_definitions(id, lenient);
-  check_read(OTF2_Reader_OpenEvtFiles(r), anchor, "opening the event files");
-  state_->evt_files = std::make_unique<OpenFiles>(r, true, OTF2_Reader_CloseEvtFiles);
-  state_->events = std::make_unique<EvtReader>(r, OTF2_Reader_GetEvtReader(r, id));
-  if (!state_->events->get()) {
-    auto loc = reader.defs_.locations.find(id);
-    if (!lenient && loc != reader.defs_.locations.end() && loc->second.events != 0) {
-      fail_otf2(anchor, fmt::format("opening the events of location {}", id),
-                OTF2_ERROR_FILE_CAN_NOT_OPEN);
-    }
-    state_->done = true;
-    return;
-  }
-  set_event_callbacks(state_->callbacks.get());
-  state_->cursor.visitor = &state_->collector;
-  check_read(OTF2_Reader_RegisterEvtCallbacks(r, state_->events->get(), state_->callbacks.get(),
-                                              &state_->cursor),
-             anchor, "registering event callbacks");
-}
-
-LocationStream::~LocationStream() {
-  QuietErrors quiet;
-  state_.reset();
-}
-
-const Event* LocationStream::next() {
-  State& s = *state_;
-  if (s.next < s.batch.size()) return &s.batch[s.next++];
-  s.batch.clear();
-  s.next = 0;
-  QuietErrors quiet;
-  while (s.batch.empty() && !s.done) {  // a batch may hold only records OTF2 skips
-    uint64_t got = 0;
-    OTF2_ErrorCode code =
-        OTF2_Reader_ReadLocalEvents(reader_.reader_.get(), s.events->get(), kStreamBatch, &got);
-    if (s.cursor.error) std::rethrow_exception(s.cursor.error);
-    if (code != OTF2_SUCCESS) {
-      fail_otf2(reader_.anchor_, fmt::format("reading the events of location {}", id_), code);
-    }
-    if (got < kStreamBatch) s.done = true;
-  }
-  return s.batch.empty() ? nullptr : &s.batch[s.next++];
+Archive read_archive(const std::filesystem::path& anchor) {
+  ArchiveReader reader(anchor);
+  Archive archive;
+  archive.anchor = reader.anchor();
+  archive.defs = reader.defs();
+  Collector collector(archive);
+  ReadOptions options;
+  options.lenient = true;
+  archive.unsupported_events = reader.read_events(collector, options).unsupported;
+  return archive;
 }
 
 }  // namespace ezio::otf2

@@ -10,8 +10,10 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <memory>
 #include <set>
+#include <vector>
 
 #include "common/otf2/definitions.h"
 #include "common/otf2/events.h"
@@ -38,8 +40,6 @@ struct ReadOptions {
   bool lenient = false;
 };
 
-class LocationStream;
-
 class ArchiveReader {
  public:
   // `path` is the anchor (.otf2) file or a directory holding exactly one. Throws ezio::Error with
@@ -57,7 +57,6 @@ class ArchiveReader {
   ReadProgress read_events(EventVisitor& visitor, const ReadOptions& options = {});
 
  private:
-  friend class LocationStream;
   struct Closer {
     void operator()(OTF2_Reader* r) const;
   };
@@ -75,24 +74,16 @@ class ArchiveReader {
 // event file. Throws ezio::Error saying what is wrong.
 void verify_written(const std::filesystem::path& anchor);
 
-// One location's events, read on demand in small batches: for merging it with another stream.
-// While it lives its ArchiveReader reads nothing else (read_events, another stream). Lenient as
-// ReadOptions::lenient: a location without an event file is an empty stream.
-class LocationStream {
- public:
-  LocationStream(ArchiveReader& reader, OTF2_LocationRef id, bool lenient);
-  ~LocationStream();
-  LocationStream(const LocationStream&) = delete;
-  LocationStream& operator=(const LocationStream&) = delete;
-
-  // The next event, nullptr after the last; valid until the next call.
-  const Event* next();
-
- private:
-  struct State;
-  ArchiveReader& reader_;
-  OTF2_LocationRef id_;
-  std::unique_ptr<State> state_;
+// A whole archive in memory, each location's events as the archive wrote them: for tests and
+// small archives (the analyzers and the merge stream). Read leniently (ReadOptions::lenient):
+// locations without an event file have no entry.
+struct Archive {
+  std::filesystem::path anchor;
+  Definitions defs;
+  std::map<OTF2_LocationRef, std::vector<Event>> events;
+  uint64_t unsupported_events = 0;  // records of kinds EventKind does not hold
 };
+// Throws ezio::Error when the archive cannot be read.
+Archive read_archive(const std::filesystem::path& anchor);
 
 }  // namespace ezio::otf2

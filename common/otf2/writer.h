@@ -13,6 +13,8 @@
 #include <vector>
 
 #include "common/otf2/definitions.h"  // Ref, and the metric definitions both sides share
+#include "common/otf2/event_writer.h"
+#include "common/schema/attributes.h"
 #include "common/schema/files.h"
 
 namespace ezio::otf2 {
@@ -47,6 +49,10 @@ class ArchiveWriter {
   Ref region(std::string_view name, std::string_view canonical_name, std::string_view description,
              OTF2_RegionRole role, OTF2_Paradigm paradigm = OTF2_PARADIGM_NONE);
   Ref attribute(std::string_view name, std::string_view description, OTF2_Type type);
+  // An attribute of the trace schema, with the type EventAttributes checks its values against.
+  TypedAttribute attribute(const schema::AttributeSpec& spec) {
+    return {attribute(spec.name, spec.description, spec.type), spec.type};
+  }
   Ref system_tree_node(std::string_view name, std::string_view class_name,
                        Ref parent = OTF2_UNDEFINED_SYSTEM_TREE_NODE);
   Ref location_group(std::string_view name, OTF2_LocationGroupType type, Ref node);
@@ -82,7 +88,10 @@ class ArchiveWriter {
 
   // The event writer of a location. Events may be written before the location is defined (its
   // name may only be known at the end of a recording), but close() fails if it never is.
+  // The raw writer is for a converter that copies events of every kind (the merge); the others
+  // write through event_writer()'s typed events.
   OTF2_EvtWriter* events(OTF2_LocationRef location);
+  EventWriter event_writer(OTF2_LocationRef location) { return {*this, events(location)}; }
   // Writes out a location's events and frees its buffers (up to 4 MiB): for a writer that
   // writes its locations one after the other. No event may follow.
   void finish_events(OTF2_LocationRef location);

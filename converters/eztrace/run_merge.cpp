@@ -60,7 +60,10 @@ void log_report(const MergeReport& r, const std::filesystem::path& anchor) {
     spdlog::warn("{} events were moved forward in time to keep their location ordered",
                  r.clamped_events);
   }
-  spdlog::debug("merged archive written to {}", anchor.string());
+  spdlog::debug(
+      "merged archive written to {}; the event stores took {} bytes ({:.1f} per event)",
+      anchor.string(), r.store_bytes,
+      double(r.store_bytes) / double(std::max<uint64_t>(1, r.user_events + r.kernel_events)));
 }
 
 // What a merge takes from a recording, wherever it was recorded.
@@ -82,18 +85,25 @@ MergeSummary merge_from(MergeSources sources, const std::filesystem::path& kerne
   MergeSummary s;
   std::vector<std::string> warnings;
   std::vector<Sidecar> images = read_sidecars(sources.sidecar_dir);
-  auto inputs = load_eztrace_inputs(images, sources.candidates, warnings);
-  if (given && inputs.empty()) {
-    for (const auto& w : warnings) spdlog::warn("{}", w);
-    fail("EZTRACE_ARCHIVE {} holds the trace of no process of this recording (alignment data: {})",
-         given, sources.sidecar_dir.string());
-  }
   // The helper's files were written where the recording put them, maybe not where they are now.
   own.push_back(sources.sidecar_dir);
   for (const auto& image : images) {
     if (!image.sidecar_dir.empty()) own.push_back(image.sidecar_dir);
   }
-  s.report = merge_archives(inputs, kernel_anchor, out_dir, own, images);
+  auto load = [&] {
+    // The merge's temporary files go next to its output, on its file system.
+    auto inputs = load_eztrace_inputs(images, sources.candidates, warnings,
+                                      std::filesystem::absolute(out_dir).parent_path());
+    if (given && inputs.empty()) {
+      for (const auto& w : warnings) spdlog::warn("{}", w);
+      fail(
+          "EZTRACE_ARCHIVE {} holds the trace of no process of this recording (alignment data: "
+          "{})",
+          given, sources.sidecar_dir.string());
+    }
+    return inputs;
+  };
+  s.report = merge_archives(load, kernel_anchor, out_dir, own, images);
   s.report.warnings.insert(s.report.warnings.begin(), warnings.begin(), warnings.end());
   s.anchor = out_dir / schema::kAnchorFile;
   log_report(s.report, s.anchor);

@@ -1,6 +1,6 @@
 #pragma once
-// An OTF2 archive held in memory, as the merge needs it: the definitions and every location's
-// events exactly as the archive wrote them (common/otf2's model), to be rewritten.
+// The archives as the merge sees them: common/otf2's model of definitions and events, and the
+// summary of an EZTrace archive (inputs.cpp reads it).
 #include <otf2/otf2.h>
 
 #include <cstdint>
@@ -12,6 +12,7 @@
 #include "common/otf2/definitions.h"
 #include "common/otf2/events.h"
 #include "common/otf2/reader.h"
+#include "converters/merge/event_store.h"
 
 namespace ezio::converters {
 
@@ -26,13 +27,8 @@ using otf2::is_io_event;
 using otf2::is_mpi_event;
 using otf2::Ref;
 
-struct Archive {
-  std::filesystem::path anchor;
-  Definitions defs;
-  // Locations without an event file have no entry.
-  std::map<OTF2_LocationRef, std::vector<Event>> events;
-  uint64_t unsupported_events = 0;  // records of kinds the model does not hold
-};
+using otf2::Archive;
+using otf2::read_archive;  // a whole archive in memory (tests)
 
 // An EZTrace archive as the merge needs it before it streams the events: the definitions, and
 // per location what the filter of EZTrace's own work must know in advance.
@@ -48,16 +44,9 @@ struct EztraceArchive {
   // Locations without an event file have no entry.
   std::map<OTF2_LocationRef, UserLocation> locations;
   uint64_t unsupported_events = 0;
-  // The reader that made the summary, kept to stream the events again: opening an archive again
-  // reads its definitions again (EZTrace's chunks are 16 MiB, each buffer zeroed by OTF2).
-  std::shared_ptr<otf2::ArchiveReader> reader;
+  // Its events, copied while they were summarized: the check and the writing replay them from
+  // there instead of decoding the archive again.
+  std::shared_ptr<EventStore> events;
 };
-
-// Reads an EZTrace archive's definitions and the summary of its events (one streaming pass).
-EztraceArchive index_eztrace_archive(const std::filesystem::path& anchor);
-
-// Reads a whole archive (anchor = the .otf2 file, or its directory); throws ezio::Error when it
-// cannot be read.
-Archive read_archive(const std::filesystem::path& anchor);
 
 }  // namespace ezio::converters

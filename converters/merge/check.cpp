@@ -174,21 +174,12 @@ void Merger::violation(std::string text) {
   }
 }
 
-// The reader of an EZTrace archive (shared by the MPI ranks that wrote it), opened once.
-otf2::ArchiveReader& Merger::user_reader(const EztraceInput& in) {
-  if (!in.archive->reader)
-    fail("{}: the EZTrace archive was not indexed", in.archive->anchor.string());
-  return *in.archive->reader;
-}
-
 void Merger::check_thread(const EztraceInput& in, OTF2_LocationRef eloc, bool user_events,
                           const SpanList* kspans, uint32_t tid, std::map<Ref, std::string>& tied) {
   ThreadChecker checker(*this, in, kspans, tid, tied);
   if (user_events) {
-    otf2::ReadOptions options;
-    options.lenient = true;  // EZTrace's counts are wrong
-    options.select = [eloc](OTF2_LocationRef l) { return l == eloc; };
-    user_reader(in).read_events(checker, options);
+    EventStore::Cursor events(*in.archive->events, eloc);
+    while (const Event* e = events.next()) checker.event(eloc, *e);
   }
   checker.finish();
 }

@@ -4,10 +4,13 @@
 
 namespace ezio::converters {
 
-otf2::Ref DefinitionMapper::string(Ref r) { return shared_.writer.string(defs_.str(r)); }
+otf2::Ref DefinitionMapper::string(Ref r) {
+  if (const otf2::Ref* out = strings_.find(r)) return *out;
+  return strings_.set(r, shared_.writer.string(defs_.str(r)));
+}
 
 otf2::Ref DefinitionMapper::region(Ref r) {
-  if (auto it = regions_.find(r); it != regions_.end()) return it->second;
+  if (const otf2::Ref* out = regions_.find(r)) return *out;
   otf2::Ref out;
   if (auto d = defs_.regions.find(r); d != defs_.regions.end()) {
     const otf2::RegionDef& def = d->second;
@@ -21,19 +24,19 @@ otf2::Ref DefinitionMapper::region(Ref r) {
     out = shared_.writer.region(name, name, "region missing in the input archive",
                                 OTF2_REGION_ROLE_UNKNOWN, OTF2_PARADIGM_UNKNOWN);
   }
-  return regions_[r] = out;
+  return regions_.set(r, out);
 }
 
 otf2::Ref DefinitionMapper::attribute(Ref r) {
   // Called for every attribute of every event: the writer's look-up by name is done once.
-  if (auto it = attributes_.find(r); it != attributes_.end()) return it->second;
+  if (const otf2::Ref* out = attributes_.find(r)) return *out;
   auto d = defs_.attributes.find(r);
   otf2::Ref out =
       d == defs_.attributes.end()
           ? shared_.writer.attribute(fmt::format("undefined attribute {}", r), "", OTF2_TYPE_UINT64)
           : shared_.writer.attribute(defs_.str(d->second.name), defs_.str(d->second.description),
                                      d->second.type);
-  return attributes_[r] = out;
+  return attributes_.set(r, out);
 }
 
 otf2::Ref DefinitionMapper::io_paradigm(Ref r) {
@@ -55,16 +58,16 @@ otf2::Ref DefinitionMapper::io_paradigm(Ref r) {
 }
 
 otf2::Ref DefinitionMapper::io_file(Ref r) {
-  if (auto it = files_.find(r); it != files_.end()) return it->second;
+  if (const otf2::Ref* out = files_.find(r)) return *out;
   auto d = defs_.io_files.find(r);
   std::string path =
       d != defs_.io_files.end() ? defs_.str(d->second.name) : fmt::format("<undefined file {}>", r);
   // All inputs describe one machine: files are scoped to the merged archive's machine node.
-  return files_[r] = shared_.writer.io_file(path, shared_.machine);
+  return files_.set(r, shared_.writer.io_file(path, shared_.machine));
 }
 
 otf2::Ref DefinitionMapper::io_handle(Ref r) {
-  if (auto it = handles_.find(r); it != handles_.end()) return it->second;
+  if (const otf2::Ref* out = handles_.find(r)) return *out;
   auto d = defs_.io_handles.find(r);
   otf2::Ref out;
   if (d == defs_.io_handles.end()) {
@@ -99,11 +102,11 @@ otf2::Ref DefinitionMapper::io_handle(Ref r) {
     out = shared_.writer.io_handle(defs_.str(h.name), file, io_paradigm(h.paradigm), h.flags,
                                    parent, shared_.comms.comm_at(defs_, h.comm_index));
   }
-  return handles_[r] = out;
+  return handles_.set(r, out);
 }
 
 otf2::Ref DefinitionMapper::metric(Ref r) {
-  if (auto it = metrics_.find(r); it != metrics_.end()) return it->second;
+  if (const otf2::Ref* out = metrics_.find(r)) return *out;
   std::vector<otf2::Ref> members;
   OTF2_MetricOccurrence occurrence = OTF2_METRIC_ASYNCHRONOUS;
   OTF2_RecorderKind kind = OTF2_RECORDER_KIND_UNKNOWN;
@@ -119,7 +122,7 @@ otf2::Ref DefinitionMapper::metric(Ref r) {
                                                      def.value_type, defs_.str(def.unit)));
     }
   }
-  return metrics_[r] = shared_.writer.metric_class(std::move(members), occurrence, kind);
+  return metrics_.set(r, shared_.writer.metric_class(std::move(members), occurrence, kind));
 }
 
 OTF2_AttributeList* DefinitionMapper::attributes(const std::vector<Attribute>& attrs) {

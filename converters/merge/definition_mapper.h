@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "common/otf2/writer.h"
 #include "converters/merge/archive_model.h"
@@ -19,6 +20,30 @@ struct SharedDefinitions {
   otf2::Ref machine;
   CommMapper& comms;
   std::map<std::string, otf2::Ref> io_paradigms;
+};
+
+// An input reference -> its output reference, looked up for every event: a vector for the
+// dense low ids archives use, a map for the others.
+class RefMap {
+ public:
+  const otf2::Ref* find(Ref r) const {
+    if (r < dense_.size()) return dense_[r] == kUnset ? nullptr : &dense_[r];
+    auto it = sparse_.find(r);
+    return it == sparse_.end() ? nullptr : &it->second;
+  }
+  otf2::Ref set(Ref r, otf2::Ref out) {
+    if (r < kDense) {
+      if (r >= dense_.size()) dense_.resize(r + 1, kUnset);
+      return dense_[r] = out;
+    }
+    return sparse_[r] = out;
+  }
+
+ private:
+  static constexpr Ref kDense = 1 << 16;
+  static constexpr otf2::Ref kUnset = OTF2_UNDEFINED_UINT32;
+  std::vector<otf2::Ref> dense_;
+  std::map<Ref, otf2::Ref> sparse_;
 };
 
 class DefinitionMapper {
@@ -47,7 +72,7 @@ class DefinitionMapper {
   const Definitions& defs_;
   SharedDefinitions& shared_;
   std::function<std::optional<std::string>(Ref)> file_of_handle_;
-  std::map<Ref, otf2::Ref> regions_, handles_, metrics_, files_, attributes_;
+  RefMap strings_, regions_, handles_, metrics_, files_, attributes_;
 };
 
 }  // namespace ezio::converters

@@ -9,17 +9,66 @@
 // Which EZTrace archive, and which of its locations, belong to which process image (docs/merge.md,
 // "The merge", step 1).
 namespace ezio::converters {
+namespace {
+
+// What the filter of EZTrace's own work needs of each location before any event is written,
+// while the events are copied into the archive's event store.
+class Summarizer : public otf2::EventVisitor {
+ public:
+  explicit Summarizer(EztraceArchive& archive) : archive_(archive) {
+    for (const auto& [ref, r] : archive.defs.regions) {
+      if (archive.defs.str(r.name) == "EZTrace finalize") finalize_.insert(ref);
+    }
+  }
+  void begin_location(OTF2_LocationRef loc) override {
+    loc_ = &archive_.locations[loc];
+    archive_.events->begin_location(loc);
+  }
+  void end_location(OTF2_LocationRef) override { archive_.events->end_location(); }
+  void event(OTF2_LocationRef, const Event& e) override {
+    archive_.events->append(e);
+    if (loc_->events++ == 0) loc_->first_time = e.time;
+    if (!loc_->finalizes && e.kind == EventKind::Enter && finalize_.count(e.ref)) {
+      loc_->finalizes = true;
+      loc_->finalize_time = e.time;
+    }
+  }
+
+ private:
+  EztraceArchive& archive_;
+  std::set<Ref> finalize_;
+  UserLocation* loc_ = nullptr;
+};
+
+}  // namespace
+
+EztraceArchive index_eztrace_archive(const std::filesystem::path& anchor,
+                                     const std::filesystem::path& temp_dir) {
+  otf2::ArchiveReader reader(anchor);
+  EztraceArchive archive;
+  archive.anchor = reader.anchor();
+  archive.defs = reader.defs();
+  archive.events = std::make_shared<EventStore>(temp_dir);
+  Summarizer summary(archive);
+  otf2::ReadOptions options;
+  options.lenient = true;  // EZTrace's declared event counts are wrong: its event files say
+  archive.unsupported_events = reader.read_events(summary, options).unsupported;
+  return archive;
+}
 
 std::vector<EztraceInput> load_eztrace_inputs(const std::filesystem::path& sidecar_dir,
-                                              std::vector<std::string>& warnings) {
+                                              std::vector<std::string>& warnings,
+                                              const std::filesystem::path& temp_dir) {
   return load_eztrace_inputs(
       read_sidecars(sidecar_dir),
-      [](const Sidecar& s) { return std::vector{s.trace_dir() / "eztrace_log.otf2"}; }, warnings);
+      [](const Sidecar& s) { return std::vector{s.trace_dir() / "eztrace_log.otf2"}; }, warnings,
+      temp_dir);
 }
 
 std::vector<EztraceInput> load_eztrace_inputs(const std::vector<Sidecar>& images,
                                               const ArchiveCandidates& candidates,
-                                              std::vector<std::string>& warnings) {
+                                              std::vector<std::string>& warnings,
+                                              const std::filesystem::path& temp_dir) {
   // EZTrace names the archive after the program only: processes of one program that share a
   // trace directory share it (MPI ranks; others overwrite each other's).
   std::map<std::filesystem::path, std::vector<const Sidecar*>> by_archive;
@@ -40,7 +89,7 @@ std::vector<EztraceInput> load_eztrace_inputs(const std::vector<Sidecar>& images
   for (const auto& [anchor, procs] : by_archive) {
     const std::filesystem::path* found = &anchor;
     const std::filesystem::path dir = anchor.parent_path();
-    auto archive = std::make_shared<const EztraceArchive>(index_eztrace_archive(*found));
+    auto archive = std::make_shared<const EztraceArchive>(index_eztrace_archive(*found, temp_dir));
     std::vector<OTF2_LocationRef> all;
     for (const auto& [loc, def] : archive->defs.locations) all.push_back(loc);
     for (const auto& [loc, ev] : archive->locations) {

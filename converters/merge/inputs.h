@@ -20,16 +20,24 @@ struct EztraceInput {
   std::vector<OTF2_LocationRef> locations;
 };
 
+// Reads an EZTrace archive's definitions, and its events into the summary and an event store (a
+// temporary file in temp_dir): the archive's one pass.
+EztraceArchive index_eztrace_archive(const std::filesystem::path& anchor,
+                                     const std::filesystem::path& temp_dir);
+
 // Where the EZTrace archive of an image may be, in order of preference.
 using ArchiveCandidates = std::function<std::vector<std::filesystem::path>(const Sidecar&)>;
 
-// Finds the EZTrace archive of every image that exited (candidates: where to look) and reads it.
+// Finds the EZTrace archive of every image that exited (candidates: where to look) and reads it
+// (its events into a temporary file in temp_dir: next to the merge's output).
 // Images whose archive is missing are reported in warnings and skipped.
 std::vector<EztraceInput> load_eztrace_inputs(const std::vector<Sidecar>& images,
                                               const ArchiveCandidates& candidates,
-                                              std::vector<std::string>& warnings);
+                                              std::vector<std::string>& warnings,
+                                              const std::filesystem::path& temp_dir);
 // The same for the records of sidecar_dir, each archive where the image wrote it.
-std::vector<EztraceInput> load_eztrace_inputs(const std::filesystem::path& sidecar_dir,
-                                              std::vector<std::string>& warnings);
+std::vector<EztraceInput> load_eztrace_inputs(
+    const std::filesystem::path& sidecar_dir, std::vector<std::string>& warnings,
+    const std::filesystem::path& temp_dir = std::filesystem::temp_directory_path());
 
 }  // namespace ezio::converters

@@ -8,14 +8,15 @@
 // step 5), one output location at a time.
 namespace ezio::converters::merge_stages {
 
-// Reads the selected kernel locations' events again, in the order of their ids, into writer.
+// Replays the selected kernel locations' events, in the order of their ids, into writer.
 void Merger::read_kernel(const std::function<bool(OTF2_LocationRef)>& select, SpanWriter& writer) {
-  // The reader that indexed it: opening another reads the global definitions again.
-  otf2::ArchiveReader& reader = *kernel.reader;
-  otf2::ReadOptions options;
-  options.lenient = true;  // as index_kernel_spans read it
-  options.select = select;
-  reader.read_events(writer, options);
+  for (const auto& [loc, extent] : kernel.events->locations()) {
+    if (!select(loc)) continue;
+    writer.begin_location(loc);
+    EventStore::Cursor events(*kernel.events, loc);
+    while (const Event* e = events.next()) writer.event(loc, *e);
+    writer.end_location(loc);
+  }
 }
 
 namespace {
@@ -60,17 +61,17 @@ void Merger::write_threads(Output& out, SpanWriter& writer, const std::vector<Pr
     DefinitionMapper umap = user_mapper(in, processes[pi].tied, out.shared);
     write_process_properties(out, p);
     for (const Thread& t : processes[pi].threads) {
-      std::optional<otf2::LocationStream> user;
-      if (t.user_events) user.emplace(user_reader(in), t.user_loc, true);
+      std::optional<EventStore::Cursor> user;
+      if (t.user_events) user.emplace(*in.archive->events, t.user_loc);
       writer.set_user(user ? &*user : nullptr, p.time_offset(),
                       [&, loc = t.out_loc](const Event& e, uint64_t time) {
-                        umap.write(out.w.events(loc), e, out.stamp(loc, time));
+                        out.write(umap, loc, e, time);
                         ++report.user_events;
                       });
       if (t.kernel_events) read_kernel([&t](OTF2_LocationRef l) { return l == t.out_loc; }, writer);
       writer.finish_user();
       // Written out now, unless another EZTrace thread shares it: memory stays per location.
-      if (--writes_left[t.out_loc] == 0) out.w.finish_events(t.out_loc);
+      if (--writes_left[t.out_loc] == 0) out.finish(t.out_loc);
     }
   }
 }
@@ -78,7 +79,7 @@ void Merger::write_threads(Output& out, SpanWriter& writer, const std::vector<Pr
 // Everything else of the kernel archive, as it is (minus EZTrace's own I/O).
 void Merger::write_kernel_only(Output& out, SpanWriter& writer) {
   writer.set_user(nullptr, 0, {});
-  writer.on_location_done([&out](OTF2_LocationRef l) { out.w.finish_events(l); });
+  writer.on_location_done([&out](OTF2_LocationRef l) { out.finish(l); });
   read_kernel(
       [&](OTF2_LocationRef l) { return !merged_kernel.count(l) && !dropped_locations.count(l); },
       writer);

@@ -16,7 +16,7 @@ class SpanWriter : public otf2::EventVisitor {
   SpanWriter(Merger& m, WriteKernel write_kernel) : m_(m), write_kernel_(std::move(write_kernel)) {}
 
   // The user events (times + t0 on CLOCK_MONOTONIC) of the next location read, if any.
-  void set_user(otf2::LocationStream* user, uint64_t t0, WriteUser write_user) {
+  void set_user(EventStore::Cursor* user, uint64_t t0, WriteUser write_user) {
     user_ = user;
     t0_ = t0;
     pending_ = user ? user->next() : nullptr;
@@ -70,7 +70,7 @@ class SpanWriter : public otf2::EventVisitor {
   WriteKernel write_kernel_;
   WriteUser write_user_;
   std::function<void(OTF2_LocationRef)> location_done_;
-  otf2::LocationStream* user_ = nullptr;
+  EventStore::Cursor* user_ = nullptr;
   const Event* pending_ = nullptr;  // the next user event, not written yet
   uint64_t t0_ = 0;
   OTF2_LocationRef loc_ = 0;

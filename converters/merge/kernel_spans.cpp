@@ -24,12 +24,15 @@ class Indexer : public otf2::EventVisitor {
     loc_ = &index_.locations[loc];
     loc_->spans = SpanList(index_.store.get(), index_.store->size());
     cutter_ = SpanCutter();
+    index_.events->begin_location(loc);
   }
   void end_location(OTF2_LocationRef) override {
     if (!cutter_.complete()) loc_->spans.append(span_);  // a call still running at the end
+    index_.events->end_location();
   }
 
   void event(OTF2_LocationRef, const Event& e) override {
+    index_.events->append(e);
     if (cutter_.complete()) start_span(e);
     Span& s = span_;
     const size_t index = loc_->spans.size();
@@ -73,6 +76,16 @@ class Indexer : public otf2::EventVisitor {
 
   // The recorder keeps paths as the process named them (`-o ../out` gives /cwd/../out/...).
   const std::string& normal_path(Ref handle) {
+    // Looked up for every I/O event: the low (dense) handle ids through a vector.
+    if (handle < seen_.size() && seen_[handle]) return *seen_[handle];
+    const std::string& path = find_normal_path(handle);
+    if (handle < (1u << 20)) {
+      if (handle >= seen_.size()) seen_.resize(handle + 1);
+      seen_[handle] = &path;
+    }
+    return path;
+  }
+  const std::string& find_normal_path(Ref handle) {
     auto [it, added] = index_.normal_paths.try_emplace(handle);
     if (added) {
       if (auto path = index_.defs.handle_path(handle)) {
@@ -87,7 +100,8 @@ class Indexer : public otf2::EventVisitor {
   Ref call_id_ = OTF2_UNDEFINED_ATTRIBUTE;
   KernelLocation* loc_ = nullptr;
   SpanCutter cutter_;
-  Span span_;  // the one being read
+  Span span_;                             // the one being read
+  std::vector<const std::string*> seen_;  // handle -> its entry of index_.normal_paths
 };
 
 }  // namespace
@@ -105,9 +119,9 @@ KernelIndex index_kernel_spans(const std::filesystem::path& anchor,
                                const std::vector<std::string>& own_dirs,
                                const std::filesystem::path& temp_dir) {
   KernelIndex index;
-  index.reader = std::make_unique<otf2::ArchiveReader>(anchor);
-  otf2::ArchiveReader& reader = *index.reader;
+  otf2::ArchiveReader reader(anchor);
   index.store = std::make_unique<SpanStore>(temp_dir);
+  index.events = std::make_unique<EventStore>(temp_dir);
   index.anchor = reader.anchor();
   index.defs = reader.defs();
   Indexer indexer(index, own_dirs);

@@ -1,9 +1,9 @@
 #pragma once
 // A kernel thread's events cut into top-level spans (a syscall's ENTER ... LEAVE with everything
 // nested in it), the unit the merge moves around, filters and checks. The merge decides on a
-// summary of each span (a few words, not its events) made in one streaming pass over the kernel
-// archive (kept on disk: span_store.h), and reads the events again, location by location, to
-// write them (SpanCutter).
+// summary of each span (a few words, not its events) made in the one pass over the kernel archive
+// (kept on disk: span_store.h), which also copies the events into an event store (event_store.h),
+// replayed location by location to write them (SpanCutter).
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "common/otf2/reader.h"
 #include "converters/merge/archive_model.h"
+#include "converters/merge/event_store.h"
 #include "converters/merge/span_store.h"
 
 namespace ezio::converters {
@@ -37,13 +37,13 @@ struct KernelIndex {
   Definitions defs;
   std::map<OTF2_LocationRef, KernelLocation> locations;  // those with an event file
   std::unique_ptr<SpanStore> store;                      // their spans
-  std::unique_ptr<otf2::ArchiveReader> reader;           // kept to read the events again
+  std::unique_ptr<EventStore> events;                    // their events, to be written
   uint64_t unsupported_events = 0;
   std::map<Ref, std::string> normal_paths;  // a handle's file path, normalized ("" for none)
 };
 
-// Reads the kernel archive once, keeping only its span summaries (in a temporary file in
-// temp_dir); own_dirs are normalized paths.
+// Reads the kernel archive once, into its span summaries and a copy of its events (temporary
+// files in temp_dir); own_dirs are normalized paths.
 KernelIndex index_kernel_spans(const std::filesystem::path& anchor,
                                const std::vector<std::string>& own_dirs,
                                const std::filesystem::path& temp_dir);

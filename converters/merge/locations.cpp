@@ -39,8 +39,14 @@ otf2::Ref Output::group_of(Ref kgroup) {
   return groups[kgroup] = out;
 }
 
-uint64_t Output::stamp(OTF2_LocationRef loc, uint64_t t) {
-  uint64_t& l = last[loc];
+void Output::write(DefinitionMapper& map, OTF2_LocationRef loc, const Event& e, uint64_t t) {
+  if (!at_hand_ || loc != loc_) {
+    writer_ = w.events(loc);
+    last_ = &last[loc];
+    loc_ = loc;
+    at_hand_ = true;
+  }
+  uint64_t& l = *last_;
   if (t < l) {
     ++clamped;
     t = l;
@@ -48,7 +54,12 @@ uint64_t Output::stamp(OTF2_LocationRef loc, uint64_t t) {
   l = t;
   t_min = std::min(t_min, t);
   t_max = std::max(t_max, t);
-  return t;
+  map.write(writer_, e, t);
+}
+
+void Output::finish(OTF2_LocationRef loc) {
+  if (loc == loc_) at_hand_ = false;
+  w.finish_events(loc);
 }
 
 // The kernel's locations, minus dropped ones, keeping their ids (TIDs).

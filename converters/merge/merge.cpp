@@ -1,5 +1,7 @@
 #include "converters/merge/merge.h"
 
+#include <future>
+
 #include "common/schema/layers.h"
 #include "converters/merge/interleave.h"
 #include "converters/merge/merger.h"
@@ -11,18 +13,6 @@ namespace merge_stages {
 bool opens_a_call(EventKind k) {
   return k == EventKind::Enter || k == EventKind::ThreadBegin || k == EventKind::IoOperationBegin ||
          k == EventKind::IoDestroyHandle || k == EventKind::MpiCollectiveBegin;
-}
-
-Merger::Merger(const std::vector<EztraceInput>& in, const std::vector<Sidecar>& im,
-               const std::filesystem::path& kernel_anchor, const std::filesystem::path& out_dir,
-               const std::vector<std::filesystem::path>& dirs)
-    : inputs(in), images(im) {
-  for (const auto& d : dirs) own_dirs.push_back(d.lexically_normal().string());
-  for (const auto& i : inputs) own_dirs.push_back(i.process.trace_dir().string());
-  for (const auto& i : im) own_dirs.push_back(i.trace_dir().string());
-  // The span summaries go next to the output, on its file system.
-  kernel =
-      index_kernel_spans(kernel_anchor, own_dirs, std::filesystem::absolute(out_dir).parent_path());
 }
 
 KernelLocation* Merger::kernel_location(OTF2_LocationRef loc) {
@@ -45,12 +35,15 @@ void Merger::run(const std::filesystem::path& out_dir) {
   define_comm_ranks(out);
 
   SpanWriter writer(*this, [this, &out](OTF2_LocationRef loc, const Event& e) {
-    out.kmap.write(out.w.events(loc), e, out.stamp(loc, e.time));
+    out.write(out.kmap, loc, e, e.time);
     ++report.kernel_events;
   });
   write_threads(out, writer, processes);
   write_kernel_only(out, writer);
   write_properties(out);
+  std::set<const EventStore*> stores = {kernel.events.get()};
+  for (const auto& in : inputs) stores.insert(in.archive->events.get());
+  for (const EventStore* s : stores) report.store_bytes += s->bytes();
 }
 
 }  // namespace merge_stages
@@ -100,14 +93,55 @@ bool is_user_event(const Definitions& d, const Event& e) {
   }
 }
 
+namespace {
+
+// The directories whose files are EZTrace's or the helper's, normalized: those given and every
+// image's trace directory.
+std::vector<std::string> own_directories(const std::vector<std::filesystem::path>& dirs,
+                                         const std::vector<Sidecar>& images) {
+  std::vector<std::string> own;
+  for (const auto& d : dirs) own.push_back(d.lexically_normal().string());
+  for (const auto& i : images) own.push_back(i.trace_dir().string());
+  return own;
+}
+
+KernelIndex index_kernel(const std::filesystem::path& anchor, const std::vector<std::string>& own,
+                         const std::filesystem::path& out_dir) {
+  // The span summaries and events go next to the output, on its file system.
+  return index_kernel_spans(anchor, own, std::filesystem::absolute(out_dir).parent_path());
+}
+
+MergeReport merge_indexed(const std::vector<EztraceInput>& eztrace,
+                          const std::vector<Sidecar>& images, KernelIndex kernel,
+                          const std::filesystem::path& out_dir) {
+  merge_stages::Merger m(eztrace, images, std::move(kernel));
+  m.run(out_dir);
+  return std::move(m.report);
+}
+
+}  // namespace
+
 MergeReport merge_archives(const std::vector<EztraceInput>& eztrace,
                            const std::filesystem::path& kernel_anchor,
                            const std::filesystem::path& out_dir,
                            const std::vector<std::filesystem::path>& own_dirs,
                            const std::vector<Sidecar>& images) {
-  merge_stages::Merger m(eztrace, images, kernel_anchor, out_dir, own_dirs);
-  m.run(out_dir);
-  return std::move(m.report);
+  std::vector<std::string> own = own_directories(own_dirs, images);
+  for (const auto& i : eztrace) own.push_back(i.process.trace_dir().string());
+  return merge_indexed(eztrace, images, index_kernel(kernel_anchor, own, out_dir), out_dir);
+}
+
+MergeReport merge_archives(const std::function<std::vector<EztraceInput>()>& load_eztrace,
+                           const std::filesystem::path& kernel_anchor,
+                           const std::filesystem::path& out_dir,
+                           const std::vector<std::filesystem::path>& own_dirs,
+                           const std::vector<Sidecar>& images) {
+  const std::vector<std::string> own = own_directories(own_dirs, images);
+  // The future waits for the thread however this function is left.
+  auto kernel =
+      std::async(std::launch::async, [&] { return index_kernel(kernel_anchor, own, out_dir); });
+  const std::vector<EztraceInput> eztrace = load_eztrace();
+  return merge_indexed(eztrace, images, kernel.get(), out_dir);
 }
 
 }  // namespace ezio::converters

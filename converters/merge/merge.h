@@ -4,6 +4,7 @@
 // docs/merge.md describes the rules.
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,7 @@ struct MergeReport {
   uint64_t syscalls_lost = 0;   // the kernel archive's EZIOTRACE::LOST::syscall
   uint64_t clamped_events = 0;  // events whose time had to be raised to keep a location ordered
   uint64_t unsupported_events = 0;
+  uint64_t store_bytes = 0;  // the event stores' temporary files (event_store.h), all inputs
   std::vector<std::string> violation_details;  // the first ones, for the user to read
   std::vector<std::string> warnings;
 };
@@ -48,6 +50,15 @@ MergeReport merge_archives(const std::vector<EztraceInput>& eztrace,
                            const std::filesystem::path& out_dir,
                            const std::vector<std::filesystem::path>& own_dirs,
                            const std::vector<Sidecar>& images = {});
+
+// The same, reading the EZTrace archives (load_eztrace) while the kernel archive is read on a
+// thread of its own: each input's one pass overlaps the other's. Every archive load_eztrace
+// returns must be of an image of images (whose trace directories are EZTrace's own).
+MergeReport merge_archives(const std::function<std::vector<EztraceInput>()>& load_eztrace,
+                           const std::filesystem::path& kernel_anchor,
+                           const std::filesystem::path& out_dir,
+                           const std::vector<std::filesystem::path>& own_dirs,
+                           const std::vector<Sidecar>& images);
 
 // True for an event that came from EZTrace in a merged archive: user regions (no kernel layer
 // prefix), thread begin/end, and I/O events on handles of a paradigm other than "linux".

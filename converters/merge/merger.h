@@ -65,8 +65,12 @@ struct Output {
   Output(const std::filesystem::path& dir, const Definitions& kernel_defs);
   // The merged location group of a kernel location group, defined on first use.
   otf2::Ref group_of(Ref kgroup);
-  // An event's time, raised to keep its location ordered (counted in clamped).
-  uint64_t stamp(OTF2_LocationRef loc, uint64_t t);
+  // Writes e on loc, renumbered by map, at time t, raised to keep loc ordered (counted in
+  // clamped). Consecutive events mostly go to one
+  // location: its writer and last time are kept at hand.
+  void write(DefinitionMapper& map, OTF2_LocationRef loc, const Event& e, uint64_t t);
+  // Writes out a location's events (ArchiveWriter::finish_events).
+  void finish(OTF2_LocationRef loc);
 
   const Definitions& kd;
   otf2::ArchiveWriter w;
@@ -82,14 +86,19 @@ struct Output {
   uint64_t t_min, t_max;
   std::map<OTF2_LocationRef, uint64_t> last;  // per output location, to keep time ordered
   uint64_t clamped = 0;
+
+ private:
+  bool at_hand_ = false;
+  OTF2_LocationRef loc_ = 0;  // the location write() wrote last, when at_hand_
+  OTF2_EvtWriter* writer_ = nullptr;
+  uint64_t* last_ = nullptr;
 };
 
 class SpanWriter;
 
 struct Merger {
-  Merger(const std::vector<EztraceInput>& in, const std::vector<Sidecar>& im,
-         const std::filesystem::path& kernel_anchor, const std::filesystem::path& out_dir,
-         const std::vector<std::filesystem::path>& dirs);
+  Merger(const std::vector<EztraceInput>& in, const std::vector<Sidecar>& im, KernelIndex k)
+      : inputs(in), images(im), kernel(std::move(k)) {}
   void run(const std::filesystem::path& out_dir);
 
   // The spans of a kernel location, nullptr when it has no events.
@@ -114,8 +123,6 @@ struct Merger {
   void write_threads(Output& out, SpanWriter& writer, const std::vector<Process>& processes);
   void write_kernel_only(Output& out, SpanWriter& writer);
   void read_kernel(const std::function<bool(OTF2_LocationRef)>& select, SpanWriter& writer);
-  // The reader of an EZTrace archive (shared by the MPI ranks that wrote it), opened once.
-  static otf2::ArchiveReader& user_reader(const EztraceInput& in);
 
   // locations.cpp
   void define_kernel_locations(Output& out);
@@ -134,8 +141,7 @@ struct Merger {
 
   const std::vector<EztraceInput>& inputs;
   const std::vector<Sidecar>& images;  // every image's record, with an archive or not
-  std::vector<std::string> own_dirs;
-  KernelIndex kernel;  // span summaries; the events are read again to be written
+  KernelIndex kernel;                  // span summaries; the events are read again to be written
   MergeReport report;
 
   std::map<uint32_t, KernelProcess> kprocs;

@@ -1,30 +1,13 @@
 #include "converters/merge/span_store.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
-#include <string>
 
-#include "common/error.h"
+#include "converters/merge/temp_file.h"
 
 namespace ezio::converters {
 namespace {
 
 constexpr size_t kChunk = 4096;  // spans read or written at a time
-
-UniqueFd temporary_file(const std::filesystem::path& dir) {
-  UniqueFd fd(open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600));
-  if (fd) return fd;
-  // File systems without O_TMPFILE: a named file, unlinked at once.
-  std::string path = (dir / ".eziotrace-spans.XXXXXX").string();
-  fd = UniqueFd(mkostemp(path.data(), O_CLOEXEC));
-  if (!fd) fail("{}: cannot create the merge's temporary file: {}", dir.string(), strerror(errno));
-  unlink(path.c_str());
-  return fd;
-}
 
 }  // namespace
 
@@ -51,22 +34,14 @@ std::vector<Span>& SpanStore::load(size_t i) {
   first_ = i - i % kChunk;
   chunk_.resize(std::min(kChunk, size_ - first_));
   const size_t bytes = chunk_.size() * sizeof(Span);
-  ssize_t got = pread(fd_.get(), chunk_.data(), bytes, static_cast<off_t>(first_ * sizeof(Span)));
-  if (got != static_cast<ssize_t>(bytes)) {
-    fail("{}: cannot read the merge's temporary file: {}", dir_.string(),
-         got < 0 ? strerror(errno) : "short read");
-  }
+  read_fully(fd_.get(), chunk_.data(), bytes, first_ * sizeof(Span), dir_);
   return chunk_;
 }
 
 void SpanStore::write_back() {
   if (!dirty_ || chunk_.empty()) return;
   const size_t bytes = chunk_.size() * sizeof(Span);
-  ssize_t put = pwrite(fd_.get(), chunk_.data(), bytes, static_cast<off_t>(first_ * sizeof(Span)));
-  if (put != static_cast<ssize_t>(bytes)) {
-    fail("{}: cannot write the merge's temporary file: {}", dir_.string(),
-         put < 0 ? strerror(errno) : "disk full");
-  }
+  write_fully(fd_.get(), chunk_.data(), bytes, first_ * sizeof(Span), dir_);
   dirty_ = false;
 }
 

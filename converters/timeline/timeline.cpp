@@ -7,13 +7,14 @@
 
 #include "analysis/pagecache.h"
 #include "common/error.h"
+#include "common/schema/attributes.h"
 #include "common/schema/properties.h"
 
 namespace ezio::converters {
 namespace {
 
-constexpr std::string_view kCallId = "call.id";
-constexpr std::string_view kBlockTid = "block.tid";
+constexpr std::string_view kCallId = schema::kCallId.name;
+constexpr std::string_view kBlockTid = schema::block::kTid.name;
 
 std::optional<Ref> attribute_ref(const analysis::Definitions& defs, std::string_view name) {
   for (const auto& [id, n] : defs.attributes) {

@@ -112,17 +112,11 @@ BlockLayer::Device& BlockLayer::device(uint32_t dev, std::string_view kernel_nam
 
 void BlockLayer::define_common() {
   defined_ = true;
-  a_ = {w_.attribute("block.pid", "process the request is attributed to", OTF2_TYPE_UINT64),
-        w_.attribute("block.tid", "thread the request is attributed to", OTF2_TYPE_UINT64),
-        w_.attribute("call.id", "id of the call in this recording", OTF2_TYPE_UINT64),
-        w_.attribute("block.sector", "first sector (512 bytes)", OTF2_TYPE_UINT64),
-        w_.attribute("block.queue_ns", "creation to issue to the driver, ns", OTF2_TYPE_UINT64),
-        w_.attribute("block.service_ns", "issue to completion, ns", OTF2_TYPE_UINT64),
-        w_.attribute("block.op", "read, write, flush, discard, …", OTF2_TYPE_STRING),
-        w_.attribute("block.flags", "sync, meta, fua, preflush", OTF2_TYPE_STRING),
-        w_.attribute("block.cause",
-                     "submitter (the thread created it), writeback (pages it dirtied), flush",
-                     OTF2_TYPE_STRING)};
+  namespace block = schema::block;
+  a_ = {
+      w_.attribute(block::kPid),    w_.attribute(block::kTid),     w_.attribute(schema::kCallId),
+      w_.attribute(block::kSector), w_.attribute(block::kQueueNs), w_.attribute(block::kServiceNs),
+      w_.attribute(block::kOp),     w_.attribute(block::kFlags),   w_.attribute(block::kCause)};
   paradigm_ = w_.io_paradigm("linux", "Linux kernel I/O", OTF2_IO_PARADIGM_CLASS_SERIAL,
                              OTF2_IO_PARADIGM_FLAG_OS);
 }
@@ -150,14 +144,16 @@ void BlockLayer::write_before(uint64_t t) {
     std::inplace_merge(d.pending.begin(), old_end, d.pending.end(), before);
     auto end = std::partition_point(d.pending.begin(), d.pending.end(),
                                     [t](const PendingEvent& e) { return e.t < t; });
-    OTF2_EvtWriter* evt = end == d.pending.begin() ? nullptr : w_.events(d.location);
-    for (auto e = d.pending.begin(); e != end; ++e) write(d, evt, *e);
+    if (end != d.pending.begin()) {
+      otf2::EventWriter evt = w_.event_writer(d.location);
+      for (auto e = d.pending.begin(); e != end; ++e) write(d, evt, *e);
+    }
     d.pending.erase(d.pending.begin(), end);
     d.sorted = d.pending.size();
   }
 }
 
-void BlockLayer::write(Device& d, OTF2_EvtWriter* evt, const PendingEvent& e) {
+void BlockLayer::write(Device& d, const otf2::EventWriter& evt, const PendingEvent& e) {
   const ezio_block_rec& r = e.r;
   // A request that took longer than the caller's horizon arrives after later events were
   // written: its first events move to that time (its queue and service times stay exact).
@@ -165,29 +161,25 @@ void BlockLayer::write(Device& d, OTF2_EvtWriter* evt, const PendingEvent& e) {
   d.last = t;
   last_ = std::max(last_, t);
   if (e.kind == 0) {
-    OTF2_AttributeList* al = w_.attributes();
-    OTF2_AttributeList_AddUint64(al, a_.pid, r.h.pid);
-    OTF2_AttributeList_AddUint64(al, a_.tid, r.h.tid);
-    OTF2_AttributeList_AddUint64(al, a_.call_id, r.call_id);
-    OTF2_AttributeList_AddUint64(al, a_.sector, r.sector);
-    OTF2_AttributeList_AddUint64(al, a_.queue_ns,
-                                 r.t_issue > r.t_queue ? r.t_issue - r.t_queue : 0);
-    OTF2_AttributeList_AddUint64(al, a_.service_ns,
-                                 r.t_complete > r.t_issue ? r.t_complete - r.t_issue : 0);
-    OTF2_AttributeList_AddStringRef(al, a_.op, w_.string(block_op_name(r.cmd_flags)));
-    OTF2_AttributeList_AddStringRef(al, a_.flags, w_.string(block_flag_names(r.cmd_flags)));
-    OTF2_AttributeList_AddStringRef(al, a_.cause, w_.string(cause_name(r.cause)));
-    otf2::written(OTF2_EvtWriter_IoOperationBegin(evt, al, t, d.handle, io_mode(r.cmd_flags),
-                                                  OTF2_IO_OPERATION_FLAG_NON_BLOCKING, r.bytes,
-                                                  e.id));
+    otf2::EventAttributes al = evt.attributes();
+    al.add(a_.pid, r.h.pid)
+        .add(a_.tid, r.h.tid)
+        .add(a_.call_id, r.call_id)
+        .add(a_.sector, r.sector)
+        .add(a_.queue_ns, r.t_issue > r.t_queue ? r.t_issue - r.t_queue : 0)
+        .add(a_.service_ns, r.t_complete > r.t_issue ? r.t_complete - r.t_issue : 0)
+        .add_string(a_.op, block_op_name(r.cmd_flags))
+        .add_string(a_.flags, block_flag_names(r.cmd_flags))
+        .add_string(a_.cause, cause_name(r.cause));
+    evt.io_operation_begin(t, d.handle, io_mode(r.cmd_flags), OTF2_IO_OPERATION_FLAG_NON_BLOCKING,
+                           r.bytes, e.id, al);
     return;
   }
   if (e.kind == 1) {
-    otf2::written(OTF2_EvtWriter_IoOperationIssued(evt, nullptr, t, d.handle, e.id));
+    evt.io_operation_issued(t, d.handle, e.id);
     return;
   }
-  otf2::written(OTF2_EvtWriter_IoOperationComplete(evt, nullptr, t, d.handle,
-                                                   r.error == 0 ? r.bytes : 0, e.id));
+  evt.io_operation_complete(t, d.handle, r.error == 0 ? r.bytes : 0, e.id);
   auto& totals = summary_.layers[EZIO_LAYER_BLOCK];
   ++totals.events;
   totals.time_ns += r.t_complete > r.t_issue ? r.t_complete - r.t_issue : 0;

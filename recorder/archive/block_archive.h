@@ -36,11 +36,11 @@ class BlockLayer {
   struct Device;
   struct PendingEvent;
   struct Attrs {
-    otf2::Ref pid, tid, call_id, sector, queue_ns, service_ns, op, flags, cause;
+    otf2::TypedAttribute pid, tid, call_id, sector, queue_ns, service_ns, op, flags, cause;
   };
   Device& device(uint32_t dev, std::string_view kernel_name);
   void define_common();
-  void write(Device& d, OTF2_EvtWriter* evt, const PendingEvent& e);
+  void write(Device& d, const otf2::EventWriter& evt, const PendingEvent& e);
 
   otf2::ArchiveWriter& w_;
   otf2::Ref machine_;

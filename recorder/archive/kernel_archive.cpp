@@ -21,7 +21,7 @@ namespace ezio::recorder {
 namespace {
 
 struct Attributes {
-  otf2::Ref fd, bytes, offset, result, call_id;
+  otf2::TypedAttribute fd, bytes, offset, result, call_id;
 };
 
 OTF2_IoAccessMode access_mode(uint32_t flags) {
@@ -88,11 +88,9 @@ class KernelArchive::Builder {
       : info_(info), procs_(info), w_(dir) {
     machine_ = w_.system_tree_node(info.hostname.empty() ? "localhost" : info.hostname, "machine");
     fds_.emplace(w_, machine_, info);
-    attrs_ = {w_.attribute("syscall.fd", "file descriptor argument", OTF2_TYPE_INT64),
-              w_.attribute("syscall.bytes", "bytes requested", OTF2_TYPE_UINT64),
-              w_.attribute("syscall.offset", "explicit file offset", OTF2_TYPE_INT64),
-              w_.attribute("syscall.result", "return value, -errno on error", OTF2_TYPE_INT64),
-              w_.attribute("call.id", "id of the call in this recording", OTF2_TYPE_UINT64)};
+    attrs_ = {w_.attribute(schema::syscall::kFd), w_.attribute(schema::syscall::kBytes),
+              w_.attribute(schema::syscall::kOffset), w_.attribute(schema::syscall::kResult),
+              w_.attribute(schema::kCallId)};
     for (const auto& sc : syscall_table()) {
       regions_[sc.nr] =
           w_.region(sc.name, schema::region_canonical_name("syscall", sc.name),
@@ -220,7 +218,7 @@ class KernelArchive::Builder {
     if (!procs_.has_process(o.pid)) return;
     uint64_t loc = procs_.location(o.pid, o.tid);
     uint64_t& last = last_per_location_[loc];
-    nested_->emit_orphan(w_.events(loc), o, last);
+    nested_->emit_orphan(w_.event_writer(loc), o, last);
     last_time_ = std::max(last_time_, last);
   }
 
@@ -242,7 +240,7 @@ class KernelArchive::Builder {
   // Where a syscall goes: its location's events, its time span moved past the location's last
   // event (OTF2 refuses a timestamp lower than the previous one on a location).
   struct Placed {
-    OTF2_EvtWriter* evt;
+    otf2::EventWriter evt;
     uint64_t t0, t1;
   };
 
@@ -253,7 +251,7 @@ class KernelArchive::Builder {
     uint64_t t1 = std::max<uint64_t>(sc.t_exit, t0);
     last = t1;
     last_time_ = std::max(last_time_, t1);
-    return {w_.events(loc), t0, t1};
+    return {w_.event_writer(loc), t0, t1};
   }
 
   void emit_call(const ezio_syscall_rec& sc, const OpenCall* open) {
@@ -276,19 +274,16 @@ class KernelArchive::Builder {
     count_call(*info, sc, at);
     emit_io_events(*info, sc, open, at, nest);
     nest();
-    otf2::written(OTF2_EvtWriter_Leave(at.evt, nullptr, at.t1, region));
+    at.evt.leave(at.t1, region);
   }
 
   void emit_enter(const SyscallInfo& info, const ezio_syscall_rec& sc, const Placed& at) {
-    OTF2_AttributeList* a = w_.attributes();
-    if (info.desc.fd_arg != EZIO_NO_ARG)
-      OTF2_AttributeList_AddInt64(a, attrs_.fd, static_cast<int32_t>(sc.fd));
-    if (info.desc.count_arg != EZIO_NO_ARG) OTF2_AttributeList_AddUint64(a, attrs_.bytes, sc.count);
-    if (info.desc.offset_arg != EZIO_NO_ARG)
-      OTF2_AttributeList_AddInt64(a, attrs_.offset, sc.offset);
-    OTF2_AttributeList_AddInt64(a, attrs_.result, sc.ret);
-    OTF2_AttributeList_AddUint64(a, attrs_.call_id, sc.call_id);
-    otf2::written(OTF2_EvtWriter_Enter(at.evt, a, at.t0, regions_.at(sc.nr)));
+    otf2::EventAttributes a = at.evt.attributes();
+    if (info.desc.fd_arg != EZIO_NO_ARG) a.add(attrs_.fd, static_cast<int32_t>(sc.fd));
+    if (info.desc.count_arg != EZIO_NO_ARG) a.add(attrs_.bytes, sc.count);
+    if (info.desc.offset_arg != EZIO_NO_ARG) a.add(attrs_.offset, sc.offset);
+    a.add(attrs_.result, sc.ret).add(attrs_.call_id, sc.call_id);
+    at.evt.enter(at.t0, regions_.at(sc.nr), a);
   }
 
   // The syscall layer's row of the summary.
@@ -314,7 +309,7 @@ class KernelArchive::Builder {
                       const Placed& at, const std::function<void()>& nest) {
     int32_t fd = static_cast<int32_t>(sc.fd);
     bool ok = sc.ret >= 0;
-    OTF2_EvtWriter* evt = at.evt;
+    const otf2::EventWriter& evt = at.evt;
     switch (info.kind) {
       case IoKind::Read:
       case IoKind::Write:
@@ -324,30 +319,26 @@ class KernelArchive::Builder {
       case IoKind::Open:
         if (ok && open) {
           otf2::Ref h = fds_->open(sc.h.pid, sc.ret, absolute_path(*open));
-          otf2::written(OTF2_EvtWriter_IoCreateHandle(
-              evt, nullptr, at.t1, h, access_mode(open->open_flags),
-              creation_flags(open->open_flags), status_flags(open->open_flags)));
+          evt.io_create_handle(at.t1, h, access_mode(open->open_flags),
+                               creation_flags(open->open_flags), status_flags(open->open_flags));
         }
         break;
       case IoKind::Close:
         if (ok) {
-          if (auto h = fds_->close(sc.h.pid, fd))
-            otf2::written(OTF2_EvtWriter_IoDestroyHandle(evt, nullptr, at.t1, *h));
+          if (auto h = fds_->close(sc.h.pid, fd)) evt.io_destroy_handle(at.t1, *h);
         }
         break;
       case IoKind::Seek:
         if (ok && fd >= 0) {
-          otf2::written(OTF2_EvtWriter_IoSeek(evt, nullptr, at.t1, fds_->handle(sc.h.pid, fd),
-                                              sc.offset, seek_option(sc.arg),
-                                              static_cast<uint64_t>(sc.ret)));
+          evt.io_seek(at.t1, fds_->handle(sc.h.pid, fd), sc.offset, seek_option(sc.arg),
+                      static_cast<uint64_t>(sc.ret));
         }
         break;
       case IoKind::Dup:
         if (ok && fd >= 0) {
           otf2::Ref old_h = fds_->handle(sc.h.pid, fd);
           otf2::Ref new_h = fds_->dup(sc.h.pid, fd, sc.ret);
-          otf2::written(OTF2_EvtWriter_IoDuplicateHandle(evt, nullptr, at.t1, old_h, new_h,
-                                                         OTF2_IO_STATUS_FLAG_NONE));
+          evt.io_duplicate_handle(at.t1, old_h, new_h, OTF2_IO_STATUS_FLAG_NONE);
         }
         break;
       case IoKind::None:
@@ -363,16 +354,14 @@ class KernelArchive::Builder {
     OTF2_IoOperationMode mode = info.kind == IoKind::Read    ? OTF2_IO_OPERATION_MODE_READ
                                 : info.kind == IoKind::Write ? OTF2_IO_OPERATION_MODE_WRITE
                                                              : OTF2_IO_OPERATION_MODE_FLUSH;
-    otf2::written(OTF2_EvtWriter_IoOperationBegin(
-        at.evt, nullptr, at.t0, h, mode, OTF2_IO_OPERATION_FLAG_NONE,
-        info.kind == IoKind::Flush ? 0 : sc.count, sc.call_id));
+    at.evt.io_operation_begin(at.t0, h, mode, OTF2_IO_OPERATION_FLAG_NONE,
+                              info.kind == IoKind::Flush ? 0 : sc.count, sc.call_id);
     nest();
     if (sc.ret >= 0) {
       uint64_t done = info.kind == IoKind::Flush ? 0 : static_cast<uint64_t>(sc.ret);
-      otf2::written(
-          OTF2_EvtWriter_IoOperationComplete(at.evt, nullptr, at.t1, h, done, sc.call_id));
+      at.evt.io_operation_complete(at.t1, h, done, sc.call_id);
     } else {
-      otf2::written(OTF2_EvtWriter_IoOperationCancelled(at.evt, nullptr, at.t1, h, sc.call_id));
+      at.evt.io_operation_cancelled(at.t1, h, sc.call_id);
     }
   }
 

@@ -21,17 +21,6 @@ PageCacheLayer::Counters values_of(const ezio_pagecache_rec& r) {
           r.dirtied,  r.evicted};
 }
 
-constexpr std::array<const char*, PageCacheLayer::kCounters> kDescriptions = {
-    "pages looked up by the read path",
-    "pages the read path found cached",
-    "pages inserted into the cache because they were needed",
-    "pages inserted ahead of need (readahead)",
-    "page faults on file-backed mappings (mmap I/O)",
-    "cached pages mapped by fault-around",
-    "pages made dirty (written, not yet on the device)",
-    "pages removed from the cache by the thread itself",
-};
-
 }  // namespace
 
 void PageCacheLayer::add(std::vector<ezio_pagecache_rec>&& samples,
@@ -54,12 +43,11 @@ void PageCacheLayer::add(std::vector<ezio_pagecache_rec>&& samples,
 }
 
 void PageCacheLayer::define_attributes() {
-  tid_attribute_ = w_.attribute(layout::kTidAttribute, "the thread whose page-cache sample this is",
-                                OTF2_TYPE_UINT64);
+  tid_attribute_ = w_.attribute(layout::kTid);
   for (size_t i = 0; i < kCounters; ++i) {
-    counter_attributes_[i] =
-        w_.attribute(fmt::format("{}{}", layout::kThreadCounterPrefix, layout::kCounters[i]),
-                     fmt::format("{}: the thread's total", kDescriptions[i]), OTF2_TYPE_UINT64);
+    std::string name = fmt::format("{}{}", layout::kThreadCounterPrefix, layout::kCounters[i]);
+    std::string description = fmt::format("{}: the thread's total", layout::kDescriptions[i]);
+    counter_attributes_[i] = w_.attribute({name, description, OTF2_TYPE_UINT64});
   }
 }
 
@@ -81,17 +69,13 @@ void PageCacheLayer::write(const ezio_pagecache_rec& r) {
   for (size_t i = 0; i < kCounters; ++i) p.sum[i] += now[i] - before[i];
   before = now;
 
-  OTF2_AttributeList* al = w_.attributes();
-  OTF2_AttributeList_AddUint64(al, tid_attribute_, r.h.tid);
-  for (size_t i = 0; i < kCounters; ++i) {
-    OTF2_AttributeList_AddUint64(al, counter_attributes_[i], now[i]);
-  }
-  OTF2_Type type = OTF2_TYPE_UINT64;
-  OTF2_MetricValue absorbed;
-  absorbed.unsigned_int = 0;
-  for (size_t i : layout::kAbsorbed) absorbed.unsigned_int += p.sum[i];
-  otf2::written(
-      OTF2_EvtWriter_Metric(w_.events(p.location), al, p.last, metric_, 1, &type, &absorbed));
+  otf2::EventWriter evt = w_.event_writer(p.location);
+  otf2::EventAttributes al = evt.attributes();
+  al.add(tid_attribute_, r.h.tid);
+  for (size_t i = 0; i < kCounters; ++i) al.add(counter_attributes_[i], now[i]);
+  uint64_t absorbed = 0;
+  for (size_t i : layout::kAbsorbed) absorbed += p.sum[i];
+  evt.metric(p.last, metric_, absorbed, al);
   last_ = std::max(last_, p.last);
 }
 

@@ -59,8 +59,8 @@ class PageCacheLayer {
   std::map<uint32_t, Process> processes_;  // by pid
   std::vector<ezio_pagecache_rec> waiting_;
   otf2::Ref metric_ = 0;
-  otf2::Ref tid_attribute_ = 0;
-  std::array<otf2::Ref, kCounters> counter_attributes_{};
+  otf2::TypedAttribute tid_attribute_;
+  std::array<otf2::TypedAttribute, kCounters> counter_attributes_{};
   uint64_t received_ = 0, last_ = 0;
 };
 

@@ -106,24 +106,13 @@ std::span<const Rec* const> NestedLayers::ByCall<Rec>::of(uint64_t call_id) cons
 
 NestedLayers::NestedLayers(otf2::ArchiveWriter& w, ArchiveSummary& summary)
     : w_(w), summary_(summary) {
-  attrs_ = {
-      w_.attribute("vfs.inode", "inode number", OTF2_TYPE_UINT64),
-      w_.attribute("vfs.dev", "device of the file system (major:minor)", OTF2_TYPE_STRING),
-      w_.attribute("vfs.fstype", "file-system type", OTF2_TYPE_STRING),
-      w_.attribute("vfs.path", "path of the file in the recorded process's mount tree",
-                   OTF2_TYPE_STRING),
-      w_.attribute("vfs.mount", "mount point of the file's file system", OTF2_TYPE_STRING),
-      w_.attribute("vfs.offset", "file position the call started at", OTF2_TYPE_INT64),
-      w_.attribute("vfs.result", "bytes moved, or -errno", OTF2_TYPE_INT64),
-      w_.attribute("vfs.derived", "1: times are the syscall's (no hook inside the VFS)",
-                   OTF2_TYPE_UINT8),
-      w_.attribute("fs.inode", "inode number", OTF2_TYPE_UINT64),
-      w_.attribute("fs.offset", "file offset", OTF2_TYPE_INT64),
-      w_.attribute("fs.bytes", "length asked for", OTF2_TYPE_INT64),
-      w_.attribute("fs.result", "return value of the function", OTF2_TYPE_INT64),
-      w_.attribute("fs.point", "1: a single tracepoint, no duration", OTF2_TYPE_UINT8),
-      w_.attribute("fs.hits", "per-page tracepoint hits merged into this event (first to last hit)",
-                   OTF2_TYPE_UINT32)};
+  namespace vfs = schema::vfs;
+  namespace fs = schema::fs;
+  attrs_ = {w_.attribute(vfs::kInode),  w_.attribute(vfs::kDev),     w_.attribute(vfs::kFsType),
+            w_.attribute(vfs::kPath),   w_.attribute(vfs::kMount),   w_.attribute(vfs::kOffset),
+            w_.attribute(vfs::kResult), w_.attribute(vfs::kDerived), w_.attribute(fs::kInode),
+            w_.attribute(fs::kOffset),  w_.attribute(fs::kBytes),    w_.attribute(fs::kResult),
+            w_.attribute(fs::kPoint),   w_.attribute(fs::kHits)};
 }
 
 void NestedLayers::add_files(const std::vector<ezio_file_rec>& files) {
@@ -202,23 +191,23 @@ const NestedLayers::FileInfo* NestedLayers::file(uint32_t pid, const ezio_vfs_re
   return it == files_.end() ? nullptr : &it->second;
 }
 
-uint64_t NestedLayers::emit_fs(OTF2_EvtWriter* evt, const ezio_fs_rec& f, uint64_t lo,
+uint64_t NestedLayers::emit_fs(const otf2::EventWriter& evt, const ezio_fs_rec& f, uint64_t lo,
                                uint64_t hi) {
   uint64_t t0 = clamp(f.t_enter, lo, hi);
   uint64_t t1 = clamp(f.t_exit, t0, hi);
   otf2::Ref region = fs_region(f.op);
-  OTF2_AttributeList* a = w_.attributes();
-  OTF2_AttributeList_AddUint64(a, attrs_.fs_inode, f.ino);
-  if (f.offset >= 0) OTF2_AttributeList_AddInt64(a, attrs_.fs_offset, f.offset);
-  if (f.bytes >= 0) OTF2_AttributeList_AddInt64(a, attrs_.fs_bytes, f.bytes);
+  otf2::EventAttributes a = evt.attributes();
+  a.add(attrs_.fs_inode, f.ino);
+  if (f.offset >= 0) a.add(attrs_.fs_offset, f.offset);
+  if (f.bytes >= 0) a.add(attrs_.fs_bytes, f.bytes);
   bool point = f.flags & EZIO_FSF_POINT;
-  if (!point) OTF2_AttributeList_AddInt64(a, attrs_.fs_result, f.ret);
-  OTF2_AttributeList_AddUint8(a, attrs_.fs_point, point ? 1 : 0);
-  if (f.flags & EZIO_FSF_RUN) OTF2_AttributeList_AddUint32(a, attrs_.fs_hits, f.hits);
-  otf2::written(OTF2_EvtWriter_Enter(evt, a, t0, region));
+  if (!point) a.add(attrs_.fs_result, f.ret);
+  a.add(attrs_.fs_point, point ? 1 : 0);
+  if (f.flags & EZIO_FSF_RUN) a.add(attrs_.fs_hits, f.hits);
+  evt.enter(t0, region, a);
   // A pause between the first and last hit of a merged run, or inside an exact write_iter.
   uint64_t cur = emit_throttles_before(evt, f.t_exit, t0, t1);
-  otf2::written(OTF2_EvtWriter_Leave(evt, nullptr, std::max(cur, t1), region));
+  evt.leave(std::max(cur, t1), region);
   auto& totals = summary_.layers[EZIO_LAYER_FS];
   ++totals.events;
   totals.time_ns += t1 - t0;
@@ -235,31 +224,29 @@ uint64_t NestedLayers::emit_fs(OTF2_EvtWriter* evt, const ezio_fs_rec& f, uint64
   return t1;
 }
 
-uint64_t NestedLayers::emit_vfs(OTF2_EvtWriter* evt, const ezio_vfs_rec& v,
+uint64_t NestedLayers::emit_vfs(const otf2::EventWriter& evt, const ezio_vfs_rec& v,
                                 std::span<const ezio_fs_rec* const> inside, uint64_t lo,
                                 uint64_t hi) {
   uint64_t t0 = clamp(v.t_enter, lo, hi);
   uint64_t t1 = clamp(v.t_exit, t0, hi);
   otf2::Ref region = vfs_region(v.op);
-  OTF2_AttributeList* a = w_.attributes();
-  OTF2_AttributeList_AddUint64(a, attrs_.inode, v.ino);
-  OTF2_AttributeList_AddStringRef(a, attrs_.dev, dev_string(v.dev));
-  OTF2_AttributeList_AddStringRef(a, attrs_.fstype, fstype_string(v.fstype));
+  otf2::EventAttributes a = evt.attributes();
+  a.add(attrs_.inode, v.ino)
+      .add_string(attrs_.dev, dev_string(v.dev))
+      .add_string(attrs_.fstype, fstype_string(v.fstype));
   if (const FileInfo* f = file(v.h.pid, v)) {
-    OTF2_AttributeList_AddStringRef(a, attrs_.path, f->path);
-    OTF2_AttributeList_AddStringRef(a, attrs_.mount, f->mount);
+    a.add_string(attrs_.path, f->path).add_string(attrs_.mount, f->mount);
   }
-  if (v.offset >= 0) OTF2_AttributeList_AddInt64(a, attrs_.offset, v.offset);
-  OTF2_AttributeList_AddInt64(a, attrs_.result, v.ret);
-  OTF2_AttributeList_AddUint8(a, attrs_.derived, v.flags & EZIO_VFSF_DERIVED ? 1 : 0);
-  otf2::written(OTF2_EvtWriter_Enter(evt, a, t0, region));
+  if (v.offset >= 0) a.add(attrs_.offset, v.offset);
+  a.add(attrs_.result, v.ret).add(attrs_.derived, v.flags & EZIO_VFSF_DERIVED ? 1 : 0);
+  evt.enter(t0, region, a);
   uint64_t cur = t0;
   for (const ezio_fs_rec* f : inside) {
     cur = emit_throttles_before(evt, f->t_enter, cur, t1);
     cur = emit_fs(evt, *f, cur, t1);
   }
   cur = emit_throttles_before(evt, v.t_exit, cur, t1);
-  otf2::written(OTF2_EvtWriter_Leave(evt, nullptr, t1, region));
+  evt.leave(t1, region);
 
   auto& totals = summary_.layers[EZIO_LAYER_VFS];
   ++totals.events;
@@ -276,8 +263,8 @@ uint64_t NestedLayers::emit_vfs(OTF2_EvtWriter* evt, const ezio_vfs_rec& v,
   return t1;
 }
 
-void NestedLayers::emit_inside(OTF2_EvtWriter* evt, uint32_t pid, uint64_t call_id, uint64_t t0,
-                               uint64_t t1) {
+void NestedLayers::emit_inside(const otf2::EventWriter& evt, uint32_t pid, uint64_t call_id,
+                               uint64_t t0, uint64_t t1) {
   (void)pid;
   auto vfs = vfs_by_call_.of(call_id);
   auto fs = fs_by_call_.of(call_id);
@@ -320,43 +307,38 @@ void NestedLayers::emit_inside(OTF2_EvtWriter* evt, uint32_t pid, uint64_t call_
   throttles_ = {};
 }
 
-uint64_t NestedLayers::emit_throttles_before(OTF2_EvtWriter* evt, uint64_t until, uint64_t cur,
-                                             uint64_t hi) {
+uint64_t NestedLayers::emit_throttles_before(const otf2::EventWriter& evt, uint64_t until,
+                                             uint64_t cur, uint64_t hi) {
   while (next_throttle_ < throttles_.size() && throttles_[next_throttle_]->t_enter < until) {
     cur = emit_throttle(evt, *throttles_[next_throttle_++], cur, hi);
   }
   return cur;
 }
 
-uint64_t NestedLayers::emit_throttle(OTF2_EvtWriter* evt, const ezio_throttle_rec& r, uint64_t lo,
-                                     uint64_t hi) {
+uint64_t NestedLayers::emit_throttle(const otf2::EventWriter& evt, const ezio_throttle_rec& r,
+                                     uint64_t lo, uint64_t hi) {
   if (!throttle_defined_) {  // defined on first use: most recordings have no pause
     throttle_defined_ = true;
     throttle_region_ =
         w_.region("balance_dirty_pages", "pagecache:balance_dirty_pages",
                   "eziotrace pagecache layer: a writer put to sleep by the dirty-page limits",
                   OTF2_REGION_ROLE_FUNCTION);
-    throttle_pause_ =
-        w_.attribute("pagecache.pause_jiffies", "the pause balance_dirty_pages chose, in jiffies",
-                     OTF2_TYPE_UINT64);
-    throttle_dirtied_ = w_.attribute(
-        "pagecache.dirtied", "pages the thread dirtied since its previous pause", OTF2_TYPE_UINT64);
-    throttle_bdi_ = w_.attribute("pagecache.bdi", "backing device whose limits were exceeded",
-                                 OTF2_TYPE_STRING);
+    throttle_pause_ = w_.attribute(schema::throttle::kPause);
+    throttle_dirtied_ = w_.attribute(schema::throttle::kDirtied);
+    throttle_bdi_ = w_.attribute(schema::throttle::kBdi);
   }
   uint64_t t0 = clamp(r.t_enter, lo, hi);
   uint64_t t1 = clamp(r.t_exit, t0, hi);
-  OTF2_AttributeList* a = w_.attributes();
-  OTF2_AttributeList_AddUint64(a, throttle_pause_, r.pause);
-  OTF2_AttributeList_AddUint64(a, throttle_dirtied_, r.dirtied);
-  OTF2_AttributeList_AddStringRef(
-      a, throttle_bdi_, w_.string(std::string_view(r.bdi, strnlen(r.bdi, sizeof(r.bdi)))));
-  otf2::written(OTF2_EvtWriter_Enter(evt, a, t0, throttle_region_));
-  otf2::written(OTF2_EvtWriter_Leave(evt, nullptr, t1, throttle_region_));
+  otf2::EventAttributes a = evt.attributes();
+  a.add(throttle_pause_, r.pause)
+      .add(throttle_dirtied_, r.dirtied)
+      .add_string(throttle_bdi_, std::string_view(r.bdi, strnlen(r.bdi, sizeof(r.bdi))));
+  evt.enter(t0, throttle_region_, a);
+  evt.leave(t1, throttle_region_);
   return t1;
 }
 
-void NestedLayers::emit_orphan(OTF2_EvtWriter* evt, const Orphan& o, uint64_t& last) {
+void NestedLayers::emit_orphan(const otf2::EventWriter& evt, const Orphan& o, uint64_t& last) {
   if (o.vfs) {
     last = emit_vfs(evt, *o.vfs, {}, last, std::max<uint64_t>(last, o.vfs->t_exit));
   } else if (o.throttle) {

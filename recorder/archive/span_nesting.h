@@ -47,12 +47,13 @@ class NestedLayers {
 
   // Writes the events of call `call_id` of process pid inside [t0, t1], the syscall's ENTER and
   // LEAVE times as written.
-  void emit_inside(OTF2_EvtWriter* evt, uint32_t pid, uint64_t call_id, uint64_t t0, uint64_t t1);
+  void emit_inside(const otf2::EventWriter& evt, uint32_t pid, uint64_t call_id, uint64_t t0,
+                   uint64_t t1);
   // The path of the file open call `call_id` of process pid opened, as the kernel walked it from
   // the file's dentry up through its mounts (VFS layer); nullptr when unknown or truncated.
   const std::string* opened_path(uint32_t pid, uint64_t call_id) const;
   // Writes an orphan at or after `last` (the location's last timestamp), and advances `last`.
-  void emit_orphan(OTF2_EvtWriter* evt, const Orphan& o, uint64_t& last);
+  void emit_orphan(const otf2::EventWriter& evt, const Orphan& o, uint64_t& last);
 
  private:
   // A file's strings, interned once: every VFS event on it carries them.
@@ -81,20 +82,22 @@ class NestedLayers {
     std::span<const Rec* const> of(uint64_t call_id) const;
   };
   struct Attrs {
-    otf2::Ref inode, dev, fstype, path, mount, offset, result, derived;
-    otf2::Ref fs_inode, fs_offset, fs_bytes, fs_result, fs_point, fs_hits;
+    otf2::TypedAttribute inode, dev, fstype, path, mount, offset, result, derived;
+    otf2::TypedAttribute fs_inode, fs_offset, fs_bytes, fs_result, fs_point, fs_hits;
   };
   // Writes one VFS event (and the FS events inside it) within [lo, hi]; returns its LEAVE time.
-  uint64_t emit_vfs(OTF2_EvtWriter* evt, const ezio_vfs_rec& v,
+  uint64_t emit_vfs(const otf2::EventWriter& evt, const ezio_vfs_rec& v,
                     std::span<const ezio_fs_rec* const> inside, uint64_t lo, uint64_t hi);
   otf2::Ref dev_string(uint32_t dev);
   otf2::Ref fstype_string(const char (&fstype)[EZIO_FSTYPE_LEN]);
-  uint64_t emit_fs(OTF2_EvtWriter* evt, const ezio_fs_rec& f, uint64_t lo, uint64_t hi);
+  uint64_t emit_fs(const otf2::EventWriter& evt, const ezio_fs_rec& f, uint64_t lo, uint64_t hi);
   // Writes one throttling pause within [lo, hi]; returns its LEAVE time.
-  uint64_t emit_throttle(OTF2_EvtWriter* evt, const ezio_throttle_rec& r, uint64_t lo, uint64_t hi);
+  uint64_t emit_throttle(const otf2::EventWriter& evt, const ezio_throttle_rec& r, uint64_t lo,
+                         uint64_t hi);
   // Writes the pauses of the call being written (throttles_) that began before `until`, from
   // `cur` on, within hi; returns the time reached.
-  uint64_t emit_throttles_before(OTF2_EvtWriter* evt, uint64_t until, uint64_t cur, uint64_t hi);
+  uint64_t emit_throttles_before(const otf2::EventWriter& evt, uint64_t until, uint64_t cur,
+                                 uint64_t hi);
   otf2::Ref vfs_region(uint8_t op);
   otf2::Ref fs_region(uint16_t op);
   const FileInfo* file(uint32_t pid, const ezio_vfs_rec& v) const;
@@ -107,7 +110,8 @@ class NestedLayers {
   ByCall<ezio_throttle_rec> throttle_by_call_;
   std::span<const ezio_throttle_rec* const> throttles_;  // of the call emit_inside writes
   size_t next_throttle_ = 0;
-  otf2::Ref throttle_region_ = 0, throttle_pause_ = 0, throttle_bdi_ = 0, throttle_dirtied_ = 0;
+  otf2::Ref throttle_region_ = 0;
+  otf2::TypedAttribute throttle_pause_, throttle_bdi_, throttle_dirtied_;
   bool throttle_defined_ = false;
   std::map<std::tuple<uint32_t, uint64_t, uint64_t>, FileInfo> files_;  // pid, file_key, ino
   std::unordered_map<uint32_t, otf2::Ref> dev_strings_;

@@ -2,7 +2,8 @@
 // The BPF programs, loaded and attached once (every layer of the plan), serving up to
 // kMaxSessions recording sessions at once, each with its own ring buffer, process tree, drop
 // counters and tables (bpf/common.bpf.h). Root only. eziotraced holds one for its lifetime; the
-// in-process recorder one per recording (slot 0).
+// in-process recorder one per recording (slot 0). Not thread-safe: one thread opens, uses and
+// closes the sessions.
 #include <sys/types.h>
 
 #include <array>
@@ -40,9 +41,11 @@ class KernelPrograms {
   // A free slot with a new ring buffer of ring_bytes (a power of two, at least a page; sessions'
   // sizes may differ). Fails (ezio::Error) when all slots are taken.
   Session open_session(uint64_t ring_bytes);
-  // pid (stopped before its exec) joins the session's tree, recorded from its execve on.
+  // pid (stopped before its exec) joins the session's tree, recorded from its execve on. A pid
+  // already in another session's tree (a recorder recorded by another) moves to this one.
   void trace_process(unsigned slot, pid_t pid);
   size_t traced_processes(unsigned slot) const;
+  // Of an open session (read them before close_session).
   SessionTotals totals(unsigned slot) const;
   // Ends the session: its processes leave the traced table and nothing more enters its ring (what
   // is in it stays readable through the ring fd); its table entries go, the slot can be reused.

@@ -5,29 +5,30 @@
 #include <string>
 #include <vector>
 
-#include "common/otf2/check.h"
 #include "common/otf2/writer.h"
+#include "common/schema/pagecache.h"
 
 namespace ezio::test {
 namespace {
 
 using otf2::ArchiveWriter;
-using otf2::check;
+using otf2::EventWriter;
 using otf2::Ref;
+using otf2::TypedAttribute;
 
 struct Kernel {
   ArchiveWriter& w;
-  Ref fd, bytes, result, offset, call_id;
+  TypedAttribute fd, bytes, result, offset, call_id;
   Ref paradigm;
   uint64_t next_call = 1;
 
   explicit Kernel(ArchiveWriter& aw)
       : w(aw),
-        fd(w.attribute("syscall.fd", "fd argument", OTF2_TYPE_INT64)),
-        bytes(w.attribute("syscall.bytes", "bytes requested", OTF2_TYPE_UINT64)),
-        result(w.attribute("syscall.result", "return value", OTF2_TYPE_INT64)),
-        offset(w.attribute("syscall.offset", "explicit offset", OTF2_TYPE_INT64)),
-        call_id(w.attribute("call.id", "call id", OTF2_TYPE_UINT64)),
+        fd(w.attribute(schema::syscall::kFd)),
+        bytes(w.attribute(schema::syscall::kBytes)),
+        result(w.attribute(schema::syscall::kResult)),
+        offset(w.attribute(schema::syscall::kOffset)),
+        call_id(w.attribute(schema::kCallId)),
         paradigm(w.io_paradigm("linux", "Linux kernel I/O", OTF2_IO_PARADIGM_CLASS_SERIAL,
                                OTF2_IO_PARADIGM_FLAG_OS)) {}
 
@@ -39,25 +40,22 @@ struct Kernel {
 
   // A syscall moving data: ENTER (attributes), IoOperationBegin, optional nested call, Complete,
   // LEAVE.
-  void data_call(OTF2_EvtWriter* ew, Ref reg, uint64_t t0, uint64_t t1, Ref handle,
+  void data_call(const EventWriter& ew, Ref reg, uint64_t t0, uint64_t t1, Ref handle,
                  OTF2_IoOperationMode mode, uint64_t n, int64_t off, Ref nested = 0,
                  uint64_t n0 = 0, uint64_t n1 = 0) {
-    auto* a = w.attributes();
-    check(OTF2_AttributeList_AddUint64(a, bytes, n), "attr");
-    check(OTF2_AttributeList_AddInt64(a, result, static_cast<int64_t>(n)), "attr");
-    if (off >= 0) check(OTF2_AttributeList_AddInt64(a, offset, off), "attr");
+    auto a = ew.attributes();
+    a.add(bytes, n).add(result, static_cast<int64_t>(n));
+    if (off >= 0) a.add(offset, off);
     uint64_t id = next_call++;
-    check(OTF2_AttributeList_AddUint64(a, call_id, id), "attr");
-    check(OTF2_EvtWriter_Enter(ew, a, t0, reg), "enter");
-    check(OTF2_EvtWriter_IoOperationBegin(ew, nullptr, t0, handle, mode,
-                                          OTF2_IO_OPERATION_FLAG_NONE, n, id),
-          "begin");
+    a.add(call_id, id);
+    ew.enter(t0, reg, a);
+    ew.io_operation_begin(t0, handle, mode, OTF2_IO_OPERATION_FLAG_NONE, n, id);
     if (nested) {
-      check(OTF2_EvtWriter_Enter(ew, nullptr, n0, nested), "enter");
-      check(OTF2_EvtWriter_Leave(ew, nullptr, n1, nested), "leave");
+      ew.enter(n0, nested);
+      ew.leave(n1, nested);
     }
-    check(OTF2_EvtWriter_IoOperationComplete(ew, nullptr, t1, handle, n, id), "complete");
-    check(OTF2_EvtWriter_Leave(ew, nullptr, t1, reg), "leave");
+    ew.io_operation_complete(t1, handle, n, id);
+    ew.leave(t1, reg);
   }
 };
 
@@ -90,54 +88,42 @@ std::filesystem::path write_basic_archive(const std::filesystem::path& dir) {
   Ref pread = k.region("syscall", "pread64", true), close = k.region("syscall", "close", false);
   Ref vfs_write = k.region("vfs", "vfs_write", true);
 
-  OTF2_EvtWriter* e = w.events(101);
-  check(OTF2_EvtWriter_Enter(e, nullptr, 1000, openat), "enter");
-  check(OTF2_EvtWriter_IoCreateHandle(e, nullptr, 1100, ha, OTF2_IO_ACCESS_MODE_READ_WRITE,
-                                      OTF2_IO_CREATION_FLAG_CREATE, OTF2_IO_STATUS_FLAG_NONE),
-        "create");
-  check(OTF2_EvtWriter_Leave(e, nullptr, 1100, openat), "leave");
+  EventWriter e = w.event_writer(101);
+  e.enter(1000, openat);
+  e.io_create_handle(1100, ha, OTF2_IO_ACCESS_MODE_READ_WRITE, OTF2_IO_CREATION_FLAG_CREATE,
+                     OTF2_IO_STATUS_FLAG_NONE);
+  e.leave(1100, openat);
   k.data_call(e, write, 2000, 2400, ha, OTF2_IO_OPERATION_MODE_WRITE, 4096, -1, vfs_write, 2100,
               2300);
   k.data_call(e, write, 3000, 3200, ha, OTF2_IO_OPERATION_MODE_WRITE, 4096, -1);
   k.data_call(e, write, 4000, 4100, ha, OTF2_IO_OPERATION_MODE_WRITE, 100, -1);
   // A file-system tracepoint inside the pread: a zero-length region marked fs.point.
   Ref fs_read = k.region("fs", "xfs_file_buffered_read", true);
-  Ref fs_bytes = w.attribute("fs.bytes", "length asked for", OTF2_TYPE_INT64);
-  Ref fs_point = w.attribute("fs.point", "1: a single tracepoint", OTF2_TYPE_UINT8);
-  {
-    auto* a = w.attributes();
-    check(OTF2_AttributeList_AddUint64(a, k.bytes, 8192), "attr");
-    check(OTF2_AttributeList_AddInt64(a, k.result, 8192), "attr");
-    check(OTF2_AttributeList_AddInt64(a, k.offset, 0), "attr");
-    check(OTF2_EvtWriter_Enter(e, a, 5000, pread), "enter");
-    check(OTF2_EvtWriter_IoOperationBegin(e, nullptr, 5000, ha, OTF2_IO_OPERATION_MODE_READ,
-                                          OTF2_IO_OPERATION_FLAG_NONE, 8192, 99),
-          "begin");
-    check(OTF2_AttributeList_AddInt64(a, fs_bytes, 8192), "attr");
-    check(OTF2_AttributeList_AddUint8(a, fs_point, 1), "attr");
-    check(OTF2_EvtWriter_Enter(e, a, 5100, fs_read), "enter");
-    check(OTF2_EvtWriter_Leave(e, nullptr, 5100, fs_read), "leave");
-    check(OTF2_EvtWriter_IoOperationComplete(e, nullptr, 5800, ha, 8192, 99), "complete");
-    check(OTF2_EvtWriter_Leave(e, nullptr, 5800, pread), "leave");
-  }
-  check(OTF2_EvtWriter_Enter(e, nullptr, 6000, close), "enter");
-  check(OTF2_EvtWriter_IoDestroyHandle(e, nullptr, 6050, ha), "destroy");
-  check(OTF2_EvtWriter_Leave(e, nullptr, 6050, close), "leave");
+  TypedAttribute fs_bytes = w.attribute(schema::fs::kBytes);
+  TypedAttribute fs_point = w.attribute(schema::fs::kPoint);
+  e.enter(5000, pread, e.attributes().add(k.bytes, 8192).add(k.result, 8192).add(k.offset, 0));
+  e.io_operation_begin(5000, ha, OTF2_IO_OPERATION_MODE_READ, OTF2_IO_OPERATION_FLAG_NONE, 8192,
+                       99);
+  e.enter(5100, fs_read, e.attributes().add(fs_bytes, 8192).add(fs_point, 1));
+  e.leave(5100, fs_read);
+  e.io_operation_complete(5800, ha, 8192, 99);
+  e.leave(5800, pread);
+  e.enter(6000, close);
+  e.io_destroy_handle(6050, ha);
+  e.leave(6050, close);
 
-  k.data_call(w.events(102), write, 1000, 1600, hb, OTF2_IO_OPERATION_MODE_WRITE, 1000, -1);
+  k.data_call(w.event_writer(102), write, 1000, 1600, hb, OTF2_IO_OPERATION_MODE_WRITE, 1000, -1);
 
   // A block request: asynchronous I/O operation on the device's handle, no region.
   Ref dev_handle = w.io_handle("/dev/sda", w.io_file("/dev/sda", node), k.paradigm,
                                OTF2_IO_HANDLE_FLAG_PRE_CREATED);
-  Ref blk_sector = w.attribute("block.sector", "first sector", OTF2_TYPE_UINT64);
-  OTF2_EvtWriter* d = w.events(dev_loc);
-  check(OTF2_AttributeList_AddUint64(w.attributes(), blk_sector, 2048), "attr");
-  check(OTF2_EvtWriter_IoOperationBegin(d, w.attributes(), 2500, dev_handle,
-                                        OTF2_IO_OPERATION_MODE_WRITE,
-                                        OTF2_IO_OPERATION_FLAG_NON_BLOCKING, 4096, 1),
-        "begin");
-  check(OTF2_EvtWriter_IoOperationIssued(d, nullptr, 2600, dev_handle, 1), "issued");
-  check(OTF2_EvtWriter_IoOperationComplete(d, nullptr, 3500, dev_handle, 4096, 1), "complete");
+  TypedAttribute blk_sector = w.attribute(schema::block::kSector);
+  EventWriter d = w.event_writer(dev_loc);
+  d.io_operation_begin(2500, dev_handle, OTF2_IO_OPERATION_MODE_WRITE,
+                       OTF2_IO_OPERATION_FLAG_NON_BLOCKING, 4096, 1,
+                       d.attributes().add(blk_sector, 2048));
+  d.io_operation_issued(2600, dev_handle, 1);
+  d.io_operation_complete(3500, dev_handle, 4096, 1);
 
   // Page-cache counters of process 100 (docs/trace-model.md): Metric events on its METRIC
   // location, each a thread's sample (its totals as attributes, accumulated from the start, so
@@ -145,33 +131,29 @@ std::filesystem::path write_basic_archive(const std::filesystem::path& dir) {
   const OTF2_LocationRef pc_loc = uint64_t{3} << 32;
   w.location(pc_loc, "pagecache app [100]", OTF2_LOCATION_TYPE_METRIC, proc);
   w.location_property(pc_loc, "EZIOTRACE::PID", uint64_t{100});
-  std::vector<Ref> counters;
+  std::vector<TypedAttribute> counters;
   for (const char* m : {"hits", "misses", "dirtied"}) {
-    counters.push_back(
-        w.attribute(std::string("pagecache.thread.") + m, "pages", OTF2_TYPE_UINT64));
+    std::string name = std::string(schema::pagecache::kThreadCounterPrefix) + m;
+    counters.push_back(w.attribute({name, "pages", OTF2_TYPE_UINT64}));
   }
-  Ref pc_tid = w.attribute("pagecache.tid", "thread", OTF2_TYPE_UINT64);
+  TypedAttribute pc_tid = w.attribute(schema::pagecache::kTid);
   Ref pc_class =
       w.metric_class({w.metric_member("pagecache.absorbed", "pages", OTF2_METRIC_TYPE_OTHER,
                                       OTF2_METRIC_ACCUMULATED_START, OTF2_TYPE_UINT64, "pages")},
                      OTF2_METRIC_ASYNCHRONOUS, OTF2_RECORDER_KIND_ABSTRACT);
-  OTF2_EvtWriter* pc = w.events(pc_loc);
-  const OTF2_Type type = OTF2_TYPE_UINT64;
+  EventWriter pc = w.event_writer(pc_loc);
   std::map<uint64_t, uint64_t> absorbed;  // by thread
   for (auto [t, tid, hits, misses, dirtied] :
        {std::array<uint64_t, 5>{2000, 101, 10, 2, 1}, std::array<uint64_t, 5>{4000, 102, 4, 0, 2},
         std::array<uint64_t, 5>{6000, 101, 30, 10, 5}}) {
-    auto* a = w.attributes();
-    check(OTF2_AttributeList_AddUint64(a, pc_tid, tid), "attr");
+    auto a = pc.attributes();
+    a.add(pc_tid, tid);
     uint64_t now[3] = {hits, misses, dirtied};
-    for (size_t i = 0; i < 3; ++i) {
-      check(OTF2_AttributeList_AddUint64(a, counters[i], now[i]), "attr");
-    }
+    for (size_t i = 0; i < 3; ++i) a.add(counters[i], now[i]);
     absorbed[tid] = hits + dirtied;
-    OTF2_MetricValue v;
-    v.unsigned_int = 0;
-    for (auto& [thread, pages] : absorbed) v.unsigned_int += pages;
-    check(OTF2_EvtWriter_Metric(pc, a, t, pc_class, 1, &type, &v), "metric");
+    uint64_t v = 0;
+    for (auto& [thread, pages] : absorbed) v += pages;
+    pc.metric(t, pc_class, v, a);
   }
 
   otf2::Clock clock;

@@ -145,7 +145,8 @@ TEST(MergeEndToEnd, MpiRanksUnderEziotraceAreMergedAndAligned) {
 
   // The MPI events, read by python3-otf2 with their communicator: MPI_COMM_WORLD, whose ranks
   // are the two processes, so that each message's peer is the other rank's location.
-  auto py = run({"/usr/bin/python3", EZIO_MERGE_TEST_DIR "/mpi_events.py", anchor.string()});
+  auto py =
+      run({"/usr/bin/python3", EZIO_TEST_SUPPORT_DIR "/otf2_dump.py", "--mpi", anchor.string()});
   ASSERT_EQ(py.status, 0) << py.err;
   json j = json::parse(py.out);
   EXPECT_TRUE(j["warnings"].empty()) << j["warnings"];

@@ -432,7 +432,8 @@ TEST(MergeMpi, MergedRanksAreAlignedAndKeepTheirCommunicators) {
   EXPECT_EQ(d.groups.at(world->group_index).members, (std::vector<uint64_t>{0, 1}));
 
   // python3-otf2 reads the MPI events with their communicator and resolves the peers.
-  auto py = run({"/usr/bin/python3", EZIO_MERGE_TEST_DIR "/mpi_events.py", m.anchor.string()});
+  auto py =
+      run({"/usr/bin/python3", EZIO_TEST_SUPPORT_DIR "/otf2_dump.py", "--mpi", m.anchor.string()});
   ASSERT_EQ(py.status, 0) << py.err;
   auto j = nlohmann::json::parse(py.out);
   EXPECT_TRUE(j["warnings"].empty()) << j["warnings"];

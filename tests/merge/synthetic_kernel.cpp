@@ -25,7 +25,7 @@ SyntheticCounts write_synthetic_kernel(const std::vector<converters::EztraceInpu
   otf2::Ref machine = w.system_tree_node("testhost", "machine");
   otf2::Ref linux_io = w.io_paradigm("linux", "Linux kernel I/O", OTF2_IO_PARADIGM_CLASS_SERIAL,
                                      OTF2_IO_PARADIGM_FLAG_OS);
-  otf2::Ref call_id = w.attribute("call.id", "id of the call", OTF2_TYPE_UINT64);
+  otf2::TypedAttribute call_id = w.attribute(schema::kCallId);
   uint64_t next_call = 1, t_min = UINT64_MAX, t_max = 0;
   auto region = [&](const std::string& name) {
     return w.region(name, "syscall:" + name, "eziotrace syscall layer", OTF2_REGION_ROLE_FILE_IO);
@@ -37,17 +37,16 @@ SyntheticCounts write_synthetic_kernel(const std::vector<converters::EztraceInpu
   // Returns the call's call.id.
   auto span = [&](OTF2_LocationRef loc, const std::string& name, uint64_t t0, uint64_t t1,
                   std::optional<std::string> created_file) {
-    OTF2_EvtWriter* ew = w.events(loc);
+    otf2::EventWriter ew = w.event_writer(loc);
     uint64_t id = next_call++;
-    OTF2_AttributeList_AddUint64(w.attributes(), call_id, id);
-    OTF2_EvtWriter_Enter(ew, w.attributes(), t0, region(name));
+    ew.enter(t0, region(name), ew.attributes().add(call_id, id));
     if (created_file) {
       otf2::Ref h = w.io_handle(fmt::format("{} [synthetic]", *created_file),
                                 w.io_file(*created_file, machine), linux_io);
-      OTF2_EvtWriter_IoCreateHandle(ew, nullptr, t1, h, OTF2_IO_ACCESS_MODE_READ_WRITE,
-                                    OTF2_IO_CREATION_FLAG_NONE, OTF2_IO_STATUS_FLAG_NONE);
+      ew.io_create_handle(t1, h, OTF2_IO_ACCESS_MODE_READ_WRITE, OTF2_IO_CREATION_FLAG_NONE,
+                          OTF2_IO_STATUS_FLAG_NONE);
     }
-    OTF2_EvtWriter_Leave(ew, nullptr, t1, region(name));
+    ew.leave(t1, region(name));
     t_min = std::min(t_min, t0);
     t_max = std::max(t_max, t1);
     return id;
@@ -145,10 +144,7 @@ SyntheticCounts write_synthetic_kernel(const std::vector<converters::EztraceInpu
                                      OTF2_METRIC_ACCUMULATED_START, OTF2_TYPE_UINT64, "pages");
     otf2::Ref metric =
         w.metric_class({hits}, OTF2_METRIC_ASYNCHRONOUS, OTF2_RECORDER_KIND_ABSTRACT);
-    OTF2_Type type = OTF2_TYPE_UINT64;
-    OTF2_MetricValue value;
-    value.unsigned_int = 3;
-    OTF2_EvtWriter_Metric(w.events(pc), nullptr, p.ctor_ns + 2, metric, 1, &type, &value);
+    w.event_writer(pc).metric(p.ctor_ns + 2, metric, 3);
   }
   // The block device, as the recorder writes it: begin (with call.id), issued, complete.
   otf2::Ref bg = w.location_group("block vda", OTF2_LOCATION_GROUP_TYPE_PROCESS, machine);
@@ -160,13 +156,13 @@ SyntheticCounts write_synthetic_kernel(const std::vector<converters::EztraceInpu
             [](const Request& a, const Request& b) { return a.t < b.t; });
   uint64_t n = 0;
   for (const Request& r : requests) {
-    OTF2_EvtWriter* ew = w.events(dev);
-    OTF2_AttributeList_AddUint64(w.attributes(), call_id, r.call);
-    OTF2_EvtWriter_IoOperationBegin(ew, w.attributes(), r.t + 100, vda,
-                                    OTF2_IO_OPERATION_MODE_WRITE,
-                                    OTF2_IO_OPERATION_FLAG_NON_BLOCKING, 4096, ++n);
-    OTF2_EvtWriter_IoOperationIssued(ew, nullptr, r.t + 200, vda, n);
-    OTF2_EvtWriter_IoOperationComplete(ew, nullptr, r.t + 300, vda, 4096, n);
+    otf2::EventWriter ew = w.event_writer(dev);
+    ++n;
+    ew.io_operation_begin(r.t + 100, vda, OTF2_IO_OPERATION_MODE_WRITE,
+                          OTF2_IO_OPERATION_FLAG_NON_BLOCKING, 4096, n,
+                          ew.attributes().add(call_id, r.call));
+    ew.io_operation_issued(r.t + 200, vda, n);
+    ew.io_operation_complete(r.t + 300, vda, 4096, n);
     t_max = std::max(t_max, r.t + 300);
   }
   w.system_tree_node_property(machine, "EZIOTRACE::STATUS", std::string_view("complete"));

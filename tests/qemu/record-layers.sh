@@ -7,10 +7,13 @@
 # and in MODE fentry the page-cache and block layers: their events must be there and attributed to
 # the workload's thread. MODE kprobe denies fentry: VFS and FS must then give the same events
 # through kprobes. MODE tracepoint denies kprobes too: derived VFS, ext4's tracepoints.
-# usage: record-layers.sh MODE EZIOTRACE WORKLOAD OTF2_DUMP_PY (tests/support/otf2_dump.py)
+# usage: record-layers.sh MODE EZIOTRACE WORKLOAD OTF2_DUMP_PY (tests/support/otf2_dump.py, beside
+# workload_facts.py)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 mode=$1 eziotrace=$2 workload=$3 nesting=$4
+# The facts beyond otf2_dump.py --tsv, read through it (tests/support/workload_facts.py).
+facts_py=$(dirname "$nesting")/workload_facts.py
 case "$mode" in
   fentry | kprobe | tracepoint) ;;
   *) echo "record-layers.sh: unknown mode '$mode' (fentry, kprobe or tracepoint)" >&2; exit 2 ;;
@@ -37,7 +40,7 @@ fi
 summary_status=0
 summary=$(/usr/bin/python3 "$nesting" --tsv "$archive") || summary_status=$?
 d=/mnt/disk/w
-facts=$(/usr/bin/python3 "$here/workload_facts.py" "$archive" "$d")
+facts=$(/usr/bin/python3 "$facts_py" "$archive" "$d")
 failed=$guest_status
 if [ "$summary_status" != 0 ]; then  # a nesting or time-order error, said on stderr
   echo "FAIL - python3-otf2 rejected the archive's nesting or time order"; failed=1
@@ -153,7 +156,7 @@ if [ "$mode" = kprobe ]; then
   # /dev/zero, an open) is lost too: a successful syscall with no VFS event inside (vfs_unseen).
   storm=$out/storm/eziotrace.otf2
   if [ -f "$storm" ]; then
-    storm_facts=$(/usr/bin/python3 "$here/workload_facts.py" "$storm" /mnt/disk/m)
+    storm_facts=$(/usr/bin/python3 "$facts_py" "$storm" /mnt/disk/m)
     total() {  # total KIND REGEX: the sum of the storm's facts KIND whose key matches REGEX
       awk -F'\t' -v k="$1" -v r="$2" '$1 == k && $2 ~ r { n += $3 } END { print n + 0 }' \
         <<<"$storm_facts"

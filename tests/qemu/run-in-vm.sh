@@ -186,25 +186,27 @@ boot_vm() {  # qemu's status; 200: the guest had not begun after boot_limit; 201
   done
   wait "$pid"
 }
+# A hung boot or a soft lockup is retried, on a fresh disk, up to boot_attempts boots in all: one
+# retry may not be enough on a loaded host.
+boot_attempts=3
 set +e
-boot_vm
-qrc=$?
-if [ $qrc -eq 200 ] || [ $qrc -eq 201 ]; then
-  if [ $qrc -eq 200 ]; then
-    echo "$prog: WARNING: the guest had not begun after ${boot_limit}s (a hung boot); booting again" >&2
-  else
-    echo "$prog: WARNING: KNOWN ISSUE: the guest kernel reported a soft lockup (docs/qemu-test.md);" \
-      "running the guest once more:" >&2
-    tr -d '\r' < "$console" | grep 'soft lockup' | head -n 2 >&2
-  fi
+for attempt in $(seq 1 "$boot_attempts"); do
   boot_vm
   qrc=$?
-  if [ $qrc -eq 201 ]; then
-    echo "$prog: error: the guest kernel soft-locked again:" >&2
-    tr -d '\r' < "$console" | tail -n 30 >&2
-    exit 124
+  [ $qrc -eq 200 ] || [ $qrc -eq 201 ] || break
+  if [ $qrc -eq 200 ]; then
+    echo "$prog: WARNING: boot $attempt of $boot_attempts: the guest had not begun after" \
+      "${boot_limit}s (a hung boot)" >&2
+  else
+    echo "$prog: WARNING: KNOWN ISSUE: boot $attempt of $boot_attempts: the guest kernel reported" \
+      "a soft lockup (docs/qemu-test.md):" >&2
+    tr -d '\r' < "$console" | grep 'soft lockup' | head -n 2 >&2
   fi
-  [ $qrc -eq 200 ] && qrc=124
+done
+if [ $qrc -eq 200 ] || [ $qrc -eq 201 ]; then
+  echo "$prog: error: $boot_attempts boots in a row hung or soft-locked; console tail:" >&2
+  tr -d '\r' < "$console" | tail -n 30 >&2
+  exit 124
 fi
 set -e
 tr -d '\r' < "$console" > "$console.txt" 2>/dev/null || : > "$console.txt"

@@ -33,11 +33,29 @@ TEST(Cli, TopLevelUsageNamesTheProgram) {
   EXPECT_NE(r.out.find("\nUsage: eziotrace [OPTIONS] SUBCOMMAND"), std::string::npos) << r.out;
 }
 
+// All but --eztrace-alignment: run merges at once and always has the alignment data.
 TEST(Cli, RunTakesEveryOptionOfRecord) {
   std::set<std::string> record = help_options("record");
   std::set<std::string> run = help_options("run");
   ASSERT_TRUE(record.count("--layers")) << "record --help lists no --layers";
+  ASSERT_TRUE(record.count("--eztrace-alignment")) << "record --help lists no --eztrace-alignment";
+  record.erase("--eztrace-alignment");
   for (const auto& name : record) EXPECT_TRUE(run.count(name)) << "run --help lacks " << name;
+}
+
+// `run --eztrace-alignment` would mean nothing: run does not list it and refuses it (a usage
+// error naming the option), before anything runs.
+TEST(Cli, RunHasNoEztraceAlignmentOption) {
+  std::set<std::string> run = help_options("run");
+  ASSERT_TRUE(run.count("--layers")) << "run --help lists no --layers";
+  EXPECT_FALSE(run.count("--eztrace-alignment")) << "run --help lists --eztrace-alignment";
+  auto dir = ezio::test::scratch_dir("cli-run-alignment");
+  auto out = dir / "merged";
+  auto r = eziotrace({"run", "--eztrace-alignment", "-o", out.string(), "--", "true"});
+  EXPECT_NE(r.status, 0) << r.err;
+  EXPECT_LT(r.status, 128) << r.err;
+  EXPECT_NE(r.err.find("--eztrace-alignment"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(out));
 }
 
 // `run --layers syscall` takes "syscall" as the option's value, not as the command.

@@ -14,9 +14,15 @@ included, for the end-to-end tests' nesting and one-for-one checks, and python3-
 {"properties", "warnings": [...], "locations": {"<id>": {"name", "group", "props", "events":
 [{"k": kind, "t": time, "r": region canonical name (Enter/Leave), "p": I/O paradigm
 identification, "h": handle name, "f": file name, "a": {attribute: value} (Enter), "bytes": bytes
-request/result}]}}}; no structural check.
-Usage: otf2_dump.py [--events] ARCHIVE.otf2 (JSON), or otf2_dump.py --tsv ARCHIVE.otf2: one line per fact
-the qemu layer tests (tests/qemu/record-layers.sh) grep for, tab-separated,
+request/result}]}}}; no structural check. events(path, all_attributes=True) (for other tests/support
+modules, e.g. workload_facts.py) also gives every event's attributes as "a" and the regular files
+as "files".
+With --mpi: the MPI events, with what their communicator says (the merge's MPI tests):
+{"warnings": [...], "events": [{"loc": location id, "k": kind, "comm": communicator name,
+"members": its members (location ids, in rank order), "peer": the peer location of a
+point-to-point event}]}.
+Usage: otf2_dump.py [--events|--mpi] ARCHIVE.otf2 (JSON), or otf2_dump.py --tsv ARCHIVE.otf2: one
+line per fact the qemu layer tests (tests/qemu/record-layers.sh) grep for, tab-separated,
 `pair<TAB>parent>region<TAB>count`, `vfs<TAB>region|path|fstype<TAB>count` and
 `probe<TAB>layer<TAB>hook`. A nesting or time-order error ends either with a message, exit 1.
 """
@@ -133,8 +139,13 @@ def dump(path):
     return out
 
 
-def events(path):
-    """Every event, per location, in file order, with the reader's warnings (--events)."""
+def attributes_of(ev):
+    return {a.name: value(v) for a, v in (ev.attributes or {}).items()}
+
+
+def events(path, all_attributes=False):
+    """Every event, per location, in file order, with the reader's warnings (--events); with
+    all_attributes, the attributes of every event (not only ENTER's) and the regular files."""
     out = {"properties": {}, "locations": {}, "warnings": []}
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -143,6 +154,8 @@ def events(path):
             for p in d.system_tree_node_properties:
                 out["properties"][p.name] = value(p.value)
             props = properties_of_locations(d)
+            if all_attributes:
+                out["files"] = sorted(f.name for f in d.io_regular_files)
             locs = {}
             for loc in d.locations:
                 locs[loc] = {"name": loc.name, "group": loc.group.name, "props": props[loc],
@@ -153,8 +166,8 @@ def events(path):
                 region = getattr(ev, "region", None)
                 if region is not None:
                     e["r"] = region.canonical_name
-                    if kind == "Enter" and ev.attributes:
-                        e["a"] = {a.name: value(v) for a, v in ev.attributes.items()}
+                if ev.attributes and (all_attributes or (region is not None and kind == "Enter")):
+                    e["a"] = attributes_of(ev)
                 handle = getattr(ev, "handle", None)
                 if handle is not None:
                     e["h"] = handle.name
@@ -170,6 +183,27 @@ def events(path):
         out["warnings"] = [str(w.message) for w in caught]
     return out
 
+def mpi_events(path):
+    """The MPI events with their communicator's name, members and the peer location (--mpi)."""
+    out = {"events": [], "warnings": []}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with otf2.reader.open(path) as r:
+            for loc, ev in r.events:
+                kind = type(ev).__name__
+                if not kind.startswith("Mpi"):
+                    continue
+                e = {"loc": loc._ref, "k": kind}
+                comm = getattr(ev, "communicator", None)
+                if comm is not None:
+                    e["comm"] = comm.name
+                    e["members"] = [m._ref for m in comm.group.members]
+                    for peer in ("receiver", "sender"):
+                        if hasattr(ev, peer):
+                            e["peer"] = e["members"][getattr(ev, peer)]
+                out["events"].append(e)
+        out["warnings"] = [str(w.message) for w in caught]
+    return out
 
 
 def print_tsv(out):
@@ -188,5 +222,7 @@ if __name__ == "__main__":
         print_tsv(dump(sys.argv[2]))
     elif sys.argv[1] == "--events":
         json.dump(events(sys.argv[2]), sys.stdout)
+    elif sys.argv[1] == "--mpi":
+        json.dump(mpi_events(sys.argv[2]), sys.stdout)
     else:
         json.dump(dump(sys.argv[1]), sys.stdout)

@@ -1,5 +1,5 @@
-"""Reads an archive that eziotrace recorded of tests/layers/layers_workload.cpp in the qemu VM, with
-python3-otf2 (Debian's /usr/bin/python3), and prints, one per line and tab-separated, the facts
+"""Reads an archive that eziotrace recorded of tests/layers/layers_workload.cpp in the qemu VM, through
+the one python OTF2 oracle (otf2_dump.events, python3-otf2: Debian's /usr/bin/python3), and prints, one per line and tab-separated, the facts
 tests/qemu/record-layers.sh asserts on beyond `tests/support/otf2_dump.py --tsv`:
 
   workload_tid <tid>                        the thread that made the workload's calls
@@ -27,9 +27,11 @@ tests/qemu/record-layers.sh asserts on beyond `tests/support/otf2_dump.py --tsv`
 
 Paths are those under the directory given, the workload's."""
 import collections
+import os
 import sys
 
-import otf2
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import otf2_dump  # noqa: E402
 
 # Syscalls that call a hooked VFS function whenever they succeed (read -> vfs_read, ...); a failed
 # one may have stopped before it.
@@ -43,47 +45,46 @@ def print_facts(kind, table):
         print(f"{kind}\t{k}\t{v}")
 
 
-def attrs(event):
-    return {a.name: v for a, v in (event.attributes or {}).items()}
+def workload_thread(dump):
+    """The thread that made the workload's pwrite64 calls (the latest one, if several did)."""
+    latest = None
+    for loc in dump["locations"].values():
+        for e in loc["events"]:
+            if e["k"] == "Enter" and e.get("r") == "syscall:pwrite64" and "call.id" in e.get("a", {}):
+                if latest is None or e["t"] >= latest[0]:
+                    latest = (e["t"], loc["props"].get("EZIOTRACE::TID"))
+    return None if latest is None else latest[1]
 
 
 def main(anchor, workdir):
-    tids = {}
+    dump = otf2_dump.events(anchor, all_attributes=True)
     calls = {}  # call.id -> syscall region
     inside = collections.Counter()
     derived = 0
     pagecache = {}
     requests = []
-    workload_tid = None
     fs_sums = collections.defaultdict(lambda: [0, None, None, None])  # n, bytes, offsets, result
     fs_inside = collections.Counter()
     fs_count = collections.Counter()
     vfs_count = collections.Counter()
     vfs_unseen = collections.Counter()
-    lost = {}
-    with otf2.reader.open(anchor) as trace:
-        for p in trace.definitions.location_properties:
-            if p.name == "EZIOTRACE::TID":
-                tids[p.location.name] = int(p.value)
-        for p in trace.definitions.system_tree_node_properties:
-            if p.name.startswith("EZIOTRACE::LOST::"):
-                lost[p.name.split("::")[-1]] = int(p.value)
-        files = {f.name: 1 for f in trace.definitions.io_regular_files
-                 if f.name.startswith(workdir + "/")}
-        # location -> [name, enter time, attrs, children, has a VFS event inside]
-        stacks = collections.defaultdict(list)
-        for loc, ev in trace.events:
-            if isinstance(ev, otf2.events.Enter):
-                name = ev.region.canonical_name
-                a = attrs(ev)
+    lost = {k.split("::")[-1]: int(v) for k, v in dump["properties"].items()
+            if k.startswith("EZIOTRACE::LOST::")}
+    files = {f: 1 for f in dump["files"] if f.startswith(workdir + "/")}
+    workload_tid = workload_thread(dump)
+    for loc in dump["locations"].values():
+        # [name, enter time, attrs, children, has a VFS event inside]
+        stack = []
+        for ev in loc["events"]:
+            kind, a = ev["k"], ev.get("a", {})
+            if kind == "Enter":
+                name = ev["r"]
                 if name.startswith("syscall:") and "call.id" in a:
                     calls[int(a["call.id"])] = name
-                    if name == "syscall:pwrite64":
-                        workload_tid = tids.get(loc.name)
-                stacks[loc].append([name, ev.time, a, [], False])
-            elif isinstance(ev, otf2.events.Leave) and stacks[loc]:
-                name, t_enter, a, children, has_vfs = stacks[loc].pop()
-                parent = stacks[loc][-1] if stacks[loc] else None
+                stack.append([name, ev["t"], a, [], False])
+            elif kind == "Leave" and stack:
+                name, t_enter, a, children, has_vfs = stack.pop()
+                parent = stack[-1] if stack else None
                 if name.startswith("vfs:"):
                     vfs_count[name] += 1
                     if parent and parent[0].startswith("syscall:"):
@@ -91,22 +92,22 @@ def main(anchor, workdir):
                     derived += int(a.get("vfs.derived", 0))
                     path = str(a.get("vfs.path", ""))
                     if parent and parent[0].startswith("syscall:") and path.startswith(workdir + "/"):
-                        parent[3].append((f"{name}|{path}", t_enter, ev.time))
+                        parent[3].append((f"{name}|{path}", t_enter, ev["t"]))
                     # FS events are checked against this VFS event once its leave is known.
                     for key, f_enter, f_leave, fa in children:
                         if (int(fa.get("fs.point", 1)) == 0 and "fs.result" in fa
                                 and fa.get("fs.inode") == a.get("vfs.inode")
-                                and t_enter < f_enter and f_leave < ev.time):
+                                and t_enter < f_enter and f_leave < ev["t"]):
                             fs_inside[key] += 1
                 elif name.startswith("fs:"):
                     fs_count[name] += 1
-                    grand = stacks[loc][-2] if len(stacks[loc]) >= 2 else None
+                    grand = stack[-2] if len(stack) >= 2 else None
                     if (parent and parent[0].startswith("vfs:") and grand
                             and grand[0].startswith("syscall:")):
                         path = str(parent[2].get("vfs.path", ""))
                         if path.startswith(workdir + "/"):
                             key = f"{grand[0]}>{parent[0]}>{name}|{path}"
-                            parent[3].append((key, t_enter, ev.time, a))
+                            parent[3].append((key, t_enter, ev["t"], a))
                             sums = fs_sums[key]
                             sums[0] += 1
                             for i, attr in ((1, "fs.bytes"), (2, "fs.offset"), (3, "fs.result")):
@@ -119,19 +120,17 @@ def main(anchor, workdir):
                     # Exact VFS times fall strictly between the syscall's: the hooks fire inside
                     # it. Derived ones are the syscall's own times.
                     for key, c_enter, c_leave in children:
-                        if t_enter < c_enter and c_leave < ev.time:
+                        if t_enter < c_enter and c_leave < ev["t"]:
                             inside[key] += 1
-            elif isinstance(ev, otf2.events.Metric) and loc.name.startswith("pagecache "):
+            elif kind == "Metric" and loc["name"].startswith("pagecache "):
                 # One location per process; each event is one thread's sample, its counters
                 # as attributes (docs/trace-model.md, Page-cache layer).
-                a = attrs(ev)
                 pagecache[int(a["pagecache.tid"])] = {
                     "pagecache." + k[len("pagecache.thread."):]: int(v) for k, v in a.items()
                     if k.startswith("pagecache.thread.")}
-            elif isinstance(ev, otf2.events.IoOperationBegin) and loc.name.startswith("block "):
-                a = attrs(ev)
+            elif kind == "IoOperationBegin" and loc["name"].startswith("block "):
                 requests.append((int(a["block.tid"]), int(a["call.id"]), str(a["block.op"]),
-                                 int(ev.bytes_request)))
+                                 int(ev["bytes"])))
     print(f"workload_tid\t{workload_tid}")
     print(f"derived\t{derived}")
     print_facts("inside", inside)

@@ -1,0 +1,271 @@
+#include "converters/merge/event_store.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "common/error.h"
+#include "converters/merge/temp_file.h"
+
+// A record: varint length of what follows, the kind (a byte), the time's difference to the
+// location's previous event (zigzag varint), a byte saying which of ref, ref2, a, b, f1, f2, f3
+// are not 0 (bit 7: attributes or metric values follow), those fields as varints, then the
+// attributes (count; id, type, value) and the metric values (count; type, 8 bytes). An attribute
+// value keeps the bytes of its type's member of the union only: OTF2 reads and writes no others.
+namespace ezio::converters {
+namespace {
+
+constexpr size_t kWriteBuffer = 1 << 20;
+constexpr size_t kReadBuffer = 256 << 10;
+
+// Writes a varint at p, which advances.
+inline void put_varint(uint8_t*& p, uint64_t v) {
+  while (v >= 0x80) {
+    *p++ = static_cast<uint8_t>(v | 0x80);
+    v >>= 7;
+  }
+  *p++ = static_cast<uint8_t>(v);
+}
+
+constexpr size_t kMaxVarint = 10;
+
+// Reads a varint; p advances. Records are whole in the buffer (their length says where they end).
+inline uint64_t get_varint(const uint8_t*& p) {
+  uint64_t v = 0;
+  for (int shift = 0;; shift += 7) {
+    uint8_t b = *p++;
+    v |= uint64_t(b & 0x7f) << shift;
+    if (!(b & 0x80)) return v;
+  }
+}
+
+// Bytes of the union member of an attribute of this type (8 for unknown types: all of it).
+inline size_t value_width(OTF2_Type t) {
+  switch (t) {
+    case OTF2_TYPE_UINT8:
+    case OTF2_TYPE_INT8:
+      return 1;
+    case OTF2_TYPE_UINT16:
+    case OTF2_TYPE_INT16:
+      return 2;
+    case OTF2_TYPE_UINT64:
+    case OTF2_TYPE_INT64:
+    case OTF2_TYPE_DOUBLE:
+    case OTF2_TYPE_LOCATION:
+      return 8;
+    case OTF2_TYPE_NONE:
+      return 8;
+    default:
+      return t <= OTF2_TYPE_LOCATION_GROUP ? 4 : 8;  // float and references: 32 bits
+  }
+}
+
+// The value's member of its type, widened (floats as their bits).
+inline uint64_t value_bits(const OTF2_AttributeValue& v, size_t width) {
+  switch (width) {
+    case 1:
+      return v.uint8;
+    case 2:
+      return v.uint16;
+    case 4:
+      return v.uint32;
+    default:
+      return v.uint64;
+  }
+}
+
+inline OTF2_AttributeValue value_of(uint64_t bits, size_t width) {
+  OTF2_AttributeValue v;
+  v.uint64 = 0;
+  switch (width) {
+    case 1:
+      v.uint8 = static_cast<uint8_t>(bits);
+      break;
+    case 2:
+      v.uint16 = static_cast<uint16_t>(bits);
+      break;
+    case 4:
+      v.uint32 = static_cast<uint32_t>(bits);
+      break;
+    default:
+      v.uint64 = bits;
+      break;
+  }
+  return v;
+}
+
+}  // namespace
+
+EventStore::EventStore(const std::filesystem::path& dir)
+    : dir_(dir), fd_(temporary_file(dir)), buf_(new uint8_t[kWriteBuffer]) {}
+
+void EventStore::begin_location(OTF2_LocationRef loc) {
+  auto [it, added] = locations_.try_emplace(loc);
+  if (!added) fail("the merge stored the events of location {} twice", loc);
+  current_ = &it->second;
+  current_->offset = size_;
+  time_ = 0;
+}
+
+void EventStore::append(const otf2::Event& e) {
+  // At most: kind, time, mask, 7 fields, 2 counts, the attributes and metric values.
+  const size_t most = 3 + 10 * kMaxVarint + e.attributes.size() * (2 * kMaxVarint + 1) +
+                      e.metric_types.size() * (1 + sizeof(OTF2_MetricValue));
+  if (record_.size() < kMaxVarint + most) record_.resize(kMaxVarint + most);
+  // The record goes after room for its length, put right before it once known.
+  uint8_t* body = record_.data() + kMaxVarint;
+  const size_t length = encode(e, body);
+  uint8_t prefix[kMaxVarint];
+  uint8_t* end = prefix;
+  put_varint(end, length);
+  const auto prefix_bytes = static_cast<size_t>(end - prefix);
+  std::memcpy(body - prefix_bytes, prefix, prefix_bytes);
+  put(body - prefix_bytes, prefix_bytes + length);
+  ++current_->events;
+}
+
+void EventStore::put(const uint8_t* data, size_t n) {
+  if (used_ + n > kWriteBuffer) flush();
+  if (n > kWriteBuffer) {  // a record larger than the buffer goes straight to the file
+    write_fully(fd_.get(), data, n, written_, dir_);
+    written_ += n;
+    size_ = written_;
+    return;
+  }
+  std::memcpy(buf_.get() + used_, data, n);
+  used_ += n;
+}
+
+void EventStore::end_location() {
+  flush();
+  current_->bytes = size_ - current_->offset;
+  current_ = nullptr;
+}
+
+void EventStore::flush() {
+  write_fully(fd_.get(), buf_.get(), used_, written_, dir_);
+  written_ += used_;
+  size_ = written_;
+  used_ = 0;
+}
+
+size_t EventStore::encode(const otf2::Event& e, uint8_t* const out) {
+  uint8_t* p = out;
+  *p++ = static_cast<uint8_t>(e.kind);
+  const auto delta = static_cast<int64_t>(e.time - time_);
+  time_ = e.time;
+  put_varint(p, (static_cast<uint64_t>(delta) << 1) ^ static_cast<uint64_t>(delta >> 63));
+  const uint64_t fields[] = {e.ref, e.ref2, e.a, e.b, e.f1, e.f2, e.f3};
+  uint8_t mask = 0;
+  for (int i = 0; i < 7; ++i) mask |= fields[i] ? uint8_t(1u << i) : 0;
+  const bool extra = !e.attributes.empty() || !e.metric_types.empty();
+  *p++ = mask | (extra ? 0x80 : 0);
+  for (int i = 0; i < 7; ++i) {
+    if (fields[i]) put_varint(p, fields[i]);
+  }
+  if (!extra) return static_cast<size_t>(p - out);
+  put_varint(p, e.attributes.size());
+  for (const otf2::Attribute& a : e.attributes) {
+    put_varint(p, a.id);
+    *p++ = a.type;
+    const size_t w = value_width(a.type);
+    const uint64_t v = value_bits(a.value, w);
+    if (a.type == OTF2_TYPE_FLOAT || a.type == OTF2_TYPE_DOUBLE) {
+      std::memcpy(p, &v, 8);  // little-endian: the float's 4 bytes first
+      p += w;
+    } else {
+      put_varint(p, v);
+    }
+  }
+  put_varint(p, e.metric_types.size());
+  for (size_t i = 0; i < e.metric_types.size(); ++i) {
+    *p++ = e.metric_types[i];
+    std::memcpy(p, &e.metric_values[i], sizeof(OTF2_MetricValue));
+    p += sizeof(OTF2_MetricValue);
+  }
+  return static_cast<size_t>(p - out);
+}
+
+EventStore::Cursor::Cursor(const EventStore& store, OTF2_LocationRef loc) : store_(store) {
+  if (auto it = store.locations_.find(loc); it != store.locations_.end()) {
+    offset_ = it->second.offset;
+    end_ = offset_ + it->second.bytes;
+  }
+}
+
+// Makes the buffer hold at least `need` bytes from pos_ (false: the location has fewer left).
+bool EventStore::Cursor::fill(size_t need) {
+  if (len_ - pos_ >= need) return true;
+  if (offset_ == end_) return false;
+  const size_t keep = len_ - pos_;
+  std::memmove(buf_.data(), buf_.data() + pos_, keep);
+  pos_ = 0;
+  if (buf_.size() < std::max(need, kReadBuffer)) buf_.resize(std::max(need, kReadBuffer));
+  const auto more = static_cast<size_t>(std::min<uint64_t>(end_ - offset_, buf_.size() - keep));
+  read_fully(store_.fd_.get(), buf_.data() + keep, more, offset_, store_.dir_);
+  offset_ += more;
+  len_ = keep + more;
+  return len_ >= need;
+}
+
+const otf2::Event* EventStore::Cursor::next() {
+  // A length takes at most 10 bytes; the record it announces is then read whole.
+  if (!fill(kMaxVarint) && len_ == pos_) return nullptr;
+  const uint8_t* p = buf_.data() + pos_;
+  const size_t length = get_varint(p);
+  const size_t header = static_cast<size_t>(p - (buf_.data() + pos_));
+  if (!fill(header + length))
+    fail("{}: the merge's temporary file is truncated", store_.dir_.string());
+  p = buf_.data() + pos_ + header;
+  pos_ += header + length;
+
+  otf2::Event& e = event_;
+  e.kind = static_cast<otf2::EventKind>(*p++);
+  const uint64_t zz = get_varint(p);
+  time_ += static_cast<uint64_t>(static_cast<int64_t>(zz >> 1) ^ -static_cast<int64_t>(zz & 1));
+  e.time = time_;
+  const uint8_t mask = *p++;
+  uint64_t fields[7] = {};
+  for (int i = 0; i < 7; ++i) {
+    if (mask & (1u << i)) fields[i] = get_varint(p);
+  }
+  e.ref = static_cast<otf2::Ref>(fields[0]);
+  e.ref2 = static_cast<otf2::Ref>(fields[1]);
+  e.a = fields[2];
+  e.b = fields[3];
+  e.f1 = static_cast<uint32_t>(fields[4]);
+  e.f2 = static_cast<uint32_t>(fields[5]);
+  e.f3 = static_cast<uint32_t>(fields[6]);
+  e.attributes.clear();
+  e.metric_types.clear();
+  e.metric_values.clear();
+  if (!(mask & 0x80)) return &e;
+  for (uint64_t n = get_varint(p); n > 0; --n) {
+    otf2::Attribute a{};
+    a.id = static_cast<otf2::Ref>(get_varint(p));
+    a.type = *p++;
+    const size_t w = value_width(a.type);
+    uint64_t v = 0;
+    if (a.type == OTF2_TYPE_DOUBLE) {
+      std::memcpy(&v, p, 8);
+    } else if (a.type == OTF2_TYPE_FLOAT) {
+      uint32_t f;
+      std::memcpy(&f, p, 4);
+      v = f;
+    } else {
+      v = get_varint(p);
+    }
+    if (a.type == OTF2_TYPE_FLOAT || a.type == OTF2_TYPE_DOUBLE) p += w;
+    a.value = value_of(v, w);
+    e.attributes.push_back(a);
+  }
+  for (uint64_t n = get_varint(p); n > 0; --n) {
+    e.metric_types.push_back(*p++);
+    OTF2_MetricValue v;
+    std::memcpy(&v, p, sizeof v);
+    p += sizeof v;
+    e.metric_values.push_back(v);
+  }
+  return &e;
+}
+
+}  // namespace ezio::converters
