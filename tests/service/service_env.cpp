@@ -49,6 +49,14 @@ TestUsers::TestUsers() {
 
 TestUsers::~TestUsers() {
   for (const char* u : {kUserA, kUserB, kUserC}) remove_user(u);
+  // The users' directories (user_dir()): their owners are gone.
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator("/tmp/ezio-service-test", ec)) {
+    std::string name = e.path().filename().string();
+    for (const char* u : {kUserA, kUserB, kUserC}) {
+      if (name.starts_with(std::string(u) + "-")) fs::remove_all(e.path(), ec);
+    }
+  }
 }
 
 uid_t TestUsers::uid(const std::string& user) const {
