@@ -14,5 +14,6 @@ void add_probes_command(CLI::App& app);                                         
 void add_merge_command(CLI::App& app);                                            // merge.cpp
 void add_export_command(CLI::App& app);                                           // export.cpp
 void add_view_command(CLI::App& app);                                             // view.cpp
+void add_service_command(CLI::App& app);                                          // service.cpp
 
 }  // namespace ezio::app

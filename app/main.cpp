@@ -41,6 +41,7 @@ int main(int argc, char** argv) {
   ezio::app::add_merge_command(app);
   ezio::app::add_export_command(app);
   ezio::app::add_view_command(app);
+  ezio::app::add_service_command(app);
   ezio::app::add_analyzer_commands(app);
   insert_default_subcommand(app, args);
   // Subcommands that run a command take it from the end of the line, split off before CLI11 sees

@@ -17,6 +17,24 @@ void add_wait_children_option(CLI::App& cmd, recorder::RecordOptions& o) {
       ->check(CLI::Range(0.0, 1e6));
 }
 
+// --service[=SOCKET] and --no-service (docs/service.md).
+void add_service_options(CLI::App& cmd, recorder::RecordOptions& o) {
+  using Path = recorder::RecordOptions::KernelPath;
+  cmd.add_option_function<std::string>(
+         "--service",
+         [&o](const std::string& socket) {
+           o.kernel_path = Path::kService;
+           o.service_socket = socket == "default" ? "" : socket;
+         },
+         "record through the eziotraced service (--service=SOCKET for another socket than "
+         "/run/eziotrace/eziotraced.sock); the default when that socket exists")
+      ->expected(0, 1)
+      ->default_str("default");
+  cmd.add_flag_callback(
+      "--no-service", [&o] { o.kernel_path = Path::kInProcess; },
+      "load the BPF programs in this process even when eziotraced runs (root)");
+}
+
 }  // namespace
 
 void add_record_options(CLI::App& cmd, RecordArgs& args) {
@@ -32,6 +50,7 @@ void add_record_options(CLI::App& cmd, RecordArgs& args) {
                  "layers to record, comma-separated: syscall,vfs,fs,pagecache,block (default: "
                  "all; syscall is always recorded, the others nest in it)");
   add_wait_children_option(cmd, o);
+  add_service_options(cmd, o);
   cmd.add_flag("-v,--verbose", args.verbose, "show libbpf and debug messages");
   cmd.footer("Everything after the options (or after --) is the command and its arguments.");
 }

@@ -51,6 +51,14 @@ int BPF_PROG(ezio_exec, struct task_struct* p, pid_t old_pid, struct linux_binpr
   __u32 tgid = p->tgid;
   struct ezio_traced* tr = bpf_map_lookup_elem(&traced, &tgid);
   if (!tr || !session_live(tr->session)) return 0;
+  /* An exec that gains privileges (setuid, setgid, file capabilities: AT_SECURE) leaves the tree
+   * with its descendants: the user whose session it is may not see a more privileged program's
+   * I/O (eziotraced, docs/service.md). Its state goes too, so no event of it enters the ring. */
+  if (BPF_CORE_READ_BITFIELD(bprm, secureexec)) {
+    bpf_map_delete_elem(&traced, &tgid);
+    bpf_task_storage_delete(&tasks, p);
+    return 0;
+  }
   tr->state = EZIO_ACTIVE;
   __u32 session = tr->session;
   /* An exec leaves one thread in the process, this one: the others get theirs at their fork. */

@@ -49,6 +49,9 @@ class KernelSource {
   virtual SessionTotals stop() = 0;
   // "in-process" or "eziotraced" (written to the archive as EZIOTRACE::RECORDING_PATH).
   virtual std::string path_name() const = 0;
+  // Why the source stopped recording by itself (eziotraced went away), "" if it did not: the
+  // archive is then marked interrupted.
+  virtual std::string interrupted() const { return ""; }
 };
 
 }  // namespace ezio::recorder

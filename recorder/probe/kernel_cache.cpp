@@ -86,8 +86,9 @@ bool usable(const fs::path& dir) {
   }
   struct stat st {};
   if (lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
-      (st.st_mode & 077) != 0) {
-    spdlog::debug("no probe cache: {} is not a directory of this user's alone (mode 0700)",
+      (st.st_mode & 022) != 0) {
+    // Readable by others is fine (eziotraced's socket shares /run/eziotrace, mode 0755).
+    spdlog::debug("no probe cache: {} is not a directory only this user can write to",
                   dir.string());
     return false;
   }

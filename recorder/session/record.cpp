@@ -20,6 +20,7 @@
 #include "recorder/load/in_process_source.h"
 #include "recorder/probe/kernel_cache.h"
 #include "recorder/probe/probe.h"
+#include "recorder/service/kernel_path.h"
 #include "recorder/session/launcher.h"
 #include "recorder/session/privileges.h"
 #include "recorder/session/signals.h"
@@ -159,13 +160,17 @@ ArchiveSummary finish_archive(KernelArchive& archive, RecordStore& store,
 
 std::unique_ptr<KernelSource> open_kernel_source(const LayerSet& layers, uint64_t ring_buffer_bytes,
                                                  const RecordOptions& o, RecordStore& store) {
-  return std::make_unique<InProcessSource>(load_kernel_programs(layers, o.probe_cache),
-                                           ring_buffer_bytes, store);
+  // eziotraced's session when there is a service (docs/service.md), else the programs loaded here.
+  return service::open_service_or(
+      o, ring_buffer_bytes, store, [&]() -> std::unique_ptr<KernelSource> {
+        check_recording_privileges();
+        return std::make_unique<InProcessSource>(load_kernel_programs(layers, o.probe_cache),
+                                                 ring_buffer_bytes, store);
+      });
 }
 
 RecordResult record(const RecordOptions& o, const RecordExtras& extras) {
   if (o.command.empty()) fail("no command to record");
-  check_recording_privileges();
   TargetUser user = target_user();
   RecordResult result;
   result.archive = output_path(o.output.string(), o.command.front());
@@ -218,7 +223,7 @@ RecordResult record(const RecordOptions& o, const RecordExtras& extras) {
   info.application_cpu_ns = app.cpu_ns();
   // The recording's own end first: an interrupted recording may lack what a crash would explain.
   if (app.crashed()) info.status = "application-crashed";
-  if (signals.received_any()) info.status = "interrupted";
+  if (signals.received_any() || !bpf.interrupted().empty()) info.status = "interrupted";
   info.lost = totals.lost;
   info.lost[EZIO_LAYER_SYSCALL] += store.malformed();
   store.devices() = std::move(totals.devices);

@@ -23,6 +23,10 @@ struct RecordOptions {
   std::vector<std::string> environment;  // empty: the recorder's own
   // --wait-children: how long descendants that outlive the command are still recorded.
   double wait_children_s = 5;
+  // Who holds the BPF programs: eziotraced when its socket is there (kAuto) or always
+  // (--service[=SOCKET]), or this process itself (--no-service; root).
+  enum class KernelPath { kAuto, kService, kInProcess } kernel_path = KernelPath::kAuto;
+  std::string service_socket;  // empty: the default (recorder/service/socket.h)
 };
 
 // What a caller adds to a recording (eziotrace record: EZTrace's alignment data, app/record.cpp).

@@ -1,0 +1,121 @@
+// eziotraced: the recording service (docs/service.md). Root; loads the BPF programs once and
+// serves recording sessions to root and the members of a group over a Unix socket.
+#include <signal.h>
+#include <spdlog/sinks/syslog_sink.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+
+#include "common/error.h"
+#include "common/log.h"
+#include "recorder/service/daemon.h"
+#include "recorder/service/kernel_sessions.h"
+#include "recorder/service/socket.h"
+#include "recorder/session/privileges.h"
+
+namespace {
+
+using namespace ezio::recorder::service;
+
+struct Args {
+  bool foreground = false;
+  std::string socket = kDefaultSocket;
+  std::string group = kDefaultGroup;
+  std::string layers = "all";
+  unsigned sessions_per_user = Limits{}.sessions_per_user;
+  uint64_t ring_mib_per_user = Limits{}.ring_bytes_per_user >> 20;
+  bool verbose = false;
+};
+
+void add_options(CLI::App& app, Args& a) {
+  app.add_flag("--foreground", a.foreground,
+               "stay in the foreground, log to stderr (systemd, tests, nodes without systemd)");
+  app.add_option("--socket", a.socket, "the socket to serve (default " + a.socket + ")");
+  app.add_option("--group", a.group, "the group whose members may record (default eziotrace)");
+  app.add_option("--layers", a.layers, "layers to load (default all; see eziotrace record)");
+  app.add_option("--max-sessions-per-user", a.sessions_per_user, "recordings at once per user")
+      ->check(CLI::Range(1u, 64u));
+  app.add_option("--max-ring-mib-per-user", a.ring_mib_per_user,
+                 "ring buffer memory per user, in MiB, over all their recordings")
+      ->check(CLI::Range(1, 1 << 20));
+  app.add_flag("-v,--verbose", a.verbose, "debug messages");
+}
+
+// Away from the terminal, logging to syslog: the parent returns once the child serves.
+void daemonize() {
+  int ready[2];
+  if (pipe(ready) != 0) ezio::fail("pipe: {}", ezio::errno_text(errno));
+  pid_t pid = fork();
+  if (pid < 0) ezio::fail("fork: {}", ezio::errno_text(errno));
+  if (pid > 0) {
+    close(ready[1]);
+    char c;
+    _exit(read(ready[0], &c, 1) == 1 ? 0 : 1);
+  }
+  close(ready[0]);
+  setsid();
+  spdlog::set_default_logger(spdlog::syslog_logger_mt("eziotraced", "eziotraced", LOG_PID));
+  if (FILE* null = freopen("/dev/null", "r+", stdin)) {
+    dup2(fileno(null), 1);
+    dup2(fileno(null), 2);
+  }
+  (void)!write(ready[1], "r", 1);
+  close(ready[1]);
+}
+
+void serve(const Args& a) {
+  ezio::recorder::check_recording_privileges();
+  auto group = group_id(a.group);
+  if (!group) {
+    ezio::fail(
+        "there is no group {}: create it (eziotrace service install does) or name another "
+        "with --group",
+        a.group);
+  }
+  DaemonConfig config;
+  config.group = *group;
+  config.limits.sessions_per_user = a.sessions_per_user;
+  config.limits.ring_bytes_per_user = a.ring_mib_per_user << 20;
+  signal(SIGPIPE, SIG_IGN);
+  ezio::UniqueFd sock = activated_socket();
+  bool activated = bool(sock);
+  if (!activated) sock = listen_at(a.socket, *group);
+  std::unique_ptr<SessionKernel> kernel = load_kernel_sessions(a.layers);
+  Daemon daemon(*kernel, config);
+  spdlog::info("serving {} for root and group {}", activated ? "systemd's socket" : a.socket,
+               a.group);
+  if (a.foreground) {
+    std::printf("eziotraced: ready\n");
+    std::fflush(stdout);
+  } else {
+    daemonize();
+  }
+  daemon.run(sock.get());
+  if (!activated) unlink(a.socket.c_str());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  ezio::init_logging(false);
+  spdlog::default_logger()->set_pattern("eziotraced: %^%v%$");
+  CLI::App app{"eziotraced: the eziotrace recording service (root)", "eziotraced"};
+  Args a;
+  add_options(app, a);
+  try {
+    app.parse(argc, argv);
+    if (a.verbose) spdlog::set_level(spdlog::level::debug);
+    serve(a);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);
+    return code == 0 ? 0 : 2;
+  } catch (const ezio::Error& e) {
+    spdlog::error("{}", e.what());
+    return e.exit_code();
+  } catch (const std::exception& e) {
+    spdlog::error("internal error: {}", e.what());
+    return 70;
+  }
+  return 0;
+}

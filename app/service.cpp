@@ -1,0 +1,136 @@
+// `eziotrace service install|status`: sets up eziotraced (docs/service.md), or asks it what it
+// serves.
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <memory>
+
+#include "app/commands.h"
+#include "app/service_units.h"
+#include "common/error.h"
+#include "common/log.h"
+#include "recorder/service/client.h"
+#include "recorder/service/peer.h"
+#include "recorder/service/socket.h"
+
+extern char** environ;
+
+namespace fs = std::filesystem;
+
+namespace ezio::app {
+namespace {
+
+using namespace recorder::service;
+
+struct InstallArgs {
+  std::string unit_dir = "/etc/systemd/system";
+  bool force = false;
+  bool start = true;
+};
+
+void run_or_fail(std::vector<std::string> argv) {
+  std::vector<char*> cargv;
+  for (auto& a : argv) cargv.push_back(a.data());
+  cargv.push_back(nullptr);
+  pid_t pid;
+  if (int err = posix_spawnp(&pid, cargv[0], nullptr, nullptr, cargv.data(), environ)) {
+    fail("cannot run {}: {}", argv[0], errno_text(err));
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    fail("{} failed (status {})", fmt::join(argv, " "), status);
+  }
+}
+
+// The unit text with ExecStart naming the eziotraced installed beside this eziotrace.
+std::string service_unit_text() {
+  fs::path daemon = fs::canonical("/proc/self/exe").parent_path() / "eziotraced";
+  if (access(daemon.c_str(), X_OK) != 0)
+    fail("no eziotraced beside eziotrace ({})", daemon.string());
+  std::string text = kServiceUnit;
+  const std::string placeholder = "/usr/local/bin/eziotraced";
+  text.replace(text.find(placeholder), placeholder.size(), daemon.string());
+  return text;
+}
+
+// Writes a unit file; one that is there already with other content is a user's: kept unless
+// --force.
+void write_unit(const fs::path& path, const std::string& text, bool force) {
+  std::ifstream in(path);
+  if (in) {
+    std::string old((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (old == text) return;
+    if (!force)
+      fail("{} exists with other content: not replacing it (--force does)", path.string());
+  }
+  std::string tmp = path.string() + ".eziotrace-new";
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    out << text;
+    if (!out.flush()) fail("cannot write {}", tmp);
+  }
+  chmod(tmp.c_str(), 0644);
+  fs::rename(tmp, path);
+  spdlog::info("installed {}", path.string());
+}
+
+void install(const InstallArgs& a) {
+  if (geteuid() != 0) fail("eziotrace service install needs root");
+  if (!group_id(kDefaultGroup)) {
+    run_or_fail({"groupadd", "--system", kDefaultGroup});
+    spdlog::info("created group {}", kDefaultGroup);
+  }
+  fs::create_directories(a.unit_dir);
+  write_unit(fs::path(a.unit_dir) / "eziotraced.service", service_unit_text(), a.force);
+  write_unit(fs::path(a.unit_dir) / "eziotraced.socket", kSocketUnit, a.force);
+  if (!a.start) return;
+  if (!fs::is_directory("/run/systemd/system")) {
+    spdlog::info(
+        "systemd is not running here: start `eziotraced` (it serves {} and goes to the "
+        "background once ready) from the node's init scripts",
+        kDefaultSocket);
+    return;
+  }
+  run_or_fail({"systemctl", "daemon-reload"});
+  run_or_fail({"systemctl", "enable", "--now", "eziotraced.socket"});
+  spdlog::info("eziotraced.socket enabled and started; add users to group {} to let them record",
+               kDefaultGroup);
+}
+
+void status(const std::string& socket) {
+  nlohmann::json s = ServiceClient(socket).status();
+  fmt::print("eziotraced at {}: {} session(s) open, {} connection(s)\n", socket,
+             s.value("sessions", 0), s.value("connections", 0));
+  for (const auto& v : s["visible"]) {
+    fmt::print("  session {}: {} (pid {}), ring buffer {} MiB, {}\n", v.value("slot", 0),
+               v.value("user", "?"), v.value("pid", 0), v.value("ring_bytes", 0ull) >> 20,
+               v.value("tracing", false) ? "recording" : "starting");
+  }
+}
+
+}  // namespace
+
+void add_service_command(CLI::App& app) {
+  CLI::App* cmd = app.add_subcommand("service", "set up or query the recording service eziotraced");
+  cmd->require_subcommand(1);
+  auto a = std::make_shared<InstallArgs>();
+  CLI::App* inst = cmd->add_subcommand(
+      "install", "create group eziotrace, install and start the systemd units (root)");
+  inst->add_option("--unit-dir", a->unit_dir, "where the units go (default /etc/systemd/system)");
+  inst->add_flag("-f,--force", a->force, "replace unit files that differ");
+  inst->add_flag("!--no-start", a->start, "install only; do not enable or start the socket");
+  inst->callback([a] { install(*a); });
+  auto socket = std::make_shared<std::string>(kDefaultSocket);
+  CLI::App* st =
+      cmd->add_subcommand("status", "the sessions eziotraced serves (yours; all for root)");
+  st->add_option("--socket", *socket, "the service's socket");
+  st->callback([socket] { status(*socket); });
+}
+
+}  // namespace ezio::app

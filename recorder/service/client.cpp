@@ -1,0 +1,82 @@
+#include "recorder/service/client.h"
+
+#include "recorder/service/socket.h"
+
+namespace ezio::recorder::service {
+namespace {
+
+std::string refusal_text(const Message& m) {
+  auto it = m.body.find("message");
+  return it != m.body.end() && it->is_string() ? it->get<std::string>()
+                                               : "refused, no reason given";
+}
+
+}  // namespace
+
+ServiceClient::ServiceClient(const std::filesystem::path& socket) : sock_(connect_to(socket)) {}
+
+Message ServiceClient::request(Type type, const nlohmann::json& body, Type reply, int fd) {
+  Message m;
+  try {
+    send_message(sock_.get(), type, body, fd);
+  } catch (const Error& e) {
+    // A refusal at connection time (not in the group, too many connections) arrives before the
+    // request could go out: it is waiting to be read.
+    try {
+      if (receive_message(sock_.get(), m) && m.type == Type::kRefused) {
+        fail("{}", refusal_text(m));
+      }
+    } catch (const ProtocolError&) {
+    }
+    throw ServiceGone(fmt::format("eziotraced went away ({})", e.what()));
+  }
+  try {
+    if (!receive_message(sock_.get(), m)) throw ServiceGone("eziotraced closed the connection");
+  } catch (const ProtocolError& e) {
+    fail("eziotraced answered {} with something unreadable: {}", type_name(type), e.what());
+  }
+  if (m.type == Type::kRefused) fail("{}", refusal_text(m));
+  if (m.type != reply) {
+    fail("eziotraced answered {} with {} instead of {}", type_name(type), type_name(m.type),
+         type_name(reply));
+  }
+  return m;
+}
+
+ServiceClient::Welcome ServiceClient::hello(uint64_t ring_bytes) {
+  Message m = request(Type::kHello, {{"ring_bytes", ring_bytes}}, Type::kWelcome);
+  if (!m.fd) fail("eziotraced sent no ring buffer");
+  Welcome w;
+  try {
+    w.slot = unsigned(field_u64(m.body, "slot"));
+    w.ring_bytes = field_u64(m.body, "ring_bytes");
+  } catch (const ProtocolError& e) {
+    fail("eziotraced's WELCOME is unreadable: {}", e.what());
+  }
+  w.ring = std::move(m.fd);
+  w.facts = std::move(m.body);
+  return w;
+}
+
+void ServiceClient::trace(pid_t pid, int pidfd) {
+  request(Type::kTrace, {{"pid", pid}}, Type::kTraced, pidfd);
+}
+
+size_t ServiceClient::count() {
+  Message m = request(Type::kCount, nlohmann::json::object(), Type::kCounted);
+  try {
+    return field_u64(m.body, "processes");
+  } catch (const ProtocolError& e) {
+    fail("eziotraced's COUNTED is unreadable: {}", e.what());
+  }
+}
+
+nlohmann::json ServiceClient::end() {
+  return request(Type::kEnd, nlohmann::json::object(), Type::kTotals).body;
+}
+
+nlohmann::json ServiceClient::status() {
+  return request(Type::kStatus, nlohmann::json::object(), Type::kState).body;
+}
+
+}  // namespace ezio::recorder::service

@@ -1,0 +1,44 @@
+#pragma once
+// eziotrace's side of the protocol (protocol.h): one connection, one session.
+#include <sys/types.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "common/error.h"
+#include "common/unique_fd.h"
+#include "recorder/service/protocol.h"
+
+namespace ezio::recorder::service {
+
+// The service closed the connection (it stopped or died): what it recorded so far stays in the
+// ring buffer, readable through its fd.
+struct ServiceGone : Error {
+  using Error::Error;
+};
+
+class ServiceClient {
+ public:
+  explicit ServiceClient(const std::filesystem::path& socket);
+  struct Welcome {
+    unsigned slot = 0;
+    uint64_t ring_bytes = 0;
+    UniqueFd ring;
+    nlohmann::json facts;  // the whole WELCOME body: "plan", "kernel_release"...
+  };
+  // Opens a session; fails with the service's refusal (limits, group).
+  Welcome hello(uint64_t ring_bytes);
+  // Asks the service to trace our child (stopped before its exec) by its pidfd.
+  void trace(pid_t pid, int pidfd);
+  size_t count();
+  // Ends the session: the TOTALS body (totals_json.h).
+  nlohmann::json end();
+  nlohmann::json status();
+  int fd() const { return sock_.get(); }
+
+ private:
+  Message request(Type type, const nlohmann::json& body, Type reply, int fd = -1);
+  UniqueFd sock_;
+};
+
+}  // namespace ezio::recorder::service

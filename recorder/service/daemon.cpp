@@ -1,0 +1,290 @@
+#include "recorder/service/daemon.h"
+
+#include <signal.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+
+#include <cerrno>
+
+#include "common/error.h"
+#include "common/log.h"
+
+namespace ezio::recorder::service {
+
+// A session's life: kNew (only HELLO or STATUS), kOpen (a slot and ring; TRACE), kTracing
+// (COUNT, END). Anything out of order ends the connection, and with it the session.
+struct Daemon::Connection {
+  enum State { kNew, kOpen, kTracing } state = kNew;
+  UniqueFd fd;
+  Peer peer;
+  std::string who;  // "alice (pid 123)", for the log
+  bool has_session = false;
+  unsigned slot = 0;
+  uint64_t ring_bytes = 0;
+};
+
+namespace {
+
+UniqueFd signal_fd() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGINT);
+  if (sigprocmask(SIG_BLOCK, &set, nullptr) != 0) fail("sigprocmask: {}", errno_text(errno));
+  UniqueFd fd(signalfd(-1, &set, SFD_CLOEXEC));
+  if (!fd) fail("signalfd: {}", errno_text(errno));
+  return fd;
+}
+
+void watch(int epoll, int fd) {
+  epoll_event ev{};
+  ev.events = EPOLLIN;
+  ev.data.fd = fd;
+  if (epoll_ctl(epoll, EPOLL_CTL_ADD, fd, &ev) != 0) fail("epoll_ctl: {}", errno_text(errno));
+}
+
+// A refusal the client shows its user; the connection ends after it.
+void refuse(int fd, const std::string& why) {
+  try {
+    send_message(fd, Type::kRefused, {{"message", why}});
+  } catch (const Error&) {
+    // The client is gone already: nothing to tell.
+  }
+}
+
+}  // namespace
+
+Daemon::Daemon(SessionKernel& kernel, const DaemonConfig& config)
+    : kernel_(kernel), config_(config), quota_(config.limits) {}
+
+Daemon::~Daemon() {
+  for (auto& [fd, c] : connections_) {
+    if (c->has_session) kernel_.close(c->slot);
+  }
+  if (spare_) kernel_.close(spare_->slot);
+}
+
+SessionKernel::Opened Daemon::take_session(uint64_t ring_bytes) {
+  if (spare_ && spare_->ring_bytes == ring_bytes) {
+    SessionKernel::Opened s = std::move(*spare_);
+    spare_.reset();
+    return s;
+  }
+  return kernel_.open(ring_bytes);
+}
+
+// Called when the daemon has nothing else to do.
+void Daemon::refill_spare() {
+  if (spare_ || spare_failed_ || config_.spare_ring_bytes == 0) return;
+  try {
+    spare_ = kernel_.open(config_.spare_ring_bytes);
+  } catch (const Error& e) {
+    spare_failed_ = true;
+    spdlog::debug("no spare session: {}", e.what());
+  }
+}
+
+void Daemon::run(int listen_fd) {
+  epoll_ = UniqueFd(epoll_create1(EPOLL_CLOEXEC));
+  if (!epoll_) fail("epoll_create1: {}", errno_text(errno));
+  UniqueFd signals = signal_fd();
+  watch(epoll_.get(), listen_fd);
+  watch(epoll_.get(), signals.get());
+  refill_spare();
+  for (;;) {
+    epoll_event ev[16];
+    // Idle for 20 ms: time to open the next spare session.
+    int n = epoll_wait(epoll_.get(), ev, 16, spare_ || spare_failed_ ? -1 : 20);
+    if (n == 0) refill_spare();
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) fail("epoll_wait: {}", errno_text(errno));
+    // Connections first, new ones last: a client's hang-up in the same batch is counted out
+    // before the per-user limits look at the newcomer.
+    bool incoming = false;
+    for (int i = 0; i < n; ++i) {
+      int fd = ev[i].data.fd;
+      if (fd == signals.get()) {
+        spdlog::info("stopping: {} session(s) end with the service", quota_.sessions());
+        return;
+      }
+      if (fd == listen_fd) {
+        incoming = true;
+      } else {
+        serve(fd);
+      }
+    }
+    if (!incoming) continue;
+    try {
+      accept_one(listen_fd);
+    } catch (const Error& e) {  // that connection is lost, the service goes on
+      spdlog::warn("a connection could not be set up: {}", e.what());
+    }
+  }
+}
+
+void Daemon::accept_one(int listen_fd) {
+  UniqueFd fd(accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK));
+  if (!fd) {
+    spdlog::warn("accept: {}", errno_text(errno));
+    return;
+  }
+  auto c = std::make_unique<Connection>();
+  c->peer = peer_of(fd.get());
+  c->who = fmt::format("{} (pid {})", user_name(c->peer.uid), c->peer.pid);
+  if (!may_use_service(c->peer.uid, config_.group)) {
+    spdlog::info("refused {}: not in the service's group", c->who);
+    refuse(fd.get(), fmt::format("user {} may not record through eziotraced: only root and the "
+                                 "members of its group (eziotrace) may",
+                                 user_name(c->peer.uid)));
+    return;
+  }
+  size_t mine = 0;
+  for (const auto& [other_fd, other] : connections_) mine += other->peer.uid == c->peer.uid;
+  if (c->peer.uid != 0 && mine >= config_.limits.connections_per_user) {
+    spdlog::warn("refused {}: {} connections of this user open", c->who, mine);
+    refuse(fd.get(),
+           fmt::format("you have {} connections to eziotraced open already, its limit", mine));
+    return;
+  }
+  if (connections_.size() >= config_.limits.connections) {
+    spdlog::warn("refused {}: {} connections open", c->who, connections_.size());
+    refuse(fd.get(), "eziotraced serves too many connections at the moment; try again later");
+    return;
+  }
+  watch(epoll_.get(), fd.get());
+  c->fd = std::move(fd);
+  int key = c->fd.get();
+  connections_[key] = std::move(c);
+}
+
+void Daemon::serve(int fd) {
+  auto it = connections_.find(fd);
+  if (it == connections_.end()) return;
+  Connection& c = *it->second;
+  std::string who = c.who;  // c is gone once the connection is dropped
+  Message m;
+  try {
+    if (!receive_message(fd, m)) return drop(fd, "");
+    handle(c, m);
+  } catch (const ProtocolError& e) {
+    refuse(fd, fmt::format("protocol error: {}", e.what()));
+    drop(fd, fmt::format("protocol error: {}", e.what()));
+  } catch (const Error& e) {
+    refuse(fd, e.what());
+    drop(fd, e.what());
+  } catch (const std::exception& e) {  // never the whole service for one connection
+    spdlog::error("internal error serving {}: {}", who, e.what());
+    refuse(fd, "eziotraced failed to serve this request (internal error)");
+    drop(fd, e.what());
+  }
+}
+
+void Daemon::handle(Connection& c, Message& m) {
+  using S = Connection::State;
+  if (m.fd && m.type != Type::kTrace) {
+    throw ProtocolError(fmt::format("an fd with {}, which takes none", type_name(m.type)));
+  }
+  switch (m.type) {
+    case Type::kHello:
+      if (c.state != S::kNew) break;
+      return on_hello(c, m);
+    case Type::kStatus:
+      if (c.state != S::kNew) break;
+      return on_status(c);
+    case Type::kTrace:
+      if (c.state != S::kOpen) break;
+      return on_trace(c, m);
+    case Type::kCount:
+      if (c.state != S::kTracing) break;
+      return send_message(c.fd.get(), Type::kCounted, {{"processes", kernel_.traced(c.slot)}});
+    case Type::kEnd: {
+      if (c.state != S::kTracing) break;
+      int fd = c.fd.get();
+      send_message(fd, Type::kTotals, kernel_.totals(c.slot));
+      return drop(fd, "ended");
+    }
+    default:
+      throw ProtocolError(fmt::format("{} is a reply, not a request", type_name(m.type)));
+  }
+  throw ProtocolError(fmt::format("{} out of order", type_name(m.type)));
+}
+
+void Daemon::on_hello(Connection& c, Message& m) {
+  uint64_t ring_bytes = field_u64(m.body, "ring_bytes");
+  if (ring_bytes < 4096 || (ring_bytes & (ring_bytes - 1)) != 0) {
+    throw ProtocolError(fmt::format("ring_bytes {} is not a power of two >= 4096", ring_bytes));
+  }
+  if (std::string why = quota_.admit(c.peer.uid, ring_bytes); !why.empty()) {
+    spdlog::info("refused {}: {}", c.who, why);
+    fail("{}", why);
+  }
+  SessionKernel::Opened s;
+  try {
+    s = take_session(ring_bytes);
+  } catch (const Error&) {
+    quota_.release(c.peer.uid, ring_bytes);
+    throw;
+  }
+  c.has_session = true;
+  c.slot = s.slot;
+  c.ring_bytes = ring_bytes;
+  c.state = Connection::kOpen;
+  nlohmann::json welcome = kernel_.facts();
+  welcome["slot"] = s.slot;
+  welcome["ring_bytes"] = s.ring_bytes;
+  send_message(c.fd.get(), Type::kWelcome, welcome, s.ring.get());
+  spdlog::info("session {} opened for {} ({} MiB ring buffer)", c.slot, c.who, ring_bytes >> 20);
+  log_sessions();
+}
+
+void Daemon::on_trace(Connection& c, Message& m) {
+  if (!m.fd) throw ProtocolError("TRACE without the process's pidfd");
+  pid_t pid = pid_t(field_i64(m.body, "pid"));
+  if (std::string why = check_child(c.peer, pid, m.fd.get()); !why.empty()) {
+    spdlog::warn("refused to trace for {}: {}", c.who, why);
+    fail("eziotraced refuses to trace process {}: {}", pid, why);
+  }
+  kernel_.trace(c.slot, pid);
+  c.state = Connection::kTracing;
+  spdlog::info("session {}: tracing process {} of {}", c.slot, pid, c.who);
+  send_message(c.fd.get(), Type::kTraced, nlohmann::json::object());
+}
+
+void Daemon::on_status(Connection& c) {
+  // Root sees every session's owner; a user only the totals and their own.
+  nlohmann::json sessions = nlohmann::json::array();
+  for (const auto& [fd, other] : connections_) {
+    if (!other->has_session || (c.peer.uid != 0 && other->peer.uid != c.peer.uid)) continue;
+    sessions.push_back({{"slot", other->slot},
+                        {"user", user_name(other->peer.uid)},
+                        {"pid", other->peer.pid},
+                        {"ring_bytes", other->ring_bytes},
+                        {"tracing", other->state == Connection::kTracing}});
+  }
+  send_message(c.fd.get(), Type::kState,
+               {{"sessions", quota_.sessions()},
+                {"visible", sessions},
+                {"connections", connections_.size()}});
+}
+
+void Daemon::drop(int fd, const std::string& why) {
+  auto it = connections_.find(fd);
+  if (it == connections_.end()) return;
+  Connection& c = *it->second;
+  epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, fd, nullptr);
+  if (c.has_session) {
+    kernel_.close(c.slot);
+    spare_failed_ = false;  // a slot is free again
+    quota_.release(c.peer.uid, c.ring_bytes);
+    spdlog::info("session {} of {} closed{}", c.slot, c.who,
+                 why.empty() ? " (the client went away)" : fmt::format(" ({})", why));
+  }
+  bool had_session = c.has_session;
+  connections_.erase(it);
+  if (had_session) log_sessions();
+}
+
+void Daemon::log_sessions() const { spdlog::info("{} session(s) open", quota_.sessions()); }
+
+}  // namespace ezio::recorder::service

@@ -1,0 +1,76 @@
+#pragma once
+// eziotraced's loop: one thread, one epoll set; every connection is a small state machine
+// (protocol.h) over a session of the loaded programs.
+#include <sys/types.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "common/unique_fd.h"
+#include "recorder/service/limits.h"
+#include "recorder/service/peer.h"
+#include "recorder/service/protocol.h"
+
+namespace ezio::recorder::service {
+
+// The loaded programs as the daemon uses them (kernel_sessions.h adapts KernelPrograms).
+class SessionKernel {
+ public:
+  virtual ~SessionKernel() = default;
+  struct Opened {
+    unsigned slot = 0;
+    UniqueFd ring;
+    uint64_t ring_bytes = 0;
+  };
+  virtual Opened open(uint64_t ring_bytes) = 0;  // ezio::Error when every slot is taken
+  virtual void trace(unsigned slot, pid_t pid) = 0;
+  virtual size_t traced(unsigned slot) const = 0;
+  virtual nlohmann::json totals(unsigned slot) const = 0;  // totals_json.h
+  virtual void close(unsigned slot) = 0;
+  // What a client needs to know of the programs: {"plan": probe plan JSON, "kernel_release"}.
+  virtual nlohmann::json facts() const = 0;
+};
+
+struct DaemonConfig {
+  gid_t group = 0;  // whose members may record (besides root)
+  Limits limits;
+  uint64_t spare_ring_bytes = 32ull << 20;  // eziotrace record's default --ring-buffer; 0: none
+};
+
+class Daemon {
+ public:
+  Daemon(SessionKernel& kernel, const DaemonConfig& config);
+  ~Daemon();
+  // Serves listen_fd until SIGTERM or SIGINT (blocked by the caller; taken through a signalfd).
+  void run(int listen_fd);
+
+ private:
+  struct Connection;
+  void accept_one(int listen_fd);
+  void serve(int fd);
+  void handle(Connection& c, Message& m);
+  void on_hello(Connection& c, Message& m);
+  void on_trace(Connection& c, Message& m);
+  void on_status(Connection& c);
+  void drop(int fd, const std::string& why);
+  void log_sessions() const;
+  SessionKernel::Opened take_session(uint64_t ring_bytes);
+  void refill_spare();
+
+  SessionKernel& kernel_;
+  DaemonConfig config_;
+  Quota quota_;
+  UniqueFd epoll_;
+  std::map<int, std::unique_ptr<Connection>> connections_;
+  // A session opened in advance, with the ring size clients ask for by default: opening one costs
+  // ~10 ms (the ring's memory, and the kernel waits for an RCU grace period when the ring joins
+  // the programs' ring table), which would otherwise delay the application's start.
+  std::optional<SessionKernel::Opened> spare_;
+  bool spare_failed_ = false;  // no free slot last time: wait for a session to close
+};
+
+}  // namespace ezio::recorder::service

@@ -1,0 +1,57 @@
+#include "recorder/service/kernel_path.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/log.h"
+#include "recorder/service/service_source.h"
+#include "recorder/service/socket.h"
+
+namespace ezio::recorder::service {
+namespace {
+
+bool is_socket(const std::string& path) {
+  struct stat st {};
+  return stat(path.c_str(), &st) == 0 && S_ISSOCK(st.st_mode);
+}
+
+std::unique_ptr<KernelSource> through_service(const RecordOptions& o, const std::string& socket,
+                                              uint64_t ring_bytes, RecordStore& store) {
+  auto source = std::make_unique<ServiceSource>(socket, ring_bytes, store);
+  if (o.layers != "all") {
+    spdlog::warn(
+        "--layers {} is not applied through eziotraced: the archive has the layers the "
+        "service loaded (eziotraced --layers)",
+        o.layers);
+  }
+  return source;
+}
+
+}  // namespace
+
+std::unique_ptr<KernelSource> open_service_or(
+    const RecordOptions& o, uint64_t ring_bytes, RecordStore& store,
+    const std::function<std::unique_ptr<KernelSource>()>& in_process) {
+  using Path = RecordOptions::KernelPath;
+  std::string socket = o.service_socket.empty() ? kDefaultSocket : o.service_socket;
+  if (o.kernel_path == Path::kService) return through_service(o, socket, ring_bytes, store);
+  if (o.kernel_path == Path::kAuto && is_socket(socket)) {
+    try {
+      return through_service(o, socket, ring_bytes, store);
+    } catch (const Error& e) {
+      if (geteuid() != 0) throw;
+      spdlog::warn("{}; recording without it (--no-service does so from the start)", e.what());
+    }
+  }
+  try {
+    return in_process();
+  } catch (const Error& e) {
+    if (geteuid() == 0 || o.kernel_path == Path::kInProcess) throw;
+    fail_with(e.exit_code(),
+              "{} Or record through the recording service: ask your administrator for eziotraced "
+              "(`sudo eziotrace service install`) and membership of group {} (docs/service.md).",
+              e.what(), kDefaultGroup);
+  }
+}
+
+}  // namespace ezio::recorder::service

@@ -1,0 +1,19 @@
+#pragma once
+// Which path a recording takes (--service / --no-service, docs/service.md): eziotraced when asked
+// for or when its socket is there, else the programs loaded in this process.
+#include <functional>
+#include <memory>
+
+#include "recorder/load/kernel_source.h"
+#include "recorder/session/record.h"
+
+namespace ezio::recorder::service {
+
+// A ServiceSource when the options and the machine say so; otherwise in_process() (which checks
+// the privileges). Without the privileges and without a service, the refusal points to the
+// service.
+std::unique_ptr<KernelSource> open_service_or(
+    const RecordOptions& options, uint64_t ring_bytes, RecordStore& store,
+    const std::function<std::unique_ptr<KernelSource>()>& in_process);
+
+}  // namespace ezio::recorder::service

@@ -1,0 +1,43 @@
+#include "recorder/service/kernel_sessions.h"
+
+#include <sys/utsname.h>
+
+#include "recorder/load/kernel_programs.h"
+#include "recorder/probe/probe_plan_json.h"
+#include "recorder/service/totals_json.h"
+
+namespace ezio::recorder::service {
+namespace {
+
+class KernelSessions : public SessionKernel {
+ public:
+  explicit KernelSessions(std::unique_ptr<KernelPrograms> programs)
+      : programs_(std::move(programs)) {}
+  Opened open(uint64_t ring_bytes) override {
+    KernelPrograms::Session s = programs_->open_session(ring_bytes);
+    return {s.slot, std::move(s.ring), s.ring_bytes};
+  }
+  void trace(unsigned slot, pid_t pid) override { programs_->trace_process(slot, pid); }
+  size_t traced(unsigned slot) const override { return programs_->traced_processes(slot); }
+  nlohmann::json totals(unsigned slot) const override {
+    SessionTotals s = programs_->totals(slot);
+    return totals_to_json({s.lost, std::move(s.devices), std::move(s.reclaimed)});
+  }
+  void close(unsigned slot) override { programs_->close_session(slot); }
+  nlohmann::json facts() const override {
+    utsname u{};
+    uname(&u);
+    return {{"plan", plan_to_json(programs_->plan())}, {"kernel_release", u.release}};
+  }
+
+ private:
+  std::unique_ptr<KernelPrograms> programs_;
+};
+
+}  // namespace
+
+std::unique_ptr<SessionKernel> load_kernel_sessions(const std::string& layers) {
+  return std::make_unique<KernelSessions>(load_kernel_programs(parse_layers(layers), true));
+}
+
+}  // namespace ezio::recorder::service

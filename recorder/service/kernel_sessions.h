@@ -1,0 +1,14 @@
+#pragma once
+// The daemon's SessionKernel over the programs loaded once (KernelPrograms, recorder/load/).
+#include <memory>
+#include <string>
+
+#include "recorder/service/daemon.h"
+
+namespace ezio::recorder::service {
+
+// Probes the hooks of `layers` (--layers syntax) as `eziotrace record` does, loads and attaches
+// the programs for every session to come.
+std::unique_ptr<SessionKernel> load_kernel_sessions(const std::string& layers);
+
+}  // namespace ezio::recorder::service

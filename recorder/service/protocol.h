@@ -1,0 +1,66 @@
+#pragma once
+// The messages between eziotrace (client) and eziotraced (docs/service.md): one SOCK_SEQPACKET
+// datagram each, a fixed header then a JSON body, at most one fd beside it (SCM_RIGHTS).
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "common/unique_fd.h"
+
+namespace ezio::recorder::service {
+
+constexpr uint32_t kMagic = 0x4f495a45;  // "EZIO" read as little-endian bytes
+constexpr uint16_t kVersion = 1;
+// Far above any real message (a probe plan is ~3 KiB): larger ones are refused, not read.
+constexpr uint32_t kMaxBody = 64 * 1024;
+
+// Client requests, then daemon replies. The order a session follows (the daemon enforces it):
+// HELLO -> WELCOME, TRACE -> TRACED, (COUNT -> COUNTED)*, END -> TOTALS. STATUS -> STATE is
+// a connection of its own. REFUSED answers any request and ends the connection.
+enum class Type : uint16_t {
+  kHello = 1,      // {"ring_bytes"}
+  kTrace = 2,      // {"pid"} + the child's pidfd
+  kCount = 3,      // {}: processes of the session's tree still alive
+  kEnd = 5,        // {}
+  kStatus = 6,     // {}
+  kWelcome = 101,  // {"slot", "ring_bytes", "plan", "kernel_release"} + the ring buffer's fd
+  kTraced = 102,   // {}
+  kCounted = 103,  // {"processes"}
+  kTotals = 104,   // {"lost", "devices", "unattributed", "reclaimed"}
+  kState = 105,    // {"sessions", "yours", ...}
+  kRefused = 199,  // {"message"}
+};
+const char* type_name(Type t);
+bool known_type(uint16_t t);
+
+struct Header {
+  uint32_t magic;
+  uint16_t version;
+  uint16_t type;
+  uint32_t length;  // of the body that follows
+};
+
+struct Message {
+  Type type{};
+  nlohmann::json body;
+  UniqueFd fd;  // the one fd that came with it, if any
+};
+
+// Why a datagram is not a message (the daemon logs it and ends the connection).
+struct ProtocolError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Sends one message (with fd when >= 0). Fails (ezio::Error) when the peer is gone.
+void send_message(int sock, Type type, const nlohmann::json& body, int fd = -1);
+// Receives one message, waiting for it. Returns false on EOF (the peer closed). Throws
+// ProtocolError for anything that is not one well-formed message of this version: truncated or
+// oversized datagrams, a wrong magic or version, an unknown type, a body that is not a JSON
+// object, more than one fd or other ancillary data.
+bool receive_message(int sock, Message& out);
+
+// Reads a field of a message body with its type checked (ProtocolError when absent or wrong).
+uint64_t field_u64(const nlohmann::json& body, const char* name);
+int64_t field_i64(const nlohmann::json& body, const char* name);
+
+}  // namespace ezio::recorder::service

@@ -1,0 +1,48 @@
+#pragma once
+// record()'s KernelSource through eziotraced: the session's ring buffer read here, through the fd
+// the service sent (mmap only, no bpf() call: the user needs no privilege); everything else is a
+// request on the session's socket.
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "recorder/load/kernel_source.h"
+#include "recorder/load/ring_reader.h"
+#include "recorder/probe/probe.h"
+#include "recorder/service/client.h"
+
+namespace ezio::recorder::service {
+
+class ServiceSource : public KernelSource {
+ public:
+  // Connects and opens a session (fails with the service's refusal).
+  ServiceSource(const std::filesystem::path& socket, uint64_t ring_bytes, RecordStore& sink);
+  ~ServiceSource() override;
+  const ProbePlan& plan() const override { return plan_; }
+  void trace_process(pid_t pid, int pidfd) override;
+  bool poll(int timeout_ms) override;
+  bool drain() override;
+  void wake_on(int fd) override;
+  void unwatch(int fd) override;
+  size_t traced_processes() const override;
+  SessionTotals stop() override;
+  std::string path_name() const override { return "eziotraced"; }
+  std::string interrupted() const override { return gone_; }
+
+ private:
+  void lost_service(const std::string& why) const;
+  bool hung_up() const;
+  RingReader& reader();
+  std::unique_ptr<ServiceClient> client_;
+  // Mapped at its first use, once the application is released: mapping a 32 MiB ring takes a few
+  // milliseconds that would otherwise delay the application's exec.
+  std::unique_ptr<RingReader> reader_;
+  UniqueFd ring_;
+  uint64_t ring_bytes_ = 0;
+  RecordStore& sink_;
+  ProbePlan plan_;
+  mutable std::string gone_;  // why the service is no longer there ("" while it is)
+};
+
+}  // namespace ezio::recorder::service

@@ -1,0 +1,118 @@
+#include "service_env.h"
+
+#include <grp.h>
+#include <gtest/gtest.h>
+#include <pwd.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <stdexcept>
+#include <thread>
+
+#include "loop_fs.h"
+#include "recorder/service/client.h"
+
+namespace fs = std::filesystem;
+
+namespace ezio::test {
+namespace {
+
+void remove_user(const std::string& user) {
+  if (!getpwnam(user.c_str())) return;
+  Run r = run({"userdel", user});
+  // A process of the user's still running (a test's leftover) keeps it: said, not ignored.
+  if (r.status != 0) ADD_FAILURE() << "cannot remove test user " << user << ": " << r.err;
+}
+
+}  // namespace
+
+ServiceGroup::ServiceGroup() {
+  if (geteuid() != 0)
+    throw std::runtime_error("the service tests need root (groupadd, eziotraced)");
+  if (getgrnam("eziotrace")) return;
+  must_run({"groupadd", "--system", "eziotrace"});
+  made_ = true;
+}
+
+ServiceGroup::~ServiceGroup() {
+  if (made_) run({"groupdel", "eziotrace"});
+}
+
+TestUsers::TestUsers() {
+  for (const char* u : {kUserA, kUserB, kUserC}) remove_user(u);
+  must_run({"useradd", "-M", "-G", "eziotrace", kUserA});
+  must_run({"useradd", "-M", "-G", "eziotrace", kUserB});
+  must_run({"useradd", "-M", kUserC});
+}
+
+TestUsers::~TestUsers() {
+  for (const char* u : {kUserA, kUserB, kUserC}) remove_user(u);
+  // The users' directories (user_dir()): their owners are gone.
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator("/tmp/ezio-service-test", ec)) {
+    std::string name = e.path().filename().string();
+    for (const char* u : {kUserA, kUserB, kUserC}) {
+      if (name.starts_with(std::string(u) + "-")) fs::remove_all(e.path(), ec);
+    }
+  }
+}
+
+uid_t TestUsers::uid(const std::string& user) const {
+  passwd* pw = getpwnam(user.c_str());
+  if (!pw) throw std::runtime_error("no user " + user);
+  return pw->pw_uid;
+}
+
+ServiceDaemon::ServiceDaemon(const std::string& name, const std::vector<std::string>& extra) {
+  fs::path dir = fs::path("/tmp/ezio-service-test") / name;
+  fs::create_directories(dir);
+  chmod("/tmp/ezio-service-test", 0755);
+  socket_ = (dir / "eziotraced.sock").string();
+  std::vector<std::string> argv{EZIO_DAEMON, "--foreground", "--socket", socket_};
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  daemon_ = std::make_unique<Background>(argv, "eziotraced: ready");
+}
+
+void ServiceDaemon::kill_now() { daemon_.reset(); }
+
+nlohmann::json ServiceDaemon::status() const {
+  return recorder::service::ServiceClient(socket_).status();
+}
+
+bool ServiceDaemon::wait_sessions(unsigned sessions) const {
+  for (int i = 0; i < 200; ++i) {
+    if (status().value("sessions", 0u) == sessions) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return false;
+}
+
+Run as_user(const std::string& user, const std::vector<std::string>& argv, const fs::path& cwd) {
+  std::vector<std::string> full{"runuser", "-u", user, "--", "env", "-C", cwd.string()};
+  full.insert(full.end(), argv.begin(), argv.end());
+  return run(full);
+}
+
+fs::path user_dir(const std::string& user, const std::string& name) {
+  fs::path root = "/tmp/ezio-service-test";
+  fs::create_directories(root);
+  chmod(root.c_str(), 0755);
+  fs::path dir = root / (user + "-" + name);
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  passwd* pw = getpwnam(user.c_str());
+  if (!pw || chown(dir.c_str(), pw->pw_uid, pw->pw_gid) != 0 || chmod(dir.c_str(), 0700) != 0) {
+    throw std::runtime_error("cannot give " + dir.string() + " to " + user);
+  }
+  return dir;
+}
+
+uid_t owner_of(const fs::path& path) {
+  struct stat st {};
+  if (stat(path.c_str(), &st) != 0) throw std::runtime_error("no " + path.string());
+  return st.st_uid;
+}
+
+}  // namespace ezio::test

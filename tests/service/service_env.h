@@ -1,0 +1,68 @@
+#pragma once
+// What the service tests share: real users (two in group eziotrace, one not), an eziotraced of
+// the test's own on a private socket, commands run as one of the users.
+#include <sys/types.h>
+
+#include <filesystem>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "run.h"
+
+namespace ezio::test {
+
+inline constexpr char kUserA[] = "ezio_a";  // in group eziotrace
+inline constexpr char kUserB[] = "ezio_b";  // in group eziotrace
+inline constexpr char kUserC[] = "ezio_c";  // not in it
+
+// Group eziotrace, which eziotraced needs: made when missing, and then removed at the end.
+class ServiceGroup {
+ public:
+  ServiceGroup();
+  ~ServiceGroup();
+
+ private:
+  bool made_ = false;
+};
+
+// Creates the group (if missing) and the three users; removes the users at the end. Fails the
+// test (throws) when not root or useradd is missing.
+class TestUsers {
+ public:
+  TestUsers();
+  ~TestUsers();
+  uid_t uid(const std::string& user) const;
+
+ private:
+  ServiceGroup group_;
+};
+
+// `eziotraced --foreground --socket <private path>` until destroyed (killed).
+class ServiceDaemon {
+ public:
+  explicit ServiceDaemon(const std::string& name, const std::vector<std::string>& extra = {});
+  const std::string& socket() const { return socket_; }
+  pid_t pid() const { return daemon_->pid(); }
+  // Kills it (SIGKILL) now.
+  void kill_now();
+  // The STATE reply, asked as root (sees every session).
+  nlohmann::json status() const;
+  // Waits (up to 20 s) until `sessions` sessions are open; false if they never are.
+  bool wait_sessions(unsigned sessions) const;
+
+ private:
+  std::string socket_;
+  std::unique_ptr<Background> daemon_;
+};
+
+// argv run as `user` (runuser), in directory `cwd`.
+Run as_user(const std::string& user, const std::vector<std::string>& argv,
+            const std::filesystem::path& cwd = "/tmp");
+// A fresh directory owned by `user` (mode 0700) under a world-traversable scratch root.
+std::filesystem::path user_dir(const std::string& user, const std::string& name);
+// Owner uid of a file.
+uid_t owner_of(const std::filesystem::path& path);
+
+}  // namespace ezio::test
