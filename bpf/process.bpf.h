@@ -55,6 +55,13 @@ int BPF_PROG(ezio_exec, struct task_struct* p, pid_t old_pid, struct linux_binpr
    * with its descendants: the user whose session it is may not see a more privileged program's
    * I/O (eziotraced, docs/service.md). Its state goes too, so no event of it enters the ring. */
   if (BPF_CORE_READ_BITFIELD(bprm, secureexec)) {
+    /* Said in the archive, not left to be guessed from a process that went quiet. */
+    struct ezio_proc_rec* r = proc_record(tr->session, EZIO_REC_LEAVE, tgid, p->pid);
+    if (r) {
+      bpf_probe_read_kernel_str(r->comm, sizeof(r->comm), p->comm);
+      bpf_probe_read_kernel_str(r->filename, sizeof(r->filename), BPF_CORE_READ(bprm, filename));
+      submit(tr->session, r);
+    }
     bpf_map_delete_elem(&traced, &tgid);
     bpf_task_storage_delete(&tasks, p);
     return 0;

@@ -64,6 +64,8 @@ enum ezio_kind {
   EZIO_REC_SYSCALL_VFS = 11, /* struct ezio_syscall_vfs_rec: a syscall, its derived VFS call and
                                 the FS tracepoint hits inside */
   EZIO_REC_THROTTLE = 12,    /* struct ezio_throttle_rec: a pause of balance_dirty_pages */
+  EZIO_REC_LEAVE = 13, /* struct ezio_proc_rec: the process left the traced tree at an exec that
+                          gains privileges (filename: the program); nothing of it is recorded after */
 };
 
 /* How the syscall-layer program treats a syscall number. */

@@ -204,6 +204,13 @@ void ArchiveWriter::location_group_property(Ref group, std::string_view name, ui
   group_properties_.push_back({group, string(name), OTF2_TYPE_UINT64, v});
 }
 
+void ArchiveWriter::location_group_property(Ref group, std::string_view name,
+                                            std::string_view value) {
+  OTF2_AttributeValue v;
+  v.stringRef = string(value);
+  group_properties_.push_back({group, string(name), OTF2_TYPE_STRING, v});
+}
+
 void ArchiveWriter::location_property(OTF2_LocationRef location, std::string_view name,
                                       uint64_t value) {
   location_properties_.push_back({location, string(name), value});

@@ -83,6 +83,7 @@ class ArchiveWriter {
   void system_tree_node_property(Ref node, std::string_view name, uint64_t value);
   void system_tree_node_property(Ref node, std::string_view name, std::string_view value);
   void location_group_property(Ref group, std::string_view name, uint64_t value);
+  void location_group_property(Ref group, std::string_view name, std::string_view value);
   void location_property(OTF2_LocationRef location, std::string_view name, uint64_t value);
   void clock(const Clock& c) { clock_ = c; }
 

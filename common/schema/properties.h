@@ -11,6 +11,9 @@ inline constexpr char kPropertyPrefix[] = "EZIOTRACE::";
 // Of a process's location group.
 inline constexpr char kPid[] = "EZIOTRACE::PID";
 inline constexpr char kPpid[] = "EZIOTRACE::PPID";
+// On a process that exec'd a program gaining privileges (setuid, setgid, capabilities): that
+// program's path. The process left the recording there; nothing of it after the exec is recorded.
+inline constexpr char kLeftAtPrivilegedExec[] = "EZIOTRACE::LEFT_AT_PRIVILEGED_EXEC";
 inline constexpr char kEztraceFirstTimestamp[] = "EZIOTRACE::EZTRACE_FIRST_TIMESTAMP";
 inline constexpr char kEztraceTimeOffset[] = "EZIOTRACE::EZTRACE_TIME_OFFSET";
 inline constexpr char kEztraceClockErrorNs[] = "EZIOTRACE::EZTRACE_CLOCK_ERROR_NS";

@@ -32,8 +32,10 @@ otf2::Ref Output::group_of(Ref kgroup) {
   if (g != kd.location_groups.end()) type = g->second.type;
   otf2::Ref out = w.location_group(name, type, machine);
   for (const auto& p : kd.group_properties) {
-    if (p.owner == kgroup && p.type == OTF2_TYPE_UINT64) {
-      w.location_group_property(out, kd.str(p.name), p.value.uint64);
+    if (p.owner != kgroup) continue;
+    if (p.type == OTF2_TYPE_UINT64) w.location_group_property(out, kd.str(p.name), p.value.uint64);
+    if (p.type == OTF2_TYPE_STRING) {
+      w.location_group_property(out, kd.str(p.name), kd.str(p.value.stringRef));
     }
   }
   return groups[kgroup] = out;

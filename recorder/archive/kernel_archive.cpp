@@ -169,6 +169,10 @@ class KernelArchive::Builder {
       w_.location_group_property(group, schema::kPid, pid);
       groups_[pid] = group;
       w_.location_group_property(group, schema::kPpid, proc.ppid);
+      if (!proc.left_at.empty()) {
+        w_.location_group_property(group, schema::kLeftAtPrivilegedExec, proc.left_at);
+        summary_.left_at_privileged_exec.push_back(fmt::format("{} [{}]", proc.left_at, pid));
+      }
       for (const auto& [tid, loc] : proc.threads) {
         w_.location(loc, fmt::format("{} [{}]", proc.comm, tid), OTF2_LOCATION_TYPE_CPU_THREAD,
                     group);

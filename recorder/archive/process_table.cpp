@@ -27,6 +27,9 @@ void ProcessTable::see(const ProcEvent& p) {
   } else if (p.kind == EZIO_REC_EXEC) {
     proc.comm = p.comm;  // the name the program runs under from then on
     proc.exe = p.filename;
+  } else if (p.kind == EZIO_REC_LEAVE) {
+    proc.left_at = p.filename;
+    return;  // no thread of it is recorded from now on
   }
   location(p.pid, p.tid);
 }

@@ -174,6 +174,7 @@ void RecordStore::add(const void* data, size_t size) {
     case EZIO_REC_FORK:
     case EZIO_REC_EXEC:
     case EZIO_REC_EXIT:
+    case EZIO_REC_LEAVE:
       ok = add_proc(h, data, size);
       break;
     case EZIO_REC_VFS:

@@ -20,7 +20,7 @@ struct OpenCall {
 };
 
 struct ProcEvent {
-  uint8_t kind;  // EZIO_REC_FORK, EZIO_REC_EXEC, EZIO_REC_EXIT
+  uint8_t kind;  // EZIO_REC_FORK, EZIO_REC_EXEC, EZIO_REC_EXIT, EZIO_REC_LEAVE
   uint64_t ts;
   uint32_t pid, tid, ppid, parent_tid;
   bool is_thread;

@@ -266,6 +266,12 @@ void print_summary(const RecordResult& r) {
     out += fmt::format("  block {}: {} requests not attributed to the target ({})\n", dev,
                        un.requests, human_bytes(un.bytes));
   }
+  for (const auto& program : r.summary.left_at_privileged_exec) {
+    out += fmt::format(
+        "  a process left the recording at the exec of a privileged program: {}; nothing of it "
+        "after the exec is recorded (setuid, setgid or file capabilities)\n",
+        program);
+  }
   if (info.still_running > 0) {
     out += fmt::format(
         "  {} traced process(es) still running when recording stopped: their later I/O is not in "
