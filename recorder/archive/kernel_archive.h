@@ -24,7 +24,7 @@ struct LayerTotals {
 struct ArchiveSummary {
   std::array<LayerTotals, EZIO_LAYER_COUNT> layers{};
   uint64_t processes = 0, threads = 0;
-  std::vector<std::string> left_at_privileged_exec;  // "program [pid]"
+  std::vector<std::string> left_at_privileged_exec;    // "program [pid]"
   PageCacheTotals pagecache;                           // pages, all traced threads
   std::map<std::string, UnattributedIo> unattributed;  // block requests per device name
 };

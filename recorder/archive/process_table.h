@@ -17,7 +17,7 @@ struct ProcessInfo {
   uint32_t pid = 0;
   uint32_t ppid = 0;
   std::string comm;
-  std::string exe;                       // last program exec'd, as passed to execve
+  std::string exe;      // last program exec'd, as passed to execve
   std::string left_at;  // a privileged program whose exec ended the process's recording
   std::map<uint32_t, uint64_t> threads;  // tid -> OTF2 location id
 };
