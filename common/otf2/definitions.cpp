@@ -47,7 +47,10 @@ std::optional<std::string> Definitions::handle_path(Ref handle) const {
   return str(f->second.name);
 }
 
-void set_definition_callbacks(OTF2_GlobalDefReaderCallbacks* c) {
+namespace {
+
+// Where things ran: the clock, strings, nodes, processes and threads.
+void set_system_callbacks(OTF2_GlobalDefReaderCallbacks* c) {
   OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(
       c, +[](void* u, uint64_t res, uint64_t offset, uint64_t length, uint64_t realtime) {
         auto& d = defs(u);
@@ -80,6 +83,10 @@ void set_definition_callbacks(OTF2_GlobalDefReaderCallbacks* c) {
         defs(u).locations.try_emplace(self, LocationDef{name, type, group, events});
         return kOk;
       });
+}
+
+// What ran and on what: regions, attributes, I/O paradigms, files and handles.
+void set_region_and_io_callbacks(OTF2_GlobalDefReaderCallbacks* c) {
   OTF2_GlobalDefReaderCallbacks_SetRegionCallback(
       c, +[](void* u, OTF2_RegionRef self, OTF2_StringRef name, OTF2_StringRef canonical,
              OTF2_StringRef description, OTF2_RegionRole role, OTF2_Paradigm paradigm,
@@ -121,6 +128,10 @@ void set_definition_callbacks(OTF2_GlobalDefReaderCallbacks* c) {
                                  IoHandleDef{name, file, paradigm, flags, comm, parent, index});
         return kOk;
       });
+}
+
+// Groups, communicators and metrics.
+void set_group_and_metric_callbacks(OTF2_GlobalDefReaderCallbacks* c) {
   OTF2_GlobalDefReaderCallbacks_SetGroupCallback(
       c, +[](void* u, OTF2_GroupRef self, OTF2_StringRef name, OTF2_GroupType type,
              OTF2_Paradigm paradigm, OTF2_GroupFlag flags, uint32_t n, const uint64_t* members) {
@@ -162,6 +173,10 @@ void set_definition_callbacks(OTF2_GlobalDefReaderCallbacks* c) {
         if (fresh && members) it->second.members.assign(members, members + n);
         return kOk;
       });
+}
+
+// Properties of nodes, processes and threads.
+void set_property_callbacks(OTF2_GlobalDefReaderCallbacks* c) {
   OTF2_GlobalDefReaderCallbacks_SetSystemTreeNodePropertyCallback(
       c, +[](void* u, OTF2_SystemTreeNodeRef node, OTF2_StringRef name, OTF2_Type type,
              OTF2_AttributeValue value) {
@@ -180,6 +195,15 @@ void set_definition_callbacks(OTF2_GlobalDefReaderCallbacks* c) {
         defs(u).location_properties.push_back({loc, name, type, value});
         return kOk;
       });
+}
+
+}  // namespace
+
+void set_definition_callbacks(OTF2_GlobalDefReaderCallbacks* c) {
+  set_system_callbacks(c);
+  set_region_and_io_callbacks(c);
+  set_group_and_metric_callbacks(c);
+  set_property_callbacks(c);
 }
 
 }  // namespace ezio::otf2

@@ -301,6 +301,14 @@ void ArchiveWriter::write_files() {
 
 void ArchiveWriter::write_definitions(OTF2_GlobalDefWriter* gw,
                                       std::map<OTF2_LocationRef, uint64_t>& event_counts) {
+  write_system_definitions(gw, event_counts);
+  write_region_and_metric_definitions(gw);
+  write_group_and_io_definitions(gw);
+}
+
+// The clock, strings, attributes and where things ran: nodes, processes, threads.
+void ArchiveWriter::write_system_definitions(OTF2_GlobalDefWriter* gw,
+                                             std::map<OTF2_LocationRef, uint64_t>& event_counts) {
   check(OTF2_GlobalDefWriter_WriteClockProperties(gw, clock_.resolution, clock_.global_offset,
                                                   clock_.trace_length, clock_.realtime),
         "writing clock properties");
@@ -348,6 +356,9 @@ void ArchiveWriter::write_definitions(OTF2_GlobalDefWriter* gw,
     check(OTF2_GlobalDefWriter_WriteLocationProperty(gw, p.location, p.name, OTF2_TYPE_UINT64, v),
           "writing a location property");
   }
+}
+
+void ArchiveWriter::write_region_and_metric_definitions(OTF2_GlobalDefWriter* gw) {
   for (size_t i = 0; i < regions_.size(); ++i) {
     auto& r = regions_[i];
     check(OTF2_GlobalDefWriter_WriteRegion(gw, static_cast<Ref>(i), r.name, r.canonical,
@@ -369,6 +380,10 @@ void ArchiveWriter::write_definitions(OTF2_GlobalDefWriter* gw,
                                                 c.members.data(), c.occurrence, c.kind),
           "writing a metric class");
   }
+}
+
+// Groups before the communicators that refer to them, before the I/O handles that refer to those.
+void ArchiveWriter::write_group_and_io_definitions(OTF2_GlobalDefWriter* gw) {
   for (size_t i = 0; i < groups_.size(); ++i) {
     auto& g = groups_[i];
     check(OTF2_GlobalDefWriter_WriteGroup(gw, static_cast<Ref>(i), g.name, g.type, g.paradigm,

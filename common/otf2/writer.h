@@ -125,6 +125,10 @@ class ArchiveWriter {
   void write_files();
   void write_definitions(OTF2_GlobalDefWriter* w,
                          std::map<OTF2_LocationRef, uint64_t>& event_counts);
+  void write_system_definitions(OTF2_GlobalDefWriter* gw,
+                                std::map<OTF2_LocationRef, uint64_t>& event_counts);
+  void write_region_and_metric_definitions(OTF2_GlobalDefWriter* gw);
+  void write_group_and_io_definitions(OTF2_GlobalDefWriter* gw);
 
   ArchivePtr archive_;
   AttributeListPtr attributes_;
