@@ -2,7 +2,7 @@
 # Analyzer benchmark: generates synthetic archives of 5 M and 50 M events and times each analyzer
 # (profile, layers, files, latency, advise, report) against `otf2-print --silent` on the same
 # archive in the same run (wall time and peak RSS from /usr/bin/time -v), then prints the ratios.
-# Targets (issue 18): report within 3x of otf2-print's time, memory flat from 5 M to 50 M events.
+# Targets: report within 3x of otf2-print's time, memory flat from 5 M to 50 M events.
 # A benchmark, not a test: it asserts nothing.
 #
 # Usage: bench/analyzers/run.sh [BUILD_DIR] [SIZES...]

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The merge alone (issue 17): records `dd bs=1` of a short and a long length under
+# The merge alone: records `dd bs=1` of a short and a long length under
 # `eziotrace --keep-parts`, then times `eziotrace merge` of the kept parts, each repeated, and
 # prints per length the events written, the merge's wall time, events/s, its CPU time (user +
 # system: steadier than wall on a shared machine) and events per CPU second, and peak RSS

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The main command's cost (issue 17): each workload runs plain, under `eziotrace record` (all
+# The main command's cost: each workload runs plain, under `eziotrace record` (all
 # layers), under `eziotrace -- cmd` (EZTrace + kernel layers, merged) and under `eztrace -t posixio`
 # alone, interleaved in each repetition so that the ratios compare like with like. Per tool: wall
 # time, the application's own time (what eziotrace reports for it), the rest (`other`: start-up

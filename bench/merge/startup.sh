@@ -1,5 +1,5 @@
 #!/bin/bash
-# Start-up and small-archive cost (issue 17: `true` <= 90 ms): the wall time of
+# Start-up and small-archive cost (target: `true` <= 90 ms): the wall time of
 # `eziotrace -- true` (merged) and `eziotrace record -- true` (kernel only), median of N runs, and
 # with -c OTHER_EZIOTRACE (another build's binary, its libeziotrace-preload.so beside it) the same
 # for that binary, runs interleaved, and new/other ratios: a before/after measured in one run.

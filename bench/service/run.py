@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Start-up and overhead of recording through eziotraced vs in-process (issue #20). Not a test: run
+"""Start-up and overhead of recording through eziotraced vs in-process. Not a test: run
 by hand, as root, on an idle machine. In one session, interleaved repetitions of:
   start-up   the command to the application's exec (bench/service/exec_stamp), plain / in-process
              / service, and `eziotrace record -- true` wall time;
