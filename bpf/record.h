@@ -51,16 +51,16 @@ struct ezio_tid_key {
 };
 
 enum ezio_kind {
-  EZIO_REC_SYSCALL = 1, /* struct ezio_syscall_rec */
-  EZIO_REC_OPEN = 2,    /* struct ezio_open_rec: a syscall record plus the path */
-  EZIO_REC_FORK = 3,    /* struct ezio_proc_rec: new process or new thread */
-  EZIO_REC_EXEC = 4,    /* struct ezio_proc_rec with the program path */
-  EZIO_REC_EXIT = 5,    /* struct ezio_proc_rec: a thread ended */
+  EZIO_REC_SYSCALL = 1,   /* struct ezio_syscall_rec */
+  EZIO_REC_OPEN = 2,      /* struct ezio_open_rec: a syscall record plus the path */
+  EZIO_REC_FORK = 3,      /* struct ezio_proc_rec: new process or new thread */
+  EZIO_REC_EXEC = 4,      /* struct ezio_proc_rec with the program path */
+  EZIO_REC_EXIT = 5,      /* struct ezio_proc_rec: a thread ended */
   EZIO_REC_BLOCK = 6,     /* struct ezio_block_rec: one completed, attributed block request */
   EZIO_REC_PAGECACHE = 7, /* struct ezio_pagecache_rec: a thread's page-cache counters */
   EZIO_REC_VFS = 8,       /* struct ezio_vfs_rec: one VFS call (vfs_read, vfs_write, ...) */
   EZIO_REC_FS = 9,        /* struct ezio_fs_rec: one file-system event (ext4, xfs, btrfs, iomap) */
-  EZIO_REC_FILE = 10,     /* struct ezio_file_rec: where a file is, the first time a process uses it */
+  EZIO_REC_FILE = 10, /* struct ezio_file_rec: where a file is, the first time a process uses it */
   EZIO_REC_SYSCALL_VFS = 11, /* struct ezio_syscall_vfs_rec: a syscall, its derived VFS call and
                                 the FS tracepoint hits inside */
   EZIO_REC_THROTTLE = 12,    /* struct ezio_throttle_rec: a pause of balance_dirty_pages */
@@ -128,10 +128,10 @@ struct ezio_open_rec {
 struct ezio_proc_rec {
   struct ezio_header h;
   __u64 ts;
-  __u32 ppid;        /* FORK: parent TGID */
-  __u32 parent_tid;  /* FORK: thread that forked */
-  __u32 is_thread;   /* FORK: 1 if a thread was created in an existing process */
-  __s32 exit_code;   /* EXIT: task->exit_code */
+  __u32 ppid;       /* FORK: parent TGID */
+  __u32 parent_tid; /* FORK: thread that forked */
+  __u32 is_thread;  /* FORK: 1 if a thread was created in an existing process */
+  __s32 exit_code;  /* EXIT: task->exit_code */
   char comm[EZIO_COMM_LEN];
   char filename[EZIO_PATH_MAX]; /* EXEC: program path as exec'd */
 };
@@ -156,11 +156,11 @@ struct ezio_block_rec {
   __u64 t_issue;    /* handed to the driver */
   __u64 t_complete; /* completed by the driver */
   __u64 sector;
-  __u32 dev;        /* kernel dev_t (MAJOR << 20 | MINOR) of the partition or disk */
+  __u32 dev; /* kernel dev_t (MAJOR << 20 | MINOR) of the partition or disk */
   __u32 bytes;
-  __u32 cmd_flags;  /* req_opf: operation in the low 8 bits, REQ_* flags above */
-  __s32 error;      /* blk_status_t at completion */
-  __u32 cause;      /* enum ezio_block_cause */
+  __u32 cmd_flags; /* req_opf: operation in the low 8 bits, REQ_* flags above */
+  __s32 error;     /* blk_status_t at completion */
+  __u32 cause;     /* enum ezio_block_cause */
   __u32 pad;
   char disk[EZIO_DISK_NAME_LEN];
 };
@@ -263,8 +263,8 @@ struct ezio_vfs_part {
   char fstype[EZIO_FSTYPE_LEN];
 };
 
-#define EZIO_PATH_DEPTH 16   /* path components sent; deeper paths are marked truncated */
-#define EZIO_NAME_LEN 48     /* bytes per component, NUL included */
+#define EZIO_PATH_DEPTH 16           /* path components sent; deeper paths are marked truncated */
+#define EZIO_NAME_LEN 48             /* bytes per component, NUL included */
 #define EZIO_FILEF_PATH_TRUNCATED 1u /* more components than EZIO_PATH_DEPTH */
 #define EZIO_FILEF_NAME_TRUNCATED 2u /* a component longer than EZIO_NAME_LEN - 1 */
 
@@ -283,35 +283,43 @@ struct ezio_file_rec {
   char names[EZIO_PATH_DEPTH][EZIO_NAME_LEN];
 };
 
-/* File-system events. Names (recorder/fs_events.cpp) are the kernel's: the function for the fentry
- * hooks, the tracepoint for the fallbacks. */
+/* File-system events: one line per operation, the one list the enum below and the decoder's names
+ * and directions (recorder/decode/fs_events.cpp) come from. X(ENUM, value, name, direction): the
+ * value is in archives (never renumber); the name is the kernel's, the function for the
+ * fentry/kprobe hooks, the tracepoint for the fallbacks; direction R (reads), W (writes) or S
+ * (neither: fsync). Adding an operation is one line here, at the next value. */
+#define EZIO_FS_OPS(X)                                                                  \
+  /* fentry/fexit (or kprobe/kretprobe) on the file operations: durations */            \
+  X(EXT4_FILE_READ_ITER, 1, "ext4_file_read_iter", R)                                   \
+  X(EXT4_FILE_WRITE_ITER, 2, "ext4_file_write_iter", W)                                 \
+  X(EXT4_SYNC_FILE, 3, "ext4_sync_file", S)                                             \
+  X(XFS_FILE_READ_ITER, 4, "xfs_file_read_iter", R)                                     \
+  X(XFS_FILE_WRITE_ITER, 5, "xfs_file_write_iter", W)                                   \
+  X(XFS_FILE_FSYNC, 6, "xfs_file_fsync", S)                                             \
+  X(BTRFS_FILE_READ_ITER, 7, "btrfs_file_read_iter", R)                                 \
+  X(BTRFS_FILE_WRITE_ITER, 8, "btrfs_file_write_iter", W)                               \
+  X(BTRFS_SYNC_FILE, 9, "btrfs_sync_file", S)                                           \
+  /* tracepoints (fallback) */                                                          \
+  X(TP_EXT4_DA_WRITE_BEGIN, 10, "ext4_da_write_begin", W)                               \
+  X(TP_EXT4_WRITE_BEGIN, 11, "ext4_write_begin", W)                                     \
+  /* the ext4_sync_file_enter/exit pair: a duration */                                  \
+  X(TP_EXT4_SYNC_FILE, 12, "ext4_sync_file", S)                                         \
+  X(TP_XFS_FILE_BUFFERED_READ, 13, "xfs_file_buffered_read", R)                         \
+  X(TP_XFS_FILE_BUFFERED_WRITE, 14, "xfs_file_buffered_write", W)                       \
+  X(TP_XFS_FILE_DIRECT_READ, 15, "xfs_file_direct_read", R)                             \
+  X(TP_XFS_FILE_DIRECT_WRITE, 16, "xfs_file_direct_write", W)                           \
+  X(TP_XFS_FILE_FSYNC, 17, "xfs_file_fsync", S)                                         \
+  /* iomap_dio_rw_begin, by the direction of its iov_iter: the tracepoint gives none */ \
+  X(TP_IOMAP_DIO_READ, 18, "iomap_dio_read", R)                                         \
+  X(TP_BTRFS_SYNC_FILE, 19, "btrfs_sync_file", S)                                       \
+  X(TP_IOMAP_DIO_WRITE, 20, "iomap_dio_write", W)
+
+#define EZIO_FS_OP_ENUM_(op, value, name, dir) EZIO_FS_##op = value,
 enum ezio_fs_op {
   EZIO_FS_NONE = 0,
-  /* fentry/fexit on the file operations: exact durations */
-  EZIO_FS_EXT4_FILE_READ_ITER = 1,
-  EZIO_FS_EXT4_FILE_WRITE_ITER = 2,
-  EZIO_FS_EXT4_SYNC_FILE = 3,
-  EZIO_FS_XFS_FILE_READ_ITER = 4,
-  EZIO_FS_XFS_FILE_WRITE_ITER = 5,
-  EZIO_FS_XFS_FILE_FSYNC = 6,
-  EZIO_FS_BTRFS_FILE_READ_ITER = 7,
-  EZIO_FS_BTRFS_FILE_WRITE_ITER = 8,
-  EZIO_FS_BTRFS_SYNC_FILE = 9,
-  /* tracepoints (fallback) */
-  EZIO_FS_TP_EXT4_DA_WRITE_BEGIN = 10,
-  EZIO_FS_TP_EXT4_WRITE_BEGIN = 11,
-  EZIO_FS_TP_EXT4_SYNC_FILE = 12, /* ext4_sync_file_enter/exit pair: a duration */
-  EZIO_FS_TP_XFS_FILE_BUFFERED_READ = 13,
-  EZIO_FS_TP_XFS_FILE_BUFFERED_WRITE = 14,
-  EZIO_FS_TP_XFS_FILE_DIRECT_READ = 15,
-  EZIO_FS_TP_XFS_FILE_DIRECT_WRITE = 16,
-  EZIO_FS_TP_XFS_FILE_FSYNC = 17,
-  /* iomap_dio_rw_begin, by the direction of its iov_iter: the tracepoint gives none */
-  EZIO_FS_TP_IOMAP_DIO_READ = 18,
-  EZIO_FS_TP_BTRFS_SYNC_FILE = 19,
-  EZIO_FS_TP_IOMAP_DIO_WRITE = 20,
-  EZIO_FS_OP_COUNT = 21,
+  EZIO_FS_OPS(EZIO_FS_OP_ENUM_) EZIO_FS_OP_COUNT = 21,
 };
+#undef EZIO_FS_OP_ENUM_
 
 #define EZIO_FSF_POINT 1u /* a single tracepoint: t_exit == t_enter, no duration */
 /* Hits of a per-page tracepoint (ext4 write_begin) in one call, one after the other on one file,

@@ -16,12 +16,7 @@ done
 [[ $(id -u) == 0 ]] || { echo "loading BPF programs needs root" >&2; exit 1; }
 reps=${REPS:-3}
 work=$(mktemp -d /tmp/ezio-hooks.XXXXXX)
-recorder=
-cleanup() {
-  [[ -n $recorder ]] && kill -INT "$recorder" 2>/dev/null && wait "$recorder" 2>/dev/null
-  rm -rf "$work"
-}
-trap cleanup EXIT
+trap 'rm -rf "$work"' EXIT
 
 best() { sort -g | head -n 1; }
 
@@ -32,21 +27,48 @@ best_of() {
 
 # ns per call of a process eziotrace does not trace, while it records a sleeping one; "$@": eziotrace
 # record options; $cost_args: what ezio_bench_hook_cost times.
+# untraced runs in best_of's pipeline, out of reach of the script's EXIT trap, and an EXIT trap set
+# there did not run either (bash 5.2, pipeline in a command substitution): its body is its own
+# subshell, whose trap stops the recorder on every path. The start is waited for by the clock, not by
+# a count of polls (a count of 0.1 s sleeps was ~60 s of wall time at best, less than a first load
+# with probing takes on a loaded 2-core VM: the script gave up, then the line came, and the recorder
+# it had started went on recording `sleep 600` with nobody to stop it).
+start_timeout=${START_TIMEOUT:-300}
+
+# Stops recorder $1, which may still be loading: TERM, not INT, which a background job of a
+# non-interactive shell starts with ignored; sent again until the recorder has gone, in case one
+# comes before its handlers are in place.
+stop_recorder() {
+  for ((t = 0; t < 300; t++)); do
+    kill -TERM "$1" 2>/dev/null || break
+    sleep 0.2
+  done
+  wait "$1" 2>/dev/null || true
+}
 cost_args=()
-untraced() {
+untraced() (
   "$ezt" record -v "$@" -o "$work/other" --force -- sleep 600 >"$work/other.log" 2>&1 &
-  recorder=$!
-  for ((w = 0; w < 600; w++)); do
-    grep -q 'loaded and attached' "$work/other.log" && break
-    kill -0 "$recorder" 2>/dev/null || { cat "$work/other.log" >&2; exit 1; }
+  local rec=$!
+  trap "stop_recorder $rec" EXIT
+  local deadline=$((SECONDS + start_timeout))
+  until grep -q 'loaded and attached' "$work/other.log"; do
+    if ! kill -0 "$rec" 2>/dev/null; then
+      cat "$work/other.log" >&2
+      echo "the recorder exited before it started" >&2
+      exit 1
+    fi
+    if ((SECONDS >= deadline)); then
+      cat "$work/other.log" >&2
+      echo "the recorder did not start within ${start_timeout} s (START_TIMEOUT)" >&2
+      exit 1
+    fi
     sleep 0.1
   done
-  grep -q 'loaded and attached' "$work/other.log" || { echo "the recorder did not start" >&2; exit 1; }
   "$cost" "${cost_args[@]}"
-  kill -INT "$recorder"
-  wait "$recorder" || true
-  recorder=
-}
+  trap - EXIT
+  kill -INT "$rec"
+  wait "$rec" || true
+)
 
 # ns per call of the traced process; "$@": eziotrace record options.
 traced() {
