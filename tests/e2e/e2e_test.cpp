@@ -1,4 +1,4 @@
-// End-to-end test of issue 4 (§4): `eziotrace --keep-parts -- io_threads DIR io_child`
+// End to end: `eziotrace --keep-parts -- io_threads DIR io_child`
 // through the real binary, real EZTrace and real BPF (root). One recording; every expected value
 // is derived from what the programs do (io_threads.h), never copied from an output.
 #include <gtest/gtest.h>

@@ -294,7 +294,7 @@ MergedDd merge_dd(const fs::path& dir, const std::string& name, int bytes) {
   return {counter.events, r.max_rss_kb, m.max_rss_kb};
 }
 
-// Issue 17: the merge's memory does not grow with the length of the recording (both archives
+// The merge's memory does not grow with the length of the recording (both archives
 // are streamed; the kernel spans' summaries are on disk). What it holds is OTF2's buffers: a
 // reader of EZTrace's archive keeps up to two of its 16 MiB chunks, so the short run is long
 // enough to fill them (~6 M events; below that the merge needs less). Only the merge is held to

@@ -1,4 +1,4 @@
-// Issue 15 §3 through the real binary, EZTrace and BPF (root): `eziotrace merge` uses the EZTrace
+// Through the real binary, EZTrace and BPF (root): `eziotrace merge` uses the EZTrace
 // archive it is given and says what is wrong with a bad one; a run whose EZTrace wrote no trace
 // keeps the kernel archive; EZTrace's own work (its `rm` child, /proc/self/cmdline, host lookups)
 // never stays in a merged archive, even for processes whose trace is missing or that share a

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Do two builds merge the same recordings into the same archive? For changes to the merge that must
-# not change its output (issue 19: "archives identical before and after"). Records the merge tests'
+# not change its output (archives identical before and after). Records the merge tests'
 # workloads once with NEW (`eziotrace --keep-parts`), merges each recording's parts with OLD and
 # with NEW, and compares the results: every event and definition file, and `otf2-print` and
 # `otf2-print -G` (the anchor files differ in their creation time only). Prints one line per

@@ -1,4 +1,4 @@
-// `eziotrace advise` and `eziotrace report` end to end (issue 18): each rule's workload
+// `eziotrace advise` and `eziotrace report` end to end: each rule's workload
 // (tests/programs/advise_workload.c) recorded on a private ext4 loop device must trigger that rule,
 // the well-behaved one none; the HTML report of the demo and of two workloads is rendered by
 // headless Chromium (screenshot, DOM, console) and its funnel checked against `layers --json`.

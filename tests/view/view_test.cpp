@@ -1,4 +1,4 @@
-// The timeline exports of issue 16 on real recordings: the Pajé file holds exactly the calls per
+// The timeline exports on real recordings: the Pajé file holds exactly the calls per
 // layer row, the block requests and the call -> request links that python3-otf2 finds in the
 // archive; links start inside their call and end at their request; lanes never overlap. ViTE
 // parses the Pajé file and the archive without error and draws them (screenshots under Xvfb);
@@ -295,7 +295,7 @@ TEST_F(View, VitePaintsTheLayersAndTheLinks) {
   EXPECT_GT(pixels_near(otf2_shot, {0, 0, 153}), 100) << "no container drawn";
 }
 
-// Issue 16 §2: the page cache must not drown the threads in ViTE's view of the plain archive.
+// The page cache must not drown the threads in ViTE's view of the plain archive.
 // ViTE draws one row per member of each METRIC location, as high as a thread's row: the archive
 // has one page-cache location per process with one member (docs/trace-model.md), where it had
 // one per thread with eight. Measured as a person sees it: the heights of ViTE's container boxes

@@ -1,4 +1,4 @@
-/* Issue 4's workload, recorded by the merge and end-to-end tests:  io_threads DIR CHILD_PROGRAM
+/* The merge's workload, recorded by the merge and end-to-end tests:  io_threads DIR CHILD_PROGRAM
  * Three threads, run one after the other (each is joined before the next starts) so that each user
  * call's system calls are unambiguous: stdio, posix, spawner (fork + exec of CHILD_PROGRAM
  * DIR/child.dat, waited for). What each does: io_threads.h. Prints
