@@ -19,6 +19,10 @@ char LICENSE[] SEC("license") = "GPL";
  * more than the record itself. */
 __u32 session_ids[EZIO_MAX_SESSIONS] = {};
 __u64 wakeup_bytes[EZIO_MAX_SESSIONS] = {};
+/* The layers each slot's session records (bit 1 << EZIO_LAYER_x), written by the recorder before
+ * the session traces a process: a session that asked for fewer layers than the programs hook gets
+ * no records of the others, and its threads skip those layers' work (traced_task). */
+__u32 session_layers[EZIO_MAX_SESSIONS] = {};
 
 /* The mask is applied where the slot is used (barrier_var): clang would otherwise keep one masked
  * value, spill it around a helper call, and the verifier, reloading it, no longer knows its bound
@@ -31,6 +35,13 @@ static __always_inline __u32 session_slot(__u32 session) {
 /* Whether session is the live session of its slot (not a closed one whose slot was reused). */
 static __always_inline bool session_live(__u32 session) {
   return session && session_ids[session_slot(session)] == session;
+}
+
+/* Whether session records layer. The syscall layer (the anchor the others nest in) and the
+ * process layer (the tree's bookkeeping) are every session's. */
+static __always_inline bool session_wants(__u32 session, __u32 layer) {
+  if (layer == EZIO_LAYER_SYSCALL || layer == EZIO_LAYER_PROCESS) return true;
+  return (session_layers[session_slot(session)] >> (layer & 31)) & 1;
 }
 
 /* One ring buffer per session, indexed by slot, created and sized by the recorder when the
@@ -50,7 +61,12 @@ struct {
 
 /* Events that could not be recorded, per session slot and layer (slot * EZIO_LAYER_COUNT + layer):
  * ring buffer full or missing, or a tracking table full. The last EZIO_LAYER_COUNT entries count
- * what belongs to no session (the per-device unattributed counts every session reports). */
+ * what belongs to no session (the per-device unattributed counts every session reports). Each
+ * counter is one word, the session id it counts for in the high half, the
+ * count in the low half: the recorder sets a slot's counters to the new session's id before the
+ * session opens, and a program adds to a counter only while it still names the session it counts
+ * for, in one compare-and-swap. A late program of a closed session then never adds to the next
+ * session of the slot, whatever the timing. */
 struct {
   __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
   __uint(max_entries, (EZIO_MAX_SESSIONS + 1) * EZIO_LAYER_COUNT);
@@ -70,19 +86,26 @@ struct {
   __type(value, struct ezio_traced);
 } traced SEC(".maps");
 
-static __always_inline void count_drop_at(__u32 key) {
+/* Adds one to the counter at key if it counts for session (0: no session's). Per CPU, so the
+ * swap only fails when the recorder reset the counter meanwhile (or a nested program on this CPU
+ * added first: one count missed). A full counter stays full. */
+static __always_inline void count_drop_at(__u32 key, __u32 session) {
   __u64* n = bpf_map_lookup_elem(&drops, &key);
-  if (n) *n += 1;
+  if (!n) return;
+  __u64 old = *n;
+  if ((old >> 32) != session || (__u32)old == 0xffffffffu) return;
+  __sync_val_compare_and_swap(n, old, old + 1);
 }
 
 /* An event of session lost (none counted for a session that has closed meanwhile). */
 static __always_inline void count_drop(__u32 session, __u32 layer) {
-  if (session_live(session)) count_drop_at(session_slot(session) * EZIO_LAYER_COUNT + layer);
+  if (session_live(session))
+    count_drop_at(session_slot(session) * EZIO_LAYER_COUNT + layer, session);
 }
 
 /* An event of no session lost. */
 static __always_inline void count_global_drop(__u32 layer) {
-  count_drop_at(EZIO_MAX_SESSIONS * EZIO_LAYER_COUNT + layer);
+  count_drop_at(EZIO_MAX_SESSIONS * EZIO_LAYER_COUNT + layer, 0);
 }
 
 /* The session of a process whose exec made it active, 0 if none. */
@@ -100,6 +123,7 @@ static __always_inline void* session_ring(__u32 session, __u32 layer) {
    * before it removes the ring (KernelPrograms), so an id still this session's means the ring
    * found is its own, never a later session's. */
   if (!session || session_ids[session_slot(session)] != session) return 0;
+  if (!session_wants(session, layer)) return 0; /* a layer the session did not ask for */
   if (!ring) count_drop(session, layer);
   return ring;
 }

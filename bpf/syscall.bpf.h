@@ -85,7 +85,7 @@ int BPF_PROG(ezio_sys_exit, struct pt_regs* regs, long ret) {
   /* Resolved once for both kinds of call, so that its load through the task's BTF pointer is
    * verified on one path (attribution.bpf.h, tp_inode_ident). */
   __u8 op = EZIO_VFS_NONE;
-  struct file* f = vfs_derived_file(c, d, ret, &op);
+  struct file* f = session_wants(t->session, EZIO_LAYER_VFS) ? vfs_derived_file(c, d, ret, &op) : 0;
   if (d->cls == EZIO_SC_OPEN) {
     struct ezio_open_rec* r = reserve(t->session, sizeof(*r), EZIO_LAYER_SYSCALL);
     if (r) {

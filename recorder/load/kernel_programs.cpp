@@ -65,8 +65,9 @@ int possible_cpus() {
   return ncpu;
 }
 
-// The drop counters of a slot (or of no session: slot == kMaxSessions), per layer, over CPUs.
-std::array<uint64_t, EZIO_LAYER_COUNT> read_drops(int drops_fd, unsigned slot) {
+// The drop counters of a slot (or of no session: slot == kMaxSessions, id 0), per layer, over
+// CPUs: each counter counts for the session id in its high half (bpf/common.bpf.h, drops).
+std::array<uint64_t, EZIO_LAYER_COUNT> read_drops(int drops_fd, unsigned slot, uint32_t id) {
   std::array<uint64_t, EZIO_LAYER_COUNT> total{};
   std::vector<uint64_t> per_cpu(possible_cpus());
   for (uint32_t layer = 0; layer < EZIO_LAYER_COUNT; ++layer) {
@@ -74,19 +75,29 @@ std::array<uint64_t, EZIO_LAYER_COUNT> read_drops(int drops_fd, unsigned slot) {
     if (bpf_map_lookup_elem(drops_fd, &key, per_cpu.data()) != 0) {
       fail("cannot read the drop counters: {}", errno_text(errno));
     }
-    for (uint64_t v : per_cpu) total[layer] += v;
+    for (uint64_t v : per_cpu) {
+      if ((v >> 32) == id) total[layer] += v & 0xffffffffu;
+    }
   }
   return total;
 }
 
-void clear_drops(int drops_fd, unsigned slot) {
-  std::vector<uint64_t> zero(possible_cpus());
+// Gives a slot's counters to session id, at zero: from here a program of an earlier session of
+// the slot can no longer count into them.
+void reset_drops(int drops_fd, unsigned slot, uint32_t id) {
+  std::vector<uint64_t> fresh(possible_cpus(), uint64_t{id} << 32);
   for (uint32_t layer = 0; layer < EZIO_LAYER_COUNT; ++layer) {
     uint32_t key = slot * EZIO_LAYER_COUNT + layer;
-    if (bpf_map_update_elem(drops_fd, &key, zero.data(), BPF_ANY) != 0) {
-      fail("cannot clear the drop counters: {}", errno_text(errno));
+    if (bpf_map_update_elem(drops_fd, &key, fresh.data(), BPF_ANY) != 0) {
+      fail("cannot reset the drop counters: {}", errno_text(errno));
     }
   }
+}
+
+uint32_t layer_mask(const LayerSet& layers) {
+  uint32_t mask = 0;
+  for (unsigned l = 0; l < EZIO_LAYER_COUNT; ++l) mask |= uint32_t{layers[l]} << l;
+  return mask;
 }
 
 }  // namespace
@@ -163,7 +174,8 @@ KernelPrograms::Session KernelPrograms::open_session(uint64_t ring_bytes) {
   if (!s.ring) fail("cannot create a ring buffer of {} bytes: {}", ring_bytes, errno_text(errno));
   // A generation above the slot: the id differs from every earlier session of the slot's.
   uint32_t id = (++generation_ << EZIO_SESSION_SLOT_BITS) | slot;
-  clear_drops(map_fd("drops"), slot);
+  reset_drops(map_fd("drops"), slot, id);
+  skel_->bss->session_layers[slot] = layer_mask(all_layers());
   skel_->bss->wakeup_bytes[slot] = ring_bytes / 8;
   skel_->bss->woken_at[slot] = 0;
   int ring_fd = s.ring.get();
@@ -177,9 +189,30 @@ KernelPrograms::Session KernelPrograms::open_session(uint64_t ring_bytes) {
   return s;
 }
 
+void KernelPrograms::set_layers(unsigned slot, const LayerSet& layers) {
+  live_id(slot);
+  __atomic_store_n(&skel_->bss->session_layers[slot], layer_mask(layers), __ATOMIC_SEQ_CST);
+}
+
+bool KernelPrograms::claimed_by_live_session(uint32_t key, uint32_t id) const {
+  ezio_traced held{};
+  if (bpf_map_lookup_elem(map_fd("traced"), &key, &held) != 0) return false;
+  unsigned slot = held.session & (kMaxSessions - 1);
+  return held.session != id && held.session != 0 && ids_[slot] == held.session;
+}
+
 void KernelPrograms::trace_process(unsigned slot, pid_t pid) {
   uint32_t key = pid;
-  ezio_traced value{EZIO_PENDING_EXEC, live_id(slot)};
+  uint32_t id = live_id(slot);
+  // A process another session records (it inherited the entry of a recorded parent: eziotrace
+  // itself recorded) stays that session's. An entry of a session closed meanwhile is no one's.
+  if (claimed_by_live_session(key, id)) {
+    fail(
+        "process {} is recorded by another session already (is this eziotrace itself being "
+        "recorded?)",
+        pid);
+  }
+  ezio_traced value{EZIO_PENDING_EXEC, id};
   if (bpf_map_update_elem(map_fd("traced"), &key, &value, BPF_ANY) != 0) {
     fail("cannot add process {} to the traced set: {}", pid, errno_text(errno));
   }
@@ -193,8 +226,8 @@ SessionTotals KernelPrograms::totals(unsigned slot) const {
   uint32_t id = live_id(slot);
   SessionTotals t;
   int drops = map_fd("drops");
-  t.lost = read_drops(drops, slot);
-  auto global = read_drops(drops, kMaxSessions);
+  t.lost = read_drops(drops, slot, id);
+  auto global = read_drops(drops, kMaxSessions, 0);
   for (unsigned l = 0; l < EZIO_LAYER_COUNT; ++l) t.lost[l] += global[l];
   int devs = map_fd("target_devs");
   for (const auto& k : keys_where<ezio_dev_key>(devs, [&](auto& k) { return k.session == id; })) {
@@ -225,7 +258,6 @@ void KernelPrograms::close_session(unsigned slot) {
   int reclaimed = map_fd("reclaimed");
   delete_keys(reclaimed,
               keys_where<ezio_tid_key>(reclaimed, [&](auto& k) { return k.session == id; }));
-  clear_drops(map_fd("drops"), slot);
   ids_[slot] = 0;
 }
 

@@ -41,8 +41,11 @@ class KernelPrograms {
   // A free slot with a new ring buffer of ring_bytes (a power of two, at least a page; sessions'
   // sizes may differ). Fails (ezio::Error) when all slots are taken.
   Session open_session(uint64_t ring_bytes);
-  // pid (stopped before its exec) joins the session's tree, recorded from its execve on. A pid
-  // already in another session's tree (a recorder recorded by another) moves to this one.
+  // The layers the session records (the syscall and process layers always): none of the others'
+  // records enter its ring. A new session records every layer loaded. Before trace_process.
+  void set_layers(unsigned slot, const LayerSet& layers);
+  // pid (stopped before its exec) joins the session's tree, recorded from its execve on. Fails
+  // when another open session records pid already: a session claims untraced processes only.
   void trace_process(unsigned slot, pid_t pid);
   size_t traced_processes(unsigned slot) const;
   // Of an open session (read them before close_session).
@@ -59,6 +62,7 @@ class KernelPrograms {
 
  private:
   uint32_t live_id(unsigned slot) const;
+  bool claimed_by_live_session(uint32_t pid, uint32_t id) const;
   int map_fd(const char* name) const;
 
   std::unique_ptr<eziotrace, SkeletonDeleter> skel_;

@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/error.h"
 #include "loop_fs.h"
 #include "recorder/archive/recording_info.h"
 #include "recorder/decode/record_store.h"
@@ -213,6 +214,48 @@ TEST(Sessions, AClosedSessionsSlotIsReusedWithoutItsLeftovers) {
   for (unsigned l = 0; l < EZIO_LAYER_COUNT; ++l) {
     EXPECT_EQ(second.totals().lost[l], 0u) << layer_name(l);
   }
+}
+
+// A process another session records stays that session's: a session claims untraced processes
+// only (a recorded eziotrace's child inherits its recorder's session).
+TEST(Sessions, ASessionClaimsOnlyUntracedProcesses) {
+  Session a(1 << 20), b(1 << 20);
+  auto app = a.launch({"/bin/sh", "-c", "exec cat /etc/hostname >/dev/null"});
+  EXPECT_THROW(programs().trace_process(b.slot(), app->pid()), Error);
+  EXPECT_EQ(programs().traced_processes(b.slot()), 0u);
+  run_to_end({app.get()}, {&a, &b}, {&a, &b});
+  EXPECT_TRUE(named(a.store()).contains(static_cast<uint32_t>(app->pid())));
+  EXPECT_TRUE(b.store().procs().empty());
+  EXPECT_TRUE(b.store().syscalls().empty());
+}
+
+// Two sessions at once on the same programs, one asking for the syscall layer only: it gets no
+// record of the other layers, the other session gets them all.
+TEST(Sessions, EachSessionRecordsTheLayersItAskedFor) {
+  test::LoopFs fa("ext4"), fb("ext4");
+  Session few(4 << 20), all(4 << 20);
+  LayerSet syscall_only{};
+  syscall_only[EZIO_LAYER_SYSCALL] = syscall_only[EZIO_LAYER_PROCESS] = true;
+  programs().set_layers(few.slot(), syscall_only);
+  auto app_few = few.launch(writer(fa, "a"));
+  auto app_all = all.launch(writer(fb, "b"));
+  run_to_end({app_few.get(), app_all.get()}, {&few, &all}, {&few, &all});
+
+  const RecordStore& f = few.store();
+  EXPECT_FALSE(f.syscalls().empty());
+  EXPECT_TRUE(opened(f).contains((fa / "a1").string()));
+  EXPECT_FALSE(f.procs().empty());
+  EXPECT_TRUE(f.vfs().empty());
+  EXPECT_TRUE(f.fs().empty());
+  EXPECT_TRUE(f.pagecache().empty());
+  EXPECT_TRUE(f.block_requests().empty());
+  for (unsigned l = 0; l < EZIO_LAYER_COUNT; ++l) EXPECT_EQ(few.totals().lost[l], 0u);
+
+  const RecordStore& a = all.store();
+  EXPECT_FALSE(a.syscalls().empty());
+  EXPECT_FALSE(a.vfs().empty());
+  EXPECT_FALSE(a.pagecache().empty());
+  EXPECT_TRUE(disks(a).contains(fb.device()));
 }
 
 // What eziotraced's client does: it holds its ring's fd, and no privilege. The exit status of the
