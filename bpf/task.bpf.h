@@ -141,8 +141,9 @@ static __always_inline void create_task_state(struct task_struct* task, __u32 se
   }
 }
 
-/* The current thread's state if it is traced by a live session that records layer, else NULL. A state left by a
- * closed session stays with its thread (task storage goes with the task) but answers no more. */
+/* The current thread's state if it is traced by a live session that records layer, else NULL.
+ * A state left by a closed session stays with its thread (task storage goes with the task) but
+ * answers no more. */
 static __always_inline struct ezio_task* traced_task(__u32 layer) {
   struct task_struct* task = bpf_get_current_task_btf();
   if (!tgid_may_be_traced(task)) return 0;

@@ -43,8 +43,9 @@ Message ServiceClient::request(Type type, const nlohmann::json& body, Type reply
   return m;
 }
 
-ServiceClient::Welcome ServiceClient::hello(uint64_t ring_bytes) {
-  Message m = request(Type::kHello, {{"ring_bytes", ring_bytes}}, Type::kWelcome);
+ServiceClient::Welcome ServiceClient::hello(uint64_t ring_bytes, uint64_t layers) {
+  Message m =
+      request(Type::kHello, {{"ring_bytes", ring_bytes}, {"layers", layers}}, Type::kWelcome);
   if (!m.fd) fail("eziotraced sent no ring buffer");
   Welcome w;
   try {

@@ -26,8 +26,9 @@ class ServiceClient {
     UniqueFd ring;
     nlohmann::json facts;  // the whole WELCOME body: "plan", "kernel_release"...
   };
-  // Opens a session; fails with the service's refusal (limits, group).
-  Welcome hello(uint64_t ring_bytes);
+  // Opens a session recording `layers` (protocol.h kAllLayers); fails with the service's refusal
+  // (limits, group).
+  Welcome hello(uint64_t ring_bytes, uint64_t layers = kAllLayers);
   // Asks the service to trace our child (stopped before its exec) by its pidfd.
   void trace(pid_t pid, int pidfd);
   size_t count();

@@ -215,6 +215,8 @@ void Daemon::on_hello(Connection& c, Message& m) {
   if (ring_bytes < 4096 || (ring_bytes & (ring_bytes - 1)) != 0) {
     throw ProtocolError(fmt::format("ring_bytes {} is not a power of two >= 4096", ring_bytes));
   }
+  uint64_t layers = m.body.contains("layers") ? field_u64(m.body, "layers") : kAllLayers;
+  if (layers & ~kAllLayers) throw ProtocolError(fmt::format("layers {:#x} unknown", layers));
   if (std::string why = quota_.admit(c.peer.uid, ring_bytes); !why.empty()) {
     spdlog::info("refused {}: {}", c.who, why);
     fail("{}", why);
@@ -228,6 +230,7 @@ void Daemon::on_hello(Connection& c, Message& m) {
   }
   c.has_session = true;
   c.slot = s.slot;
+  kernel_.set_layers(s.slot, uint32_t(layers));
   c.ring_bytes = ring_bytes;
   c.state = Connection::kOpen;
   nlohmann::json welcome = kernel_.facts();

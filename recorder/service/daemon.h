@@ -27,6 +27,8 @@ class SessionKernel {
     uint64_t ring_bytes = 0;
   };
   virtual Opened open(uint64_t ring_bytes) = 0;  // ezio::Error when every slot is taken
+  // The layers the slot's session records: bit 1 << EZIO_LAYER_x (bpf/record.h).
+  virtual void set_layers(unsigned slot, uint32_t mask) = 0;
   virtual void trace(unsigned slot, pid_t pid) = 0;
   virtual size_t traced(unsigned slot) const = 0;
   virtual nlohmann::json totals(unsigned slot) const = 0;  // totals_json.h

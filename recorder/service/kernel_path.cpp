@@ -17,14 +17,7 @@ bool is_socket(const std::string& path) {
 
 std::unique_ptr<KernelSource> through_service(const RecordOptions& o, const std::string& socket,
                                               uint64_t ring_bytes, RecordStore& store) {
-  auto source = std::make_unique<ServiceSource>(socket, ring_bytes, store);
-  if (o.layers != "all") {
-    spdlog::warn(
-        "--layers {} is not applied through eziotraced: the archive has the layers the "
-        "service loaded (eziotraced --layers)",
-        o.layers);
-  }
-  return source;
+  return std::make_unique<ServiceSource>(socket, ring_bytes, parse_layers(o.layers), store);
 }
 
 }  // namespace
@@ -34,8 +27,17 @@ std::unique_ptr<KernelSource> open_service_or(
     const std::function<std::unique_ptr<KernelSource>()>& in_process) {
   using Path = RecordOptions::KernelPath;
   std::string socket = o.service_socket.empty() ? kDefaultSocket : o.service_socket;
-  if (o.kernel_path == Path::kService) return through_service(o, socket, ring_bytes, store);
-  if (o.kernel_path == Path::kAuto && is_socket(socket)) {
+  if (o.kernel_path == Path::kService) {
+    // The service's programs were loaded once, at its start, from its own probing.
+    if (!o.probe_cache) {
+      fail(
+          "--no-probe-cache cannot apply through eziotraced: its programs were loaded when it "
+          "started (restart it to probe again, or record with --no-service)");
+    }
+    return through_service(o, socket, ring_bytes, store);
+  }
+  // --no-probe-cache asks for the kernel to be probed now: only this process can.
+  if (o.kernel_path == Path::kAuto && o.probe_cache && is_socket(socket)) {
     try {
       return through_service(o, socket, ring_bytes, store);
     } catch (const Error& e) {

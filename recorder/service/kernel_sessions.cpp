@@ -4,10 +4,13 @@
 
 #include "recorder/load/kernel_programs.h"
 #include "recorder/probe/probe_plan_json.h"
+#include "recorder/service/protocol.h"
 #include "recorder/service/totals_json.h"
 
 namespace ezio::recorder::service {
 namespace {
+
+static_assert(kAllLayers == (1u << EZIO_LAYER_COUNT) - 1, "protocol.h's layers are record.h's");
 
 class KernelSessions : public SessionKernel {
  public:
@@ -16,6 +19,11 @@ class KernelSessions : public SessionKernel {
   Opened open(uint64_t ring_bytes) override {
     KernelPrograms::Session s = programs_->open_session(ring_bytes);
     return {s.slot, std::move(s.ring), s.ring_bytes};
+  }
+  void set_layers(unsigned slot, uint32_t mask) override {
+    LayerSet layers{};
+    for (unsigned l = 0; l < EZIO_LAYER_COUNT; ++l) layers[l] = (mask >> l) & 1;
+    programs_->set_layers(slot, layers);
   }
   void trace(unsigned slot, pid_t pid) override { programs_->trace_process(slot, pid); }
   size_t traced(unsigned slot) const override { return programs_->traced_processes(slot); }

@@ -18,7 +18,7 @@ constexpr uint32_t kMaxBody = 64 * 1024;
 // HELLO -> WELCOME, TRACE -> TRACED, (COUNT -> COUNTED)*, END -> TOTALS. STATUS -> STATE is
 // a connection of its own. REFUSED answers any request and ends the connection.
 enum class Type : uint16_t {
-  kHello = 1,      // {"ring_bytes"}
+  kHello = 1,      // {"ring_bytes", "layers" (optional: kAllLayers)}
   kTrace = 2,      // {"pid"} + the child's pidfd
   kCount = 3,      // {}: processes of the session's tree still alive
   kEnd = 5,        // {}
@@ -31,6 +31,10 @@ enum class Type : uint16_t {
   kRefused = 199,  // {"message"}
 };
 const char* type_name(Type t);
+
+// HELLO's "layers": the layers the session records, bit 1 << EZIO_LAYER_x (bpf/record.h: syscall
+// 0, vfs 1, fs 2, pagecache 3, block 4, process 5); the syscall and process layers always are.
+constexpr uint64_t kAllLayers = (1u << 6) - 1;
 bool known_type(uint16_t t);
 
 struct Header {

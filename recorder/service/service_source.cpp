@@ -9,13 +9,29 @@
 
 namespace ezio::recorder::service {
 
+namespace {
+
+uint64_t layer_mask(const LayerSet& layers) {
+  uint64_t mask = 0;
+  for (unsigned l = 0; l < EZIO_LAYER_COUNT; ++l) mask |= uint64_t{layers[l]} << l;
+  return mask;
+}
+
+}  // namespace
+
 ServiceSource::ServiceSource(const std::filesystem::path& socket, uint64_t ring_bytes,
-                             RecordStore& sink)
+                             const LayerSet& layers, RecordStore& sink)
     : client_(std::make_unique<ServiceClient>(socket)), sink_(sink) {
-  ServiceClient::Welcome w = client_->hello(ring_bytes);
+  ServiceClient::Welcome w = client_->hello(ring_bytes, layer_mask(layers));
   std::optional<ProbePlan> plan = plan_from_json(w.facts.value("plan", nlohmann::json()));
   if (!plan) fail("eziotraced sent a probe plan this eziotrace cannot read (another version?)");
   plan_ = std::move(*plan);
+  // The service's plan, less the layers this session does not record (the archive says which
+  // layers it has).
+  for (unsigned l = 0; l < EZIO_LAYER_COUNT; ++l) {
+    if (!layers[l] && l != EZIO_LAYER_SYSCALL && l != EZIO_LAYER_PROCESS)
+      plan_.layers[l].on = false;
+  }
   ring_ = std::move(w.ring);
   ring_bytes_ = w.ring_bytes;
   spdlog::debug("recording through eziotraced at {} (session {})", socket.string(), w.slot);

@@ -16,8 +16,10 @@ namespace ezio::recorder::service {
 
 class ServiceSource : public KernelSource {
  public:
-  // Connects and opens a session (fails with the service's refusal).
-  ServiceSource(const std::filesystem::path& socket, uint64_t ring_bytes, RecordStore& sink);
+  // Connects and opens a session recording `layers` of those the service loaded (fails with the
+  // service's refusal).
+  ServiceSource(const std::filesystem::path& socket, uint64_t ring_bytes, const LayerSet& layers,
+                RecordStore& sink);
   ~ServiceSource() override;
   const ProbePlan& plan() const override { return plan_; }
   void trace_process(pid_t pid, int pidfd) override;

@@ -98,11 +98,11 @@ void drain_all(KernelSource& bpf, RecordStore& store, KernelArchive& archive) {
 
 // Runs the application to its end while its records are written into the archive; returns its
 // exit status. Then, while descendants that outlived it still run, goes on recording them for up
-// to wait_children_s seconds. When the archive cannot
-// be written (a full disk), the recording stops but the application goes on; the error is raised
-// once it has ended.
+// to wait_children_s seconds (still_running: those found at the last look). When the archive
+// cannot be written (a full disk), the recording stops but the application goes on; the error is
+// raised once it has ended.
 int record_until_exit(Launcher& app, KernelSource& bpf, RecordStore& store, KernelArchive& archive,
-                      SignalForwarding& signals, double wait_children_s) {
+                      SignalForwarding& signals, double wait_children_s, size_t& still_running) {
   std::optional<Error> failure;
   std::optional<int> status;
   uint64_t next_write = 0;
@@ -134,7 +134,10 @@ int record_until_exit(Launcher& app, KernelSource& bpf, RecordStore& store, Kern
   }
   if (app.exit_fd() >= 0) bpf.unwatch(app.exit_fd());  // readable from now on
   uint64_t deadline = monotonic_ns() + static_cast<uint64_t>(wait_children_s * 1e9);
-  while (!failure && bpf.traced_processes() > 0 && monotonic_ns() < deadline && !signals.take()) {
+  // Through the service each count is a request: the last one is kept (a tree found empty stays
+  // empty, nothing traced is left to fork).
+  while (!failure && (still_running = bpf.traced_processes()) > 0 && monotonic_ns() < deadline &&
+         !signals.take()) {
     record_a_while();
   }
   if (failure) no_archive(*failure, app.how_it_ended());
@@ -208,14 +211,18 @@ RecordResult record(const RecordOptions& o, const RecordExtras& extras) {
   info.start_monotonic_ns = monotonic_ns();
   info.start_realtime_ns = realtime_ns();
   info.root_pid = app.pid();
-  KernelArchive archive(staging.dir(), info);
   app.release();
+  // After the release: the application's start does not wait for the archive's creation (OTF2's
+  // files); its first records wait in the ring buffer meanwhile.
+  KernelArchive archive(staging.dir(), info);
   if (app.exit_fd() >= 0) bpf.wake_on(app.exit_fd());
 
-  int status = record_until_exit(app, bpf, store, archive, signals, o.wait_children_s);
+  size_t still_running = 0;
+  int status =
+      record_until_exit(app, bpf, store, archive, signals, o.wait_children_s, still_running);
   drain_all(bpf, store, archive);
   info.end_monotonic_ns = monotonic_ns();
-  info.still_running = bpf.traced_processes();
+  info.still_running = still_running > 0 ? bpf.traced_processes() : 0;
   SessionTotals totals = bpf.stop();
   drain_all(bpf, store, archive);  // what was in flight while the programs were unhooked
   result.exit_status = status;

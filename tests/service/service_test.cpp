@@ -133,7 +133,7 @@ TEST_F(Service, UserRecordingMatchesInProcessAndDiskStats) {
   auto ls = layer_counts(dir / "service"), li = layer_counts(dir / "inprocess");
   // The block layer on the loop device; elsewhere it depends on what the page cache held.
   EXPECT_EQ(s.requests_on_device, i.requests_on_device);
-  for (const char* layer : {"syscall", "vfs", "fs"}) {
+  for (const char* layer : {"Syscall", "VFS", "FS"}) {
     EXPECT_EQ(ls[layer], li[layer]) << layer;
   }
 }
@@ -164,6 +164,60 @@ TEST_F(Service, TwoUsersAtOnceSeeOnlyTheirOwn) {
   EXPECT_FALSE(b.files.count((da / "a.bin").string()));
   for (long pid : a.pids) EXPECT_FALSE(b.pids.count(pid)) << pid;
   EXPECT_EQ(owner_of(db / "trace" / "eziotrace.otf2"), users->uid(kUserB));
+}
+
+// Operations a layer recorded (0 when the archive says it was not observed).
+long operations(std::map<std::string, json>& counts, const std::string& layer) {
+  long n = 0;
+  for (const char* k : {"reads", "writes", "other"}) {
+    const json& v = counts[layer][k];
+    if (v.is_number()) n += v.get<long>();
+  }
+  return n;
+}
+
+// --layers is the session's: asked for the syscall layer only, a recording gets nothing of the
+// others, while a recording at the same time on the same service gets every layer.
+TEST_F(Service, EachRecordingGetsTheLayersItAskedFor) {
+  fs::path da = user_dir(kUserA, "layers"), db = user_dir(kUserB, "layers");
+  ezio::test::Run ra, rb;
+  std::vector<std::string> few = record_argv(daemon->socket(), da / "trace",
+                                             {program("busy_io"), (da / "a.bin").string(), "3"});
+  few.insert(few.begin() + 2, "--layers=syscall");
+  std::thread ta([&] { ra = as_user(kUserA, few, da); });
+  std::thread tb([&] {
+    rb = as_user(kUserB,
+                 record_argv(daemon->socket(), db / "trace",
+                             {program("busy_io"), (db / "b.bin").string(), "3"}),
+                 db);
+  });
+  ta.join();
+  tb.join();
+  ASSERT_EQ(ra.status, 0) << ra.err;
+  ASSERT_EQ(rb.status, 0) << rb.err;
+  EXPECT_EQ(ra.err.find("not applied"), std::string::npos) << ra.err;
+  auto la = layer_counts(da / "trace"), lb = layer_counts(db / "trace");
+  EXPECT_GT(operations(la, "Syscall"), 0) << ra.err;
+  for (const char* layer : {"VFS", "FS", "Page cache", "Block"}) {
+    EXPECT_EQ(la[layer]["writes"], "not observed") << layer << ": " << ra.err;
+  }
+  EXPECT_GT(operations(lb, "Syscall"), 0) << rb.err;
+  EXPECT_GT(operations(lb, "VFS"), 0) << rb.err;
+  EXPECT_GT(operations(lb, "FS"), 0) << rb.err;
+  Seen a = seen_in(da / "trace", "-");
+  EXPECT_EQ(a.props.value("EZIOTRACE::PROBE::vfs", ""), "") << a.props.dump();
+}
+
+// --no-probe-cache cannot reach the service's programs, loaded once: refused, not ignored.
+TEST_F(Service, NoProbeCacheIsRefusedThroughTheService) {
+  fs::path dir = user_dir(kUserA, "nocache");
+  std::vector<std::string> argv = record_argv(daemon->socket(), dir / "trace", {"true"});
+  argv.insert(argv.begin() + 2, "--no-probe-cache");
+  ezio::test::Run r = as_user(kUserA, argv, dir);
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.err.find("--no-probe-cache cannot apply through eziotraced"), std::string::npos)
+      << r.err;
+  EXPECT_FALSE(fs::exists(dir / "trace"));
 }
 
 TEST_F(Service, RefusesProcessesNotTheUsersWaitingChild) {
@@ -235,6 +289,16 @@ TEST_F(Service, ConnectionsPerUserAreLimited) {
       << r.out << r.err;
   EXPECT_EQ(as_user(kUserA, {EZIO_TRACE_CLIENT, daemon->socket(), "connections", "15"}).out,
             "accepted\n");
+  EXPECT_TRUE(daemon->wait_sessions(0));
+}
+
+// The service's connections in all are limited too (root's count there): the 257th is refused.
+TEST_F(Service, ConnectionsInAllAreLimited) {
+  ASSERT_TRUE(daemon->wait_sessions(0));
+  EXPECT_NE(must_run({EZIO_TRACE_CLIENT, daemon->socket(), "connections", "256"})
+                .find("refused: eziotraced serves too many connections"),
+            std::string::npos);
+  EXPECT_EQ(must_run({EZIO_TRACE_CLIENT, daemon->socket(), "connections", "255"}), "accepted\n");
   EXPECT_TRUE(daemon->wait_sessions(0));
 }
 
