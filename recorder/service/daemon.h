@@ -72,7 +72,8 @@ class Daemon {
   // ~10 ms (the ring's memory, and the kernel waits for an RCU grace period when the ring joins
   // the programs' ring table), which would otherwise delay the application's start.
   std::optional<SessionKernel::Opened> spare_;
-  bool spare_failed_ = false;  // no free slot last time: wait for a session to close
+  bool spare_failed_ = false;    // no free slot last time: wait for a session to close
+  bool session_closed_ = false;  // in this batch of events: refill the spare after it
 };
 
 }  // namespace ezio::recorder::service

@@ -15,7 +15,7 @@ static_assert(kAllLayers == (1u << EZIO_LAYER_COUNT) - 1, "protocol.h's layers a
 class KernelSessions : public SessionKernel {
  public:
   explicit KernelSessions(std::unique_ptr<KernelPrograms> programs)
-      : programs_(std::move(programs)) {}
+      : programs_(std::move(programs)), facts_(make_facts(*programs_)) {}
   Opened open(uint64_t ring_bytes) override {
     KernelPrograms::Session s = programs_->open_session(ring_bytes);
     return {s.slot, std::move(s.ring), s.ring_bytes};
@@ -32,14 +32,17 @@ class KernelSessions : public SessionKernel {
     return totals_to_json({s.lost, std::move(s.devices), std::move(s.reclaimed)});
   }
   void close(unsigned slot) override { programs_->close_session(slot); }
-  nlohmann::json facts() const override {
-    utsname u{};
-    uname(&u);
-    return {{"plan", plan_to_json(programs_->plan())}, {"kernel_release", u.release}};
-  }
+  nlohmann::json facts() const override { return facts_; }
 
  private:
+  // Made once: every HELLO is answered with them, on the way to the application's start.
+  static nlohmann::json make_facts(const KernelPrograms& programs) {
+    utsname u{};
+    uname(&u);
+    return {{"plan", plan_to_json(programs.plan())}, {"kernel_release", u.release}};
+  }
   std::unique_ptr<KernelPrograms> programs_;
+  nlohmann::json facts_;
 };
 
 }  // namespace
