@@ -5,7 +5,9 @@ by hand, as root, on an idle machine. In one session, interleaved repetitions of
              / service, and `eziotrace record -- true` wall time;
   fio        buffered 100 MiB, 1 job (4 KiB writes, sync engine): plain / in-process / service;
              with --scenarios/--jobs also direct+fsync 10 MiB and 2/4/8 jobs (the talk's set).
-Prints medians and ratios to plain (and service to in-process), and the events lost.
+Prints medians and ratios to plain (and service to in-process), and the events lost; for the
+start-up, also eziotrace's own CPU time until the application's exec (its schedstat, read by
+exec_stamp), which the other loads of a shared machine inflate far less than the wall time.
 
   bench/service/run.py [-b build-dir] [-r repetitions] [--scenarios buffered,direct] [--jobs 1,2,4,8]
 """
@@ -34,10 +36,19 @@ def run(argv, out=None, **kw):
     return r
 
 
+def binary(build, name):
+    # Where the build puts the binaries: build/bin now, build/recorder before.
+    for d in ("bin", "recorder"):
+        if (build / d / name).exists():
+            return build / d / name
+    return build / "bin" / name
+
+
 def main():
     a = args()
     build = ROOT / a.build
-    ez, daemon, stamp = build / "recorder/eziotrace", build / "recorder/eziotraced", build / "bench/service/exec_stamp"
+    ez, daemon = binary(build, "eziotrace"), binary(build, "eziotraced")
+    stamp = build / "bench/service/exec_stamp"
     for f in (ez, daemon, stamp):
         if not f.exists():
             sys.exit(f"no {f}: build eziotrace, eziotraced and exec_stamp first")
@@ -62,14 +73,17 @@ def main():
             fios[f"fio {scenario} {jobs} job(s)"] = [
                 "fio", "--name=w", "--rw=write", "--ioengine=sync", "--bs=4k", "--thread",
                 f"--numjobs={jobs}", f"--directory={work}", "--output=/dev/null"] + size
-    res = {k: [] for k in ["startup", "true"] + list(fios)}
+    res = {k: [] for k in ["startup", "startup CPU", "true"] + list(fios)}
     lost = {"in-process": 0, "service": 0}
     try:
         for _ in range(a.reps):
             for mode, prefix in modes.items():
                 t0 = time.monotonic_ns()
                 run(prefix + [stamp, work / "stamp"], work / "t")
-                res["startup"].append((mode, (int((work / "stamp").read_text()) - t0) / 1e6))
+                at, cpu = map(int, (work / "stamp").read_text().split())
+                res["startup"].append((mode, (at - t0) / 1e6))
+                if mode != "plain" and cpu >= 0:
+                    res["startup CPU"].append((mode, cpu / 1e6))
                 if mode != "plain":
                     t0 = time.monotonic_ns()
                     run(prefix + ["true"], work / "t")
@@ -92,7 +106,8 @@ def main():
 
 
 def report(res):
-    units = {"startup": "ms to the application's exec", "true": "ms wall, record -- true"}
+    units = {"startup": "ms to the application's exec", "true": "ms wall, record -- true",
+             "startup CPU": "ms of eziotrace's CPU until the application's exec"}
     for name in res:
         unit = units.get(name, "ms wall")
         med = {}
