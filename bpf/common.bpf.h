@@ -21,7 +21,7 @@ __u32 session_ids[EZIO_MAX_SESSIONS] = {};
 __u64 wakeup_bytes[EZIO_MAX_SESSIONS] = {};
 /* The layers each slot's session records (bit 1 << EZIO_LAYER_x), written by the recorder before
  * the session traces a process: a session that asked for fewer layers than the programs hook gets
- * no records of the others, and its threads skip those layers' work (traced_task). */
+ * no records of the others, and its threads skip the VFS and FS layers' work (traced_task). */
 __u32 session_layers[EZIO_MAX_SESSIONS] = {};
 
 /* The mask is applied where the slot is used (barrier_var): clang would otherwise keep one masked

@@ -141,6 +141,15 @@ static __always_inline void create_task_state(struct task_struct* task, __u32 se
   }
 }
 
+/* Whether a traced thread of session does layer's work. The page cache and block hooks keep the
+ * attribution of block requests (to the thread that issued them or dirtied their pages) for every
+ * session, the records of a layer not asked for being refused at the ring's gate: a request left
+ * unattributed would count in every other session's per-device figures. */
+static __always_inline bool task_wants(__u32 session, __u32 layer) {
+  return layer == EZIO_LAYER_BLOCK || layer == EZIO_LAYER_PAGECACHE ||
+         session_wants(session, layer);
+}
+
 /* The current thread's state if it is traced by a live session that records layer, else NULL.
  * A state left by a closed session stays with its thread (task storage goes with the task) but
  * answers no more. */
@@ -148,10 +157,10 @@ static __always_inline struct ezio_task* traced_task(__u32 layer) {
   struct task_struct* task = bpf_get_current_task_btf();
   if (!tgid_may_be_traced(task)) return 0;
   struct ezio_task* t = bpf_task_storage_get(&tasks, task, 0, 0);
-  if (t) return session_live(t->session) && session_wants(t->session, layer) ? t : 0;
+  if (t) return session_live(t->session) && task_wants(t->session, layer) ? t : 0;
   if (!state_missing) return 0;
   __u32 session = traced_session(task->tgid);
-  if (!session || !session_wants(session, layer)) return 0;
+  if (!session || !task_wants(session, layer)) return 0;
   t = new_task_state(task, session);
   if (!t) count_drop(session, layer); /* still no memory for the state: the event is lost */
   return t;
