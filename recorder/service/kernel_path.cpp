@@ -49,6 +49,12 @@ std::unique_ptr<KernelSource> open_service_or(
     return in_process();
   } catch (const Error& e) {
     if (geteuid() == 0 || o.kernel_path == Path::kInProcess) throw;
+    if (!o.probe_cache && is_socket(socket)) {
+      fail_with(e.exit_code(),
+                "{} (--no-probe-cache records without eziotraced, whose programs were loaded when "
+                "it started; without --no-probe-cache, eziotraced records for you)",
+                e.what());
+    }
     fail_with(e.exit_code(),
               "{} Or record through the recording service: ask your administrator for eziotraced "
               "(`sudo eziotrace service install`) and membership of group {} (docs/service.md).",
