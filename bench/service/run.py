@@ -37,7 +37,7 @@ def run(argv, out=None, **kw):
 def main():
     a = args()
     build = ROOT / a.build
-    ez, daemon, stamp = build / "recorder/eziotrace", build / "recorder/eziotraced", build / "bench/service/exec_stamp"
+    ez, daemon, stamp = build / "bin/eziotrace", build / "bin/eziotraced", build / "bench/service/exec_stamp"
     for f in (ez, daemon, stamp):
         if not f.exists():
             sys.exit(f"no {f}: build eziotrace, eziotraced and exec_stamp first")

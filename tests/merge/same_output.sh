@@ -14,7 +14,7 @@ set -euo pipefail
 old=$(realpath "$1")
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=$root/${2:-build}
-new=$build/recorder/eziotrace
+new=$build/bin/eziotrace
 programs=$build/tests/programs-bin
 for f in "$old" "$new"; do [[ -x $f ]] || { echo "$f: not an executable" >&2; exit 1; }; done
 [[ -x $programs/io_threads ]] || { echo "build the merge tests' programs first" >&2; exit 1; }
