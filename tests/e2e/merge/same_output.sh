@@ -7,7 +7,7 @@
 # recording; exit 1 when any differs. Not registered with ctest (it needs two builds): run by hand,
 # as root.
 #
-#   tests/merge/same_output.sh OLD_EZIOTRACE [NEW_BUILD_DIR (default: build)]
+#   tests/e2e/merge/same_output.sh OLD_EZIOTRACE [NEW_BUILD_DIR (default: build)]
 set -euo pipefail
 
 [[ $# -ge 1 ]] || { echo "usage: $0 OLD_EZIOTRACE [NEW_BUILD_DIR]" >&2; exit 2; }
