@@ -30,35 +30,35 @@
  * parameters, return type and entry handler (above), and EZIO_<shape>_SEEN, what the fexit program
  * hands the exit besides the return value; exit(op, seen, ret): the layer's exit handler. */
 #define EZIO_EXACT_PROGS(name, ...) EZIO_EXACT_PROGS_(name, __VA_ARGS__) /* name expanded */
-#define EZIO_EXACT_PROGS_(name, fn, op, shape, exit)                             \
-  SEC("fentry/" #fn)                                                             \
-  int EZIO_BPF_PROG(name##_entry, EZIO_##shape##_PARAMS) {                       \
-    EZIO_##shape##_ENTRY(op);                                                    \
-    return 0;                                                                    \
-  }                                                                              \
-  SEC("fexit/" #fn)                                                              \
+#define EZIO_EXACT_PROGS_(name, fn, op, shape, exit)                              \
+  SEC("fentry/" #fn)                                                              \
+  int EZIO_BPF_PROG(name##_entry, EZIO_##shape##_PARAMS) {                        \
+    EZIO_##shape##_ENTRY(op);                                                     \
+    return 0;                                                                     \
+  }                                                                               \
+  SEC("fexit/" #fn)                                                               \
   int EZIO_BPF_PROG(name##_exit, EZIO_##shape##_PARAMS, EZIO_##shape##_RET ret) { \
-    exit(op, EZIO_##shape##_SEEN, ret);                                          \
-    return 0;                                                                    \
-  }                                                                              \
-  SEC("kprobe/" #fn)                                                             \
-  int EZIO_BPF_KPROBE(name##_kprobe, EZIO_##shape##_PARAMS) {                    \
-    EZIO_##shape##_ENTRY(op);                                                    \
-    return 0;                                                                    \
-  }                                                                              \
-  SEC("kretprobe/" #fn)                                                          \
-  int EZIO_BPF_KRETPROBE(name##_kretprobe, EZIO_##shape##_RET ret) {             \
-    exit(op, 0, ret);                                                            \
-    return 0;                                                                    \
+    exit(op, EZIO_##shape##_SEEN, ret);                                           \
+    return 0;                                                                     \
+  }                                                                               \
+  SEC("kprobe/" #fn)                                                              \
+  int EZIO_BPF_KPROBE(name##_kprobe, EZIO_##shape##_PARAMS) {                     \
+    EZIO_##shape##_ENTRY(op);                                                     \
+    return 0;                                                                     \
+  }                                                                               \
+  SEC("kretprobe/" #fn)                                                           \
+  int EZIO_BPF_KRETPROBE(name##_kretprobe, EZIO_##shape##_RET ret) {              \
+    exit(op, 0, ret);                                                             \
+    return 0;                                                                     \
   }
 
 /* A tracepoint's one program, as tp_btf (typed arguments, no tracefs needed): the shape's entry
  * handler on its arguments. */
-#define EZIO_TP_PROG(name, tp, op, shape)              \
-  SEC("tp_btf/" #tp)                                    \
-  int EZIO_BPF_PROG(name, EZIO_##shape##_PARAMS) {      \
-    EZIO_##shape##_ENTRY(op);                           \
-    return 0;                                           \
+#define EZIO_TP_PROG(name, tp, op, shape)          \
+  SEC("tp_btf/" #tp)                               \
+  int EZIO_BPF_PROG(name, EZIO_##shape##_PARAMS) { \
+    EZIO_##shape##_ENTRY(op);                      \
+    return 0;                                      \
   }
 
 #endif
