@@ -1,6 +1,6 @@
 #pragma once
 // The analyzers' subcommands, one file each. They need only the analysis library (no recorder), so
-// that tests/analysis/cli_main.cpp can drive them on a bare command line.
+// that tests/support/cli_main.cpp can drive them on a bare command line.
 #include <CLI/CLI.hpp>
 
 namespace ezio::app {

@@ -4,8 +4,6 @@
 #include "syscall.bpf.h"
 #include "process.bpf.h"
 #include "vfs.bpf.h"
-#include "vfs_kprobe.bpf.h"
 #include "fs.bpf.h"
-#include "fs_kprobe.bpf.h"
 #include "block.bpf.h"
 #include "pagecache.bpf.h"

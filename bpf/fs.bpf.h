@@ -1,8 +1,16 @@
-/* File-system layer (ext4, xfs, btrfs). Exact mode: fentry/fexit on each file system's
- * read_iter / write_iter / fsync file operations, else kprobe/kretprobe on the same functions
- * (fs_kprobe.bpf.h, same records). Fallback: the file systems' own tracepoints, as
- * tp_btf (typed, no tracefs needed); most are single points (EZIO_FSF_POINT), ext4_sync_file_enter
- * and _exit pair into a duration. Which programs load is decided by recorder/probe.cpp. */
+/* File-system layer (ext4, xfs, btrfs), its hooks listed in bpf/hooks.h and generated from there
+ * (bpf/variants.bpf.h). Exact mode: fentry/fexit on each file system's read_iter / write_iter /
+ * fsync file operations, else kprobe/kretprobe on the same functions (same handlers, same
+ * records). Fallback: the file systems' own tracepoints, as tp_btf (typed, no tracefs needed);
+ * most are single points (EZIO_FSF_POINT), ext4_sync_file_enter and _exit pair into a duration.
+ * Which programs load is decided by recorder/probe/probe.cpp, per file system.
+ *
+ * A kretprobe only sees the return value: inode, offset and length come from the entry's pending
+ * record, keyed by thread and op. The kernel keeps a fixed number of kretprobe instances per probe
+ * (maxactive), shared by every process in the function; fsync sleeps in it, so a busy machine can
+ * run out and a traced call's return goes unseen. Its entry then stays pending: the thread's next
+ * call of the function counts it lost (fs_begin), and so does the thread's exit when there is no
+ * next call (ezio_vfs_fs_kprobe_thread_exit, which does the same for the VFS layer). */
 #ifndef EZIO_FS_BPF_H
 #define EZIO_FS_BPF_H
 
@@ -10,6 +18,8 @@
 #include "common.bpf.h"
 #include "file_info.bpf.h"
 #include "task.bpf.h"
+#include "variants.bpf.h"
+#include "vfs.bpf.h"
 
 struct fs_pending_key {
   __u32 tid;
@@ -176,14 +186,15 @@ static __always_inline void fs_end(__u16 op, long ret) {
 }
 
 /* At the exit of thread tid: each entry it left pending is an FS event lost to a missed kretprobe
- * (fs_kprobe.bpf.h); the ext4_sync_file tracepoint pair never misses its exit. Deleting them also
- * keeps a later thread that reuses the id from counting them again. */
+ * (below); the ext4_sync_file tracepoint pair never misses its exit. Deleting them also keeps a
+ * later thread that reuses the id from counting them again. One deletion per exact hook's op. */
+static __always_inline void fs_pending_lost_op(__u32 tid, __u32 session, __u16 op) {
+  struct fs_pending_key key = {.tid = tid, .op = op};
+  if (!bpf_map_delete_elem(&fs_pending, &key)) count_drop(session, EZIO_LAYER_FS);
+}
+#define EZIO_FS_PENDING_LOST(fs, fn, op, shape) fs_pending_lost_op(tid, session, EZIO_FS_##op);
 static __always_inline void fs_pending_lost(__u32 tid, __u32 session) {
-  struct fs_pending_key key = {.tid = tid};
-  for (__u32 op = EZIO_FS_EXT4_FILE_READ_ITER; op <= EZIO_FS_BTRFS_SYNC_FILE; ++op) {
-    key.op = op;
-    if (!bpf_map_delete_elem(&fs_pending, &key)) count_drop(session, EZIO_LAYER_FS);
-  }
+  EZIO_FS_FUNCTIONS(EZIO_FS_PENDING_LOST)
 }
 
 static __always_inline struct inode* kiocb_inode(struct kiocb* iocb) {
@@ -207,90 +218,54 @@ static __always_inline void iter_point(__u16 op, struct kiocb* iocb, struct iov_
   fs_point_read(op, kiocb_inode(iocb), BPF_CORE_READ(iocb, ki_pos), BPF_CORE_READ(it, count));
 }
 
-/* ---- exact mode: fentry/fexit on the file operations ---- */
+/* ---- exact mode: fentry/fexit, else kprobe/kretprobe, on the file operations ---- */
 
-#define EZIO_FS_ITER_PAIR(fn, op)                                                        \
-  SEC("fentry/" #fn)                                                                     \
-  int BPF_PROG(ezio_fs_##fn##_entry, struct kiocb* iocb, struct iov_iter* it) {          \
-    iter_begin(op, iocb, it);                                                            \
-    return 0;                                                                            \
-  }                                                                                      \
-  SEC("fexit/" #fn)                                                                      \
-  int BPF_PROG(ezio_fs_##fn##_exit, struct kiocb* iocb, struct iov_iter* it, long ret) { \
-    fs_end(op, ret);                                                                     \
-    return 0;                                                                            \
-  }
+/* The exit of every FS function: what it needs besides the return value is pending. */
+static __always_inline void fs_exit(__u16 op, void* seen, long ret) { fs_end(op, ret); }
 
-#define EZIO_FS_FSYNC_PAIR(fn, op)                                                          \
-  SEC("fentry/" #fn)                                                                        \
-  int BPF_PROG(ezio_fs_##fn##_entry, struct file* f, loff_t start, loff_t end) {            \
-    fsync_begin(op, f, start, end);                                                         \
-    return 0;                                                                               \
-  }                                                                                         \
-  SEC("fexit/" #fn)                                                                         \
-  int BPF_PROG(ezio_fs_##fn##_exit, struct file* f, loff_t start, loff_t end, int datasync, \
-               int ret) {                                                                   \
-    fs_end(op, ret);                                                                        \
-    return 0;                                                                               \
-  }
+/* The shapes of bpf/hooks.h's EZIO_FS_FUNCTIONS (bpf/variants.bpf.h). */
+/* <fs>_file_read_iter, <fs>_file_write_iter */
+#define EZIO_FS_ITER_PARAMS struct kiocb* iocb, struct iov_iter* it
+#define EZIO_FS_ITER_RET long
+#define EZIO_FS_ITER_ENTRY(op) iter_begin(op, iocb, it)
+#define EZIO_FS_ITER_SEEN 0
+/* ext4_sync_file, xfs_file_fsync, btrfs_sync_file: the file operation fsync */
+#define EZIO_FS_FSYNC_PARAMS struct file* f, loff_t start, loff_t end, int datasync
+#define EZIO_FS_FSYNC_RET int
+#define EZIO_FS_FSYNC_ENTRY(op) fsync_begin(op, f, start, end)
+#define EZIO_FS_FSYNC_SEEN 0
 
-EZIO_FS_ITER_PAIR(ext4_file_read_iter, EZIO_FS_EXT4_FILE_READ_ITER)
-EZIO_FS_ITER_PAIR(ext4_file_write_iter, EZIO_FS_EXT4_FILE_WRITE_ITER)
-EZIO_FS_FSYNC_PAIR(ext4_sync_file, EZIO_FS_EXT4_SYNC_FILE)
-EZIO_FS_ITER_PAIR(xfs_file_read_iter, EZIO_FS_XFS_FILE_READ_ITER)
-EZIO_FS_ITER_PAIR(xfs_file_write_iter, EZIO_FS_XFS_FILE_WRITE_ITER)
-EZIO_FS_FSYNC_PAIR(xfs_file_fsync, EZIO_FS_XFS_FILE_FSYNC)
-EZIO_FS_ITER_PAIR(btrfs_file_read_iter, EZIO_FS_BTRFS_FILE_READ_ITER)
-EZIO_FS_ITER_PAIR(btrfs_file_write_iter, EZIO_FS_BTRFS_FILE_WRITE_ITER)
-EZIO_FS_FSYNC_PAIR(btrfs_sync_file, EZIO_FS_BTRFS_SYNC_FILE)
+/* <stem>_entry/_exit (fentry/fexit) and _kprobe/_kretprobe per FS function. */
+#define EZIO_FS_PROGS(fs, fn, op, shape) \
+  EZIO_EXACT_PROGS(EZIO_FS_PROG(fn), fn, EZIO_FS_##op, shape, fs_exit)
+EZIO_FS_FUNCTIONS(EZIO_FS_PROGS)
 
 /* ---- fallback: the file systems' tracepoints ---- */
 
-SEC("tp_btf/ext4_da_write_begin")
-int BPF_PROG(ezio_fs_tp_ext4_da_write_begin, struct inode* inode, loff_t pos, unsigned int len) {
-  fs_point_page(EZIO_FS_TP_EXT4_DA_WRITE_BEGIN, inode, pos, len);
-  return 0;
-}
-SEC("tp_btf/ext4_write_begin")
-int BPF_PROG(ezio_fs_tp_ext4_write_begin, struct inode* inode, loff_t pos, unsigned int len) {
-  fs_point_page(EZIO_FS_TP_EXT4_WRITE_BEGIN, inode, pos, len);
-  return 0;
-}
-SEC("tp_btf/ext4_sync_file_enter")
-int BPF_PROG(ezio_fs_tp_ext4_sync_file_enter, struct file* f, int datasync) {
-  fs_begin(EZIO_FS_TP_EXT4_SYNC_FILE, BPF_CORE_READ(f, f_inode), -1, -1);
-  return 0;
-}
-SEC("tp_btf/ext4_sync_file_exit")
-int BPF_PROG(ezio_fs_tp_ext4_sync_file_exit, struct inode* inode, int ret) {
-  fs_end(EZIO_FS_TP_EXT4_SYNC_FILE, ret);
-  return 0;
-}
-SEC("tp_btf/xfs_file_buffered_read")
-int BPF_PROG(ezio_fs_tp_xfs_file_buffered_read, struct kiocb* iocb, struct iov_iter* it) {
-  iter_point(EZIO_FS_TP_XFS_FILE_BUFFERED_READ, iocb, it);
-  return 0;
-}
-SEC("tp_btf/xfs_file_buffered_write")
-int BPF_PROG(ezio_fs_tp_xfs_file_buffered_write, struct kiocb* iocb, struct iov_iter* it) {
-  iter_point(EZIO_FS_TP_XFS_FILE_BUFFERED_WRITE, iocb, it);
-  return 0;
-}
-SEC("tp_btf/xfs_file_direct_read")
-int BPF_PROG(ezio_fs_tp_xfs_file_direct_read, struct kiocb* iocb, struct iov_iter* it) {
-  iter_point(EZIO_FS_TP_XFS_FILE_DIRECT_READ, iocb, it);
-  return 0;
-}
-SEC("tp_btf/xfs_file_direct_write")
-int BPF_PROG(ezio_fs_tp_xfs_file_direct_write, struct kiocb* iocb, struct iov_iter* it) {
-  iter_point(EZIO_FS_TP_XFS_FILE_DIRECT_WRITE, iocb, it);
-  return 0;
-}
-SEC("tp_btf/xfs_file_fsync")
-int BPF_PROG(ezio_fs_tp_xfs_file_fsync, struct xfs_inode* ip) {
-  fs_point_read(EZIO_FS_TP_XFS_FILE_FSYNC, &ip->i_vnode, -1, -1);
-  return 0;
-}
+/* The shapes of bpf/hooks.h's EZIO_FS_TRACEPOINTS. */
+/* ext4_da_write_begin, ext4_write_begin: once per page */
+#define EZIO_TP_PAGE_PARAMS struct inode* inode, loff_t pos, unsigned int len
+#define EZIO_TP_PAGE_ENTRY(op) fs_point_page(op, inode, pos, len)
+/* ext4_sync_file_enter and _exit: a pair */
+#define EZIO_TP_SYNC_ENTER_PARAMS struct file* f, int datasync
+#define EZIO_TP_SYNC_ENTER_ENTRY(op) fs_begin(op, BPF_CORE_READ(f, f_inode), -1, -1)
+#define EZIO_TP_SYNC_EXIT_PARAMS struct inode* inode, int ret
+#define EZIO_TP_SYNC_EXIT_ENTRY(op) fs_end(op, ret)
+/* xfs_file_buffered_read/write, xfs_file_direct_read/write: once per call */
+#define EZIO_TP_ITER_PARAMS struct kiocb* iocb, struct iov_iter* it
+#define EZIO_TP_ITER_ENTRY(op) iter_point(op, iocb, it)
+/* xfs_file_fsync */
+#define EZIO_TP_XFS_INODE_PARAMS struct xfs_inode* ip
+#define EZIO_TP_XFS_INODE_ENTRY(op) fs_point_read(op, &ip->i_vnode, -1, -1)
+/* btrfs_sync_file */
+#define EZIO_TP_FILE_PARAMS const struct file* f, int datasync
+#define EZIO_TP_FILE_ENTRY(op) fs_point_read(op, BPF_CORE_READ(f, f_inode), -1, -1)
+
+/* One tp_btf program per FS tracepoint. */
+#define EZIO_FS_TP_PROGS(fs, tp, op, shape) \
+  EZIO_TP_PROG(EZIO_FS_TP_PROG(tp), tp, EZIO_FS_##op, shape)
+EZIO_FS_TRACEPOINTS(EZIO_FS_TP_PROGS)
+
 /* Whether the iterator is the source of the data (a write) or its destination (a read): the
  * direction the call came with. data_source since 6.1; before, bit 0 of type (WRITE = 1). */
 static __always_inline bool iter_is_source(struct iov_iter* it) {
@@ -303,18 +278,31 @@ static __always_inline bool iter_is_source(struct iov_iter* it) {
 
 #define EZIO_EXT4_SUPER_MAGIC 0xEF53
 
-/* Loaded when ext4 takes its tracepoints (recorder/probe.cpp), which see no direct I/O; xfs has
- * direct-I/O tracepoints of its own and a file system hooked by fentry or kprobes its read_iter and
- * write_iter events, so only ext4's files are recorded here: a call is never counted twice. */
-SEC("tp_btf/iomap_dio_rw_begin")
-int BPF_PROG(ezio_fs_tp_iomap_dio_rw_begin, struct kiocb* iocb, struct iov_iter* it) {
-  if (BPF_CORE_READ(iocb, ki_filp, f_inode, i_sb, s_magic) != EZIO_EXT4_SUPER_MAGIC) return 0;
-  iter_point(iter_is_source(it) ? EZIO_FS_TP_IOMAP_DIO_WRITE : EZIO_FS_TP_IOMAP_DIO_READ, iocb, it);
-  return 0;
+/* Loaded when ext4 takes its tracepoints (recorder/probe/probe.cpp), which see no direct I/O; xfs
+ * has direct-I/O tracepoints of its own and a file system hooked by fentry or kprobes its read_iter
+ * and write_iter events, so only ext4's files are recorded here: a call is never counted twice.
+ * op is the read; a write is told by the iterator's direction, which the tracepoint does not give. */
+static __always_inline void iomap_dio_point(__u16 op, struct kiocb* iocb, struct iov_iter* it) {
+  if (BPF_CORE_READ(iocb, ki_filp, f_inode, i_sb, s_magic) != EZIO_EXT4_SUPER_MAGIC) return;
+  iter_point(iter_is_source(it) ? EZIO_FS_TP_IOMAP_DIO_WRITE : op, iocb, it);
 }
-SEC("tp_btf/btrfs_sync_file")
-int BPF_PROG(ezio_fs_tp_btrfs_sync_file, const struct file* f, int datasync) {
-  fs_point_read(EZIO_FS_TP_BTRFS_SYNC_FILE, BPF_CORE_READ(f, f_inode), -1, -1);
+#define EZIO_TP_IOMAP_DIO_PARAMS struct kiocb* iocb, struct iov_iter* it
+#define EZIO_TP_IOMAP_DIO_ENTRY(op) iomap_dio_point(op, iocb, it)
+EZIO_FS_IOMAP_TRACEPOINT(EZIO_FS_TP_PROGS)
+
+/* A thread that ends with entries still pending makes no next call to reveal them: the VFS and FS
+ * tables are emptied of its entries here, each counted lost. One program for both layers, loaded
+ * when either takes kprobes (recorder/probe/probe.cpp); a layer on fentry leaves nothing pending. A
+ * thread that made a traced call has task storage (traced_task), still there at its exit; the
+ * traced table is no filter: the last thread's exit may already have removed its process from it.
+ * Its name starts with ezio_vfs_: recorder/probe/probe_apply.cpp loads those only when the plan
+ * says. */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(ezio_vfs_fs_kprobe_thread_exit, struct task_struct* p) {
+  struct ezio_task* t = bpf_task_storage_get(&tasks, p, 0, 0);
+  if (!t) return 0;
+  vfs_pending_lost(p->pid, t->session);
+  fs_pending_lost(p->pid, t->session);
   return 0;
 }
 

@@ -1,16 +1,26 @@
-/* VFS layer. Two modes, chosen by the recorder at run time (recorder/probe.cpp):
- * - exact: fentry/fexit on vfs_read, vfs_write, vfs_readv, vfs_writev, vfs_iter_read/write,
- *   vfs_fsync_range and vfs_open — real VFS entry and exit times;
+/* VFS layer. Two modes, chosen by the recorder at run time (recorder/probe/probe.cpp):
+ * - exact: the functions of bpf/hooks.h's EZIO_VFS_FUNCTIONS (vfs_read, vfs_write, vfs_readv,
+ *   vfs_writev, vfs_iter_read/write, vfs_fsync_range, vfs_open) hooked by fentry/fexit, else by
+ *   kprobe/kretprobe, both generated from that table (bpf/variants.bpf.h) — real VFS entry and
+ *   exit times;
  * - derived: where fentry cannot load (EPERM on the 6.18 development kernels) and kprobes are not
  *   built in, the syscall exit resolves the call's fd to its struct file and sends one VFS record
  *   per call with the syscall's times (EZIO_VFSF_DERIVED).
- * The unchosen programs get autoload=false before load; vfs_derived gates the derived code. */
+ * The unchosen programs get autoload=false before load; vfs_derived gates the derived code.
+ *
+ * With kprobes, the kernel keeps a fixed number of kretprobe instances per probe (maxactive, by
+ * default of the order of the CPU count), shared by every process in the function, so a traced
+ * call whose return was not caught leaves its entry pending: the next call of the same function by
+ * that thread finds it and counts the lost VFS event (vfs_begin), and so does the thread's exit
+ * when there is no next call (ezio_vfs_fs_kprobe_thread_exit in fs.bpf.h). A missed return of a
+ * failed vfs_open counts too, although that call would have made no event. */
 #ifndef EZIO_VFS_BPF_H
 #define EZIO_VFS_BPF_H
 
 #include "common.bpf.h"
 #include "file_info.bpf.h"
 #include "task.bpf.h"
+#include "variants.bpf.h"
 
 const volatile bool vfs_derived = false;
 /* enum ezio_vfs_op per syscall number, for the derived mode (recorder/vfs_events.cpp). */
@@ -124,7 +134,7 @@ static __always_inline void vfs_after_open(struct ezio_task* t,
   vfs_file_sent(t, (__u64)f, path_unsent, pid_tgid);
 }
 
-/* ---- exact mode: fentry/fexit ---- */
+/* ---- exact mode: fentry/fexit or kprobe/kretprobe ---- */
 
 struct vfs_pending_key {
   __u32 tid;
@@ -164,7 +174,7 @@ static __always_inline void vfs_begin(__u8 op, struct file* f, __s64 offset) {
 }
 
 /* At the exit of thread tid: each entry it left pending is a VFS event lost to a missed
- * kretprobe (vfs_kprobe.bpf.h). Deleting them also keeps a later thread that reuses the id from
+ * kretprobe (above). Deleting them also keeps a later thread that reuses the id from
  * counting them again. */
 static __always_inline void vfs_pending_lost(__u32 tid, __u32 session) {
   struct vfs_pending_key key = {.tid = tid};
@@ -201,100 +211,48 @@ static __always_inline void vfs_end(__u8 op, struct file* f, long ret) {
   bpf_map_delete_elem(&vfs_pending, &key);
 }
 
-SEC("fentry/vfs_read")
-int BPF_PROG(ezio_vfs_read_entry, struct file* f, char* buf, size_t count, loff_t* pos) {
-  vfs_begin(EZIO_VFS_READ, f, read_pos(pos));
-  return 0;
-}
-SEC("fexit/vfs_read")
-int BPF_PROG(ezio_vfs_read_exit, struct file* f, char* buf, size_t count, loff_t* pos, long ret) {
-  vfs_end(EZIO_VFS_READ, f, ret);
-  return 0;
-}
-SEC("fentry/vfs_write")
-int BPF_PROG(ezio_vfs_write_entry, struct file* f, const char* buf, size_t count, loff_t* pos) {
-  vfs_begin(EZIO_VFS_WRITE, f, read_pos(pos));
-  return 0;
-}
-SEC("fexit/vfs_write")
-int BPF_PROG(ezio_vfs_write_exit, struct file* f, const char* buf, size_t count, loff_t* pos,
-             long ret) {
-  vfs_end(EZIO_VFS_WRITE, f, ret);
-  return 0;
-}
-SEC("fentry/vfs_readv")
-int BPF_PROG(ezio_vfs_readv_entry, struct file* f, const struct iovec* vec, unsigned long vlen,
-             loff_t* pos) {
-  vfs_begin(EZIO_VFS_READV, f, read_pos(pos));
-  return 0;
-}
-SEC("fexit/vfs_readv")
-int BPF_PROG(ezio_vfs_readv_exit, struct file* f, const struct iovec* vec, unsigned long vlen,
-             loff_t* pos, int flags, long ret) {
-  vfs_end(EZIO_VFS_READV, f, ret);
-  return 0;
-}
-SEC("fentry/vfs_writev")
-int BPF_PROG(ezio_vfs_writev_entry, struct file* f, const struct iovec* vec, unsigned long vlen,
-             loff_t* pos) {
-  vfs_begin(EZIO_VFS_WRITEV, f, read_pos(pos));
-  return 0;
-}
-SEC("fexit/vfs_writev")
-int BPF_PROG(ezio_vfs_writev_exit, struct file* f, const struct iovec* vec, unsigned long vlen,
-             loff_t* pos, int flags, long ret) {
-  vfs_end(EZIO_VFS_WRITEV, f, ret);
-  return 0;
-}
-SEC("fentry/vfs_iter_read")
-int BPF_PROG(ezio_vfs_iter_read_entry, struct file* f, struct iov_iter* iter, loff_t* pos) {
-  vfs_begin(EZIO_VFS_ITER_READ, f, read_pos(pos));
-  return 0;
-}
-SEC("fexit/vfs_iter_read")
-int BPF_PROG(ezio_vfs_iter_read_exit, struct file* f, struct iov_iter* iter, loff_t* pos, int flags,
-             long ret) {
-  vfs_end(EZIO_VFS_ITER_READ, f, ret);
-  return 0;
-}
-SEC("fentry/vfs_iter_write")
-int BPF_PROG(ezio_vfs_iter_write_entry, struct file* f, struct iov_iter* iter, loff_t* pos) {
-  vfs_begin(EZIO_VFS_ITER_WRITE, f, read_pos(pos));
-  return 0;
-}
-SEC("fexit/vfs_iter_write")
-int BPF_PROG(ezio_vfs_iter_write_exit, struct file* f, struct iov_iter* iter, loff_t* pos,
-             int flags, long ret) {
-  vfs_end(EZIO_VFS_ITER_WRITE, f, ret);
-  return 0;
-}
-SEC("fentry/vfs_fsync_range")
-int BPF_PROG(ezio_vfs_fsync_range_entry, struct file* f, loff_t start) {
-  vfs_begin(EZIO_VFS_FSYNC_RANGE, f, start);
-  return 0;
-}
-SEC("fexit/vfs_fsync_range")
-int BPF_PROG(ezio_vfs_fsync_range_exit, struct file* f, loff_t start, loff_t end, int datasync,
-             int ret) {
-  vfs_end(EZIO_VFS_FSYNC_RANGE, f, ret);
-  return 0;
-}
-/* vfs_open fills in the struct file: its inode is only known at exit, on success. */
-SEC("fentry/vfs_open")
-int BPF_PROG(ezio_vfs_open_entry, const struct path* path, struct file* f) {
-  vfs_begin(EZIO_VFS_OPEN, f, -1);
-  return 0;
-}
-SEC("fexit/vfs_open")
-int BPF_PROG(ezio_vfs_open_exit, const struct path* path, struct file* f, int ret) {
-  if (ret == 0) {
-    vfs_end(EZIO_VFS_OPEN, f, ret);
-  } else {
-    __u32 tid = bpf_get_current_pid_tgid();
-    struct vfs_pending_key key = {.tid = tid, .op = EZIO_VFS_OPEN};
+/* The exit of every VFS hook. f: the file the fexit program sees, or NULL from a kretprobe. A
+ * failed vfs_open made no event: its entry is dropped. */
+static __always_inline void vfs_exit(__u8 op, struct file* f, long ret) {
+  if (op == EZIO_VFS_OPEN && ret != 0) {
+    struct vfs_pending_key key = {.tid = (__u32)bpf_get_current_pid_tgid(), .op = EZIO_VFS_OPEN};
     bpf_map_delete_elem(&vfs_pending, &key);
+    return;
   }
-  return 0;
+  vfs_end(op, f, ret);
 }
+
+/* The shapes of bpf/hooks.h's EZIO_VFS_FUNCTIONS (bpf/variants.bpf.h). */
+/* vfs_read, vfs_write */
+#define EZIO_VFS_RW_PARAMS struct file* f, const char* buf, size_t count, loff_t* pos
+#define EZIO_VFS_RW_RET long
+#define EZIO_VFS_RW_ENTRY(op) vfs_begin(op, f, read_pos(pos))
+#define EZIO_VFS_RW_SEEN f
+/* vfs_readv, vfs_writev */
+#define EZIO_VFS_RWV_PARAMS \
+  struct file* f, const struct iovec* vec, unsigned long vlen, loff_t* pos, int flags
+#define EZIO_VFS_RWV_RET long
+#define EZIO_VFS_RWV_ENTRY(op) vfs_begin(op, f, read_pos(pos))
+#define EZIO_VFS_RWV_SEEN f
+/* vfs_iter_read, vfs_iter_write */
+#define EZIO_VFS_ITER_PARAMS struct file* f, struct iov_iter* iter, loff_t* pos, int flags
+#define EZIO_VFS_ITER_RET long
+#define EZIO_VFS_ITER_ENTRY(op) vfs_begin(op, f, read_pos(pos))
+#define EZIO_VFS_ITER_SEEN f
+/* vfs_fsync_range */
+#define EZIO_VFS_FSYNC_PARAMS struct file* f, loff_t start, loff_t end, int datasync
+#define EZIO_VFS_FSYNC_RET int
+#define EZIO_VFS_FSYNC_ENTRY(op) vfs_begin(op, f, start)
+#define EZIO_VFS_FSYNC_SEEN f
+/* vfs_open: fills in the struct file, whose inode is only known at exit, on success */
+#define EZIO_VFS_OPEN_PARAMS const struct path* path, struct file* f
+#define EZIO_VFS_OPEN_RET int
+#define EZIO_VFS_OPEN_ENTRY(op) vfs_begin(op, f, -1)
+#define EZIO_VFS_OPEN_SEEN f
+
+/* <stem>_entry/_exit (fentry/fexit) and _kprobe/_kretprobe per VFS function. */
+#define EZIO_VFS_PROGS(fs, fn, op, shape) \
+  EZIO_EXACT_PROGS(EZIO_VFS_PROG(fn), fn, EZIO_VFS_##op, shape, vfs_exit)
+EZIO_VFS_FUNCTIONS(EZIO_VFS_PROGS)
 
 #endif

@@ -4,7 +4,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 bash scripts/build.sh >/dev/null
-ezt=$PWD/build/recorder/eziotrace
+ezt=$PWD/build/bin/eziotrace
 work=${EZIO_DEMO_DIR:-$PWD/demo-output}
 mkdir -p "$work"
 rm -rf "$work/data" "$work/demo_eziotrace"

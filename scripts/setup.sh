@@ -11,7 +11,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   qemu-system-x86 busybox-static bc
   fio strace xvfb x11-apps imagemagick librsvg2-bin chromium xfsprogs btrfs-progs e2fsprogs util-linux procps git
-  systemd passwd  # tests/service: systemd-analyze verify, systemd-socket-activate; useradd/groupadd
+  systemd passwd  # tests/e2e/service: systemd-analyze verify, systemd-socket-activate; useradd/groupadd
 )
 
 if [ "$(id -u)" -ne 0 ]; then

@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
-ezt=$root/build/recorder/eziotrace
+ezt=$root/build/bin/eziotrace
 work=$(mktemp -d /tmp/eziotrace-shots.XXXXXX)
 pids=()
 cleanup() {

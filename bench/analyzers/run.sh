@@ -7,7 +7,7 @@
 #
 # Usage: bench/analyzers/run.sh [BUILD_DIR] [SIZES...]
 #   BUILD_DIR  defaults to build-analysis; it must hold the ezio_bench_gen_archive target and
-#              either recorder/eziotrace or tests/analysis/ezio_analyze_cli (the analyzers' driver).
+#              either bin/eziotrace or tests/ezio_analyze_cli (the analyzers' driver).
 #   SIZES      event counts, default "5000000 50000000".
 # Environment: EZIO_BENCH_DIR (scratch space, default a fresh mktemp -d, removed at the end),
 #              EZIOTRACE (the binary to time, overrides the lookup in BUILD_DIR).
@@ -21,7 +21,7 @@ sizes=("$@")
 
 gen=$build/bench/analyzers/ezio_bench_gen_archive
 if [[ -z ${EZIOTRACE:-} ]]; then
-  for candidate in "$build/recorder/eziotrace" "$build/tests/analysis/ezio_analyze_cli"; do
+  for candidate in "$build/bin/eziotrace" "$build/tests/ezio_analyze_cli"; do
     if [[ -x $candidate ]]; then EZIOTRACE=$candidate; break; fi
   done
 fi

@@ -19,7 +19,7 @@ while getopts "b:d:r:" opt; do
   esac
 done
 root=$(cd "$(dirname "$0")/../.." && pwd)
-eziotrace=$root/$build/recorder/eziotrace
+eziotrace=$root/$build/bin/eziotrace
 [[ -x $eziotrace ]] || { echo "no $eziotrace: build the eziotrace target first" >&2; exit 1; }
 for tool in fio eztrace; do
   command -v $tool >/dev/null || { echo "$tool is missing" >&2; exit 1; }

@@ -8,7 +8,7 @@
 #   bench/hooks/run.sh [BUILD_DIR]     (root; prints figures, asserts nothing)
 set -euo pipefail
 build=$(realpath "${1:-$(dirname "$0")/../../build}")
-ezt=$build/recorder/eziotrace
+ezt=$build/bin/eziotrace
 cost=$build/bench/hooks/ezio_bench_hook_cost
 for f in "$ezt" "$cost"; do
   [[ -x $f ]] || { echo "no $f: build the eziotrace and ezio_bench_hook_cost targets first" >&2; exit 1; }

@@ -7,7 +7,7 @@
 #   SIZES="1 5 20" (millions of syscall events), RING=32 (--ring-buffer MiB)
 set -euo pipefail
 build=${1:-$(dirname "$0")/../../build}
-ezt=$(realpath "$build/recorder/eziotrace")
+ezt=$(realpath "$build/bin/eziotrace")
 work=$(mktemp -d /tmp/ezio-bench-memory.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 sizes=${SIZES:-1 5 20}

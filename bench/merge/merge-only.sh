@@ -29,7 +29,7 @@ while getopts "b:r:s:l:c:" opt; do
   esac
 done
 root=$(cd "$(dirname "$0")/../.." && pwd)
-eziotrace=$root/$build/recorder/eziotrace
+eziotrace=$root/$build/bin/eziotrace
 [[ -x $eziotrace ]] || { echo "no $eziotrace: build the eziotrace target first" >&2; exit 1; }
 [[ -z $other || -x $other ]] || { echo "-c $other: not an executable" >&2; exit 1; }
 command -v otf2-print >/dev/null || { echo "otf2-print is missing (scripts/setup.sh)" >&2; exit 1; }

@@ -24,7 +24,7 @@ while getopts "b:r:w:" opt; do
   esac
 done
 root=$(cd "$(dirname "$0")/../.." && pwd)
-eziotrace=$root/$build/recorder/eziotrace
+eziotrace=$root/$build/bin/eziotrace
 [[ -x $eziotrace ]] || { echo "no $eziotrace: build the eziotrace target first" >&2; exit 1; }
 for tool in fio eztrace tar otf2-print /usr/bin/time; do
   command -v $tool >/dev/null || { echo "$tool is missing (scripts/setup.sh)" >&2; exit 1; }

@@ -20,7 +20,7 @@ while getopts "b:n:c:" opt; do
   esac
 done
 root=$(cd "$(dirname "$0")/../.." && pwd)
-eziotrace=$root/$build/recorder/eziotrace
+eziotrace=$root/$build/bin/eziotrace
 [[ -x $eziotrace ]] || { echo "no $eziotrace: build the eziotrace target first" >&2; exit 1; }
 [[ -z $other || -x $other ]] || { echo "-c $other: not an executable" >&2; exit 1; }
 [[ $(id -u) == 0 ]] || { echo "eziotrace needs root" >&2; exit 1; }

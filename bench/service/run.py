@@ -36,19 +36,10 @@ def run(argv, out=None, **kw):
     return r
 
 
-def binary(build, name):
-    # Where the build puts the binaries: build/bin now, build/recorder before.
-    for d in ("bin", "recorder"):
-        if (build / d / name).exists():
-            return build / d / name
-    return build / "bin" / name
-
-
 def main():
     a = args()
     build = ROOT / a.build
-    ez, daemon = binary(build, "eziotrace"), binary(build, "eziotraced")
-    stamp = build / "bench/service/exec_stamp"
+    ez, daemon, stamp = build / "bin/eziotrace", build / "bin/eziotraced", build / "bench/service/exec_stamp"
     for f in (ez, daemon, stamp):
         if not f.exists():
             sys.exit(f"no {f}: build eziotrace, eziotraced and exec_stamp first")

@@ -4,7 +4,7 @@
 #   bench/syscall/run.sh [BUILD_DIR]     (root; prints figures, asserts nothing)
 set -euo pipefail
 build=${1:-$(dirname "$0")/../../build}
-ezt=$(realpath "$build/recorder/eziotrace")
+ezt=$(realpath "$build/bin/eziotrace")
 work=$(mktemp -d /tmp/ezio-bench.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 count=${COUNT:-300000}

@@ -13,7 +13,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${1:-$root/build}
 events=${2:-10000000}
 gen=$build/bench/analyzers/ezio_bench_gen_archive
-ezt=$build/recorder/eziotrace
+ezt=$build/bin/eziotrace
 for tool in "$gen" "$ezt" /usr/bin/time; do
   [[ -x $tool ]] || { echo "run.sh: missing $tool (build eziotrace and ezio_bench_gen_archive)" >&2; exit 1; }
 done

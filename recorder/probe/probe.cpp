@@ -9,6 +9,7 @@
 
 #include "common/error.h"
 #include "common/log.h"
+#include "hooks.h"
 #include "recorder/archive/recording_info.h"
 #include "recorder/probe/probe_kernel.h"
 
@@ -18,66 +19,65 @@ namespace {
 // The two hook kinds that see a kernel function's real entry and exit, in order of preference.
 enum class Exact { fentry, kprobe };
 
+// A kernel function of bpf/hooks.h, hooked by fentry/fexit or kprobe/kretprobe.
 struct ExactFunction {
-  const char* function;
+  std::string function;
   // skeleton programs <program>_entry and <program>_exit (fentry/fexit), <program>_kprobe and
-  // <program>_kretprobe (bpf/vfs_kprobe.bpf.h, bpf/fs_kprobe.bpf.h)
-  const char* program;
+  // <program>_kretprobe (bpf/variants.bpf.h)
+  std::string program;
 };
 
-constexpr ExactFunction kVfsFunctions[] = {
-    {"vfs_read", "ezio_vfs_read"},
-    {"vfs_write", "ezio_vfs_write"},
-    {"vfs_readv", "ezio_vfs_readv"},
-    {"vfs_writev", "ezio_vfs_writev"},
-    {"vfs_iter_read", "ezio_vfs_iter_read"},
-    {"vfs_iter_write", "ezio_vfs_iter_write"},
-    {"vfs_fsync_range", "ezio_vfs_fsync_range"},
-    {"vfs_open", "ezio_vfs_open"},
-};
+// The VFS functions, in the table's order: vfs_read and vfs_write first.
+const std::vector<ExactFunction>& vfs_functions() {
+#define EZIO_VFS_FUNCTION_ROW_(fs, fn, op, shape) {#fn, EZIO_HOOK_STR(EZIO_VFS_PROG(fn))},
+  static const std::vector<ExactFunction> v = {EZIO_VFS_FUNCTIONS(EZIO_VFS_FUNCTION_ROW_)};
+#undef EZIO_VFS_FUNCTION_ROW_
+  return v;
+}
 
 struct Tracepoint {
-  const char* name;
-  const char* program;
+  std::string name;
+  std::string program;
 };
 
 struct FileSystemHooks {
-  const char* fs;
-  ExactFunction functions[3];   // read_iter, write_iter, fsync: fentry, else kprobe
-  std::vector<Tracepoint> tps;  // fallback
+  std::string fs;
+  std::vector<ExactFunction> functions;  // fentry, else kprobe, when all of them attach
+  std::vector<Tracepoint> tps;           // fallback
 };
 
+// The hooks of one file system, added in the order the table names the file systems.
+FileSystemHooks& hooks_of(std::vector<FileSystemHooks>& v, const std::string& fs) {
+  auto it = std::find_if(v.begin(), v.end(), [&fs](const auto& h) { return h.fs == fs; });
+  return it != v.end() ? *it : v.emplace_back(FileSystemHooks{fs, {}, {}});
+}
+
+// bpf/hooks.h's FS lines, grouped by file system.
 const std::vector<FileSystemHooks>& fs_hooks() {
-  static const std::vector<FileSystemHooks> v = {
-      {"ext4",
-       {{"ext4_file_read_iter", "ezio_fs_ext4_file_read_iter"},
-        {"ext4_file_write_iter", "ezio_fs_ext4_file_write_iter"},
-        {"ext4_sync_file", "ezio_fs_ext4_sync_file"}},
-       {{"ext4_da_write_begin", "ezio_fs_tp_ext4_da_write_begin"},
-        {"ext4_write_begin", "ezio_fs_tp_ext4_write_begin"},
-        {"ext4_sync_file_enter", "ezio_fs_tp_ext4_sync_file_enter"},
-        {"ext4_sync_file_exit", "ezio_fs_tp_ext4_sync_file_exit"}}},
-      {"xfs",
-       {{"xfs_file_read_iter", "ezio_fs_xfs_file_read_iter"},
-        {"xfs_file_write_iter", "ezio_fs_xfs_file_write_iter"},
-        {"xfs_file_fsync", "ezio_fs_xfs_file_fsync"}},
-       {{"xfs_file_buffered_read", "ezio_fs_tp_xfs_file_buffered_read"},
-        {"xfs_file_buffered_write", "ezio_fs_tp_xfs_file_buffered_write"},
-        {"xfs_file_direct_read", "ezio_fs_tp_xfs_file_direct_read"},
-        {"xfs_file_direct_write", "ezio_fs_tp_xfs_file_direct_write"},
-        {"xfs_file_fsync", "ezio_fs_tp_xfs_file_fsync"}}},
-      {"btrfs",
-       {{"btrfs_file_read_iter", "ezio_fs_btrfs_file_read_iter"},
-        {"btrfs_file_write_iter", "ezio_fs_btrfs_file_write_iter"},
-        {"btrfs_sync_file", "ezio_fs_btrfs_sync_file"}},
-       {{"btrfs_sync_file", "ezio_fs_tp_btrfs_sync_file"}}},
-  };
+  static const std::vector<FileSystemHooks> v = [] {
+    std::vector<FileSystemHooks> hooks;
+#define EZIO_FS_FUNCTION_ROW_(fs, fn, op, shape) \
+  hooks_of(hooks, #fs).functions.push_back({#fn, EZIO_HOOK_STR(EZIO_FS_PROG(fn))});
+    EZIO_FS_FUNCTIONS(EZIO_FS_FUNCTION_ROW_)
+#undef EZIO_FS_FUNCTION_ROW_
+#define EZIO_FS_TRACEPOINT_ROW_(fs, tp, op, shape) \
+  hooks_of(hooks, #fs).tps.push_back({#tp, EZIO_HOOK_STR(EZIO_FS_TP_PROG(tp))});
+    EZIO_FS_TRACEPOINTS(EZIO_FS_TRACEPOINT_ROW_)
+#undef EZIO_FS_TRACEPOINT_ROW_
+    return hooks;
+  }();
   return v;
 }
 
 // Direct I/O of ext4 and xfs goes through iomap: its tracepoint completes ext4's tracepoints,
 // which see none (btrfs enters iomap below it).
-constexpr Tracepoint kIomapDio = {"iomap_dio_rw_begin", "ezio_fs_tp_iomap_dio_rw_begin"};
+const Tracepoint& iomap_dio() {
+#define EZIO_FS_IOMAP_ROW_(fs, tp, op, shape) \
+  { #tp, EZIO_HOOK_STR(EZIO_FS_TP_PROG(tp)) }
+  static const Tracepoint tp = EZIO_FS_IOMAP_TRACEPOINT(EZIO_FS_IOMAP_ROW_);
+#undef EZIO_FS_IOMAP_ROW_
+  return tp;
+}
 
 // Counts the VFS and FS entries a missed kretprobe left pending when their thread ends.
 constexpr const char* kKprobeThreadExit = "ezio_vfs_fs_kprobe_thread_exit";
@@ -170,16 +170,16 @@ class Planner {
 
   // The VFS functions this kind of hook attaches to, their programs added to the plan; empty, and
   // nothing added, when vfs_read or vfs_write is not among them (they come first in
-  // kVfsFunctions, so a kind that cannot have them is not tried further).
+  // bpf/hooks.h, so a kind that cannot have them is not tried further).
   std::vector<std::string> hook_vfs(Exact kind) {
     std::vector<std::string> hooked;
-    for (const auto& f : kVfsFunctions) {
+    for (const auto& f : vfs_functions()) {
       bool ok = try_exact(EZIO_LAYER_VFS, kind, f.function);
       std::string_view fn = f.function;
       if (!ok && (fn == "vfs_read" || fn == "vfs_write")) return {};
       if (ok) hooked.push_back(f.function);
     }
-    for (const auto& f : kVfsFunctions) {
+    for (const auto& f : vfs_functions()) {
       if (std::find(hooked.begin(), hooked.end(), f.function) == hooked.end()) continue;
       add_exact(kind, f.program);
     }
@@ -211,14 +211,14 @@ class Planner {
         parts.push_back(fmt::format("{}: tp_btf/{}", h.fs, join(tps, ",")));
         any_derived = true;
         // ext4's tracepoints see no direct I/O; xfs's do (bpf/fs.bpf.h, iomap_dio_rw_begin).
-        iomap_wanted = iomap_wanted || std::string_view(h.fs) == "ext4";
+        iomap_wanted = iomap_wanted || h.fs == "ext4";
       } else {
         parts.push_back(fmt::format("{}: none", h.fs));
       }
     }
-    if (iomap_wanted && try_tp(EZIO_LAYER_FS, kIomapDio.name)) {
-      plan_.programs.insert(kIomapDio.program);
-      parts.push_back(fmt::format("iomap: tp_btf/{}", kIomapDio.name));
+    if (iomap_wanted && try_tp(EZIO_LAYER_FS, iomap_dio().name)) {
+      plan_.programs.insert(iomap_dio().program);
+      parts.push_back(fmt::format("iomap: tp_btf/{}", iomap_dio().name));
     }
     auto& p = plan_.layers[EZIO_LAYER_FS];
     p.hook = join(parts, "; ");
@@ -282,10 +282,10 @@ class Planner {
     }
   }
 
-  void add_exact(Exact kind, const char* program) {
+  void add_exact(Exact kind, const std::string& program) {
     bool fentry = kind == Exact::fentry;
-    plan_.programs.insert(std::string(program) + (fentry ? "_entry" : "_kprobe"));
-    plan_.programs.insert(std::string(program) + (fentry ? "_exit" : "_kretprobe"));
+    plan_.programs.insert(program + (fentry ? "_entry" : "_kprobe"));
+    plan_.programs.insert(program + (fentry ? "_exit" : "_kretprobe"));
     // A kretprobe can miss returns: what they leave pending at a thread's exit must be counted.
     if (!fentry) plan_.programs.insert(kKprobeThreadExit);
   }

@@ -52,6 +52,16 @@ void shrink_unused_tables(eziotrace* skel, const ProbePlan& plan) {
   }
 }
 
+// The planner names the programs by bpf/hooks.h's rule: one the object lacks would leave its hook
+// silently unrecorded.
+void check_planned_programs(const eziotrace* skel, const ProbePlan& plan) {
+  for (const auto& name : plan.programs) {
+    if (!bpf_object__find_program_by_name(skel->obj, name.c_str())) {
+      fail("the probe plan names BPF program {}, which the BPF object does not have", name);
+    }
+  }
+}
+
 }  // namespace
 
 void apply_probe_plan(eziotrace* skel, const ProbePlan& plan) {
@@ -61,6 +71,7 @@ void apply_probe_plan(eziotrace* skel, const ProbePlan& plan) {
                  fmt::join(denied_hook_kinds(), ", "));
   }
   spdlog::debug("VFS layer hooked with {}", vfs_hook_name(plan.vfs_hook));
+  check_planned_programs(skel, plan);
   bpf_program* prog;
   bpf_object__for_each_program(prog, skel->obj) {
     std::string_view name = bpf_program__name(prog);

@@ -1,9 +1,9 @@
-/* Workloads that each trigger one `eziotrace advise` rule (tests/report/report_test.cpp), and one
- * well-behaved workload that triggers none.
+/* Workloads that each trigger one `eziotrace advise` rule (tests/e2e/report/report_test.cpp), and
+ * one well-behaved workload that triggers none.
  *   advise_workload MODE DIR
  * MODE: good, small, small-direct, random, misaligned, fsync, metadata, reopen, stdio,
  * threads, throttle, readahead, saturate. The last three need the device set up by the test
- * (tests/report/report_test.cpp, DeviceRuleTest): a dirty-page limit on its BDI, a large
+ * (tests/e2e/report/report_test.cpp, DeviceRuleTest): a dirty-page limit on its BDI, a large
  * read_ahead_kb, a scheduler queueing requests. */
 #define _GNU_SOURCE
 #include <fcntl.h>

@@ -2,11 +2,11 @@
 # Host side of ctest's qemu_record_layers (MODE fentry), qemu_record_vfs_kprobe (MODE kprobe) and
 # qemu_record_tracepoints (MODE tracepoint): runs guest-record-<MODE>.sh in the VM (Debian's 6.1
 # kernel, which has fentry and kprobes), then reads the archive it recorded with python3-otf2 and
-# checks, for the workload (tests/layers/layers_workload.cpp), the VFS and FS events (counts, bytes,
-# offsets, results) and their nesting, that the VFS and FS times are the real ones (not derived),
-# and in MODE fentry the page-cache and block layers: their events must be there and attributed to
-# the workload's thread. MODE kprobe denies fentry: VFS and FS must then give the same events
-# through kprobes. MODE tracepoint denies kprobes too: derived VFS, ext4's tracepoints.
+# checks, for the workload (tests/programs/layers_workload.cpp), the VFS and FS events (counts,
+# bytes, offsets, results) and their nesting, that the VFS and FS times are the real ones (not
+# derived), and in MODE fentry the page-cache and block layers: their events must be there and
+# attributed to the workload's thread. MODE kprobe denies fentry: VFS and FS must then give the same
+# events through kprobes. MODE tracepoint denies kprobes too: derived VFS, ext4's tracepoints.
 # usage: record-layers.sh MODE EZIOTRACE WORKLOAD OTF2_DUMP_PY (tests/support/otf2_dump.py, beside
 # workload_facts.py)
 set -euo pipefail

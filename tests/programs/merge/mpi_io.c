@@ -1,5 +1,6 @@
-/* The MPI workload of the merge tests (tests/merge): 2 ranks, each writes then reads back its own
- * file with POSIX calls, then MPI_Barrier and one MPI_Send/MPI_Recv from rank 0 to rank 1.
+/* The MPI workload of the merge tests (tests/unit/merge, tests/e2e/merge): 2 ranks, each writes
+ * then reads back its own file with POSIX calls, then MPI_Barrier and one MPI_Send/MPI_Recv from
+ * rank 0 to rank 1.
  * Usage: mpi_io DIR. Prints "rank=R pid=P" per rank so that the tests know which process is
  * which rank. All I/O is after MPI_Init: in MPI mode EZTrace starts inside MPI_Init. */
 #include <fcntl.h>

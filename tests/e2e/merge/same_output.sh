@@ -7,14 +7,14 @@
 # recording; exit 1 when any differs. Not registered with ctest (it needs two builds): run by hand,
 # as root.
 #
-#   tests/merge/same_output.sh OLD_EZIOTRACE [NEW_BUILD_DIR (default: build)]
+#   tests/e2e/merge/same_output.sh OLD_EZIOTRACE [NEW_BUILD_DIR (default: build)]
 set -euo pipefail
 
 [[ $# -ge 1 ]] || { echo "usage: $0 OLD_EZIOTRACE [NEW_BUILD_DIR]" >&2; exit 2; }
 old=$(realpath "$1")
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=$root/${2:-build}
-new=$build/recorder/eziotrace
+new=$build/bin/eziotrace
 programs=$build/tests/programs-bin
 for f in "$old" "$new"; do [[ -x $f ]] || { echo "$f: not an executable" >&2; exit 1; }; done
 [[ -x $programs/io_threads ]] || { echo "build the merge tests' programs first" >&2; exit 1; }

@@ -17,8 +17,8 @@
 #include "analysis/layers.h"
 #include "analysis/profile.h"
 #include "common/error.h"
-#include "tests/analysis/synthetic.h"
-#include "tests/analysis/test_util.h"
+#include "tests/support/synthetic.h"
+#include "tests/unit/analysis/test_util.h"
 
 namespace ezio::test {
 namespace {

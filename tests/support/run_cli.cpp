@@ -1,4 +1,4 @@
-#include "tests/analysis/run_cli.h"
+#include "tests/support/run_cli.h"
 
 #include <fcntl.h>
 #include <poll.h>

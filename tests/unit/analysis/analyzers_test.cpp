@@ -13,9 +13,9 @@
 #include "analysis/profile.h"
 #include "analysis/trace_reader.h"
 #include "common/error.h"
-#include "tests/analysis/run_cli.h"
-#include "tests/analysis/synthetic.h"
-#include "tests/analysis/test_util.h"
+#include "tests/support/run_cli.h"
+#include "tests/support/synthetic.h"
+#include "tests/unit/analysis/test_util.h"
 
 namespace ezio::test {
 namespace {

@@ -1,4 +1,4 @@
-#include "tests/analysis/synthetic.h"
+#include "tests/support/synthetic.h"
 
 #include <array>
 #include <map>

@@ -6,8 +6,8 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "tests/analysis/run_cli.h"
-#include "tests/analysis/test_util.h"
+#include "tests/support/run_cli.h"
+#include "tests/unit/analysis/test_util.h"
 
 namespace ezio::test {
 namespace {
