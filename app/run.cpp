@@ -50,6 +50,9 @@ void run(RunArgs& o) {
   kernel.force = false;
   kernel.environment = recorder::current_environment();
   kernel.command = converters::eztrace_command(setup, rec.command, kernel.environment);
+  // The command's environment preloads the helper, whose gate lets EZTrace start up while the
+  // kernel side loads (docs/merge.md, Start-up).
+  kernel.start_gate = true;
   recorder::RecordResult r = recorder::record(kernel);
 
   auto merged = converters::finish_eztrace(setup, r.archive / schema::kAnchorFile, staging.dir());

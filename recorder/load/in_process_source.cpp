@@ -18,6 +18,10 @@ void InProcessSource::trace_process(pid_t pid, int /*pidfd: the service's check*
   programs_->trace_process(slot_, pid);
 }
 
+void InProcessSource::trace_running_process(pid_t pid, int pidfd) {
+  programs_->trace_running_process(slot_, pid, pidfd);
+}
+
 size_t InProcessSource::traced_processes() const {
   // After stop() the session is gone: nothing is traced any more.
   return stopped_ ? 0 : programs_->traced_processes(slot_);

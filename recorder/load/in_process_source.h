@@ -18,6 +18,8 @@ class InProcessSource : public KernelSource {
 
   const ProbePlan& plan() const override { return programs_->plan(); }
   void trace_process(pid_t pid, int pidfd) override;
+  bool traces_running_processes() const override { return true; }
+  void trace_running_process(pid_t pid, int pidfd) override;
   bool poll(int timeout_ms) override { return reader_->poll(timeout_ms); }
   bool drain() override { return reader_->drain(); }
   void wake_on(int fd) override { reader_->wake_on(fd); }

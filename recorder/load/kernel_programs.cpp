@@ -2,6 +2,7 @@
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include <poll.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -183,6 +184,25 @@ void KernelPrograms::trace_process(unsigned slot, pid_t pid) {
   if (bpf_map_update_elem(map_fd("traced"), &key, &value, BPF_ANY) != 0) {
     fail("cannot add process {} to the traced set: {}", pid, errno_text(errno));
   }
+}
+
+void KernelPrograms::trace_running_process(unsigned slot, pid_t pid, int pidfd) {
+  // No exec will activate it and give its thread a state (bpf/process.bpf.h): its TGID's filter
+  // bit is set here, and state_missing makes its threads get their state at their next event
+  // (bpf/task.bpf.h, traced_task), as a thread that could not get one at its fork does.
+  auto& bits = skel_->bss->tgid_bits;
+  constexpr uint64_t kBits = sizeof(bits) * 8;
+  uint64_t bit = static_cast<uint64_t>(pid) % kBits;
+  __atomic_fetch_or(&bits[bit / 64], uint64_t{1} << (bit % 64), __ATOMIC_SEQ_CST);
+  __atomic_store_n(&skel_->bss->state_missing, 1, __ATOMIC_SEQ_CST);
+  uint32_t key = pid;
+  ezio_traced value{EZIO_ACTIVE, live_id(slot)};
+  if (bpf_map_update_elem(map_fd("traced"), &key, &value, BPF_ANY) != 0) {
+    fail("cannot add process {} to the traced set: {}", pid, errno_text(errno));
+  }
+  // Ended before it was added: no exit hook will remove its entry.
+  pollfd ended{pidfd, POLLIN, 0};
+  if (pidfd >= 0 && poll(&ended, 1, 0) == 1) bpf_map_delete_elem(map_fd("traced"), &key);
 }
 
 size_t KernelPrograms::traced_processes(unsigned slot) const {

@@ -44,6 +44,9 @@ class KernelPrograms {
   // pid (stopped before its exec) joins the session's tree, recorded from its execve on. A pid
   // already in another session's tree (a recorder recorded by another) moves to this one.
   void trace_process(unsigned slot, pid_t pid);
+  // pid, past its exec, joins the session's tree active: recorded from now on. pidfd (its
+  // pidfd_open) tells whether it ended meanwhile; its entry then goes (its exit was not seen).
+  void trace_running_process(unsigned slot, pid_t pid, int pidfd);
   size_t traced_processes(unsigned slot) const;
   // Of an open session (read them before close_session).
   SessionTotals totals(unsigned slot) const;
