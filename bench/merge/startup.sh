@@ -40,8 +40,7 @@ stop_daemons() {
   rm -rf "$work"
 }
 trap stop_daemons EXIT
-export EZIOTRACE_CACHE_DIR=${EZIOTRACE_CACHE_DIR:-$work/cache}
-mkdir -m700 -p "$EZIOTRACE_CACHE_DIR" "$work/ez"
+mkdir -p "$work/ez"
 
 median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
@@ -58,10 +57,10 @@ once() {
 
 # start_daemon <eziotrace> <socket>: eziotraced of that build on a private socket, once ready.
 start_daemon() {
-  local daemon
+  local daemon i=$3
   daemon=$(dirname "$1")/eziotraced
   [[ -x $daemon ]] || { echo "no $daemon" >&2; exit 1; }
-  "$daemon" --foreground --socket "$2" >"$2.log" 2>&1 &
+  EZIOTRACE_CACHE_DIR=$work/cache.$i "$daemon" --foreground --socket "$2" --group root >"$2.log" 2>&1 &
   daemons+=($!)
   for _ in $(seq 600); do
     [[ -S $2 ]] && return
@@ -73,16 +72,27 @@ start_daemon() {
 
 bins=("$eziotrace")
 [[ -n $other ]] && bins+=("$other")
-for i in "${!bins[@]}"; do start_daemon "${bins[$i]}" "$work/eziotraced.$i.sock"; done
+# Each build its own probe cache (its key holds the executable: two builds would replace each
+# other's at every run and probe again), filled before the runs.
+cached() {
+  local i=$1
+  shift
+  EZIOTRACE_CACHE_DIR=$work/cache.$i "$@"
+}
+for i in "${!bins[@]}"; do
+  mkdir -m700 -p "$work/cache.$i"
+  once "warmup.$i" cached "$i" "${bins[$i]}" --no-service -o "$work/out" -- true
+  start_daemon "${bins[$i]}" "$work/eziotraced.$i.sock" "$i"
+done
 echo "machine load before: $(uptime)"
-once warmup "$eziotrace" --no-service -o "$work/out" -- true # the probe cache
 for ((r = 0; r < runs; r++)); do
   once true true
   once eztrace eztrace -t posixio true
   for i in "${!bins[@]}"; do
-    once "merged.$i" "${bins[$i]}" --no-service -o "$work/out" -- true
-    once "service.$i" "${bins[$i]}" --service="$work/eziotraced.$i.sock" -o "$work/out" -- true
-    once "record.$i" "${bins[$i]}" record --no-service -o "$work/out" -- true
+    once "merged.$i" cached "$i" "${bins[$i]}" --no-service -o "$work/out" -- true
+    once "service.$i" cached "$i" "${bins[$i]}" --service="$work/eziotraced.$i.sock" \
+      -o "$work/out" -- true
+    once "record.$i" cached "$i" "${bins[$i]}" record --no-service -o "$work/out" -- true
   done
 done
 echo "machine load after:  $(uptime)"

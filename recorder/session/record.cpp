@@ -354,6 +354,7 @@ void print_summary(const RecordResult& r) {
   out += fmt::format("archive: {}{}", (r.archive / schema::kAnchorFile).string(),
                      info.status == "interrupted"           ? " (recording interrupted)"
                      : info.status == "application-crashed" ? " (the application crashed)"
+                     : info.status == "start-missing"       ? " (its start may be missing)"
                                                             : "");
   spdlog::info("{}", out);
   if (total_lost > 0) {
