@@ -1,5 +1,7 @@
 // `eziotrace [options] [--] command [args...]` (`eziotrace run`): the command runs under EZTrace
 // while the kernel layers are recorded; both end up merged in one archive.
+#include <unistd.h>
+
 #include <filesystem>
 
 #include "app/commands.h"
@@ -9,6 +11,7 @@
 #include "common/log.h"
 #include "common/output_dir.h"
 #include "common/schema/files.h"
+#include "converters/eztrace/discovery.h"
 #include "converters/eztrace/environment.h"
 #include "converters/eztrace/run_merge.h"
 #include "recorder/session/launcher.h"
@@ -25,6 +28,16 @@ namespace {
 int run_status(int application_status, const converters::MergeReport& merge) {
   if (application_status != 0) return application_status;
   return merge.violations ? 3 : 0;
+}
+
+// Whether the loader will load the preload helper that the command's environment names, whose gate
+// lets EZTrace start up while the kernel side loads (docs/merge.md, Start-up): the loader splits
+// LD_PRELOAD at spaces and colons, and skips (with a message) a file it cannot open.
+bool helper_loads() {
+  fs::path helper = converters::preload_helper_path();
+  std::string name = helper.string();
+  return name.find_first_of(": \t") == std::string::npos && fs::is_regular_file(helper) &&
+         access(name.c_str(), R_OK) == 0;
 }
 
 void run(RunArgs& o) {
@@ -50,9 +63,7 @@ void run(RunArgs& o) {
   kernel.force = false;
   kernel.environment = recorder::current_environment();
   kernel.command = converters::eztrace_command(setup, rec.command, kernel.environment);
-  // The command's environment preloads the helper, whose gate lets EZTrace start up while the
-  // kernel side loads (docs/merge.md, Start-up).
-  kernel.start_gate = true;
+  kernel.start_gate = helper_loads();
   recorder::RecordResult r = recorder::record(kernel);
 
   auto merged = converters::finish_eztrace(setup, r.archive / schema::kAnchorFile, staging.dir());
