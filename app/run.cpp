@@ -1,7 +1,5 @@
 // `eziotrace [options] [--] command [args...]` (`eziotrace run`): the command runs under EZTrace
 // while the kernel layers are recorded; both end up merged in one archive.
-#include <unistd.h>
-
 #include <filesystem>
 
 #include "app/commands.h"
@@ -30,16 +28,6 @@ int run_status(int application_status, const converters::MergeReport& merge) {
   return merge.violations ? 3 : 0;
 }
 
-// Whether the loader will load the preload helper that the command's environment names, whose gate
-// lets EZTrace start up while the kernel side loads (docs/merge.md, Start-up): the loader splits
-// LD_PRELOAD at spaces and colons, and skips (with a message) a file it cannot open.
-bool helper_loads() {
-  fs::path helper = converters::preload_helper_path();
-  std::string name = helper.string();
-  return name.find_first_of(": \t") == std::string::npos && fs::is_regular_file(helper) &&
-         access(name.c_str(), R_OK) == 0;
-}
-
 void run(RunArgs& o) {
   const recorder::RecordOptions& rec = o.base.record;
   if (rec.command.empty()) {
@@ -63,7 +51,8 @@ void run(RunArgs& o) {
   kernel.force = false;
   kernel.environment = recorder::current_environment();
   kernel.command = converters::eztrace_command(setup, rec.command, kernel.environment);
-  kernel.start_gate = helper_loads();
+  // Its gate lets EZTrace start up while the kernel side loads (docs/merge.md, Start-up).
+  kernel.gate_helper = converters::preload_helper_path().string();
   recorder::RecordResult r = recorder::record(kernel);
 
   auto merged = converters::finish_eztrace(setup, r.archive / schema::kAnchorFile, staging.dir());

@@ -161,9 +161,10 @@ ArchiveSummary finish_archive(KernelArchive& archive, RecordStore& store,
 
 // Whether the application starts at once, held at the preload helper's gate while the programs
 // load (start_gate.h): only the programs loaded here can take a process past its exec.
-bool use_start_gate(const RecordOptions& o) {
-  if (!o.start_gate || !service::goes_in_process(o)) return false;
-  std::string why = why_not_gated(o.command.front());
+bool use_start_gate(const RecordOptions& o, const std::vector<std::string>& env) {
+  if (o.gate_helper.empty() || !service::goes_in_process(o)) return false;
+  std::string why = why_helper_not_loaded(env, o.gate_helper);
+  if (why.empty()) why = why_not_gated(o.command.front());
   if (!why.empty()) {
     spdlog::debug("the application starts once the kernel side is loaded: {}", why);
     return false;
@@ -205,7 +206,7 @@ Started start_application(const RecordOptions& o, const std::vector<std::string>
   uint64_t ring_buffer_bytes = o.ring_buffer_mib * 1024 * 1024;
   check_ring_buffer_size(ring_buffer_bytes);
   Started s;
-  s.gated = use_start_gate(o);
+  s.gated = use_start_gate(o, env);
   uint64_t exec_ns = 0;
   if (s.gated) {
     info.start_monotonic_ns = monotonic_ns();

@@ -141,6 +141,25 @@ std::string check_file(const std::string& path, int depth) {
 
 }  // namespace
 
+std::string why_helper_not_loaded(const std::vector<std::string>& env, const std::string& helper) {
+  if (helper.empty() || helper.find_first_of(": \t") != std::string::npos ||
+      access(helper.c_str(), R_OK) != 0) {
+    return "the preload helper cannot be loaded";
+  }
+  for (const auto& e : env) {
+    if (!e.starts_with("LD_PRELOAD=")) continue;
+    std::string list = e.substr(11);
+    size_t start = 0;
+    while (start <= list.size()) {
+      size_t end = list.find_first_of(": \t", start);
+      if (end == std::string::npos) end = list.size();
+      if (list.compare(start, end - start, helper) == 0) return "";
+      start = end + 1;
+    }
+  }
+  return "its environment does not preload the helper";
+}
+
 std::string why_not_gated(const std::string& command) {
   auto path = resolve_command(command);
   if (!path) return command + " not found";

@@ -9,6 +9,7 @@
 // A script's interpreter is checked instead of the script.
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace ezio::recorder {
 
@@ -18,5 +19,10 @@ std::optional<std::string> resolve_command(const std::string& command);
 // "" when the program `command` names (a path, or looked up in PATH as execvp does) can be held at
 // the gate; otherwise why not ("statically linked", "setuid", ...), for the log.
 std::string why_not_gated(const std::string& command);
+
+// "" when the loader will load `helper` into a program started with `env` ("NAME=value"): its
+// LD_PRELOAD names it, and it is a readable file whose path has no space or colon (the loader
+// splits LD_PRELOAD there, and skips a file it cannot open with a message only); else why not.
+std::string why_helper_not_loaded(const std::vector<std::string>& env, const std::string& helper);
 
 }  // namespace ezio::recorder

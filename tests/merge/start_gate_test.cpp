@@ -2,9 +2,14 @@
 // `eziotrace -- prog` starts a dynamically linked program at once, held at the preload helper's
 // gate while the kernel side loads; a statically linked one, which the helper cannot hold, waits
 // before its exec as before; a shell that execs the program is held itself. In every case the
-// program's own first I/O (its constructor's, then main's) is in the kernel archive.
-#include <gtest/gtest.h>
+// program's own first I/O (its constructor's, then main's) is in the kernel archive. And which
+// programs the gate can hold (recorder/session/start_gate.h).
+#include "recorder/session/start_gate.h"
 
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <fstream>
 #include <set>
 
 #include "converters/merge/archive_model.h"
@@ -83,6 +88,46 @@ TEST(StartGate, ShellThatExecsAStaticProgramIsRecordedCompletely) {
       record(dir, {"sh", "-c", "exec \"$0\" \"$1\"", program("gate_probe_static"), dir.string()});
   EXPECT_NE(r.log.find(kGated), std::string::npos) << r.log;
   expect_own_io(r, dir);
+}
+
+// --- which programs the gate can hold ------------------------------------------------------------
+
+// A script in dir running `interpreter`, executable.
+std::string script(const fs::path& dir, const std::string& name, const std::string& interpreter) {
+  fs::path path = dir / name;
+  std::ofstream(path) << "#!" << interpreter << " -e\necho hi\n";
+  fs::permissions(path, fs::perms::owner_all);
+  return path.string();
+}
+
+TEST(StartGate, HoldsDynamicProgramsAndScriptsOfThem) {
+  fs::path dir = ezio::test::scratch_dir("start-gate-which");
+  EXPECT_EQ(ezio::recorder::why_not_gated(program("gate_probe")), "");
+  EXPECT_EQ(ezio::recorder::why_not_gated("sh"), "") << "looked up in PATH";
+  EXPECT_EQ(ezio::recorder::why_not_gated(script(dir, "dynamic.sh", "/bin/sh")), "");
+  EXPECT_EQ(
+      ezio::recorder::why_not_gated(script(dir, "twice.sh", script(dir, "once.sh", "/bin/sh"))),
+      "");
+}
+
+TEST(StartGate, DoesNotHoldWhatIgnoresThePreload) {
+  ASSERT_TRUE(fs::exists(program("gate_probe_static")))
+      << "gate_probe_static was not built: glibc's static libc (libc.a, libc6-dev) is missing";
+  fs::path dir = ezio::test::scratch_dir("start-gate-which-not");
+  auto why = [](const std::string& command) { return ezio::recorder::why_not_gated(command); };
+  EXPECT_NE(why(program("gate_probe_static")).find("statically linked"), std::string::npos);
+  EXPECT_NE(why(script(dir, "static.sh", program("gate_probe_static"))).find("statically linked"),
+            std::string::npos)
+      << "a script's interpreter is what runs";
+  fs::path setuid = dir / "setuid_probe";
+  fs::copy_file(program("gate_probe"), setuid);
+  ASSERT_EQ(chmod(setuid.c_str(), 04755), 0);
+  EXPECT_NE(why(setuid.string()).find("setuid"), std::string::npos);
+  fs::path text = dir / "text";
+  std::ofstream(text) << "not a program\n";
+  fs::permissions(text, fs::perms::owner_all);
+  EXPECT_NE(why(text.string()).find("not an ELF program"), std::string::npos);
+  EXPECT_NE(why("no-such-command-anywhere").find("not found"), std::string::npos);
 }
 
 }  // namespace
