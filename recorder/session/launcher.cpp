@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstring>
 #include <tuple>
 
 #include "common/error.h"
@@ -189,9 +190,12 @@ void Launcher::open_gate() {
 }
 
 bool Launcher::gate_reached() {
-  char reached = 0;
-  if (!gate_reached_ && report_fd_ && read(report_fd_.get(), &reached, 1) == 1) {
-    gate_reached_ = reached == 'G';
+  // 'G' and the time, written at once by the helper (converters/eztrace/preload).
+  char reached[1 + sizeof(uint64_t)] = {};
+  if (!gate_reached_ && report_fd_ &&
+      read(report_fd_.get(), reached, sizeof reached) == sizeof reached && reached[0] == 'G') {
+    gate_reached_ = true;
+    std::memcpy(&gate_reached_ns_, reached + 1, sizeof gate_reached_ns_);
   }
   return gate_reached_;
 }

@@ -38,6 +38,8 @@ class Launcher {
   // kGated: whether the helper said its program reached the gate (and so ran none of its own code
   // before open_gate()). Does not wait: asked once the application ended, the answer is final.
   bool gate_reached();
+  // When it reached the gate (CLOCK_MONOTONIC ns), once gate_reached().
+  uint64_t gate_reached_ns() const { return gate_reached_ns_; }
   // The exit status in the form `time` and shells use (128+N for signal N) once the child ended.
   std::optional<int> poll_exit();
   // Readable once the child has ended (a pidfd), so that a wait for records can end with it; -1
@@ -61,6 +63,7 @@ class Launcher {
   UniqueFd gate_fd_;    // kGated, write end: one byte opens the gate
   UniqueFd report_fd_;  // kGated, read end: the helper's byte when its program reached the gate
   bool gate_reached_ = false;
+  uint64_t gate_reached_ns_ = 0;
   UniqueFd exit_fd_;
   bool exited_ = false;
   bool crashed_ = false;

@@ -196,7 +196,19 @@ struct Started {
   std::unique_ptr<KernelSource> source;
   std::unique_ptr<Launcher> app;
   bool gated = false;
+  uint64_t exec_ns = 0;  // gated: its exec was seen done
+  uint64_t open_ns = 0;  // gated: the kernel side filtered on it, the gate opened
 };
+
+// Which side of the start gate waited for the other, for -v.
+void log_gate(Started& s) {
+  auto ms = [&](uint64_t t) { return (static_cast<double>(t) - s.exec_ns) / 1e6; };
+  if (!s.gated || !s.app->gate_reached()) return;
+  spdlog::debug(
+      "start gate: the application reached it {:.1f} ms after its exec, the kernel side filtered "
+      "on it after {:.1f} ms",
+      ms(s.app->gate_reached_ns()), ms(s.open_ns));
+}
 
 // Gated: the application execs first and its start-up (the loader, EZTrace's) runs while the
 // programs load; otherwise it waits before its exec until they filter on its pid.
@@ -207,13 +219,12 @@ Started start_application(const RecordOptions& o, const std::vector<std::string>
   check_ring_buffer_size(ring_buffer_bytes);
   Started s;
   s.gated = use_start_gate(o, env);
-  uint64_t exec_ns = 0;
   if (s.gated) {
     info.start_monotonic_ns = monotonic_ns();
     info.start_realtime_ns = realtime_ns();
     s.app = std::make_unique<Launcher>(o.command, env, user, Launcher::Start::kGated);
     s.app->confirm_exec();
-    exec_ns = monotonic_ns();
+    s.exec_ns = monotonic_ns();
   }
   s.source = open_kernel_source(layers, ring_buffer_bytes, o, store);
   if (!s.gated) {
@@ -223,7 +234,7 @@ Started start_application(const RecordOptions& o, const std::vector<std::string>
     info.start_realtime_ns = realtime_ns();
   } else if (s.source->traces_running_processes()) {
     s.source->trace_running_process(s.app->pid(), s.app->exit_fd());
-    note_exec(store, s.app->pid(), o.command.front(), exec_ns);
+    note_exec(store, s.app->pid(), o.command.front(), s.exec_ns);
   } else {
     fail("the recording service started while the application did: record again");
   }
@@ -275,9 +286,12 @@ RecordResult record(const RecordOptions& o, const RecordExtras& extras) {
     if (l != EZIO_LAYER_PROCESS) info.probes[l] = probe_property(bpf.plan().layers[l]);
   }
   SignalForwarding signals;
-  KernelArchive archive(staging.dir(), info);
+  started.open_ns = monotonic_ns();
   started.gated ? app.open_gate() : app.release();
   if (app.exit_fd() >= 0) bpf.wake_on(app.exit_fd());
+  // Made while the application runs (OTF2's archive and its buffers: milliseconds); its records
+  // wait in the ring buffer meanwhile.
+  KernelArchive archive(staging.dir(), info);
 
   int status = record_until_exit(app, bpf, store, archive, signals, o.wait_children_s);
   drain_all(bpf, store, archive);
@@ -290,6 +304,7 @@ RecordResult record(const RecordOptions& o, const RecordExtras& extras) {
   info.application_cpu_ns = app.cpu_ns();
   // The recording's own end first: an interrupted recording may lack what a crash would explain.
   if (app.crashed()) info.status = "application-crashed";
+  log_gate(started);
   if (started.gated && !app.gate_reached() && info.status == "complete") {
     // The helper never said so: the program may have run before the kernel side filtered on it.
     spdlog::warn(

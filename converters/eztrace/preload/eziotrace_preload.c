@@ -25,7 +25,8 @@
  *   it starts, recorder/session/launcher.h), the program's own code waits at __libc_start_main
  *   until the recorder says the kernel side filters on this process: the recorder loads its BPF
  *   programs while the loader and EZTrace start up, instead of before. The helper says on the write
- *   fd that it reached the gate (so the recorder knows the program did not run ungated), then
+ *   fd that it reached the gate, and when (so the recorder knows the program did not run ungated,
+ *   and which side waited), then
  *   waits for a byte on the read fd; EOF there means the recorder went away: the program never
  *   starts. The variable is removed in the constructor and both fds are close-on-exec from then
  *   on: EZTrace's `rm -rf` child and every later image start ungated, as they should (they are
@@ -277,8 +278,11 @@ static void take_gate(getenv_fn get) {
 /* The program's own code (its constructors, main) starts only once the recorder filters on this
  * process. Raw system calls: EZTrace's wrappers are active, and this is not the program's I/O. */
 static void pass_gate(void) {
-  char reached = 'G';
-  long n = syscall(SYS_write, gate_report_fd, &reached, 1);
+  /* 'G' and when (CLOCK_MONOTONIC ns), in one write: the recorder logs which side waited. */
+  char reached[1 + sizeof(uint64_t)] = {'G'};
+  uint64_t now = monotonic_ns();
+  memcpy(reached + 1, &now, sizeof now);
+  long n = syscall(SYS_write, gate_report_fd, reached, sizeof reached);
   (void)n; /* a recorder that cannot read it never opens the gate either */
   syscall(SYS_close, gate_report_fd);
   char go = 0;
