@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -84,6 +85,16 @@ std::pair<UniqueFd, UniqueFd> make_pipe() {
   return {UniqueFd(fds[0]), UniqueFd(fds[1])};
 }
 
+// The gate's channel: a socket, so that opening a gate whose program already ended is EPIPE
+// (MSG_NOSIGNAL), not a SIGPIPE that kills the recorder. Both ends close-on-exec, as make_pipe's.
+std::pair<UniqueFd, UniqueFd> make_socket_pair() {
+  int fds[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) {
+    fail("cannot create the start gate: {}", errno_text(errno));
+  }
+  return {UniqueFd(fds[0]), UniqueFd(fds[1])};
+}
+
 }  // namespace
 
 std::vector<std::string> current_environment() {
@@ -100,7 +111,7 @@ Launcher::Launcher(const std::vector<std::string>& argv, const std::vector<std::
   bool gated = start == Start::kGated;
   UniqueFd go_read, go_write, gate_read, gate_write, report_read, report_write;
   if (gated) {
-    std::tie(gate_read, gate_write) = make_pipe();
+    std::tie(gate_read, gate_write) = make_socket_pair();
     std::tie(report_read, report_write) = make_pipe();
   } else {
     std::tie(go_read, go_write) = make_pipe();
@@ -185,7 +196,10 @@ void Launcher::confirm_exec() {
 
 void Launcher::open_gate() {
   char go = 1;
-  write_all(gate_fd_.get(), &go, 1);
+  ssize_t r;
+  while ((r = send(gate_fd_.get(), &go, 1, MSG_NOSIGNAL)) < 0 && errno == EINTR) {
+  }
+  // Not sent (EPIPE): the program ended before the gate; poll_exit() tells how.
   gate_fd_.reset();
 }
 

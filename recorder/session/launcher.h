@@ -60,7 +60,7 @@ class Launcher {
   pid_t pid_ = -1;
   UniqueFd go_fd_;      // write end: one byte releases the child
   UniqueFd error_fd_;   // read end: errno from a failed exec, EOF on success (CLOEXEC)
-  UniqueFd gate_fd_;    // kGated, write end: one byte opens the gate
+  UniqueFd gate_fd_;    // kGated, our end of a socket pair: one byte opens the gate
   UniqueFd report_fd_;  // kGated, read end: the helper's byte when its program reached the gate
   bool gate_reached_ = false;
   uint64_t gate_reached_ns_ = 0;

@@ -90,6 +90,26 @@ TEST(StartGate, ShellThatExecsAStaticProgramIsRecordedCompletely) {
   expect_own_io(r, dir);
 }
 
+TEST(StartGate, ProgramEndingBeforeTheGateIsReportedAndTheRecorderGoesOn) {
+  // A library constructor of the program ends it before glibc's start routine: the helper never
+  // says it reached the gate, the gate is opened on a program that is gone.
+  fs::path dir = ezio::test::scratch_dir("start-gate-never");
+  fs::path out = dir / "out";
+  auto r = ezio::test::run({EZIO_BINARY, "-v", "--keep-parts", "-o", out.string(), "--",
+                            program("gate_probe_lib"), dir.string()},
+                           {"GATE_PROBE_EXIT=7"});
+  EXPECT_EQ(r.status, 7) << r.err;
+  EXPECT_NE(r.err.find(kGated), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("did not reach eziotrace's start gate"), std::string::npos) << r.err;
+  auto kernel = ezio::converters::read_archive(out.string() + ".parts/kernel/eziotrace.otf2");
+  std::string status;
+  for (const auto& p : kernel.defs.node_properties) {
+    if (kernel.defs.str(p.name) == "EZIOTRACE::STATUS") status = kernel.defs.str(p.value.stringRef);
+  }
+  EXPECT_EQ(status, "start-missing");
+  EXPECT_FALSE(fs::exists(dir / "ctor.txt")) << "the program's own code ran";
+}
+
 // --- which programs the gate can hold ------------------------------------------------------------
 
 // A script in dir running `interpreter`, executable.
