@@ -13,7 +13,9 @@ namespace ezio::recorder {
 
 class InProcessSource : public KernelSource {
  public:
-  InProcessSource(std::unique_ptr<KernelPrograms> programs, uint64_t ring_bytes, RecordStore& sink);
+  // ring: made beforehand by make_ring_buffer(ring_bytes), else made here.
+  InProcessSource(std::unique_ptr<KernelPrograms> programs, uint64_t ring_bytes, RecordStore& sink,
+                  UniqueFd ring = {});
   ~InProcessSource() override;
 
   const ProbePlan& plan() const override { return programs_->plan(); }

@@ -152,16 +152,20 @@ size_t KernelPrograms::traced_entries() const {
   return n;
 }
 
-KernelPrograms::Session KernelPrograms::open_session(uint64_t ring_bytes) {
+UniqueFd make_ring_buffer(uint64_t ring_bytes) {
+  check_ring_buffer_size(ring_bytes);
+  UniqueFd ring(bpf_map_create(BPF_MAP_TYPE_RINGBUF, "ezio_ring", 0, 0,
+                               static_cast<uint32_t>(ring_bytes), nullptr));
+  if (!ring) fail("cannot create a ring buffer of {} bytes: {}", ring_bytes, errno_text(errno));
+  return ring;
+}
+
+KernelPrograms::Session KernelPrograms::open_session(uint64_t ring_bytes, UniqueFd ring) {
   check_ring_buffer_size(ring_bytes);
   unsigned slot = 0;
   while (slot < kMaxSessions && ids_[slot]) ++slot;
   if (slot == kMaxSessions) fail("all {} recording sessions are in use", kMaxSessions);
-  Session s{slot,
-            UniqueFd(bpf_map_create(BPF_MAP_TYPE_RINGBUF, "ezio_ring", 0, 0,
-                                    static_cast<uint32_t>(ring_bytes), nullptr)),
-            ring_bytes};
-  if (!s.ring) fail("cannot create a ring buffer of {} bytes: {}", ring_bytes, errno_text(errno));
+  Session s{slot, ring ? std::move(ring) : make_ring_buffer(ring_bytes), ring_bytes};
   // A generation above the slot: the id differs from every earlier session of the slot's.
   uint32_t id = (++generation_ << EZIO_SESSION_SLOT_BITS) | slot;
   clear_drops(map_fd("drops"), slot);

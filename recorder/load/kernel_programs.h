@@ -40,7 +40,8 @@ class KernelPrograms {
   };
   // A free slot with a new ring buffer of ring_bytes (a power of two, at least a page; sessions'
   // sizes may differ). Fails (ezio::Error) when all slots are taken.
-  Session open_session(uint64_t ring_bytes);
+  // ring: one made by make_ring_buffer(ring_bytes) beforehand, else it is made here.
+  Session open_session(uint64_t ring_bytes, UniqueFd ring = {});
   // pid (stopped before its exec) joins the session's tree, recorded from its execve on. A pid
   // already in another session's tree (a recorder recorded by another) moves to this one.
   void trace_process(unsigned slot, pid_t pid);
@@ -75,6 +76,10 @@ class KernelPrograms {
 // load, the kernel changed in a way the cache's key does not see: it is forgotten and the kernel
 // probed again.
 std::unique_ptr<KernelPrograms> load_kernel_programs(const LayerSet& layers, bool use_cache);
+
+// A session's ring buffer of ring_bytes (BPF_MAP_TYPE_RINGBUF; 32 MiB take ~8 ms), independent of
+// the programs: the in-process recorder makes it while they load.
+UniqueFd make_ring_buffer(uint64_t ring_bytes);
 
 // Fails unless the size is a power of two and a multiple of the page size.
 void check_ring_buffer_size(uint64_t ring_buffer_bytes);

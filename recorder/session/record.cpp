@@ -250,8 +250,12 @@ std::unique_ptr<KernelSource> open_kernel_source(const LayerSet& layers, uint64_
   return service::open_service_or(
       o, ring_buffer_bytes, store, [&]() -> std::unique_ptr<KernelSource> {
         check_recording_privileges();
-        return std::make_unique<InProcessSource>(load_kernel_programs(layers, o.probe_cache),
-                                                 ring_buffer_bytes, store);
+        // The ring buffer is made while the programs load: it is on the start's critical path.
+        auto ring = std::async(std::launch::async,
+                               [ring_buffer_bytes] { return make_ring_buffer(ring_buffer_bytes); });
+        auto programs = load_kernel_programs(layers, o.probe_cache);
+        return std::make_unique<InProcessSource>(std::move(programs), ring_buffer_bytes, store,
+                                                 ring.get());
       });
 }
 
