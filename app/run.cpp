@@ -9,6 +9,7 @@
 #include "common/log.h"
 #include "common/output_dir.h"
 #include "common/schema/files.h"
+#include "converters/eztrace/discovery.h"
 #include "converters/eztrace/environment.h"
 #include "converters/eztrace/run_merge.h"
 #include "recorder/session/launcher.h"
@@ -50,6 +51,8 @@ void run(RunArgs& o) {
   kernel.force = false;
   kernel.environment = recorder::current_environment();
   kernel.command = converters::eztrace_command(setup, rec.command, kernel.environment);
+  // Its gate lets EZTrace start up while the kernel side loads (docs/merge.md, Start-up).
+  kernel.gate_helper = converters::preload_helper_path().string();
   recorder::RecordResult r = recorder::record(kernel);
 
   auto merged = converters::finish_eztrace(setup, r.archive / schema::kAnchorFile, staging.dir());

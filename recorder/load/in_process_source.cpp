@@ -5,9 +5,9 @@
 namespace ezio::recorder {
 
 InProcessSource::InProcessSource(std::unique_ptr<KernelPrograms> programs, uint64_t ring_bytes,
-                                 RecordStore& sink)
+                                 RecordStore& sink, UniqueFd ring)
     : programs_(std::move(programs)) {
-  KernelPrograms::Session s = programs_->open_session(ring_bytes);
+  KernelPrograms::Session s = programs_->open_session(ring_bytes, std::move(ring));
   slot_ = s.slot;
   reader_ = std::make_unique<RingReader>(std::move(s.ring), s.ring_bytes, sink);
 }
@@ -16,6 +16,10 @@ InProcessSource::~InProcessSource() = default;
 
 void InProcessSource::trace_process(pid_t pid, int /*pidfd: the service's check*/) {
   programs_->trace_process(slot_, pid);
+}
+
+void InProcessSource::trace_running_process(pid_t pid, int pidfd) {
+  programs_->trace_running_process(slot_, pid, pidfd);
 }
 
 size_t InProcessSource::traced_processes() const {

@@ -13,11 +13,15 @@ namespace ezio::recorder {
 
 class InProcessSource : public KernelSource {
  public:
-  InProcessSource(std::unique_ptr<KernelPrograms> programs, uint64_t ring_bytes, RecordStore& sink);
+  // ring: made beforehand by make_ring_buffer(ring_bytes), else made here.
+  InProcessSource(std::unique_ptr<KernelPrograms> programs, uint64_t ring_bytes, RecordStore& sink,
+                  UniqueFd ring = {});
   ~InProcessSource() override;
 
   const ProbePlan& plan() const override { return programs_->plan(); }
   void trace_process(pid_t pid, int pidfd) override;
+  bool traces_running_processes() const override { return true; }
+  void trace_running_process(pid_t pid, int pidfd) override;
   bool poll(int timeout_ms) override { return reader_->poll(timeout_ms); }
   bool drain() override { return reader_->drain(); }
   void wake_on(int fd) override { reader_->wake_on(fd); }

@@ -2,6 +2,7 @@
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include <poll.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -162,16 +163,20 @@ size_t KernelPrograms::traced_entries() const {
   return n;
 }
 
-KernelPrograms::Session KernelPrograms::open_session(uint64_t ring_bytes) {
+UniqueFd make_ring_buffer(uint64_t ring_bytes) {
+  check_ring_buffer_size(ring_bytes);
+  UniqueFd ring(bpf_map_create(BPF_MAP_TYPE_RINGBUF, "ezio_ring", 0, 0,
+                               static_cast<uint32_t>(ring_bytes), nullptr));
+  if (!ring) fail("cannot create a ring buffer of {} bytes: {}", ring_bytes, errno_text(errno));
+  return ring;
+}
+
+KernelPrograms::Session KernelPrograms::open_session(uint64_t ring_bytes, UniqueFd ring) {
   check_ring_buffer_size(ring_bytes);
   unsigned slot = 0;
   while (slot < kMaxSessions && ids_[slot]) ++slot;
   if (slot == kMaxSessions) fail("all {} recording sessions are in use", kMaxSessions);
-  Session s{slot,
-            UniqueFd(bpf_map_create(BPF_MAP_TYPE_RINGBUF, "ezio_ring", 0, 0,
-                                    static_cast<uint32_t>(ring_bytes), nullptr)),
-            ring_bytes};
-  if (!s.ring) fail("cannot create a ring buffer of {} bytes: {}", ring_bytes, errno_text(errno));
+  Session s{slot, ring ? std::move(ring) : make_ring_buffer(ring_bytes), ring_bytes};
   // A generation above the slot: the id differs from every earlier session of the slot's.
   uint32_t id = (++generation_ << EZIO_SESSION_SLOT_BITS) | slot;
   reset_drops(map_fd("drops"), slot, id);
@@ -216,6 +221,25 @@ void KernelPrograms::trace_process(unsigned slot, pid_t pid) {
   if (bpf_map_update_elem(map_fd("traced"), &key, &value, BPF_ANY) != 0) {
     fail("cannot add process {} to the traced set: {}", pid, errno_text(errno));
   }
+}
+
+void KernelPrograms::trace_running_process(unsigned slot, pid_t pid, int pidfd) {
+  // No exec will activate it and give its thread a state (bpf/process.bpf.h): its TGID's filter
+  // bit is set here, and state_missing makes its threads get their state at their next event
+  // (bpf/task.bpf.h, traced_task), as a thread that could not get one at its fork does.
+  auto& bits = skel_->bss->tgid_bits;
+  constexpr uint64_t kBits = sizeof(bits) * 8;
+  uint64_t bit = static_cast<uint64_t>(pid) % kBits;
+  __atomic_fetch_or(&bits[bit / 64], uint64_t{1} << (bit % 64), __ATOMIC_SEQ_CST);
+  __atomic_store_n(&skel_->bss->state_missing, 1, __ATOMIC_SEQ_CST);
+  uint32_t key = pid;
+  ezio_traced value{EZIO_ACTIVE, live_id(slot)};
+  if (bpf_map_update_elem(map_fd("traced"), &key, &value, BPF_ANY) != 0) {
+    fail("cannot add process {} to the traced set: {}", pid, errno_text(errno));
+  }
+  // Ended before it was added: no exit hook will remove its entry.
+  pollfd ended{pidfd, POLLIN, 0};
+  if (pidfd >= 0 && poll(&ended, 1, 0) == 1) bpf_map_delete_elem(map_fd("traced"), &key);
 }
 
 size_t KernelPrograms::traced_processes(unsigned slot) const {

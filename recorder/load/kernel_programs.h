@@ -40,13 +40,17 @@ class KernelPrograms {
   };
   // A free slot with a new ring buffer of ring_bytes (a power of two, at least a page; sessions'
   // sizes may differ). Fails (ezio::Error) when all slots are taken.
-  Session open_session(uint64_t ring_bytes);
+  // ring: one made by make_ring_buffer(ring_bytes) beforehand, else it is made here.
+  Session open_session(uint64_t ring_bytes, UniqueFd ring = {});
   // The layers the session records (the syscall and process layers always): none of the others'
   // records enter its ring. A new session records every layer loaded. Before trace_process.
   void set_layers(unsigned slot, const LayerSet& layers);
   // pid (stopped before its exec) joins the session's tree, recorded from its execve on. Fails
   // when another open session records pid already: a session claims untraced processes only.
   void trace_process(unsigned slot, pid_t pid);
+  // pid, past its exec, joins the session's tree active: recorded from now on. pidfd (its
+  // pidfd_open) tells whether it ended meanwhile; its entry then goes (its exit was not seen).
+  void trace_running_process(unsigned slot, pid_t pid, int pidfd);
   size_t traced_processes(unsigned slot) const;
   // Of an open session (read them before close_session).
   SessionTotals totals(unsigned slot) const;
@@ -76,6 +80,10 @@ class KernelPrograms {
 // load, the kernel changed in a way the cache's key does not see: it is forgotten and the kernel
 // probed again.
 std::unique_ptr<KernelPrograms> load_kernel_programs(const LayerSet& layers, bool use_cache);
+
+// A session's ring buffer of ring_bytes (BPF_MAP_TYPE_RINGBUF; 32 MiB take ~8 ms), independent of
+// the programs: the in-process recorder makes it while they load.
+UniqueFd make_ring_buffer(uint64_t ring_bytes);
 
 // Fails unless the size is a power of two and a multiple of the page size.
 void check_ring_buffer_size(uint64_t ring_buffer_bytes);

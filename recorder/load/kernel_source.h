@@ -34,6 +34,12 @@ class KernelSource {
   // pid (stopped before its exec) joins the session's tree, recorded from its execve on. The
   // service checks the child through its pidfd; in-process, pidfd is not needed (-1 is fine).
   virtual void trace_process(pid_t pid, int pidfd) = 0;
+  // Whether trace_running_process() works: the programs loaded here can, eziotraced's sessions
+  // take stopped children only.
+  virtual bool traces_running_processes() const { return false; }
+  // pid, which exec'd its program before the programs filtered on it (held at the preload helper's
+  // gate, recorder/session/start_gate.h), joins the session's tree: recorded from now on.
+  virtual void trace_running_process(pid_t /*pid*/, int /*pidfd*/) {}
   // Waits up to timeout_ms for records (or a wake_on fd), then drains; returns drain()'s answer.
   virtual bool poll(int timeout_ms) = 0;
   // Hands the ring's records to the sink until it is empty (true) or the sink is full (false:

@@ -22,6 +22,12 @@ std::unique_ptr<KernelSource> through_service(const RecordOptions& o, const std:
 
 }  // namespace
 
+bool goes_in_process(const RecordOptions& o) {
+  using Path = RecordOptions::KernelPath;
+  std::string socket = o.service_socket.empty() ? kDefaultSocket : o.service_socket;
+  return o.kernel_path == Path::kInProcess || (o.kernel_path == Path::kAuto && !is_socket(socket));
+}
+
 std::unique_ptr<KernelSource> open_service_or(
     const RecordOptions& o, uint64_t ring_bytes, RecordStore& store,
     const std::function<std::unique_ptr<KernelSource>()>& in_process) {

@@ -12,6 +12,10 @@ namespace ezio::recorder::service {
 // A ServiceSource when the options and the machine say so; otherwise in_process() (which checks
 // the privileges). Without the privileges and without a service, the refusal points to the
 // service.
+// Whether open_service_or() will take the in-process path without trying the service (asked
+// before it is called: the start gate, recorder/session/start_gate.h, needs it).
+bool goes_in_process(const RecordOptions& options);
+
 std::unique_ptr<KernelSource> open_service_or(
     const RecordOptions& options, uint64_t ring_bytes, RecordStore& store,
     const std::function<std::unique_ptr<KernelSource>()>& in_process);

@@ -5,11 +5,14 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstring>
+#include <tuple>
 
 #include "common/error.h"
 
@@ -38,10 +41,15 @@ void write_all(int fd, const void* buf, size_t n) {
   _exit(status);
 }
 
+// The child's ends of the gate's pipes (kGated), or -1.
+struct GateEnds {
+  int gate = -1, report = -1;
+};
+
 // Runs in the forked child: only async-signal-safe calls, and no I/O of its own before the exec
-// except the two pipes (the child is not traced until it execs).
+// except the pipes (the child is not traced until it execs). Held (go_fd >= 0) until released.
 [[noreturn]] void run_child(char* const* argv, char* const* envp, const TargetUser& user, int go_fd,
-                            int error_fd) {
+                            int error_fd, GateEnds gate) {
   struct sigaction dfl {};
   dfl.sa_handler = SIG_DFL;
   for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGCHLD})
@@ -56,11 +64,14 @@ void write_all(int fd, const void* buf, size_t n) {
       child_fail(error_fd, kIdentity, errno, 126);
     }
   }
+  // The gate's ends stay open across the exec, for the preload helper.
+  for (int fd : {gate.gate, gate.report}) {
+    if (fd >= 0 && fcntl(fd, F_SETFD, 0) != 0) child_fail(error_fd, kExec, errno, 126);
+  }
   char go = 0;
-  ssize_t r;
-  do {
-    r = read(go_fd, &go, 1);
-  } while (r < 0 && errno == EINTR);
+  ssize_t r = 1;
+  while (go_fd >= 0 && (r = read(go_fd, &go, 1)) < 0 && errno == EINTR) {
+  }
   if (r != 1) _exit(125);  // the recorder went away before releasing us
   execvpe(argv[0], argv, envp);
   int err = errno;
@@ -74,6 +85,16 @@ std::pair<UniqueFd, UniqueFd> make_pipe() {
   return {UniqueFd(fds[0]), UniqueFd(fds[1])};
 }
 
+// The gate's channel: a socket, so that opening a gate whose program already ended is EPIPE
+// (MSG_NOSIGNAL), not a SIGPIPE that kills the recorder. Both ends close-on-exec, as make_pipe's.
+std::pair<UniqueFd, UniqueFd> make_socket_pair() {
+  int fds[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) {
+    fail("cannot create the start gate: {}", errno_text(errno));
+  }
+  return {UniqueFd(fds[0]), UniqueFd(fds[1])};
+}
+
 }  // namespace
 
 std::vector<std::string> current_environment() {
@@ -83,27 +104,42 @@ std::vector<std::string> current_environment() {
 }
 
 Launcher::Launcher(const std::vector<std::string>& argv, const std::vector<std::string>& env,
-                   const TargetUser& user) {
+                   const TargetUser& user, Start start) {
   if (argv.empty()) fail("no command to run");
   name_ = argv[0];
+  // Owned from the start, so that a failed later pipe or fork closes the first ones.
+  bool gated = start == Start::kGated;
+  UniqueFd go_read, go_write, gate_read, gate_write, report_read, report_write;
+  if (gated) {
+    std::tie(gate_read, gate_write) = make_socket_pair();
+    std::tie(report_read, report_write) = make_pipe();
+  } else {
+    std::tie(go_read, go_write) = make_pipe();
+  }
+  auto [error_read, error_write] = make_pipe();
   // Built before fork: the child may not allocate.
+  std::string gate_var =
+      fmt::format("EZIOTRACE_GATE={},{},{}", gate_read.get(), report_write.get(), getpid());
   std::vector<char*> cargv, cenv;
   for (const auto& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
   cargv.push_back(nullptr);
-  for (const auto& e : env) cenv.push_back(const_cast<char*>(e.c_str()));
+  for (const auto& e : env) {
+    if (e.rfind("EZIOTRACE_GATE=", 0) != 0) cenv.push_back(const_cast<char*>(e.c_str()));
+  }
+  if (gated) cenv.push_back(gate_var.data());
   cenv.push_back(nullptr);
 
-  // Owned from the start, so that a failed second pipe or fork closes the first ones.
-  auto [go_read, go_write] = make_pipe();
-  auto [error_read, error_write] = make_pipe();
   pid_ = fork();
   if (pid_ < 0) fail("cannot fork: {}", errno_text(errno));
   if (pid_ == 0) {
-    // The parent's ends: holding the go pipe's write end would keep the child from seeing EOF
-    // when the recorder dies before releasing it.
+    // The parent's ends: holding the go pipe's (or the gate's) write end would keep the child from
+    // seeing EOF when the recorder dies before releasing it.
     go_write.reset();
+    gate_write.reset();
+    report_read.reset();
     error_read.reset();
-    run_child(cargv.data(), cenv.data(), user, go_read.get(), error_write.get());
+    run_child(cargv.data(), cenv.data(), user, go_read.get(), error_write.get(),
+              {gate_read.get(), report_write.get()});
   }
   // glibc 2.36 declares pidfd_open() without C linkage for C++: the system call directly.
   exit_fd_ = UniqueFd(static_cast<int>(syscall(SYS_pidfd_open, pid_, 0)));
@@ -116,6 +152,11 @@ Launcher::Launcher(const std::vector<std::string>& argv, const std::vector<std::
   }
   go_fd_ = std::move(go_write);
   error_fd_ = std::move(error_read);
+  gate_fd_ = std::move(gate_write);
+  report_fd_ = std::move(report_read);
+  if (report_fd_ && fcntl(report_fd_.get(), F_SETFL, O_NONBLOCK) != 0) {
+    fail("cannot set up the start gate: {}", errno_text(errno));
+  }
 }
 
 Launcher::~Launcher() {
@@ -130,6 +171,11 @@ void Launcher::release() {
   char go = 1;
   write_all(go_fd_.get(), &go, 1);
   go_fd_.reset();
+  confirm_exec();
+}
+
+void Launcher::confirm_exec() {
+  if (!error_fd_) return;
   int msg[2];
   ssize_t n;
   do {
@@ -146,6 +192,26 @@ void Launcher::release() {
   }
   if (msg[1] == ENOENT) fail_with(code, "{}: command not found", name_);
   fail_with(code, "cannot execute {}: {}", name_, errno_text(msg[1]));
+}
+
+void Launcher::open_gate() {
+  char go = 1;
+  ssize_t r;
+  while ((r = send(gate_fd_.get(), &go, 1, MSG_NOSIGNAL)) < 0 && errno == EINTR) {
+  }
+  // Not sent (EPIPE): the program ended before the gate; poll_exit() tells how.
+  gate_fd_.reset();
+}
+
+bool Launcher::gate_reached() {
+  // 'G' and the time, written at once by the helper (converters/eztrace/preload).
+  char reached[1 + sizeof(uint64_t)] = {};
+  if (!gate_reached_ && report_fd_ &&
+      read(report_fd_.get(), reached, sizeof reached) == sizeof reached && reached[0] == 'G') {
+    gate_reached_ = true;
+    std::memcpy(&gate_reached_ns_, reached + 1, sizeof gate_reached_ns_);
+  }
+  return gate_reached_;
 }
 
 std::optional<int> Launcher::poll_exit() {

@@ -1,6 +1,7 @@
 #pragma once
 // Starts the application stopped before execve, so that the BPF programs are already filtering on
-// its pid when its first instruction runs.
+// its pid when its first instruction runs; or, gated, exec'd at once with its program's own code
+// held at the preload helper's gate (recorder/session/start_gate.h) until open_gate().
 #include <sys/types.h>
 
 #include <optional>
@@ -14,10 +15,14 @@ namespace ezio::recorder {
 
 class Launcher {
  public:
-  // Forks; the child takes the target user's identity and waits for release().
+  // kHeld: the child waits before its exec for release(). kGated: it execs at once, with the gate's
+  // pipe ends (EZIOTRACE_GATE=<read fd>,<write fd>,<our pid> in its environment) for the preload
+  // helper.
+  enum class Start { kHeld, kGated };
+  // Forks; the child takes the target user's identity and waits for release() (kHeld).
   // env: the complete environment of the application ("NAME=value").
   Launcher(const std::vector<std::string>& argv, const std::vector<std::string>& env,
-           const TargetUser& user);
+           const TargetUser& user, Start start = Start::kHeld);
   ~Launcher();
   Launcher(const Launcher&) = delete;
   Launcher& operator=(const Launcher&) = delete;
@@ -26,6 +31,15 @@ class Launcher {
   // Lets the child exec. If the exec fails, throws ezio::Error with exit status 127 (not found) or
   // 126 (not executable), as shells do.
   void release();
+  // kGated: waits for the exec's outcome, and fails as release() does when it failed.
+  void confirm_exec();
+  // kGated: lets the program's own code run (it may not have reached the gate yet).
+  void open_gate();
+  // kGated: whether the helper said its program reached the gate (and so ran none of its own code
+  // before open_gate()). Does not wait: asked once the application ended, the answer is final.
+  bool gate_reached();
+  // When it reached the gate (CLOCK_MONOTONIC ns), once gate_reached().
+  uint64_t gate_reached_ns() const { return gate_reached_ns_; }
   // The exit status in the form `time` and shells use (128+N for signal N) once the child ended.
   std::optional<int> poll_exit();
   // Readable once the child has ended (a pidfd), so that a wait for records can end with it; -1
@@ -44,8 +58,12 @@ class Launcher {
  private:
   std::string name_;
   pid_t pid_ = -1;
-  UniqueFd go_fd_;     // write end: one byte releases the child
-  UniqueFd error_fd_;  // read end: errno from a failed exec, EOF on success (CLOEXEC)
+  UniqueFd go_fd_;      // write end: one byte releases the child
+  UniqueFd error_fd_;   // read end: errno from a failed exec, EOF on success (CLOEXEC)
+  UniqueFd gate_fd_;    // kGated, our end of a socket pair: one byte opens the gate
+  UniqueFd report_fd_;  // kGated, read end: the helper's byte when its program reached the gate
+  bool gate_reached_ = false;
+  uint64_t gate_reached_ns_ = 0;
   UniqueFd exit_fd_;
   bool exited_ = false;
   bool crashed_ = false;

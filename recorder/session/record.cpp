@@ -3,8 +3,10 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
+#include <cstring>
 #include <future>
 #include <memory>
 #include <optional>
@@ -24,6 +26,7 @@
 #include "recorder/session/launcher.h"
 #include "recorder/session/privileges.h"
 #include "recorder/session/signals.h"
+#include "recorder/session/start_gate.h"
 
 namespace fs = std::filesystem;
 
@@ -159,6 +162,89 @@ ArchiveSummary finish_archive(KernelArchive& archive, RecordStore& store,
   return summary;
 }
 
+// Whether the application starts at once, held at the preload helper's gate while the programs
+// load (start_gate.h): only the programs loaded here can take a process past its exec.
+bool use_start_gate(const RecordOptions& o, const std::vector<std::string>& env) {
+  if (o.gate_helper.empty() || !service::goes_in_process(o)) return false;
+  std::string why = why_helper_not_loaded(env, o.gate_helper);
+  if (why.empty()) why = why_not_gated(o.command.front());
+  if (!why.empty()) {
+    spdlog::debug("the application starts once the kernel side is loaded: {}", why);
+    return false;
+  }
+  spdlog::debug(
+      "the application starts at once, held at the start gate until the kernel side "
+      "filters on it");
+  return true;
+}
+
+// The exec record the kernel could not write: the program exec'd before the programs filtered on
+// it. Its name as the kernel gives it: the exec'd file's (a script's, not its interpreter's).
+void note_exec(RecordStore& store, pid_t pid, const std::string& command, uint64_t ts) {
+  ezio_proc_rec r{};
+  r.h = {EZIO_RECORD_VERSION,        EZIO_REC_EXEC,
+         EZIO_LAYER_PROCESS,         sizeof(r),
+         static_cast<uint32_t>(pid), static_cast<uint32_t>(pid)};
+  r.ts = ts;
+  std::string path = resolve_command(command).value_or(command);
+  std::string comm = fs::path(path).filename().string().substr(0, sizeof(r.comm) - 1);
+  path.resize(std::min(path.size(), sizeof(r.filename) - 1));
+  std::memcpy(r.comm, comm.data(), comm.size());
+  std::memcpy(r.filename, path.data(), path.size());
+  store.add(&r, sizeof(r));
+}
+
+// The application, started, and the kernel side filtering on it; its own code not yet running.
+struct Started {
+  std::unique_ptr<KernelSource> source;
+  std::unique_ptr<Launcher> app;
+  bool gated = false;
+  uint64_t exec_ns = 0;  // gated: its exec was seen done
+  uint64_t open_ns = 0;  // gated: the kernel side filtered on it, the gate opened
+};
+
+// Which side of the start gate waited for the other, for -v.
+void log_gate(Started& s) {
+  auto ms = [&](uint64_t t) { return (static_cast<double>(t) - s.exec_ns) / 1e6; };
+  if (!s.gated || !s.app->gate_reached()) return;
+  spdlog::debug(
+      "start gate: the application reached it {:.1f} ms after its exec, the kernel side filtered "
+      "on it after {:.1f} ms",
+      ms(s.app->gate_reached_ns()), ms(s.open_ns));
+}
+
+// Gated: the application execs first and its start-up (the loader, EZTrace's) runs while the
+// programs load; otherwise it waits before its exec until they filter on its pid.
+Started start_application(const RecordOptions& o, const std::vector<std::string>& env,
+                          const TargetUser& user, RecordStore& store, RecordingInfo& info) {
+  LayerSet layers = parse_layers(o.layers);
+  uint64_t ring_buffer_bytes = o.ring_buffer_mib * 1024 * 1024;
+  check_ring_buffer_size(ring_buffer_bytes);
+  Started s;
+  s.gated = use_start_gate(o, env);
+  if (s.gated) {
+    info.start_monotonic_ns = monotonic_ns();
+    info.start_realtime_ns = realtime_ns();
+    s.app = std::make_unique<Launcher>(o.command, env, user, Launcher::Start::kGated);
+    s.app->confirm_exec();
+    s.exec_ns = monotonic_ns();
+  }
+  s.source = open_kernel_source(layers, ring_buffer_bytes, o, store);
+  if (!s.gated) {
+    s.app = std::make_unique<Launcher>(o.command, env, user);
+    s.source->trace_process(s.app->pid(), s.app->exit_fd());
+    info.start_monotonic_ns = monotonic_ns();
+    info.start_realtime_ns = realtime_ns();
+  } else if (s.source->traces_running_processes()) {
+    s.source->trace_running_process(s.app->pid(), s.app->exit_fd());
+    note_exec(store, s.app->pid(), o.command.front(), s.exec_ns);
+  } else {
+    fail("the recording service started while the application did: record again");
+  }
+  info.root_pid = s.app->pid();
+  return s;
+}
+
 }  // namespace
 
 std::unique_ptr<KernelSource> open_kernel_source(const LayerSet& layers, uint64_t ring_buffer_bytes,
@@ -167,8 +253,12 @@ std::unique_ptr<KernelSource> open_kernel_source(const LayerSet& layers, uint64_
   return service::open_service_or(
       o, ring_buffer_bytes, store, [&]() -> std::unique_ptr<KernelSource> {
         check_recording_privileges();
-        return std::make_unique<InProcessSource>(load_kernel_programs(layers, o.probe_cache),
-                                                 ring_buffer_bytes, store);
+        // The ring buffer is made while the programs load: it is on the start's critical path.
+        auto ring = std::async(std::launch::async,
+                               [ring_buffer_bytes] { return make_ring_buffer(ring_buffer_bytes); });
+        auto programs = load_kernel_programs(layers, o.probe_cache);
+        return std::make_unique<InProcessSource>(std::move(programs), ring_buffer_bytes, store,
+                                                 ring.get());
       });
 }
 
@@ -190,32 +280,25 @@ RecordResult record(const RecordOptions& o, const RecordExtras& extras) {
   info.probes[EZIO_LAYER_SYSCALL] = "tp_btf/sys_enter+sys_exit";
   info.probes[EZIO_LAYER_PROCESS] = "tp_btf/sched_process_fork+exec+exit";
 
-  LayerSet layers = parse_layers(o.layers);
-  uint64_t ring_buffer_bytes = o.ring_buffer_mib * 1024 * 1024;
-  check_ring_buffer_size(ring_buffer_bytes);
-
   std::vector<std::string> env = o.environment.empty() ? current_environment() : o.environment;
   if (extras.prepare) extras.prepare(result.archive, env);
 
   RecordStore store;
   store.limit(kMaxHeldRecords);
-  std::unique_ptr<KernelSource> source = open_kernel_source(layers, ring_buffer_bytes, o, store);
-  KernelSource& bpf = *source;
+  Started started = start_application(o, env, user, store, info);
+  KernelSource& bpf = *started.source;
+  Launcher& app = *started.app;
   info.recording_path = bpf.path_name();
   for (unsigned l = 0; l < EZIO_LAYER_COUNT; ++l) {
     if (l != EZIO_LAYER_PROCESS) info.probes[l] = probe_property(bpf.plan().layers[l]);
   }
-  Launcher app(o.command, env, user);
-  bpf.trace_process(app.pid(), app.exit_fd());
   SignalForwarding signals;
-  info.start_monotonic_ns = monotonic_ns();
-  info.start_realtime_ns = realtime_ns();
-  info.root_pid = app.pid();
-  app.release();
-  // After the release: the application's start does not wait for the archive's creation (OTF2's
-  // files); its first records wait in the ring buffer meanwhile.
-  KernelArchive archive(staging.dir(), info);
+  started.open_ns = monotonic_ns();
+  started.gated ? app.open_gate() : app.release();
   if (app.exit_fd() >= 0) bpf.wake_on(app.exit_fd());
+  // Made while the application runs (OTF2's archive and its buffers: milliseconds); its records
+  // wait in the ring buffer meanwhile.
+  KernelArchive archive(staging.dir(), info);
 
   size_t still_running = 0;
   int status =
@@ -230,6 +313,14 @@ RecordResult record(const RecordOptions& o, const RecordExtras& extras) {
   info.application_cpu_ns = app.cpu_ns();
   // The recording's own end first: an interrupted recording may lack what a crash would explain.
   if (app.crashed()) info.status = "application-crashed";
+  log_gate(started);
+  if (started.gated && !app.gate_reached() && info.status == "complete") {
+    // The helper never said so: the program may have run before the kernel side filtered on it.
+    spdlog::warn(
+        "the application did not reach eziotrace's start gate: its start (before the kernel "
+        "side filtered on it) may be missing from the archive");
+    info.status = "start-missing";
+  }
   if (signals.received_any() || !bpf.interrupted().empty()) info.status = "interrupted";
   info.lost = totals.lost;
   info.lost[EZIO_LAYER_SYSCALL] += store.malformed();
@@ -288,6 +379,7 @@ void print_summary(const RecordResult& r) {
   out += fmt::format("archive: {}{}", (r.archive / schema::kAnchorFile).string(),
                      info.status == "interrupted"           ? " (recording interrupted)"
                      : info.status == "application-crashed" ? " (the application crashed)"
+                     : info.status == "start-missing"       ? " (its start may be missing)"
                                                             : "");
   spdlog::info("{}", out);
   if (total_lost > 0) {

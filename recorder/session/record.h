@@ -27,6 +27,10 @@ struct RecordOptions {
   // (--service[=SOCKET]), or this process itself (--no-service; root).
   enum class KernelPath { kAuto, kService, kInProcess } kernel_path = KernelPath::kAuto;
   std::string service_socket;  // empty: the default (recorder/service/socket.h)
+  // eziotrace's preload helper (converters/eztrace/preload): when the application's environment
+  // preloads it, the program can be started at once and held at its gate while the kernel side
+  // loads (start_gate.h). Empty: never.
+  std::string gate_helper;
 };
 
 // What a caller adds to a recording (eziotrace record: EZTrace's alignment data, app/record.cpp).

@@ -21,6 +21,16 @@
  *   names its trace after the program only: two processes of one program would overwrite it).
  * - An exec'd program loads the helper again and writes its own record; a forked child that does
  *   not exec is not traced by EZTrace and writes nothing.
+ * - With EZIOTRACE_GATE=<read fd>,<write fd>,<recorder pid> (set by the recorder for the process
+ *   it starts, recorder/session/launcher.h), the program's own code waits at __libc_start_main
+ *   until the recorder says the kernel side filters on this process: the recorder loads its BPF
+ *   programs while the loader and EZTrace start up, instead of before. The helper says on the write
+ *   fd that it reached the gate, and when (so the recorder knows the program did not run ungated,
+ *   and which side waited), then
+ *   waits for a byte on the read fd; EOF there means the recorder went away: the program never
+ *   starts. The variable is removed in the constructor and both fds are close-on-exec from then
+ *   on: EZTrace's `rm -rf` child and every later image start ungated, as they should (they are
+ *   filtered, or started after the gate opened).
  * - In MPI mode EZTrace's clock is MPI_Wtime()*1e9, not CLOCK_MONOTONIC. MPICH refuses MPI_Wtime
  *   after MPI_Finalize, so the offset between the two clocks is sampled from EZTrace's atexit
  *   list, which it runs inside its MPI_Finalize wrapper while MPI is still up. MPICH's MPI_Wtime
@@ -57,6 +67,9 @@ static char cwd[4096];
  * setenv itself (bash does, and answers from its own variables, built from main's envp). */
 static char sidecar_dir[4096];
 static char trace_dir_env[4096];
+/* The start gate's pipe ends (EZIOTRACE_GATE), -1 when this image has none. */
+static int gate_fd = -1;
+static int gate_report_fd = -1;
 
 /* EZTrace's raw MPI clock minus CLOCK_MONOTONIC, sampled while MPI is up (see above). */
 static int clock_sampled;
@@ -240,6 +253,47 @@ static void own_trace_dir(getenv_fn get) {
   if (n > 0 && (size_t)n < sizeof dir) set("EZTRACE_TRACE_DIR", dir, 1);
 }
 
+/* Takes the start gate's fds from EZIOTRACE_GATE and removes the variable, so that no later image
+ * (EZTrace's `rm -rf` child, what the program execs) takes fds of the same numbers for a gate. */
+typedef int (*unsetenv_fn)(const char*);
+
+static void take_gate(getenv_fn get) {
+  const char* v = get("EZIOTRACE_GATE");
+  if (!v) return;
+  char* end = NULL;
+  long r = strtol(v, &end, 10);
+  long w = *end == ',' ? strtol(end + 1, &end, 10) : -1;
+  long recorder = *end == ',' ? strtol(end + 1, &end, 10) : -1;
+  unsetenv_fn unset = (unsetenv_fn)dlsym(RTLD_NEXT, "unsetenv");
+  if (unset) unset("EZIOTRACE_GATE");
+  /* Only the recorder's own child holds the gate: not a process that another preloaded library's
+   * constructor started before this one removed the variable. */
+  if (*end || r < 0 || w < 0 || r > 65535 || w > 65535 || recorder != (long)getppid()) return;
+  /* Close-on-exec from now on: only this image holds the gate. */
+  if (fcntl((int)r, F_SETFD, FD_CLOEXEC) != 0 || fcntl((int)w, F_SETFD, FD_CLOEXEC) != 0) return;
+  gate_fd = (int)r;
+  gate_report_fd = (int)w;
+}
+
+/* The program's own code (its constructors, main) starts only once the recorder filters on this
+ * process. Raw system calls: EZTrace's wrappers are active, and this is not the program's I/O. */
+static void pass_gate(void) {
+  /* 'G' and when (CLOCK_MONOTONIC ns), in one write: the recorder logs which side waited. */
+  char reached[1 + sizeof(uint64_t)] = {'G'};
+  uint64_t now = monotonic_ns();
+  memcpy(reached + 1, &now, sizeof now);
+  long n = syscall(SYS_write, gate_report_fd, reached, sizeof reached);
+  (void)n; /* a recorder that cannot read it never opens the gate either */
+  syscall(SYS_close, gate_report_fd);
+  char go = 0;
+  do {
+    n = syscall(SYS_read, gate_fd, &go, 1);
+  } while (n < 0 && errno == EINTR);
+  syscall(SYS_close, gate_fd);
+  gate_fd = gate_report_fd = -1;
+  if (n != 1) syscall(SYS_exit_group, 125); /* the recorder went away before opening the gate */
+}
+
 __attribute__((constructor)) static void eziotrace_preload_init(void) {
   ctor_pid = getpid();
   ctor_ns = monotonic_ns();
@@ -249,6 +303,7 @@ __attribute__((constructor)) static void eziotrace_preload_init(void) {
   if (!getcwd(cwd, sizeof cwd)) cwd[0] = 0;
   getenv_fn get = (getenv_fn)dlsym(RTLD_NEXT, "getenv");
   if (!get) return;
+  take_gate(get);
   if (first) own_trace_dir(get);
   copy_env(get, "EZIOTRACE_SIDECAR_DIR", sidecar_dir, sizeof sidecar_dir);
   copy_env(get, "EZTRACE_TRACE_DIR", trace_dir_env, sizeof trace_dir_env);
@@ -263,10 +318,10 @@ __attribute__((constructor)) static void eziotrace_preload_init(void) {
 }
 
 /* Every shared library's constructor has run (EZTrace's start-up is over) when the program's
- * start routine is called; the program's own code starts here. The record written now is what
- * the merge has of an image that never exits normally (it execs another program, or ends with
- * _exit as dash does): its start-up window, to drop EZTrace's start-up work from the kernel side.
- */
+ * start routine is called; the program's own code starts here (its constructors run inside it):
+ * the start gate is here. The record written now is what the merge has of an image that never
+ * exits normally (it execs another program, or ends with _exit as dash does): its start-up window,
+ * to drop EZTrace's start-up work from the kernel side. */
 typedef int (*main_fn)(int, char**, char**);
 typedef int (*start_fn)(main_fn, int, char**, void (*)(void), void (*)(void), void (*)(void),
                         void*);
@@ -277,6 +332,8 @@ __attribute__((visibility("default"))) int __libc_start_main(main_fn main, int a
                                                              void* stack_end) {
   start_fn real = (start_fn)dlsym(RTLD_NEXT, "__libc_start_main");
   if (!real) abort(); /* cannot happen with glibc: the executable was linked against it */
+  /* Before main_ns: the gate's calls fall in EZTrace's start-up window, which the merge drops. */
+  if (gate_fd >= 0 && getpid() == ctor_pid) pass_gate();
   const char* dir = sidecar_dir;
   const uint64_t* first = dlsym(RTLD_DEFAULT, "first_timestamp");
   if (*dir && first && getpid() == ctor_pid) {
