@@ -209,10 +209,13 @@ RecordResult record(const RecordOptions& o, const RecordExtras& extras) {
   info.start_realtime_ns = realtime_ns();
   info.root_pid = app.pid();
   KernelArchive archive(staging.dir(), info);
+  archive.tap(extras.tap);
   app.release();
   if (app.exit_fd() >= 0) bpf.wake_on(app.exit_fd());
 
   int status = record_until_exit(app, bpf, store, archive, signals, o.wait_children_s);
+  // What follows is the time after the application (bench/merge/run.sh stamps this line).
+  spdlog::debug("the application ended");
   drain_all(bpf, store, archive);
   info.end_monotonic_ns = monotonic_ns();
   info.still_running = bpf.traced_processes();
