@@ -88,7 +88,8 @@ run() {
   app=$(sed -n 's/.*recorded .* for \([0-9.]*\) s (.*/\1/p' "$work/log" | tail -1)
   app=${app:-$wall}
   # The time after the application: from the -v log's "the application ended", stamped; a build
-  # without that line: from "archive finished in X s after the application", X s before its stamp.
+  # without that line: from "archive finished in X s after the application", X s before its stamp
+  # (that leaves out unhooking the programs and the last drains, 10-40 ms: they count in `start`).
   ended=$(sed -n 's/^\([0-9.]*\) .*the application ended$/\1/p' "$work/log" | tail -1)
   if [[ -z $ended ]]; then
     ended=$(sed -n 's/^\([0-9.]*\) .*archive finished in \([0-9.]*\) s after the application.*/\1 - \2/p' \
