@@ -122,9 +122,14 @@ bool holds_the_archive(const EventStore& recorded, const Definitions& defs) {
 }
 
 // Every location the archive defines has an event file (otf2::ArchiveWriter writes one for a
-// location without events): the replay visits them all, as reading the archive does.
-void replay(const EventStore& events, const Definitions& defs, otf2::EventVisitor& visitor) {
+// location without events): the replay visits them all, as reading the archive does, and the
+// store lists them all, as the copy made while reading it does.
+void replay(EventStore& events, const Definitions& defs, otf2::EventVisitor& visitor) {
   for (const auto& [loc, def] : defs.locations) {
+    if (!events.locations().count(loc)) {
+      events.begin_location(loc);
+      events.end_location();
+    }
     visitor.begin_location(loc);
     EventStore::Cursor cursor(events, loc);
     while (const Event* e = cursor.next()) visitor.event(loc, *e);
