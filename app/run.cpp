@@ -53,9 +53,15 @@ void run(RunArgs& o) {
   kernel.command = converters::eztrace_command(setup, rec.command, kernel.environment);
   // Its gate lets EZTrace start up while the kernel side loads (docs/merge.md, Start-up).
   kernel.gate_helper = converters::preload_helper_path().string();
-  recorder::RecordResult r = recorder::record(kernel);
+  // The kernel events reach the merge as the recorder writes them: the merge does not decode the
+  // kernel archive again once the application has ended (docs/merge.md).
+  auto kernel_events = std::make_unique<converters::EventStore>(parts);
+  recorder::RecordExtras extras;
+  extras.tap = kernel_events.get();
+  recorder::RecordResult r = recorder::record(kernel, extras);
 
-  auto merged = converters::finish_eztrace(setup, r.archive / schema::kAnchorFile, staging.dir());
+  auto merged = converters::finish_eztrace(setup, r.archive / schema::kAnchorFile, staging.dir(),
+                                           std::move(kernel_events));
   recorder::give_to(staging.dir(), recorder::target_user());
   staging.publish();
   r.archive = out;

@@ -2,12 +2,18 @@
 # The main command's cost: each workload runs plain, under `eziotrace record` (all
 # layers), under `eziotrace -- cmd` (EZTrace + kernel layers, merged) and under `eztrace -t posixio`
 # alone, interleaved in each repetition so that the ratios compare like with like. Per tool: wall
-# time, the application's own time (what eziotrace reports for it), the rest (`other`: start-up
-# before the application is released, and the merge and archive writing after it ended), merge
-# events/s (events of the archive over that rest: a lower bound of the merge's own rate), peak RSS (/usr/bin/time -v) and archive bytes per event. Not a test: run by hand, as
-# root, on an idle machine; the medians of the repetitions are printed with their ratio to plain.
+# time, the application's own time (what eziotrace reports for it), the time after the
+# application ended (`after`: the rest of the kernel archive, and in merged mode the merge, up to
+# the archive published; from the time the -v log's "the application ended" was printed), the
+# start-up before it (`start`: wall - app - after),
+# merge events/s (events of the archive over `after`: a lower bound of the merge's own rate),
+# peak RSS (/usr/bin/time -v) and archive bytes per event. With -c OTHER_EZIOTRACE (another
+# build's binary, its libeziotrace-preload.so beside it) `record` and `merged` also run with it
+# (rows `record-c`, `merged-c`), interleaved: a before/after measured in one run. Not a test: run
+# by hand, as root, on an idle machine; the medians of the repetitions are printed with their
+# ratio to plain.
 #
-#   bench/merge/run.sh [-b build-dir] [-r repetitions] [-w workload,...]
+#   bench/merge/run.sh [-b build-dir] [-r repetitions] [-w workload,...] [-c other-eziotrace]
 #   workloads: dd (dd bs=4k count=200000 to a file), fio1 and fio4 (fio buffered 100 MiB, 1 and 4
 #   jobs, --thread), tar (tar of /usr/share/doc to /dev/null), true
 set -euo pipefail
@@ -15,18 +21,22 @@ set -euo pipefail
 build=build
 reps=3
 workloads=dd,fio1,fio4,tar,true
-while getopts "b:r:w:" opt; do
+other=
+while getopts "b:r:w:c:" opt; do
   case $opt in
     b) build=$OPTARG ;;
     r) reps=$OPTARG ;;
     w) workloads=$OPTARG ;;
-    *) echo "usage: $0 [-b build-dir] [-r repetitions] [-w workload,...]" >&2; exit 2 ;;
+    c) other=$OPTARG ;;
+    *) echo "usage: $0 [-b build-dir] [-r repetitions] [-w workload,...] [-c other-eziotrace]" >&2
+      exit 2 ;;
   esac
 done
 root=$(cd "$(dirname "$0")/../.." && pwd)
 eziotrace=$root/$build/bin/eziotrace
 [[ -x $eziotrace ]] || { echo "no $eziotrace: build the eziotrace target first" >&2; exit 1; }
-for tool in fio eztrace tar otf2-print /usr/bin/time; do
+[[ -z $other || -x $other ]] || { echo "-c $other: not an executable" >&2; exit 1; }
+for tool in fio eztrace tar otf2-print perl /usr/bin/time; do
   command -v $tool >/dev/null || { echo "$tool is missing (scripts/setup.sh)" >&2; exit 1; }
 done
 [[ $(id -u) == 0 ]] || { echo "eziotrace needs root" >&2; exit 1; }
@@ -47,8 +57,8 @@ workload() {
   esac
 }
 
-# run <tool> <workload command...>: one measured run; appends "wall rss_kb app events bytes" to
-# $work/<tool>.<workload>.
+# run <tool> <workload command...>: one measured run; appends "wall rss_kb app events bytes after"
+# to $work/<tool>.<workload>. eziotrace's log lines are stamped with the time they were printed.
 run() {
   local tool=$1 name=$2
   shift 2
@@ -58,27 +68,39 @@ run() {
   local cmd
   case $tool in
     plain) cmd=("$@") ;;
-    record) cmd=("$eziotrace" record -o "$out" -- "$@") ;;
-    merged) cmd=("$eziotrace" -o "$out" -- "$@") ;;
+    record) cmd=("$eziotrace" record -v -o "$out" -- "$@") ;;
+    merged) cmd=("$eziotrace" -v -o "$out" -- "$@") ;;
+    record-c) cmd=("$other" record -v -o "$out" -- "$@") ;;
+    merged-c) cmd=("$other" -v -o "$out" -- "$@") ;;
     eztrace) cmd=(env EZTRACE_TRACE_DIR="$work" eztrace -t posixio "$@") ;;
   esac
   local t0 t1
   t0=$(date +%s.%N)
-  /usr/bin/time -v -o "$work/time" "${cmd[@]}" >"$work/log" 2>&1 || {
+  /usr/bin/time -v -o "$work/time" "${cmd[@]}" 2>&1 >/dev/null |
+    perl -MTime::HiRes=time -ne '$| = 1; printf "%.6f %s", time, $_' >"$work/log" || {
     cat "$work/log" >&2
     return 1
   }
   t1=$(date +%s.%N)
-  local wall rss app events=0 bytes=0
+  local wall rss app events=0 bytes=0 after=0 ended
   wall=$(echo "$t1 - $t0" | bc)
   rss=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$work/time")
   app=$(sed -n 's/.*recorded .* for \([0-9.]*\) s (.*/\1/p' "$work/log" | tail -1)
   app=${app:-$wall}
+  # The time after the application: from the -v log's "the application ended", stamped; a build
+  # without that line: from "archive finished in X s after the application", X s before its stamp
+  # (that leaves out unhooking the programs and the last drains, 10-40 ms: they count in `start`).
+  ended=$(sed -n 's/^\([0-9.]*\) .*the application ended$/\1/p' "$work/log" | tail -1)
+  if [[ -z $ended ]]; then
+    ended=$(sed -n 's/^\([0-9.]*\) .*archive finished in \([0-9.]*\) s after the application.*/\1 - \2/p' \
+      "$work/log" | tail -1)
+  fi
+  [[ -z $ended ]] || after=$(echo "$t1 - ($ended)" | bc)
   if [[ -f $out/eziotrace.otf2 ]]; then
     events=$(otf2-print "$out/eziotrace.otf2" 2>/dev/null | grep -cvE '^(=|EVENT|\s|$)' || true)
     bytes=$(du -sb "$out" | cut -f1)
   fi
-  echo "$wall $rss $app $events $bytes" >>"$work/$tool.$name"
+  echo "$wall $rss $app $events $bytes $after" >>"$work/$tool.$name"
 }
 
 median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
@@ -86,6 +108,7 @@ column_median() { awk -v c="$2" '{print $c}' "$1" | median; }
 
 IFS=, read -ra names <<<"$workloads"
 tools=(plain record merged eztrace)
+[[ -z $other ]] || tools=(plain record record-c merged merged-c eztrace)
 for ((r = 0; r < reps; r++)); do
   for name in "${names[@]}"; do
     read -ra cmd <<<"$(workload "$name")"
@@ -93,8 +116,9 @@ for ((r = 0; r < reps; r++)); do
   done
 done
 
-printf '%-6s %-8s %8s %6s %8s %8s %10s %10s %9s %8s\n' workload tool wall ratio app other \
-  events merge/s rss_MB B/event
+uptime
+printf '%-6s %-8s %8s %6s %8s %8s %8s %10s %10s %9s %8s\n' workload tool wall ratio app after \
+  start events merge/s rss_MB B/event
 for name in "${names[@]}"; do
   plain=$(column_median "$work/plain.$name" 1)
   for tool in "${tools[@]}"; do
@@ -104,12 +128,13 @@ for name in "${names[@]}"; do
     app=$(column_median "$f" 3)
     events=$(column_median "$f" 4)
     bytes=$(column_median "$f" 5)
+    after=$(column_median "$f" 6)
     awk -v n="$name" -v t="$tool" -v w="$wall" -v p="$plain" -v a="$app" -v e="$events" \
-      -v b="$bytes" -v r="$rss" 'BEGIN {
-        after = w - a; if (after < 0) after = 0
-        rate = (e > 0 && after > 0) ? sprintf("%.2fM", e / after / 1e6) : "-"
+      -v b="$bytes" -v r="$rss" -v f="$after" 'BEGIN {
+        start = w - a - f; if (start < 0) start = 0
+        rate = (e > 0 && f > 0) ? sprintf("%.2fM", e / f / 1e6) : "-"
         bpe = e > 0 ? sprintf("%.1f", b / e) : "-"
-        printf "%-6s %-8s %8.3f %6.2f %8.3f %8.3f %10d %10s %9.1f %8s\n",
-               n, t, w, w / p, a, after, e, rate, r / 1024, bpe }'
+        printf "%-6s %-8s %8.3f %6.2f %8.3f %8.3f %8.3f %10d %10s %9.1f %8s\n",
+               n, t, w, w / p, a, f, start, e, rate, r / 1024, bpe }'
   done
 done

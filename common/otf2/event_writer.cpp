@@ -85,42 +85,111 @@ EventAttributes& EventAttributes::add_value(TypedAttribute a, OTF2_AttributeValu
   return *this;
 }
 
+Event* EventWriter::tapped(EventKind kind, uint64_t t, OTF2_AttributeList* attrs) const {
+  if (!archive_->tap()) return nullptr;
+  Event& e = archive_->tap_event();
+  e.kind = kind;
+  e.time = t;
+  e.ref = e.ref2 = 0;
+  e.a = e.b = 0;
+  e.f1 = e.f2 = e.f3 = 0;
+  e.attributes.clear();
+  e.metric_types.clear();
+  e.metric_values.clear();
+  uint32_t n = attrs ? OTF2_AttributeList_GetNumberOfElements(attrs) : 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    Attribute a{};
+    check(OTF2_AttributeList_GetAttributeByIndex(attrs, i, &a.id, &a.type, &a.value),
+          "reading an attribute");
+    e.attributes.push_back(a);
+  }
+  return &e;
+}
+
+void EventWriter::deliver(const Event* e) const {
+  if (e) archive_->tap()->event(location_, *e);
+}
+
 void EventWriter::enter(uint64_t t, Ref region) const {
+  Event* e = tapped(EventKind::Enter, t, nullptr);
+  if (e) e->ref = region;
   written(OTF2_EvtWriter_Enter(w_, nullptr, t, region));
+  deliver(e);
 }
 
 void EventWriter::enter(uint64_t t, Ref region, const EventAttributes& attrs) const {
+  Event* e = tapped(EventKind::Enter, t, attrs.list());
+  if (e) e->ref = region;
   written(OTF2_EvtWriter_Enter(w_, attrs.list(), t, region));
+  deliver(e);
 }
 
 void EventWriter::leave(uint64_t t, Ref region) const {
+  Event* e = tapped(EventKind::Leave, t, nullptr);
+  if (e) e->ref = region;
   written(OTF2_EvtWriter_Leave(w_, nullptr, t, region));
+  deliver(e);
 }
 
 void EventWriter::io_create_handle(uint64_t t, Ref handle, OTF2_IoAccessMode mode,
                                    OTF2_IoCreationFlag creation, OTF2_IoStatusFlag status) const {
+  Event* e = tapped(EventKind::IoCreateHandle, t, nullptr);
+  if (e) {
+    e->ref = handle;
+    e->f1 = mode;
+    e->f2 = creation;
+    e->f3 = status;
+  }
   written(OTF2_EvtWriter_IoCreateHandle(w_, nullptr, t, handle, mode, creation, status));
+  deliver(e);
 }
 
 void EventWriter::io_destroy_handle(uint64_t t, Ref handle) const {
+  Event* e = tapped(EventKind::IoDestroyHandle, t, nullptr);
+  if (e) e->ref = handle;
   written(OTF2_EvtWriter_IoDestroyHandle(w_, nullptr, t, handle));
+  deliver(e);
 }
 
 void EventWriter::io_duplicate_handle(uint64_t t, Ref old_handle, Ref new_handle,
                                       OTF2_IoStatusFlag status) const {
+  Event* e = tapped(EventKind::IoDuplicateHandle, t, nullptr);
+  if (e) {
+    e->ref = old_handle;
+    e->ref2 = new_handle;
+    e->f1 = status;
+  }
   written(OTF2_EvtWriter_IoDuplicateHandle(w_, nullptr, t, old_handle, new_handle, status));
+  deliver(e);
 }
 
 void EventWriter::io_seek(uint64_t t, Ref handle, int64_t offset_request, OTF2_IoSeekOption whence,
                           uint64_t offset_result) const {
+  Event* e = tapped(EventKind::IoSeek, t, nullptr);
+  if (e) {
+    e->ref = handle;
+    e->a = static_cast<uint64_t>(offset_request);
+    e->b = offset_result;
+    e->f1 = whence;
+  }
   written(OTF2_EvtWriter_IoSeek(w_, nullptr, t, handle, offset_request, whence, offset_result));
+  deliver(e);
 }
 
 void EventWriter::io_begin(uint64_t t, Ref handle, OTF2_IoOperationMode mode,
                            OTF2_IoOperationFlag flags, uint64_t bytes_request, uint64_t matching_id,
                            OTF2_AttributeList* attrs) const {
+  Event* e = tapped(EventKind::IoOperationBegin, t, attrs);
+  if (e) {
+    e->ref = handle;
+    e->a = bytes_request;
+    e->b = matching_id;
+    e->f1 = mode;
+    e->f2 = flags;
+  }
   written(OTF2_EvtWriter_IoOperationBegin(w_, attrs, t, handle, mode, flags, bytes_request,
                                           matching_id));
+  deliver(e);
 }
 
 void EventWriter::io_operation_begin(uint64_t t, Ref handle, OTF2_IoOperationMode mode,
@@ -136,16 +205,35 @@ void EventWriter::io_operation_begin(uint64_t t, Ref handle, OTF2_IoOperationMod
 }
 
 void EventWriter::io_operation_issued(uint64_t t, Ref handle, uint64_t matching_id) const {
+  Event* e = tapped(EventKind::IoOperationIssued, t, nullptr);
+  if (e) {
+    e->ref = handle;
+    e->b = matching_id;
+  }
   written(OTF2_EvtWriter_IoOperationIssued(w_, nullptr, t, handle, matching_id));
+  deliver(e);
 }
 
 void EventWriter::io_operation_complete(uint64_t t, Ref handle, uint64_t bytes,
                                         uint64_t matching_id) const {
+  Event* e = tapped(EventKind::IoOperationComplete, t, nullptr);
+  if (e) {
+    e->ref = handle;
+    e->a = bytes;
+    e->b = matching_id;
+  }
   written(OTF2_EvtWriter_IoOperationComplete(w_, nullptr, t, handle, bytes, matching_id));
+  deliver(e);
 }
 
 void EventWriter::io_operation_cancelled(uint64_t t, Ref handle, uint64_t matching_id) const {
+  Event* e = tapped(EventKind::IoOperationCancelled, t, nullptr);
+  if (e) {
+    e->ref = handle;
+    e->b = matching_id;
+  }
   written(OTF2_EvtWriter_IoOperationCancelled(w_, nullptr, t, handle, matching_id));
+  deliver(e);
 }
 
 void EventWriter::write_metric(uint64_t t, Ref metric_class, uint64_t value,
@@ -153,7 +241,14 @@ void EventWriter::write_metric(uint64_t t, Ref metric_class, uint64_t value,
   OTF2_Type type = OTF2_TYPE_UINT64;
   OTF2_MetricValue v;
   v.unsigned_int = value;
+  Event* e = tapped(EventKind::Metric, t, attrs);
+  if (e) {
+    e->ref = metric_class;
+    e->metric_types.push_back(type);
+    e->metric_values.push_back(v);
+  }
   written(OTF2_EvtWriter_Metric(w_, attrs, t, metric_class, 1, &type, &v));
+  deliver(e);
 }
 
 void EventWriter::metric(uint64_t t, Ref metric_class, uint64_t value) const {

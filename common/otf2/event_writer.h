@@ -12,6 +12,7 @@
 #include <type_traits>
 
 #include "common/otf2/definitions.h"
+#include "common/otf2/events.h"
 #include "common/schema/attributes.h"
 
 namespace ezio::otf2 {
@@ -51,7 +52,8 @@ class EventAttributes {
 
 class EventWriter {
  public:
-  EventWriter(ArchiveWriter& archive, OTF2_EvtWriter* w) : archive_(&archive), w_(w) {}
+  EventWriter(ArchiveWriter& archive, OTF2_EvtWriter* w, OTF2_LocationRef location)
+      : archive_(&archive), w_(w), location_(location) {}
 
   // The attribute list of the next event written with it.
   EventAttributes attributes() const { return EventAttributes(*archive_); }
@@ -88,9 +90,15 @@ class EventWriter {
   void io_begin(uint64_t t, Ref handle, OTF2_IoOperationMode mode, OTF2_IoOperationFlag flags,
                 uint64_t bytes_request, uint64_t matching_id, OTF2_AttributeList* attrs) const;
   void write_metric(uint64_t t, Ref metric_class, uint64_t value, OTF2_AttributeList* attrs) const;
+  // With a tap (ArchiveWriter::tap), the event about to be written as a reader would decode it,
+  // its attributes taken from attrs before OTF2 empties the list; else nullptr.
+  Event* tapped(EventKind kind, uint64_t t, OTF2_AttributeList* attrs) const;
+  // Gives the tap the event once OTF2 has taken it.
+  void deliver(const Event* e) const;
 
   ArchiveWriter* archive_;
   OTF2_EvtWriter* w_;
+  OTF2_LocationRef location_;
 };
 
 }  // namespace ezio::otf2

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "common/otf2/definitions.h"  // Ref, and the metric definitions both sides share
+#include "common/otf2/event_tap.h"
 #include "common/otf2/event_writer.h"
 #include "common/schema/attributes.h"
 #include "common/schema/files.h"
@@ -92,7 +93,14 @@ class ArchiveWriter {
   // The raw writer is for a converter that copies events of every kind (the merge); the others
   // write through event_writer()'s typed events.
   OTF2_EvtWriter* events(OTF2_LocationRef location);
-  EventWriter event_writer(OTF2_LocationRef location) { return {*this, events(location)}; }
+  EventWriter event_writer(OTF2_LocationRef location) {
+    return {*this, events(location), location};
+  }
+  // Every event written through event_writer() from now on is also given to tap (nullptr: none).
+  void tap(EventTap* tap) { tap_ = tap; }
+  EventTap* tap() const { return tap_; }
+  // The event EventWriter hands the tap, reused so that tapping allocates nothing once warm.
+  Event& tap_event() { return tap_event_; }
   // Writes out a location's events and frees its buffers (up to 4 MiB): for a writer that
   // writes its locations one after the other. No event may follow.
   void finish_events(OTF2_LocationRef location);
@@ -135,6 +143,8 @@ class ArchiveWriter {
   std::filesystem::path anchor_;
   Clock clock_;
   bool closed_ = false;
+  EventTap* tap_ = nullptr;
+  Event tap_event_{};
 
   std::map<std::string, Ref, std::less<>> string_ids_;
   std::vector<std::string> strings_;

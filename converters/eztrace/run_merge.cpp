@@ -61,8 +61,11 @@ void log_report(const MergeReport& r, const std::filesystem::path& anchor) {
                  r.clamped_events);
   }
   spdlog::debug(
-      "merged archive written to {}; the event stores took {} bytes ({:.1f} per event)",
-      anchor.string(), r.store_bytes,
+      "merged archive written to {}; the kernel events {}; the event stores took {} bytes ({:.1f} "
+      "per event)",
+      anchor.string(),
+      r.kernel_events_recorded ? "taken from the recorder's copy" : "decoded from its archive",
+      r.store_bytes,
       double(r.store_bytes) / double(std::max<uint64_t>(1, r.user_events + r.kernel_events)));
 }
 
@@ -79,7 +82,8 @@ struct MergeSources {
 // With no EZTrace archive at all the result is the kernel archive, rewritten without EZTrace's own
 // work, saying that the user level is missing.
 MergeSummary merge_from(MergeSources sources, const std::filesystem::path& kernel_anchor,
-                        const std::filesystem::path& out_dir) {
+                        const std::filesystem::path& out_dir,
+                        std::unique_ptr<EventStore> kernel_events = nullptr) {
   const char* given = sources.given;
   std::vector<std::filesystem::path>& own = sources.own;
   MergeSummary s;
@@ -103,7 +107,7 @@ MergeSummary merge_from(MergeSources sources, const std::filesystem::path& kerne
     }
     return inputs;
   };
-  s.report = merge_archives(load, kernel_anchor, out_dir, own, images);
+  s.report = merge_archives(load, kernel_anchor, out_dir, own, images, std::move(kernel_events));
   s.report.warnings.insert(s.report.warnings.begin(), warnings.begin(), warnings.end());
   s.anchor = out_dir / schema::kAnchorFile;
   log_report(s.report, s.anchor);
@@ -113,12 +117,13 @@ MergeSummary merge_from(MergeSources sources, const std::filesystem::path& kerne
 }  // namespace
 
 MergeSummary finish_eztrace(const EztraceSetup& setup, const std::filesystem::path& kernel_anchor,
-                            const std::filesystem::path& out_dir) {
+                            const std::filesystem::path& out_dir,
+                            std::unique_ptr<EventStore> kernel_events) {
   // EZTRACE_TRACE_DIR is private to the run: everything in it is EZTrace's.
   MergeSources sources{setup.sidecar_dir, {setup.trace_dir}, [](const Sidecar& s) {
                          return std::vector{s.trace_dir() / "eztrace_log.otf2"};
                        }};
-  return merge_from(std::move(sources), kernel_anchor, out_dir);
+  return merge_from(std::move(sources), kernel_anchor, out_dir, std::move(kernel_events));
 }
 
 MergeSummary merge_recorded(const std::filesystem::path& eztrace,

@@ -102,11 +102,11 @@ void EventStore::begin_location(OTF2_LocationRef loc) {
   auto [it, added] = locations_.try_emplace(loc);
   if (!added) fail("the merge stored the events of location {} twice", loc);
   current_ = &it->second;
-  current_->offset = size_;
+  start_ = size_;
   time_ = 0;
 }
 
-void EventStore::append(const otf2::Event& e) {
+std::pair<const uint8_t*, size_t> EventStore::record(const otf2::Event& e) {
   // At most: kind, time, mask, 7 fields, 2 counts, the attributes and metric values.
   const size_t most = 3 + 10 * kMaxVarint + e.attributes.size() * (2 * kMaxVarint + 1) +
                       e.metric_types.size() * (1 + sizeof(OTF2_MetricValue));
@@ -119,8 +119,50 @@ void EventStore::append(const otf2::Event& e) {
   put_varint(end, length);
   const auto prefix_bytes = static_cast<size_t>(end - prefix);
   std::memcpy(body - prefix_bytes, prefix, prefix_bytes);
-  put(body - prefix_bytes, prefix_bytes + length);
+  return {body - prefix_bytes, prefix_bytes + length};
+}
+
+void EventStore::append(const otf2::Event& e) {
+  auto [data, n] = record(e);
+  put(data, n);
   ++current_->events;
+}
+
+void EventStore::event(OTF2_LocationRef loc, const otf2::Event& e) {
+  if (current_) fail("the merge's event store was filled two ways at once (location {})", loc);
+  if (!tap_at_ || tap_loc_ != loc) {  // the recorder writes a location's events in runs
+    tap_at_ = &tapped_[loc];
+    tap_extent_ = &locations_[loc];
+    tap_loc_ = loc;
+  }
+  Tapped& t = *tap_at_;
+  Extent& extent = *tap_extent_;
+  time_ = t.time;
+  auto [data, n] = record(e);
+  t.time = time_;
+  t.records.insert(t.records.end(), data, data + n);
+  ++extent.events;
+  tapped_bytes_ += n;
+  if (tapped_bytes_ >= kWriteBuffer) write_tapped();
+}
+
+void EventStore::write_tapped() {
+  for (auto& [loc, t] : tapped_) {
+    if (t.records.empty()) continue;
+    Extent& extent = locations_[loc];
+    extent.parts.push_back({written_ + used_, t.records.size()});  // where put() puts it
+    extent.bytes += t.records.size();
+    put(t.records.data(), t.records.size());
+    t.records.clear();
+    // A location that had a burst once does not keep its buffer for good.
+    if (t.records.capacity() > (64u << 10)) t.records.shrink_to_fit();
+  }
+  tapped_bytes_ = 0;
+}
+
+void EventStore::seal() {
+  write_tapped();
+  flush();
 }
 
 void EventStore::put(const uint8_t* data, size_t n) {
@@ -137,7 +179,8 @@ void EventStore::put(const uint8_t* data, size_t n) {
 
 void EventStore::end_location() {
   flush();
-  current_->bytes = size_ - current_->offset;
+  current_->bytes = size_ - start_;
+  if (current_->bytes) current_->parts.push_back({start_, current_->bytes});
   current_ = nullptr;
 }
 
@@ -187,23 +230,35 @@ size_t EventStore::encode(const otf2::Event& e, uint8_t* const out) {
 
 EventStore::Cursor::Cursor(const EventStore& store, OTF2_LocationRef loc) : store_(store) {
   if (auto it = store.locations_.find(loc); it != store.locations_.end()) {
-    offset_ = it->second.offset;
-    end_ = offset_ + it->second.bytes;
+    parts_ = &it->second.parts;
   }
+}
+
+bool EventStore::Cursor::read_more() {
+  while (offset_ == end_) {
+    if (!parts_ || part_ == parts_->size()) return false;
+    offset_ = (*parts_)[part_].offset;
+    end_ = offset_ + (*parts_)[part_].bytes;
+    ++part_;
+  }
+  const auto more = static_cast<size_t>(std::min<uint64_t>(end_ - offset_, buf_.size() - len_));
+  read_fully(store_.fd_.get(), buf_.data() + len_, more, offset_, store_.dir_);
+  offset_ += more;
+  len_ += more;
+  return true;
 }
 
 // Makes the buffer hold at least `need` bytes from pos_ (false: the location has fewer left).
 bool EventStore::Cursor::fill(size_t need) {
   if (len_ - pos_ >= need) return true;
-  if (offset_ == end_) return false;
   const size_t keep = len_ - pos_;
   std::memmove(buf_.data(), buf_.data() + pos_, keep);
   pos_ = 0;
+  len_ = keep;
   if (buf_.size() < std::max(need, kReadBuffer)) buf_.resize(std::max(need, kReadBuffer));
-  const auto more = static_cast<size_t>(std::min<uint64_t>(end_ - offset_, buf_.size() - keep));
-  read_fully(store_.fd_.get(), buf_.data() + keep, more, offset_, store_.dir_);
-  offset_ += more;
-  len_ = keep + more;
+  while (len_ < need && len_ < buf_.size()) {
+    if (!read_more()) break;
+  }
   return len_ >= need;
 }
 

@@ -1,5 +1,7 @@
 #include "converters/merge/kernel_spans.h"
 
+#include <spdlog/spdlog.h>
+
 #include "common/otf2/reader.h"
 
 namespace ezio::converters {
@@ -13,8 +15,9 @@ bool is_request(EventKind k) {
 
 class Indexer : public otf2::EventVisitor {
  public:
-  Indexer(KernelIndex& index, const std::vector<std::string>& own_dirs)
-      : index_(index), own_dirs_(own_dirs) {
+  // copy: the events go into index.events too (read from the archive; not when replayed from it).
+  Indexer(KernelIndex& index, const std::vector<std::string>& own_dirs, bool copy)
+      : index_(index), own_dirs_(own_dirs), copy_(copy) {
     for (const auto& [ref, a] : index.defs.attributes) {
       if (index.defs.str(a.name) == "call.id") call_id_ = ref;
     }
@@ -24,15 +27,15 @@ class Indexer : public otf2::EventVisitor {
     loc_ = &index_.locations[loc];
     loc_->spans = SpanList(index_.store.get(), index_.store->size());
     cutter_ = SpanCutter();
-    index_.events->begin_location(loc);
+    if (copy_) index_.events->begin_location(loc);
   }
   void end_location(OTF2_LocationRef) override {
     if (!cutter_.complete()) loc_->spans.append(span_);  // a call still running at the end
-    index_.events->end_location();
+    if (copy_) index_.events->end_location();
   }
 
   void event(OTF2_LocationRef, const Event& e) override {
-    index_.events->append(e);
+    if (copy_) index_.events->append(e);
     if (cutter_.complete()) start_span(e);
     Span& s = span_;
     const size_t index = loc_->spans.size();
@@ -97,12 +100,42 @@ class Indexer : public otf2::EventVisitor {
 
   KernelIndex& index_;
   const std::vector<std::string>& own_dirs_;
+  const bool copy_;
   Ref call_id_ = OTF2_UNDEFINED_ATTRIBUTE;
   KernelLocation* loc_ = nullptr;
   SpanCutter cutter_;
   Span span_;                             // the one being read
   std::vector<const std::string*> seen_;  // handle -> its entry of index_.normal_paths
 };
+
+// True when the recorder's copy holds, for every location of the archive, as many events as the
+// archive declares (the recorder's counts are right, unlike EZTrace's), and no other.
+bool holds_the_archive(const EventStore& recorded, const Definitions& defs) {
+  for (const auto& [loc, extent] : recorded.locations()) {
+    auto def = defs.locations.find(loc);
+    if (def == defs.locations.end() || def->second.events != extent.events) return false;
+  }
+  for (const auto& [loc, def] : defs.locations) {
+    if (def.events && !recorded.locations().count(loc)) return false;
+  }
+  return true;
+}
+
+// Every location the archive defines has an event file (otf2::ArchiveWriter writes one for a
+// location without events): the replay visits them all, as reading the archive does, and the
+// store lists them all, as the copy made while reading it does.
+void replay(EventStore& events, const Definitions& defs, otf2::EventVisitor& visitor) {
+  for (const auto& [loc, def] : defs.locations) {
+    if (!events.locations().count(loc)) {
+      events.begin_location(loc);
+      events.end_location();
+    }
+    visitor.begin_location(loc);
+    EventStore::Cursor cursor(events, loc);
+    while (const Event* e = cursor.next()) visitor.event(loc, *e);
+    visitor.end_location(loc);
+  }
+}
 
 }  // namespace
 
@@ -117,14 +150,27 @@ bool path_under(const std::string& path, const std::vector<std::string>& dirs) {
 
 KernelIndex index_kernel_spans(const std::filesystem::path& anchor,
                                const std::vector<std::string>& own_dirs,
-                               const std::filesystem::path& temp_dir) {
+                               const std::filesystem::path& temp_dir,
+                               std::unique_ptr<EventStore> recorded) {
   KernelIndex index;
   otf2::ArchiveReader reader(anchor);
   index.store = std::make_unique<SpanStore>(temp_dir);
-  index.events = std::make_unique<EventStore>(temp_dir);
   index.anchor = reader.anchor();
   index.defs = reader.defs();
-  Indexer indexer(index, own_dirs);
+  if (recorded) {
+    recorded->seal();
+    if (holds_the_archive(*recorded, index.defs)) {
+      index.events = std::move(recorded);
+      index.recorded = true;
+      Indexer indexer(index, own_dirs, false);
+      replay(*index.events, index.defs, indexer);
+      return index;
+    }
+    spdlog::warn("{}: the recorder's copy of its events does not match the archive; reading it",
+                 anchor.string());
+  }
+  index.events = std::make_unique<EventStore>(temp_dir);
+  Indexer indexer(index, own_dirs, true);
   otf2::ReadOptions options;
   options.lenient = true;  // as read_archive: the kernel's counts are right, EZTrace's are not
   index.unsupported_events = reader.read_events(indexer, options).unsupported;

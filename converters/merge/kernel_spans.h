@@ -39,14 +39,18 @@ struct KernelIndex {
   std::unique_ptr<SpanStore> store;                      // their spans
   std::unique_ptr<EventStore> events;                    // their events, to be written
   uint64_t unsupported_events = 0;
+  bool recorded = false;  // events: the recorder's copy, the archive's events were not decoded
   std::map<Ref, std::string> normal_paths;  // a handle's file path, normalized ("" for none)
 };
 
 // Reads the kernel archive once, into its span summaries and a copy of its events (temporary
-// files in temp_dir); own_dirs are normalized paths.
+// files in temp_dir); own_dirs are normalized paths. With `recorded`, the copy the recorder made
+// while it wrote the archive (otf2::EventTap), only the definitions are read and the events are
+// taken from there, unless its event counts differ from the archive's.
 KernelIndex index_kernel_spans(const std::filesystem::path& anchor,
                                const std::vector<std::string>& own_dirs,
-                               const std::filesystem::path& temp_dir);
+                               const std::filesystem::path& temp_dir,
+                               std::unique_ptr<EventStore> recorded = nullptr);
 
 // True when path lies strictly under one of dirs.
 bool path_under(const std::string& path, const std::vector<std::string>& dirs);

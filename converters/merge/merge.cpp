@@ -1,5 +1,8 @@
 #include "converters/merge/merge.h"
 
+#include <spdlog/spdlog.h>
+
+#include <chrono>
 #include <future>
 
 #include "common/schema/layers.h"
@@ -8,6 +11,24 @@
 
 // The merge's stages in order (merger.h lists where each lives).
 namespace ezio::converters {
+namespace {
+
+// Logs how long each step took (`eziotrace -v`): what the time after the application is spent on.
+class StepClock {
+ public:
+  void done(const char* step) {
+    auto now = std::chrono::steady_clock::now();
+    spdlog::debug("merge: {} in {:.3f} s", step,
+                  std::chrono::duration<double>(now - last_).count());
+    last_ = now;
+  }
+
+ private:
+  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+};
+
+}  // namespace
+
 namespace merge_stages {
 
 bool opens_a_call(EventKind k) {
@@ -21,11 +42,13 @@ KernelLocation* Merger::kernel_location(OTF2_LocationRef loc) {
 }
 
 void Merger::run(const std::filesystem::path& out_dir) {
+  StepClock clock;
   // Decide on the span summaries: what is EZTrace's own, which processes have no user trace.
   index_kernel();
   filter_own_io();
   find_untraced();
   count_lost_syscalls();
+  clock.done("EZTrace's own I/O found");
 
   Output out(out_dir, kernel.defs);
   for (const auto& in : inputs) out.comms.add_archive(in.archive->defs);
@@ -33,6 +56,7 @@ void Merger::run(const std::filesystem::path& out_dir) {
   // Each user thread's location, checked against its kernel spans.
   std::vector<Process> processes = map_threads(out);
   define_comm_ranks(out);
+  clock.done("threads mapped and checked");
 
   SpanWriter writer(*this, [this, &out](OTF2_LocationRef loc, const Event& e) {
     out.write(out.kmap, loc, e, e.time);
@@ -40,10 +64,13 @@ void Merger::run(const std::filesystem::path& out_dir) {
   });
   write_threads(out, writer, processes);
   write_kernel_only(out, writer);
-  write_properties(out);
+  clock.done("events written");
+  write_properties(out);  // and closes the archive
+  clock.done("archive closed");
   std::set<const EventStore*> stores = {kernel.events.get()};
   for (const auto& in : inputs) stores.insert(in.archive->events.get());
   for (const EventStore* s : stores) report.store_bytes += s->bytes();
+  report.kernel_events_recorded = kernel.recorded;
 }
 
 }  // namespace merge_stages
@@ -106,9 +133,11 @@ std::vector<std::string> own_directories(const std::vector<std::filesystem::path
 }
 
 KernelIndex index_kernel(const std::filesystem::path& anchor, const std::vector<std::string>& own,
-                         const std::filesystem::path& out_dir) {
+                         const std::filesystem::path& out_dir,
+                         std::unique_ptr<EventStore> recorded = nullptr) {
   // The span summaries and events go next to the output, on its file system.
-  return index_kernel_spans(anchor, own, std::filesystem::absolute(out_dir).parent_path());
+  return index_kernel_spans(anchor, own, std::filesystem::absolute(out_dir).parent_path(),
+                            std::move(recorded));
 }
 
 MergeReport merge_indexed(const std::vector<EztraceInput>& eztrace,
@@ -135,13 +164,25 @@ MergeReport merge_archives(const std::function<std::vector<EztraceInput>()>& loa
                            const std::filesystem::path& kernel_anchor,
                            const std::filesystem::path& out_dir,
                            const std::vector<std::filesystem::path>& own_dirs,
-                           const std::vector<Sidecar>& images) {
+                           const std::vector<Sidecar>& images,
+                           std::unique_ptr<EventStore> kernel_events) {
   const std::vector<std::string> own = own_directories(own_dirs, images);
   // The future waits for the thread however this function is left.
-  auto kernel =
-      std::async(std::launch::async, [&] { return index_kernel(kernel_anchor, own, out_dir); });
+  StepClock clock;
+  double kernel_s = 0;  // logged by this thread: the logger is single-threaded
+  auto kernel = std::async(std::launch::async, [&] {
+    auto t0 = std::chrono::steady_clock::now();
+    KernelIndex index = index_kernel(kernel_anchor, own, out_dir, std::move(kernel_events));
+    kernel_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return index;
+  });
   const std::vector<EztraceInput> eztrace = load_eztrace();
-  return merge_indexed(eztrace, images, kernel.get(), out_dir);
+  clock.done("EZTrace's archives read");
+  KernelIndex index = kernel.get();
+  clock.done("then the kernel archive's index awaited");
+  spdlog::debug("merge: kernel archive indexed ({}) in {:.3f} s, on a thread of its own",
+                index.recorded ? "the recorder's copy replayed" : "its events decoded", kernel_s);
+  return merge_indexed(eztrace, images, std::move(index), out_dir);
 }
 
 }  // namespace ezio::converters

@@ -5,9 +5,11 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "converters/merge/event_store.h"
 #include "converters/merge/inputs.h"
 
 namespace ezio::converters {
@@ -35,6 +37,9 @@ struct MergeReport {
   uint64_t clamped_events = 0;  // events whose time had to be raised to keep a location ordered
   uint64_t unsupported_events = 0;
   uint64_t store_bytes = 0;  // the event stores' temporary files (event_store.h), all inputs
+  // The kernel events came from the recorder's copy (kernel_spans.h), not from decoding its
+  // archive.
+  bool kernel_events_recorded = false;
   std::vector<std::string> violation_details;  // the first ones, for the user to read
   std::vector<std::string> warnings;
 };
@@ -54,11 +59,14 @@ MergeReport merge_archives(const std::vector<EztraceInput>& eztrace,
 // The same, reading the EZTrace archives (load_eztrace) while the kernel archive is read on a
 // thread of its own: each input's one pass overlaps the other's. Every archive load_eztrace
 // returns must be of an image of images (whose trace directories are EZTrace's own).
+// kernel_events: the kernel archive's events as the recorder wrote them (an EventStore it tapped,
+// see kernel_spans.h), or nullptr to read them from the archive.
 MergeReport merge_archives(const std::function<std::vector<EztraceInput>()>& load_eztrace,
                            const std::filesystem::path& kernel_anchor,
                            const std::filesystem::path& out_dir,
                            const std::vector<std::filesystem::path>& own_dirs,
-                           const std::vector<Sidecar>& images);
+                           const std::vector<Sidecar>& images,
+                           std::unique_ptr<EventStore> kernel_events = nullptr);
 
 // True for an event that came from EZTrace in a merged archive: user regions (no kernel layer
 // prefix), thread begin/end, and I/O events on handles of a paradigm other than "linux".

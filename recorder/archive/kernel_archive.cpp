@@ -84,6 +84,7 @@ bool is_file_io(IoKind k) { return k != IoKind::None && k != IoKind::Dup; }
 
 class KernelArchive::Builder {
  public:
+  void tap(otf2::EventTap* tap) { w_.tap(tap); }
   Builder(const std::filesystem::path& dir, const RecordingInfo& info)
       : info_(info), procs_(info), w_(dir) {
     machine_ = w_.system_tree_node(info.hostname.empty() ? "localhost" : info.hostname, "machine");
@@ -421,6 +422,8 @@ KernelArchive::KernelArchive(const std::filesystem::path& dir, const RecordingIn
     : b_(std::make_unique<Builder>(dir, info)) {}
 
 KernelArchive::~KernelArchive() = default;
+
+void KernelArchive::tap(otf2::EventTap* tap) { b_->tap(tap); }
 
 void KernelArchive::write_settled(RecordStore& store, uint64_t before,
                                   const std::function<void()>& meanwhile) {

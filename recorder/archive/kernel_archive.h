@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 
+#include "common/otf2/event_tap.h"
 #include "recorder/archive/pagecache_archive.h"
 #include "recorder/archive/recording_info.h"
 #include "recorder/decode/record_store.h"
@@ -50,6 +51,9 @@ class KernelArchive {
                      const std::function<void()>& meanwhile = nullptr);
   // Writes everything left and closes the archive.
   ArchiveSummary finish(RecordStore& store);
+  // Every event written from now on is also given to tap (the merged mode's merge takes them
+  // from there instead of decoding the archive again); nullptr: none.
+  void tap(otf2::EventTap* tap);
 
  private:
   class Builder;

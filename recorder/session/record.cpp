@@ -299,10 +299,13 @@ RecordResult record(const RecordOptions& o, const RecordExtras& extras) {
   // Made while the application runs (OTF2's archive and its buffers: milliseconds); its records
   // wait in the ring buffer meanwhile.
   KernelArchive archive(staging.dir(), info);
+  archive.tap(extras.tap);
 
   size_t still_running = 0;
   int status =
       record_until_exit(app, bpf, store, archive, signals, o.wait_children_s, still_running);
+  // What follows is the time after the application (bench/merge/run.sh stamps this line).
+  spdlog::debug("the application ended");
   drain_all(bpf, store, archive);
   info.end_monotonic_ns = monotonic_ns();
   info.still_running = still_running > 0 ? bpf.traced_processes() : 0;

@@ -41,6 +41,8 @@ struct RecordExtras {
   // After the archive is written, before it is published: staged is the directory that becomes
   // the archive.
   std::function<void(const std::filesystem::path& staged)> finish;
+  // Given every event of the archive as it is written (eziotrace run: the merge's copy).
+  otf2::EventTap* tap = nullptr;
 };
 
 struct RecordResult {

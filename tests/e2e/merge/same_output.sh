@@ -3,8 +3,10 @@
 # not change its output (archives identical before and after). Records the merge tests'
 # workloads once with NEW (`eziotrace --keep-parts`), merges each recording's parts with OLD and
 # with NEW, and compares the results: every event and definition file, and `otf2-print` and
-# `otf2-print -G` (the anchor files differ in their creation time only). Prints one line per
-# recording; exit 1 when any differs. Not registered with ctest (it needs two builds): run by hand,
+# `otf2-print -G` (the anchor files differ in their creation time only). Also compares the
+# archive NEW's run merged itself (the kernel events taken from the recorder's copy, not decoded
+# from its archive) with NEW's `merge` of the kept parts, by `otf2-print` and `otf2-print -G`.
+# Prints one line per recording; exit 1 when any differs. Not registered with ctest (it needs two builds): run by hand,
 # as root.
 #
 #   tests/e2e/merge/same_output.sh OLD_EZIOTRACE [NEW_BUILD_DIR (default: build)]
@@ -62,6 +64,16 @@ for name in "${names[@]}"; do
   else
     echo "$name: DIFFERS"
     diff "$work/$name.old.print" "$work/$name.new.print" | head -5 || true
+    status=1
+  fi
+  otf2-print "$work/$name/eziotrace.otf2" >"$work/$name.run.print" 2>&1 || true
+  otf2-print -G "$work/$name/eziotrace.otf2" >"$work/$name.run.defs" 2>&1 || true
+  if cmp -s "$work/$name.run.print" "$work/$name.new.print" &&
+    cmp -s "$work/$name.run.defs" "$work/$name.new.defs"; then
+    echo "$name: the run's own merge identical"
+  else
+    echo "$name: the run's own merge DIFFERS"
+    diff "$work/$name.run.print" "$work/$name.new.print" | head -5 || true
     status=1
   fi
 done

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <vector>
 
 #include "common/error.h"
@@ -185,6 +186,35 @@ TEST(EventStore, RecordsLargerThanItsBuffersComeBackWhole) {
   expect_same(small, back[2], 2);
   expect_same(large, back[3], 3);
   expect_same(small, back[4], 4);
+}
+
+// Filled from a tap (a recording being written): locations interleaved, each location's events
+// come back in their order, across the parts written whenever 1 MiB is buffered.
+TEST(EventStore, TappedLocationsComeBackApartAcrossParts) {
+  EventStore store(ezio::test::scratch_dir("event_store_tapped"));
+  std::map<OTF2_LocationRef, std::vector<Event>> sent;
+  const std::vector<Event> varied = varied_events();
+  for (uint64_t i = 0; i < 150000; ++i) {  // ~3 MB: several parts per location
+    OTF2_LocationRef loc = i % 7 == 0 ? 11 : (i % 3 == 0 ? 5 : 8);
+    Event e{};
+    e.kind = i % 2 ? EventKind::Leave : EventKind::Enter;
+    e.time = 1'700'000'000'000'000'000 + i * 97;
+    e.ref = static_cast<uint32_t>(i % 40);
+    e.attributes = {attribute(4, OTF2_TYPE_UINT64, i * 0x10001)};
+    if (i % 5000 == 0) e = varied[i / 5000 % varied.size()];
+    store.event(loc, e);
+    sent[loc].push_back(e);
+  }
+  store.seal();
+  ASSERT_EQ(store.locations().size(), 3u);
+  for (const auto& [loc, events] : sent) {
+    EXPECT_GT(store.locations().at(loc).parts.size(), 1u) << loc;
+    EXPECT_EQ(store.locations().at(loc).events, events.size());
+    std::vector<Event> back = read_back(store, loc);
+    ASSERT_EQ(back.size(), events.size()) << loc;
+    for (size_t i = 0; i < events.size(); ++i) expect_same(events[i], back[i], i);
+  }
+  EXPECT_THROW(store.begin_location(5), ezio::Error);  // stored already
 }
 
 TEST(EventStore, LeavesNoFileBehindAndRefusesALocationTwice) {

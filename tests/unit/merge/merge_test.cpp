@@ -95,6 +95,41 @@ Merged merge_with_synthetic(const std::string& name, int64_t shift_ns,
   return m;
 }
 
+// The merged mode takes the kernel events from the copy the recorder made while writing its
+// archive (otf2::EventTap) instead of decoding the archive: the merged archive is the same, file
+// for file.
+TEST(Merge, KernelEventsFromTheWritersCopyMergeIntoTheSameArchive) {
+  const Fixture& f = traced_run();
+  auto dir = scratch_dir("merge-tapped");
+  auto copy = std::make_unique<converters::EventStore>(dir);
+  write_synthetic_kernel(f.inputs, dir / "kernel", 0, copy.get());
+  std::vector<std::filesystem::path> own = {f.setup.sidecar_dir, f.setup.trace_dir};
+  auto load = [&f] { return f.inputs; };
+  auto decoded =
+      converters::merge_archives(load, dir / "kernel/eziotrace.otf2", dir / "decoded", own, {});
+  auto tapped = converters::merge_archives(load, dir / "kernel/eziotrace.otf2", dir / "tapped", own,
+                                           {}, std::move(copy));
+  EXPECT_EQ(decoded.kernel_events, tapped.kernel_events);
+  EXPECT_EQ(decoded.user_events, tapped.user_events);
+  EXPECT_GT(tapped.kernel_events, 0u);
+  EXPECT_TRUE(tapped.kernel_events_recorded);  // the copy was used, the archive not decoded
+  EXPECT_FALSE(decoded.kernel_events_recorded);
+  auto bytes = [](const std::filesystem::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  // Every file but the anchor, which holds its creation time.
+  size_t compared = 0;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir / "decoded")) {
+    if (!entry.is_regular_file() || entry.path().extension() == ".otf2") continue;
+    auto other = dir / "tapped" / std::filesystem::relative(entry.path(), dir / "decoded");
+    ASSERT_TRUE(std::filesystem::exists(other)) << other;
+    EXPECT_TRUE(bytes(entry.path()) == bytes(other)) << other << " differs";
+    ++compared;
+  }
+  EXPECT_GT(compared, 2u);
+}
+
 TEST(Merge, AlignedInputHasNoViolationAndEveryCallChecked) {
   auto m = merge_with_synthetic("aligned", 0);
   EXPECT_EQ(m.report.violations, 0u)

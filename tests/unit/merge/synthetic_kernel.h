@@ -19,8 +19,9 @@ struct SyntheticCounts {
 };
 
 // lost_syscalls: the archive's EZIOTRACE::LOST::syscall (the events written are the same).
+// tap: given every event as it is written, as the recorder gives them to the merged mode's merge.
 SyntheticCounts write_synthetic_kernel(const std::vector<converters::EztraceInput>& inputs,
-                                       const std::filesystem::path& dir,
-                                       uint64_t lost_syscalls = 0);
+                                       const std::filesystem::path& dir, uint64_t lost_syscalls = 0,
+                                       otf2::EventTap* tap = nullptr);
 
 }  // namespace ezio::test
