@@ -220,9 +220,14 @@ TEST(Sessions, AClosedSessionsSlotIsReusedWithoutItsLeftovers) {
 // only (a recorded eziotrace's child inherits its recorder's session).
 TEST(Sessions, ASessionClaimsOnlyUntracedProcesses) {
   Session a(1 << 20), b(1 << 20);
-  auto app = a.launch({"/bin/sh", "-c", "exec cat /etc/hostname >/dev/null"});
+  // Held before its exec while b tries: released at once, it could end before b's attempt.
+  auto app = std::make_unique<Launcher>(
+      std::vector<std::string>{"/bin/sh", "-c", "exec cat /etc/hostname >/dev/null"},
+      current_environment(), target_user());
+  programs().trace_process(a.slot(), app->pid());
   EXPECT_THROW(programs().trace_process(b.slot(), app->pid()), Error);
   EXPECT_EQ(programs().traced_processes(b.slot()), 0u);
+  app->release();
   run_to_end({app.get()}, {&a, &b}, {&a, &b});
   EXPECT_TRUE(named(a.store()).contains(static_cast<uint32_t>(app->pid())));
   EXPECT_TRUE(b.store().procs().empty());
