@@ -10,8 +10,13 @@
 // EZTrace's communicators.
 namespace ezio::converters::merge_stages {
 
-Output::Output(const std::filesystem::path& dir, const Definitions& kernel_defs)
-    : kd(kernel_defs), w(dir), comms(w), shared{w, {}, comms, {}}, kmap(kd, shared) {
+Output::Output(const std::filesystem::path& dir, const Definitions& kernel_defs, bool threaded)
+    : kd(kernel_defs),
+      w(dir),
+      comms(w),
+      shared{w, {}, comms, {}},
+      kmap(kd, shared),
+      pipe(w, threaded) {
   std::string host = "localhost";
   if (!kd.nodes.empty()) {
     knode = kd.nodes.begin()->first;
@@ -43,7 +48,6 @@ otf2::Ref Output::group_of(Ref kgroup) {
 
 void Output::write(DefinitionMapper& map, OTF2_LocationRef loc, const Event& e, uint64_t t) {
   if (!at_hand_ || loc != loc_) {
-    writer_ = w.events(loc);
     last_ = &last[loc];
     loc_ = loc;
     at_hand_ = true;
@@ -56,12 +60,12 @@ void Output::write(DefinitionMapper& map, OTF2_LocationRef loc, const Event& e, 
   l = t;
   t_min = std::min(t_min, t);
   t_max = std::max(t_max, t);
-  map.write(writer_, e, t);
+  map.map(e, pipe.add(loc, t));
 }
 
 void Output::finish(OTF2_LocationRef loc) {
   if (loc == loc_) at_hand_ = false;
-  w.finish_events(loc);
+  pipe.finish(loc);
 }
 
 // The kernel's locations, minus dropped ones, keeping their ids (TIDs).
