@@ -125,9 +125,11 @@ otf2::Ref DefinitionMapper::metric(Ref r) {
   return metrics_.set(r, shared_.writer.metric_class(std::move(members), occurrence, kind));
 }
 
-void DefinitionMapper::map_attributes(std::vector<Attribute>& attrs) {
-  for (Attribute& a : attrs) {
-    OTF2_AttributeValue& v = a.value;
+OTF2_AttributeList* DefinitionMapper::attributes(const std::vector<Attribute>& attrs) {
+  if (attrs.empty()) return nullptr;
+  OTF2_AttributeList* list = shared_.writer.attributes();
+  for (const Attribute& a : attrs) {
+    OTF2_AttributeValue v = a.value;
     switch (a.type) {
       case OTF2_TYPE_STRING:
         v.stringRef = string(v.stringRef);
@@ -153,58 +155,108 @@ void DefinitionMapper::map_attributes(std::vector<Attribute>& attrs) {
       default:
         break;  // plain values and location ids (kept: thread locations keep the TID)
     }
-    a.id = attribute(a.id);
+    OTF2_AttributeList_AddAttribute(list, attribute(a.id), a.type, v);
+  }
+  return list;
+}
+
+void DefinitionMapper::write(OTF2_EvtWriter* w, const Event& e, uint64_t t) {
+  OTF2_AttributeList* a = attributes(e.attributes);
+  switch (e.kind) {
+    case EventKind::Enter:
+      OTF2_EvtWriter_Enter(w, a, t, region(e.ref));
+      break;
+    case EventKind::Leave:
+      OTF2_EvtWriter_Leave(w, a, t, region(e.ref));
+      break;
+    case EventKind::ThreadBegin:
+      OTF2_EvtWriter_ThreadBegin(w, a, t, comm(e.ref), e.a);
+      break;
+    case EventKind::ThreadEnd:
+      OTF2_EvtWriter_ThreadEnd(w, a, t, comm(e.ref), e.a);
+      break;
+    case EventKind::IoCreateHandle:
+      OTF2_EvtWriter_IoCreateHandle(w, a, t, io_handle(e.ref), e.f1, e.f2, e.f3);
+      break;
+    case EventKind::IoDestroyHandle:
+      OTF2_EvtWriter_IoDestroyHandle(w, a, t, io_handle(e.ref));
+      break;
+    case EventKind::IoDuplicateHandle:
+      OTF2_EvtWriter_IoDuplicateHandle(w, a, t, io_handle(e.ref), io_handle(e.ref2), e.f1);
+      break;
+    case EventKind::IoSeek:
+      OTF2_EvtWriter_IoSeek(w, a, t, io_handle(e.ref), static_cast<int64_t>(e.a),
+                            static_cast<OTF2_IoSeekOption>(e.f1), e.b);
+      break;
+    case EventKind::IoChangeStatusFlags:
+      OTF2_EvtWriter_IoChangeStatusFlags(w, a, t, io_handle(e.ref), e.f1);
+      break;
+    case EventKind::IoDeleteFile:
+      OTF2_EvtWriter_IoDeleteFile(w, a, t, io_paradigm(e.ref), io_file(e.ref2));
+      break;
+    case EventKind::IoOperationBegin:
+      OTF2_EvtWriter_IoOperationBegin(w, a, t, io_handle(e.ref),
+                                      static_cast<OTF2_IoOperationMode>(e.f1), e.f2, e.a, e.b);
+      break;
+    case EventKind::IoOperationTest:
+      OTF2_EvtWriter_IoOperationTest(w, a, t, io_handle(e.ref), e.b);
+      break;
+    case EventKind::IoOperationIssued:
+      OTF2_EvtWriter_IoOperationIssued(w, a, t, io_handle(e.ref), e.b);
+      break;
+    case EventKind::IoOperationComplete:
+      OTF2_EvtWriter_IoOperationComplete(w, a, t, io_handle(e.ref), e.a, e.b);
+      break;
+    case EventKind::IoOperationCancelled:
+      OTF2_EvtWriter_IoOperationCancelled(w, a, t, io_handle(e.ref), e.b);
+      break;
+    case EventKind::Metric:
+      OTF2_EvtWriter_Metric(w, a, t, metric(e.ref), static_cast<uint8_t>(e.metric_types.size()),
+                            e.metric_types.data(), e.metric_values.data());
+      break;
+    default:
+      write_mpi(w, e, t, a);
+      break;
   }
 }
 
-// The references are mapped in the order the writer before the pipeline used (attributes first,
-// then the event's own, two of them right to left as GCC evaluated its call arguments): the
-// definitions are numbered by first use, so that order keeps the merged archive the same.
-void DefinitionMapper::map(const Event& in, Event& out) {
-  out = in;  // reuses out's vectors
-  map_attributes(out.attributes);
-  switch (in.kind) {
-    case EventKind::Enter:
-    case EventKind::Leave:
-      out.ref = region(in.ref);
-      break;
-    case EventKind::ThreadBegin:
-    case EventKind::ThreadEnd:
+void DefinitionMapper::write_mpi(OTF2_EvtWriter* w, const Event& e, uint64_t t,
+                                 OTF2_AttributeList* a) {
+  switch (e.kind) {
+    // Peer ranks and roots are ranks of the communicator: valid as they are (see comm_mapper.h).
     case EventKind::MpiSend:
+      OTF2_EvtWriter_MpiSend(w, a, t, e.f1, comm(e.ref), e.f2, e.a);
+      break;
     case EventKind::MpiIsend:
-    case EventKind::MpiRecv:
-    case EventKind::MpiIrecv:
-    case EventKind::MpiCollectiveEnd:
-      out.ref = comm(in.ref);
-      break;
-    case EventKind::IoDuplicateHandle:
-      out.ref2 = io_handle(in.ref2);
-      out.ref = io_handle(in.ref);
-      break;
-    case EventKind::IoDeleteFile:
-      out.ref2 = io_file(in.ref2);
-      out.ref = io_paradigm(in.ref);
-      break;
-    case EventKind::Metric:
-      out.ref = metric(in.ref);
+      OTF2_EvtWriter_MpiIsend(w, a, t, e.f1, comm(e.ref), e.f2, e.a, e.b);
       break;
     case EventKind::MpiIsendComplete:
-    case EventKind::MpiIrecvRequest:
-    case EventKind::MpiRequestTest:
-    case EventKind::MpiRequestCancelled:
-    case EventKind::MpiCollectiveBegin:
-      break;  // no reference
-    case EventKind::IoCreateHandle:
-    case EventKind::IoDestroyHandle:
-    case EventKind::IoSeek:
-    case EventKind::IoChangeStatusFlags:
-    case EventKind::IoOperationBegin:
-    case EventKind::IoOperationTest:
-    case EventKind::IoOperationIssued:
-    case EventKind::IoOperationComplete:
-    case EventKind::IoOperationCancelled:
-      out.ref = io_handle(in.ref);
+      OTF2_EvtWriter_MpiIsendComplete(w, a, t, e.b);
       break;
+    case EventKind::MpiIrecvRequest:
+      OTF2_EvtWriter_MpiIrecvRequest(w, a, t, e.b);
+      break;
+    case EventKind::MpiRecv:
+      OTF2_EvtWriter_MpiRecv(w, a, t, e.f1, comm(e.ref), e.f2, e.a);
+      break;
+    case EventKind::MpiIrecv:
+      OTF2_EvtWriter_MpiIrecv(w, a, t, e.f1, comm(e.ref), e.f2, e.a, e.b);
+      break;
+    case EventKind::MpiRequestTest:
+      OTF2_EvtWriter_MpiRequestTest(w, a, t, e.b);
+      break;
+    case EventKind::MpiRequestCancelled:
+      OTF2_EvtWriter_MpiRequestCancelled(w, a, t, e.b);
+      break;
+    case EventKind::MpiCollectiveBegin:
+      OTF2_EvtWriter_MpiCollectiveBegin(w, a, t);
+      break;
+    case EventKind::MpiCollectiveEnd:
+      OTF2_EvtWriter_MpiCollectiveEnd(w, a, t, static_cast<OTF2_CollectiveOp>(e.f1), comm(e.ref),
+                                      e.f2, e.a, e.b);
+      break;
+    default:
+      break;  // not an MPI event: write() has them all
   }
 }
 

@@ -61,12 +61,13 @@ class DefinitionMapper {
   otf2::Ref io_handle(Ref r);
   otf2::Ref metric(Ref r);
   otf2::Ref comm(Ref r) { return shared_.comms.comm(defs_, r); }
-  // out = in with its references (and its attributes') renumbered, defining what they name on
-  // first use; written later by encode_event (event_pipe.h).
-  void map(const Event& in, Event& out);
+  // Rewrites an event's attribute list into the writer's reusable list.
+  OTF2_AttributeList* attributes(const std::vector<Attribute>& attrs);
+  // Writes one event with its references renumbered, at time t.
+  void write(OTF2_EvtWriter* w, const Event& e, uint64_t t);
 
  private:
-  void map_attributes(std::vector<Attribute>& attrs);
+  void write_mpi(OTF2_EvtWriter* w, const Event& e, uint64_t t, OTF2_AttributeList* a);
 
   const Definitions& defs_;
   SharedDefinitions& shared_;

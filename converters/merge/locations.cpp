@@ -10,13 +10,8 @@
 // EZTrace's communicators.
 namespace ezio::converters::merge_stages {
 
-Output::Output(const std::filesystem::path& dir, const Definitions& kernel_defs, bool threaded)
-    : kd(kernel_defs),
-      w(dir),
-      comms(w),
-      shared{w, {}, comms, {}},
-      kmap(kd, shared),
-      pipe(w, threaded) {
+Output::Output(const std::filesystem::path& dir, const Definitions& kernel_defs)
+    : kd(kernel_defs), w(dir), comms(w), shared{w, {}, comms, {}}, kmap(kd, shared) {
   std::string host = "localhost";
   if (!kd.nodes.empty()) {
     knode = kd.nodes.begin()->first;
@@ -48,6 +43,7 @@ otf2::Ref Output::group_of(Ref kgroup) {
 
 void Output::write(DefinitionMapper& map, OTF2_LocationRef loc, const Event& e, uint64_t t) {
   if (!at_hand_ || loc != loc_) {
+    writer_ = w.events(loc);
     last_ = &last[loc];
     loc_ = loc;
     at_hand_ = true;
@@ -60,12 +56,12 @@ void Output::write(DefinitionMapper& map, OTF2_LocationRef loc, const Event& e, 
   l = t;
   t_min = std::min(t_min, t);
   t_max = std::max(t_max, t);
-  map.map(e, pipe.add(loc, t));
+  map.write(writer_, e, t);
 }
 
 void Output::finish(OTF2_LocationRef loc) {
   if (loc == loc_) at_hand_ = false;
-  pipe.finish(loc);
+  w.finish_events(loc);
 }
 
 // The kernel's locations, minus dropped ones, keeping their ids (TIDs).

@@ -27,18 +27,6 @@ class StepClock {
   std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
 };
 
-// From this many events in the inputs, the writing pass encodes on a second thread: below it, a
-// thread start (~0.1 ms) is more than what the thread would take off a merge of a few ms.
-constexpr uint64_t kThreadedEvents = 20'000;
-
-uint64_t events_in(const std::set<const EventStore*>& stores) {
-  uint64_t n = 0;
-  for (const EventStore* s : stores) {
-    for (const auto& [loc, extent] : s->locations()) n += extent.events;
-  }
-  return n;
-}
-
 }  // namespace
 
 namespace merge_stages {
@@ -62,9 +50,7 @@ void Merger::run(const std::filesystem::path& out_dir) {
   count_lost_syscalls();
   clock.done("EZTrace's own I/O found");
 
-  std::set<const EventStore*> stores = {kernel.events.get()};
-  for (const auto& in : inputs) stores.insert(in.archive->events.get());
-  Output out(out_dir, kernel.defs, events_in(stores) >= kThreadedEvents);
+  Output out(out_dir, kernel.defs);
   for (const auto& in : inputs) out.comms.add_archive(in.archive->defs);
   define_kernel_locations(out);
   // Each user thread's location, checked against its kernel spans.
@@ -76,16 +62,13 @@ void Merger::run(const std::filesystem::path& out_dir) {
     out.write(out.kmap, loc, e, e.time);
     ++report.kernel_events;
   });
-  try {
-    write_threads(out, writer, processes);
-    write_kernel_only(out, writer);
-    out.pipe.close();
-  } catch (...) {
-    out.pipe.rethrow_first();
-  }
+  write_threads(out, writer, processes);
+  write_kernel_only(out, writer);
   clock.done("events written");
   write_properties(out);  // and closes the archive
   clock.done("archive closed");
+  std::set<const EventStore*> stores = {kernel.events.get()};
+  for (const auto& in : inputs) stores.insert(in.archive->events.get());
   for (const EventStore* s : stores) report.store_bytes += s->bytes();
   report.kernel_events_recorded = kernel.recorded;
 }

@@ -23,7 +23,6 @@
 #include "common/otf2/writer.h"
 #include "converters/merge/comm_mapper.h"
 #include "converters/merge/definition_mapper.h"
-#include "converters/merge/event_pipe.h"
 #include "converters/merge/kernel_spans.h"
 #include "converters/merge/merge.h"
 
@@ -63,12 +62,12 @@ struct Process {
 // The merged archive being written: the writer, the definitions both inputs share, the location
 // ids in use and the time range.
 struct Output {
-  // threaded: the events are encoded on a thread of their own (EventPipe).
-  Output(const std::filesystem::path& dir, const Definitions& kernel_defs, bool threaded);
+  Output(const std::filesystem::path& dir, const Definitions& kernel_defs);
   // The merged location group of a kernel location group, defined on first use.
   otf2::Ref group_of(Ref kgroup);
   // Writes e on loc, renumbered by map, at time t, raised to keep loc ordered (counted in
-  // clamped). Consecutive events mostly go to one location: its last time is kept at hand.
+  // clamped). Consecutive events mostly go to one
+  // location: its writer and last time are kept at hand.
   void write(DefinitionMapper& map, OTF2_LocationRef loc, const Event& e, uint64_t t);
   // Writes out a location's events (ArchiveWriter::finish_events).
   void finish(OTF2_LocationRef loc);
@@ -87,11 +86,11 @@ struct Output {
   uint64_t t_min, t_max;
   std::map<OTF2_LocationRef, uint64_t> last;  // per output location, to keep time ordered
   uint64_t clamped = 0;
-  EventPipe pipe;  // after w: closed before it
 
  private:
   bool at_hand_ = false;
   OTF2_LocationRef loc_ = 0;  // the location write() wrote last, when at_hand_
+  OTF2_EvtWriter* writer_ = nullptr;
   uint64_t* last_ = nullptr;
 };
 
