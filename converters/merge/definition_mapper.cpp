@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "common/otf2/check.h"
+
 namespace ezio::converters {
 
 otf2::Ref DefinitionMapper::string(Ref r) {
@@ -162,101 +164,96 @@ OTF2_AttributeList* DefinitionMapper::attributes(const std::vector<Attribute>& a
 
 void DefinitionMapper::write(OTF2_EvtWriter* w, const Event& e, uint64_t t) {
   OTF2_AttributeList* a = attributes(e.attributes);
+  OTF2_ErrorCode rc = OTF2_SUCCESS;
   switch (e.kind) {
     case EventKind::Enter:
-      OTF2_EvtWriter_Enter(w, a, t, region(e.ref));
+      rc = OTF2_EvtWriter_Enter(w, a, t, region(e.ref));
       break;
     case EventKind::Leave:
-      OTF2_EvtWriter_Leave(w, a, t, region(e.ref));
+      rc = OTF2_EvtWriter_Leave(w, a, t, region(e.ref));
       break;
     case EventKind::ThreadBegin:
-      OTF2_EvtWriter_ThreadBegin(w, a, t, comm(e.ref), e.a);
+      rc = OTF2_EvtWriter_ThreadBegin(w, a, t, comm(e.ref), e.a);
       break;
     case EventKind::ThreadEnd:
-      OTF2_EvtWriter_ThreadEnd(w, a, t, comm(e.ref), e.a);
+      rc = OTF2_EvtWriter_ThreadEnd(w, a, t, comm(e.ref), e.a);
       break;
     case EventKind::IoCreateHandle:
-      OTF2_EvtWriter_IoCreateHandle(w, a, t, io_handle(e.ref), e.f1, e.f2, e.f3);
+      rc = OTF2_EvtWriter_IoCreateHandle(w, a, t, io_handle(e.ref), e.f1, e.f2, e.f3);
       break;
     case EventKind::IoDestroyHandle:
-      OTF2_EvtWriter_IoDestroyHandle(w, a, t, io_handle(e.ref));
+      rc = OTF2_EvtWriter_IoDestroyHandle(w, a, t, io_handle(e.ref));
       break;
     case EventKind::IoDuplicateHandle:
-      OTF2_EvtWriter_IoDuplicateHandle(w, a, t, io_handle(e.ref), io_handle(e.ref2), e.f1);
+      rc = OTF2_EvtWriter_IoDuplicateHandle(w, a, t, io_handle(e.ref), io_handle(e.ref2), e.f1);
       break;
     case EventKind::IoSeek:
-      OTF2_EvtWriter_IoSeek(w, a, t, io_handle(e.ref), static_cast<int64_t>(e.a),
-                            static_cast<OTF2_IoSeekOption>(e.f1), e.b);
+      rc = OTF2_EvtWriter_IoSeek(w, a, t, io_handle(e.ref), static_cast<int64_t>(e.a),
+                                 static_cast<OTF2_IoSeekOption>(e.f1), e.b);
       break;
     case EventKind::IoChangeStatusFlags:
-      OTF2_EvtWriter_IoChangeStatusFlags(w, a, t, io_handle(e.ref), e.f1);
+      rc = OTF2_EvtWriter_IoChangeStatusFlags(w, a, t, io_handle(e.ref), e.f1);
       break;
     case EventKind::IoDeleteFile:
-      OTF2_EvtWriter_IoDeleteFile(w, a, t, io_paradigm(e.ref), io_file(e.ref2));
+      rc = OTF2_EvtWriter_IoDeleteFile(w, a, t, io_paradigm(e.ref), io_file(e.ref2));
       break;
     case EventKind::IoOperationBegin:
-      OTF2_EvtWriter_IoOperationBegin(w, a, t, io_handle(e.ref),
-                                      static_cast<OTF2_IoOperationMode>(e.f1), e.f2, e.a, e.b);
+      rc = OTF2_EvtWriter_IoOperationBegin(w, a, t, io_handle(e.ref),
+                                           static_cast<OTF2_IoOperationMode>(e.f1), e.f2, e.a, e.b);
       break;
     case EventKind::IoOperationTest:
-      OTF2_EvtWriter_IoOperationTest(w, a, t, io_handle(e.ref), e.b);
+      rc = OTF2_EvtWriter_IoOperationTest(w, a, t, io_handle(e.ref), e.b);
       break;
     case EventKind::IoOperationIssued:
-      OTF2_EvtWriter_IoOperationIssued(w, a, t, io_handle(e.ref), e.b);
+      rc = OTF2_EvtWriter_IoOperationIssued(w, a, t, io_handle(e.ref), e.b);
       break;
     case EventKind::IoOperationComplete:
-      OTF2_EvtWriter_IoOperationComplete(w, a, t, io_handle(e.ref), e.a, e.b);
+      rc = OTF2_EvtWriter_IoOperationComplete(w, a, t, io_handle(e.ref), e.a, e.b);
       break;
     case EventKind::IoOperationCancelled:
-      OTF2_EvtWriter_IoOperationCancelled(w, a, t, io_handle(e.ref), e.b);
+      rc = OTF2_EvtWriter_IoOperationCancelled(w, a, t, io_handle(e.ref), e.b);
       break;
     case EventKind::Metric:
-      OTF2_EvtWriter_Metric(w, a, t, metric(e.ref), static_cast<uint8_t>(e.metric_types.size()),
-                            e.metric_types.data(), e.metric_values.data());
+      rc =
+          OTF2_EvtWriter_Metric(w, a, t, metric(e.ref), static_cast<uint8_t>(e.metric_types.size()),
+                                e.metric_types.data(), e.metric_values.data());
       break;
     default:
-      write_mpi(w, e, t, a);
+      rc = write_mpi(w, e, t, a);
       break;
   }
+  // After a failed flush (a full disk) OTF2 must not be given this writer's events again: it
+  // aborted (a double free) when the merge went on writing.
+  otf2::written(rc);
 }
 
-void DefinitionMapper::write_mpi(OTF2_EvtWriter* w, const Event& e, uint64_t t,
-                                 OTF2_AttributeList* a) {
+OTF2_ErrorCode DefinitionMapper::write_mpi(OTF2_EvtWriter* w, const Event& e, uint64_t t,
+                                           OTF2_AttributeList* a) {
   switch (e.kind) {
     // Peer ranks and roots are ranks of the communicator: valid as they are (see comm_mapper.h).
     case EventKind::MpiSend:
-      OTF2_EvtWriter_MpiSend(w, a, t, e.f1, comm(e.ref), e.f2, e.a);
-      break;
+      return OTF2_EvtWriter_MpiSend(w, a, t, e.f1, comm(e.ref), e.f2, e.a);
     case EventKind::MpiIsend:
-      OTF2_EvtWriter_MpiIsend(w, a, t, e.f1, comm(e.ref), e.f2, e.a, e.b);
-      break;
+      return OTF2_EvtWriter_MpiIsend(w, a, t, e.f1, comm(e.ref), e.f2, e.a, e.b);
     case EventKind::MpiIsendComplete:
-      OTF2_EvtWriter_MpiIsendComplete(w, a, t, e.b);
-      break;
+      return OTF2_EvtWriter_MpiIsendComplete(w, a, t, e.b);
     case EventKind::MpiIrecvRequest:
-      OTF2_EvtWriter_MpiIrecvRequest(w, a, t, e.b);
-      break;
+      return OTF2_EvtWriter_MpiIrecvRequest(w, a, t, e.b);
     case EventKind::MpiRecv:
-      OTF2_EvtWriter_MpiRecv(w, a, t, e.f1, comm(e.ref), e.f2, e.a);
-      break;
+      return OTF2_EvtWriter_MpiRecv(w, a, t, e.f1, comm(e.ref), e.f2, e.a);
     case EventKind::MpiIrecv:
-      OTF2_EvtWriter_MpiIrecv(w, a, t, e.f1, comm(e.ref), e.f2, e.a, e.b);
-      break;
+      return OTF2_EvtWriter_MpiIrecv(w, a, t, e.f1, comm(e.ref), e.f2, e.a, e.b);
     case EventKind::MpiRequestTest:
-      OTF2_EvtWriter_MpiRequestTest(w, a, t, e.b);
-      break;
+      return OTF2_EvtWriter_MpiRequestTest(w, a, t, e.b);
     case EventKind::MpiRequestCancelled:
-      OTF2_EvtWriter_MpiRequestCancelled(w, a, t, e.b);
-      break;
+      return OTF2_EvtWriter_MpiRequestCancelled(w, a, t, e.b);
     case EventKind::MpiCollectiveBegin:
-      OTF2_EvtWriter_MpiCollectiveBegin(w, a, t);
-      break;
+      return OTF2_EvtWriter_MpiCollectiveBegin(w, a, t);
     case EventKind::MpiCollectiveEnd:
-      OTF2_EvtWriter_MpiCollectiveEnd(w, a, t, static_cast<OTF2_CollectiveOp>(e.f1), comm(e.ref),
-                                      e.f2, e.a, e.b);
-      break;
+      return OTF2_EvtWriter_MpiCollectiveEnd(w, a, t, static_cast<OTF2_CollectiveOp>(e.f1),
+                                             comm(e.ref), e.f2, e.a, e.b);
     default:
-      break;  // not an MPI event: write() has them all
+      return OTF2_SUCCESS;  // not an MPI event: write() has them all
   }
 }
 

@@ -67,7 +67,7 @@ class DefinitionMapper {
   void write(OTF2_EvtWriter* w, const Event& e, uint64_t t);
 
  private:
-  void write_mpi(OTF2_EvtWriter* w, const Event& e, uint64_t t, OTF2_AttributeList* a);
+  OTF2_ErrorCode write_mpi(OTF2_EvtWriter* w, const Event& e, uint64_t t, OTF2_AttributeList* a);
 
   const Definitions& defs_;
   SharedDefinitions& shared_;

@@ -112,3 +112,24 @@ TEST(ArchivePublish, MergeOnAFillingDiskGivesAWholeArchiveOrNone) {
     return eziotrace({"merge", (ez / "cp_trace").string(), kernel.string(), "-o", out.string()});
   });
 }
+
+// A location of ~6 MiB, written in several of OTF2's buffer flushes: the disk fills up in the
+// middle of a location's events (not only when they are written out at its end), and the merge
+// must stop there with the full disk named rather than keep feeding OTF2 (which aborted).
+TEST(ArchivePublish, MergeOfALongLocationOnAFillingDiskGivesAWholeArchiveOrNone) {
+  auto dir = ezio::test::scratch_dir("publish-merge-long");
+  fs::path ez = dir / "ez", kernel = dir / "kernel";
+  fs::create_directories(ez);
+  auto rec = ezio::test::run(
+      {EZIO_BINARY, "record", "-o", kernel.string(), "--", "eztrace", "-t", "posixio", "dd",
+       "if=/dev/zero", "of=" + (dir / "data").string(), "bs=1", "count=15000"},
+      {"EZTRACE_TRACE_DIR=" + ez.string()});
+  ASSERT_EQ(rec.status, 0) << rec.err;
+  // The merged archive is ~6 MiB, its temporary files a little less: from 4 MiB the disk fills
+  // up in the temporary files, in the middle of dd's location, at its end, then not at all.
+  std::vector<int> sizes;
+  for (int mib = 4; mib <= 14; mib += 2) sizes.push_back(mib * 1024);
+  sweep(dir, sizes, [&](const fs::path& out) {
+    return eziotrace({"merge", (ez / "dd_trace").string(), kernel.string(), "-o", out.string()});
+  });
+}
