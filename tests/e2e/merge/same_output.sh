@@ -14,7 +14,7 @@ set -euo pipefail
 
 [[ $# -ge 1 ]] || { echo "usage: $0 OLD_EZIOTRACE [NEW_BUILD_DIR]" >&2; exit 2; }
 old=$(realpath "$1")
-root=$(cd "$(dirname "$0")/../.." && pwd)
+root=$(cd "$(dirname "$0")/../../.." && pwd)
 build=$root/${2:-build}
 new=$build/bin/eziotrace
 programs=$build/tests/programs-bin
