@@ -138,7 +138,14 @@ KernelPrograms::KernelPrograms(const ProbePlan& plan, const std::string& core_bt
   }
 }
 
-KernelPrograms::~KernelPrograms() = default;
+KernelPrograms::~KernelPrograms() {
+  // The skeleton's own teardown would unhook the programs one after the other.
+  try {
+    detach();
+  } catch (const std::exception& e) {
+    spdlog::warn("unhooking the BPF programs: {}", e.what());
+  }
+}
 
 int KernelPrograms::map_fd(const char* name) const {
   int fd = bpf_object__find_map_fd_by_name(skel_->obj, name);
@@ -191,6 +198,7 @@ KernelPrograms::Session KernelPrograms::open_session(uint64_t ring_bytes, Unique
   // The ring first, then the id (bpf/common.bpf.h, session_ring).
   __atomic_store_n(&skel_->bss->session_ids[slot], id, __ATOMIC_SEQ_CST);
   ids_[slot] = id;
+  quiesced_[slot] = false;
   return s;
 }
 
@@ -267,14 +275,23 @@ SessionTotals KernelPrograms::totals(unsigned slot) const {
   return t;
 }
 
-void KernelPrograms::close_session(unsigned slot) {
-  uint32_t id = live_id(slot);
-  // The id first: from here no program records into the slot, nor lets a fork join it.
+void KernelPrograms::quiesce_session(unsigned slot) {
+  live_id(slot);
+  if (quiesced_[slot]) return;
+  // The id first: from here no program records into the slot, nor lets a fork join it. Removing
+  // an entry of a map of maps waits for the programs running meanwhile (the bpf() call's
+  // synchronize_rcu), so none is still writing into the ring when this returns.
   __atomic_store_n(&skel_->bss->session_ids[slot], 0u, __ATOMIC_SEQ_CST);
   uint32_t key = slot;
   if (bpf_map_delete_elem(map_fd("rings"), &key) != 0 && errno != ENOENT) {
     fail("cannot remove the session's ring buffer: {}", errno_text(errno));
   }
+  quiesced_[slot] = true;
+}
+
+void KernelPrograms::close_session(unsigned slot) {
+  uint32_t id = live_id(slot);
+  quiesce_session(slot);
   int traced = map_fd("traced");
   delete_keys(traced, traced_of(traced, id));
   int devs = map_fd("target_devs");
@@ -283,6 +300,7 @@ void KernelPrograms::close_session(unsigned slot) {
   delete_keys(reclaimed,
               keys_where<ezio_tid_key>(reclaimed, [&](auto& k) { return k.session == id; }));
   ids_[slot] = 0;
+  quiesced_[slot] = false;
 }
 
 void KernelPrograms::detach() {

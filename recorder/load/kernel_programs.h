@@ -54,10 +54,16 @@ class KernelPrograms {
   size_t traced_processes(unsigned slot) const;
   // Of an open session (read them before close_session).
   SessionTotals totals(unsigned slot) const;
-  // Ends the session: its processes leave the traced table and nothing more enters its ring (what
-  // is in it stays readable through the ring fd); its table entries go, the slot can be reused.
+  // Nothing more enters the session's ring once this returns (what is in it stays readable
+  // through the ring fd), the programs still hooked: its id is cleared, then its ring leaves the
+  // map of rings, which waits for every program that could still see it to finish (the kernel's
+  // RCU grace period). Once per session, before close_session.
+  void quiesce_session(unsigned slot);
+  // Ends the session (quiesce_session, unless done): its processes leave the traced table; its
+  // table entries go, the slot can be reused.
   void close_session(unsigned slot);
-  // Unhooks every program (the in-process path at its end). The maps stay readable.
+  // Unhooks every program (the in-process path at its end; the destructor does it too). The maps
+  // stay readable.
   void detach();
   const ProbePlan& plan() const { return plan_; }
   // Sessions open now, and the traced table's entries of every session.
@@ -71,7 +77,8 @@ class KernelPrograms {
 
   std::unique_ptr<eziotrace, SkeletonDeleter> skel_;
   ProbePlan plan_;
-  std::array<uint32_t, kMaxSessions> ids_{};  // each slot's live session id, 0: free
+  std::array<uint32_t, kMaxSessions> ids_{};   // each slot's live session id, 0: free
+  std::array<bool, kMaxSessions> quiesced_{};  // quiesce_session done for the slot's session
   uint32_t generation_ = 0;
 };
 

@@ -329,6 +329,9 @@ RecordResult record(const RecordOptions& o, const RecordExtras& extras) {
   info.lost[EZIO_LAYER_SYSCALL] += store.malformed();
   store.devices() = std::move(totals.devices);
   store.reclaimed() = std::move(totals.reclaimed);
+  // Nothing more comes from the kernel side: it is torn down while the archive is finished.
+  result.teardown =
+      std::jthread([source = std::move(started.source)]() mutable { source.reset(); });
 
   try {
     result.summary = finish_archive(archive, store, extras, staging, user);

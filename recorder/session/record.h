@@ -4,6 +4,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "recorder/archive/kernel_archive.h"
@@ -50,6 +51,10 @@ struct RecordResult {
   std::filesystem::path archive;
   RecordingInfo info;
   ArchiveSummary summary;
+  // The kernel side's teardown (unhooking the programs loaded in-process, ~10-30 ms of waiting for
+  // the kernel), running while the caller goes on with the archive: joined when the result is
+  // destroyed, or earlier by the caller. Its recording was over before record() returned.
+  std::jthread teardown;
 };
 
 class RecordStore;
