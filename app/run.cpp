@@ -53,6 +53,9 @@ void run(RunArgs& o) {
   recorder::RecordOptions kernel = rec;
   kernel.output = parts / "kernel";
   kernel.force = false;
+  // Read back by the merge (its definitions, and the event counts the recorder's copy must match),
+  // then removed: only a kept one is read back on its own.
+  kernel.read_back = o.keep_parts;
   kernel.environment = recorder::current_environment();
   kernel.command = converters::eztrace_command(setup, rec.command, kernel.environment);
   // Its gate lets EZTrace start up while the kernel side loads (docs/merge.md, Start-up).

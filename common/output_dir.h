@@ -75,8 +75,9 @@ class Staging {
   // Reads the archive back (its anchor and global definitions open with the OTF2 reader, every
   // location that declares events has its event file), then moves it to out, replacing an old
   // archive of eziotrace's when force was given. Throws ezio::Error, leaving nothing at out, when
-  // the archive does not read back.
-  void publish();
+  // the archive does not read back. read_back false: moved without being read back (an
+  // intermediate archive whose reader checks it, RecordOptions::read_back).
+  void publish(bool read_back = true);
 
  private:
   std::filesystem::path out_;

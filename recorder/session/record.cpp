@@ -147,18 +147,18 @@ int record_until_exit(Launcher& app, KernelSource& bpf, RecordStore& store, Kern
   return *status;
 }
 
-// Writes the rest of the archive after the application ended, then reads it back and moves it
-// into place (common/output_dir.h).
+// Writes the rest of the archive after the application ended, then reads it back (unless it is
+// only a merge's input: RecordOptions::read_back) and moves it into place (common/output_dir.h).
 ArchiveSummary finish_archive(KernelArchive& archive, RecordStore& store,
-                              const RecordExtras& extras, Staging& staging,
-                              const TargetUser& user) {
+                              const RecordExtras& extras, Staging& staging, const TargetUser& user,
+                              bool read_back) {
   uint64_t t_write = monotonic_ns();
   ArchiveSummary summary = archive.finish(store);
   spdlog::debug("archive finished in {:.3f} s after the application",
                 (monotonic_ns() - t_write) / 1e9);
   if (extras.finish) extras.finish(staging.dir());
   give_to(staging.dir(), user);
-  staging.publish();
+  staging.publish(read_back);
   return summary;
 }
 
@@ -334,7 +334,7 @@ RecordResult record(const RecordOptions& o, const RecordExtras& extras) {
       std::jthread([source = std::move(started.source)]() mutable { source.reset(); });
 
   try {
-    result.summary = finish_archive(archive, store, extras, staging, user);
+    result.summary = finish_archive(archive, store, extras, staging, user, o.read_back);
   } catch (const Error& e) {
     no_archive(e, info.application_end);
   }

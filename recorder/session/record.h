@@ -32,6 +32,11 @@ struct RecordOptions {
   // preloads it, the program can be started at once and held at its gate while the kernel side
   // loads (start_gate.h). Empty: never.
   std::string gate_helper;
+  // false: the archive is only an input of a merge that reads what it takes from it (its
+  // definitions; its events, unless the recorder's copy replaces them) and removes it afterwards
+  // (eziotrace run without --keep-parts). It is then not read back before it is moved into place:
+  // the merged archive is.
+  bool read_back = true;
 };
 
 // What a caller adds to a recording (eziotrace record: EZTrace's alignment data, app/record.cpp).
