@@ -70,6 +70,8 @@ void run(RunArgs& o) {
 
   auto merged = converters::finish_eztrace(setup, r.archive / schema::kAnchorFile, staging.dir(),
                                            std::move(kernel_events));
+  // The parts are read: removed while the merged archive is read back and published.
+  std::jthread removing_parts([&parts_scratch] { parts_scratch.remove(); });
   recorder::give_to(staging.dir(), recorder::target_user());
   staging.publish();
   r.archive = out;

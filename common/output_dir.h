@@ -53,6 +53,9 @@ class OwnedDir {
   OwnedDir& operator=(const OwnedDir&) = delete;
   const std::filesystem::path& dir() const { return dir_; }
   void keep() { keep_ = true; }
+  // Removes it now (unless kept), as the destructor would: a failure is a warning, the directory
+  // left in place.
+  void remove();
   // Moves the directory to `to`, inside another directory of eziotrace's whose marker covers it
   // from now on: its own marker is removed.
   void move_into(const std::filesystem::path& to);

@@ -111,6 +111,13 @@ bool probe_anchor(const std::filesystem::path& anchor) {
 
 }  // namespace
 
+void anchor_written(const std::filesystem::path& anchor) {
+  auto state = state_of(anchor);
+  if (!state) return;
+  std::lock_guard lock(parsed_mutex);
+  parsed.insert_or_assign(*state, true);
+}
+
 bool anchor_parses(const std::filesystem::path& anchor) {
   auto state = state_of(anchor);
   if (!state) return probe_anchor(anchor);
