@@ -253,12 +253,12 @@ std::unique_ptr<KernelSource> open_kernel_source(const LayerSet& layers, uint64_
   return service::open_service_or(
       o, ring_buffer_bytes, store, [&]() -> std::unique_ptr<KernelSource> {
         check_recording_privileges();
-        // The ring buffer is made while the programs load: it is on the start's critical path.
+        // The ring buffer is made and installed while the programs load: it is on the start's
+        // critical path (KernelPrograms).
         auto ring = std::async(std::launch::async,
                                [ring_buffer_bytes] { return make_ring_buffer(ring_buffer_bytes); });
-        auto programs = load_kernel_programs(layers, o.probe_cache);
-        return std::make_unique<InProcessSource>(std::move(programs), ring_buffer_bytes, store,
-                                                 ring.get());
+        auto programs = load_kernel_programs(layers, o.probe_cache, std::move(ring));
+        return std::make_unique<InProcessSource>(std::move(programs), ring_buffer_bytes, store);
       });
 }
 
