@@ -1,5 +1,6 @@
 #include "recorder/session/record.h"
 
+#include <sys/resource.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -329,9 +330,13 @@ RecordResult record(const RecordOptions& o, const RecordExtras& extras) {
   info.lost[EZIO_LAYER_SYSCALL] += store.malformed();
   store.devices() = std::move(totals.devices);
   store.reclaimed() = std::move(totals.reclaimed);
-  // Nothing more comes from the kernel side: it is torn down while the archive is finished.
-  result.teardown =
-      std::jthread([source = std::move(started.source)]() mutable { source.reset(); });
+  // Nothing more comes from the kernel side: it is torn down while the archive is finished,
+  // at the lowest priority (it is mostly waits for the kernel; its threads inherit it), so as not
+  // to take the CPU from what the caller waits for on a busy machine.
+  result.teardown = std::jthread([source = std::move(started.source)]() mutable {
+    (void)setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), 19);
+    source.reset();
+  });
 
   try {
     result.summary = finish_archive(archive, store, extras, staging, user, o.read_back);
