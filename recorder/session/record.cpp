@@ -246,6 +246,16 @@ Started start_application(const RecordOptions& o, const std::vector<std::string>
   return s;
 }
 
+// Destroys the kernel side on a thread of its own, at the lowest priority (it is mostly waits for
+// the kernel; the threads it starts inherit it), so as not to take the CPU from what the caller
+// waits for on a busy machine.
+std::jthread tear_down_in_background(std::unique_ptr<KernelSource> source) {
+  return std::jthread([source = std::move(source)]() mutable {
+    (void)setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), 19);
+    source.reset();
+  });
+}
+
 }  // namespace
 
 std::unique_ptr<KernelSource> open_kernel_source(const LayerSet& layers, uint64_t ring_buffer_bytes,
@@ -330,13 +340,8 @@ RecordResult record(const RecordOptions& o, const RecordExtras& extras) {
   info.lost[EZIO_LAYER_SYSCALL] += store.malformed();
   store.devices() = std::move(totals.devices);
   store.reclaimed() = std::move(totals.reclaimed);
-  // Nothing more comes from the kernel side: it is torn down while the archive is finished,
-  // at the lowest priority (it is mostly waits for the kernel; its threads inherit it), so as not
-  // to take the CPU from what the caller waits for on a busy machine.
-  result.teardown = std::jthread([source = std::move(started.source)]() mutable {
-    (void)setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), 19);
-    source.reset();
-  });
+  // Nothing more comes from the kernel side: it is torn down while the archive is finished.
+  result.teardown = tear_down_in_background(std::move(started.source));
 
   try {
     result.summary = finish_archive(archive, store, extras, staging, user, o.read_back);
