@@ -1,6 +1,7 @@
 // `eziotrace [options] [--] command [args...]` (`eziotrace run`): the command runs under EZTrace
 // while the kernel layers are recorded; both end up merged in one archive.
 #include <filesystem>
+#include <thread>
 
 #include "app/commands.h"
 #include "app/options.h"
@@ -34,6 +35,9 @@ void run(RunArgs& o) {
     fail("no command given: eziotrace [options] [--] command [args...]");
   }
   fs::path out = output_path(rec.output.string(), rec.command.front());
+  // The kernel side's teardown (record.h), joined last: it overlaps the merge and the removal of
+  // the parts.
+  std::jthread teardown;
   // Made before anything runs, so that whatever is in the way is refused first.
   Staging staging(out, rec.force);
   // The parts go away when anything fails, and at the end unless --keep-parts.
@@ -49,6 +53,9 @@ void run(RunArgs& o) {
   recorder::RecordOptions kernel = rec;
   kernel.output = parts / "kernel";
   kernel.force = false;
+  // Read back by the merge (its definitions, and the event counts the recorder's copy must match),
+  // then removed: only a kept one is read back on its own.
+  kernel.read_back = o.keep_parts;
   kernel.environment = recorder::current_environment();
   kernel.command = converters::eztrace_command(setup, rec.command, kernel.environment);
   // Its gate lets EZTrace start up while the kernel side loads (docs/merge.md, Start-up).
@@ -59,9 +66,12 @@ void run(RunArgs& o) {
   recorder::RecordExtras extras;
   extras.tap = kernel_events.get();
   recorder::RecordResult r = recorder::record(kernel, extras);
+  teardown = std::move(r.teardown);
 
   auto merged = converters::finish_eztrace(setup, r.archive / schema::kAnchorFile, staging.dir(),
                                            std::move(kernel_events));
+  // The parts are read: removed while the merged archive is read back and published.
+  std::jthread removing_parts([&parts_scratch] { parts_scratch.remove(); });
   recorder::give_to(staging.dir(), recorder::target_user());
   staging.publish();
   r.archive = out;

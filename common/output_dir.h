@@ -53,6 +53,9 @@ class OwnedDir {
   OwnedDir& operator=(const OwnedDir&) = delete;
   const std::filesystem::path& dir() const { return dir_; }
   void keep() { keep_ = true; }
+  // Removes it now (unless kept), as the destructor would: a failure is a warning, the directory
+  // left in place.
+  void remove();
   // Moves the directory to `to`, inside another directory of eziotrace's whose marker covers it
   // from now on: its own marker is removed.
   void move_into(const std::filesystem::path& to);
@@ -75,8 +78,9 @@ class Staging {
   // Reads the archive back (its anchor and global definitions open with the OTF2 reader, every
   // location that declares events has its event file), then moves it to out, replacing an old
   // archive of eziotrace's when force was given. Throws ezio::Error, leaving nothing at out, when
-  // the archive does not read back.
-  void publish();
+  // the archive does not read back. read_back false: moved without being read back (an
+  // intermediate archive whose reader checks it, RecordOptions::read_back).
+  void publish(bool read_back = true);
 
  private:
   std::filesystem::path out_;

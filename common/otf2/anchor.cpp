@@ -2,7 +2,10 @@
 
 #include <fcntl.h>
 #include <otf2/otf2.h>
+#include <poll.h>
 #include <signal.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -15,6 +18,7 @@
 #include <vector>
 
 #include "common/error.h"
+#include "common/unique_fd.h"
 
 namespace ezio::otf2 {
 
@@ -46,39 +50,48 @@ std::filesystem::path find_anchor(const std::filesystem::path& path) {
 
 namespace {
 
-// An anchor file as it was probed: the same path, size and modification time need no new probe
-// (the merge opens each input archive twice: its arguments' check, then the reading).
-using AnchorState = std::tuple<std::filesystem::path, uintmax_t, std::filesystem::file_time_type>;
+// An anchor file as it was probed: the same file (device and inode, so that an archive moved
+// into place after its read-back is not probed again), size and modification time need no new
+// probe (the merge opens each input archive twice: its arguments' check, then the reading).
+using AnchorState = std::tuple<dev_t, ino_t, off_t, int64_t, int64_t>;
 
 std::optional<AnchorState> state_of(const std::filesystem::path& anchor) {
-  std::error_code ec;
-  auto size = std::filesystem::file_size(anchor, ec);
-  if (ec) return std::nullopt;
-  auto mtime = std::filesystem::last_write_time(anchor, ec);
-  if (ec) return std::nullopt;
-  return AnchorState{std::filesystem::absolute(anchor, ec), size, mtime};
+  struct stat st {};
+  if (stat(anchor.c_str(), &st) != 0) return std::nullopt;
+  return AnchorState{st.st_dev, st.st_ino, st.st_size, st.st_mtim.tv_sec, st.st_mtim.tv_nsec};
 }
 
 std::mutex parsed_mutex;
 std::map<AnchorState, bool> parsed;
 
-// Waits for the probe: OTF2 opens an anchor in well under a millisecond, so the first looks come
-// soon; a probe past the deadline is killed (a hang is an unreadable anchor too).
+// Kills a probe past its deadline (a hang is an unreadable anchor too).
+bool killed_late(pid_t pid, int& status) {
+  kill(pid, SIGKILL);
+  waitpid(pid, &status, 0);
+  return false;
+}
+
+// Waits for the probe: woken by its end through a pidfd (OTF2 opens an anchor in well under a
+// millisecond: a polling period would be most of the wait), else by looking now and then.
 bool probe_succeeded(pid_t pid) {
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-  useconds_t pause = 50;
   int status = 0;
+  UniqueFd ended(static_cast<int>(syscall(SYS_pidfd_open, pid, 0)));
+  useconds_t pause = 50;
   for (;;) {
     pid_t done = waitpid(pid, &status, WNOHANG);
     if (done == pid) break;
     if (done < 0) return true;
-    if (std::chrono::steady_clock::now() > deadline) {
-      kill(pid, SIGKILL);
-      waitpid(pid, &status, 0);
-      return false;
+    auto left = deadline - std::chrono::steady_clock::now();
+    if (left <= std::chrono::seconds(0)) return killed_late(pid, status);
+    if (ended) {
+      auto ms = std::chrono::ceil<std::chrono::milliseconds>(left).count();
+      pollfd p{ended.get(), POLLIN, 0};
+      poll(&p, 1, static_cast<int>(ms));  // interrupted: look again
+    } else {
+      usleep(pause);
+      pause = std::min<useconds_t>(pause * 2, 1000);
     }
-    usleep(pause);
-    pause = std::min<useconds_t>(pause * 2, 1000);
   }
   return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
@@ -98,13 +111,27 @@ bool probe_anchor(const std::filesystem::path& anchor) {
 
 }  // namespace
 
+void anchor_written(const std::filesystem::path& anchor) {
+  auto state = state_of(anchor);
+  if (!state) return;
+  std::lock_guard lock(parsed_mutex);
+  parsed.insert_or_assign(*state, true);
+}
+
 bool anchor_parses(const std::filesystem::path& anchor) {
   auto state = state_of(anchor);
   if (!state) return probe_anchor(anchor);
+  {
+    std::lock_guard lock(parsed_mutex);
+    auto it = parsed.find(*state);
+    if (it != parsed.end()) return it->second;
+  }
+  // Probed unlocked: another thread's probe of another archive (the merge reads the kernel
+  // archive on a thread of its own) does not wait for this one.
+  bool ok = probe_anchor(anchor);
   std::lock_guard lock(parsed_mutex);
-  auto it = parsed.find(*state);
-  if (it == parsed.end()) it = parsed.emplace(*state, probe_anchor(anchor)).first;
-  return it->second;
+  parsed.emplace(*state, ok);
+  return ok;
 }
 
 }  // namespace ezio::otf2

@@ -13,4 +13,10 @@ std::filesystem::path find_anchor(const std::filesystem::path& path);
 // time limit: false when the child hangs, crashes or fails.
 bool anchor_parses(const std::filesystem::path& anchor);
 
+// Notes an anchor this process's OTF2 writer has just written and closed without an error:
+// OTF2's own output, which anchor_parses then takes as parsing without a child (a fork of a
+// process this size, under load, costs milliseconds), as long as the file is the same (device,
+// inode, size, modification time). Reading it back is still the caller's.
+void anchor_written(const std::filesystem::path& anchor);
+
 }  // namespace ezio::otf2

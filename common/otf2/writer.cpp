@@ -3,6 +3,7 @@
 #include <cstdlib>
 
 #include "common/error.h"
+#include "common/otf2/anchor.h"
 #include "common/otf2/check.h"
 #include "common/otf2/chunk_memory.h"
 
@@ -261,6 +262,7 @@ void ArchiveWriter::close() {
   if (closed_) return;
   closed_ = true;
   with_cause(fmt::format("closing {}", anchor_.string()), [&] { write_files(); });
+  anchor_written(anchor_);
 }
 
 void ArchiveWriter::write_files() {

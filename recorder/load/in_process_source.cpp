@@ -29,7 +29,11 @@ size_t InProcessSource::traced_processes() const {
 
 SessionTotals InProcessSource::stop() {
   if (stopped_) return *stopped_;
-  programs_->detach();
+  // Not unhooked here: that waits for the kernel link by link (~10 ms at the least, even
+  // concurrently), which the destructor does, possibly on another thread while the archive is
+  // finished and merged (record.h, RecordResult::teardown). The session's end alone is enough for
+  // what stop() promises.
+  programs_->quiesce_session(slot_);
   stopped_ = programs_->totals(slot_);
   programs_->close_session(slot_);
   return *stopped_;

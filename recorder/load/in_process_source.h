@@ -27,7 +27,8 @@ class InProcessSource : public KernelSource {
   void wake_on(int fd) override { reader_->wake_on(fd); }
   void unwatch(int fd) override { reader_->unwatch(fd); }
   size_t traced_processes() const override;
-  // Unhooks the programs, reads the session's totals and closes it (once; again: the same).
+  // Ends the session (nothing more enters its ring), reads its totals and closes it (once; again:
+  // the same). The programs stay hooked until the source is destroyed.
   SessionTotals stop() override;
   std::string path_name() const override { return "in-process"; }
 

@@ -120,7 +120,36 @@ void check_ring_buffer_size(uint64_t ring_buffer_bytes) {
   }
 }
 
-KernelPrograms::KernelPrograms(const ProbePlan& plan, const std::string& core_btf) : plan_(plan) {
+namespace {
+
+// The map of rings, made here instead of by libbpf's load (bpf_map__reuse_fd), so that a ring can
+// be installed in it while the programs load.
+UniqueFd make_rings_map() {
+  UniqueFd tmpl(bpf_map_create(BPF_MAP_TYPE_RINGBUF, "ezio_ring", 0, 0, 4096, nullptr));
+  if (!tmpl) fail("cannot create a ring buffer template: {}", errno_text(errno));
+  LIBBPF_OPTS(bpf_map_create_opts, opts, .inner_map_fd = static_cast<__u32>(tmpl.get()));
+  UniqueFd rings(bpf_map_create(BPF_MAP_TYPE_ARRAY_OF_MAPS, "rings", sizeof(uint32_t),
+                                sizeof(uint32_t), kMaxSessions, &opts));
+  if (!rings) fail("cannot create the map of ring buffers: {}", errno_text(errno));
+  return rings;
+}
+
+// Installs ring in slot 0 of rings (the bpf() call returns after an RCU grace period).
+UniqueFd install_first_ring(int rings, std::future<UniqueFd>& first_ring) {
+  UniqueFd ring = first_ring.get();
+  uint32_t key = 0;
+  int fd = ring.get();
+  if (bpf_map_update_elem(rings, &key, &fd, BPF_ANY) != 0) {
+    fail("cannot install the session's ring buffer: {}", errno_text(errno));
+  }
+  return ring;
+}
+
+}  // namespace
+
+KernelPrograms::KernelPrograms(const ProbePlan& plan, const std::string& core_btf,
+                               std::future<UniqueFd> first_ring)
+    : plan_(plan) {
   LIBBPF_OPTS(bpf_object_open_opts, open_opts);
   open_opts.btf_custom_path = core_btf.empty() ? nullptr : core_btf.c_str();
   skel_.reset(eziotrace__open_opts(&open_opts));
@@ -129,7 +158,23 @@ KernelPrograms::KernelPrograms(const ProbePlan& plan, const std::string& core_bt
     skel_->rodata->sc_desc[sc.nr] = sc.desc;
   }
   apply_probe_plan(skel_.get(), plan);
-  if (int err = eziotrace__load(skel_.get())) {
+  std::future<UniqueFd> installed;
+  if (first_ring.valid()) {
+    UniqueFd rings = make_rings_map();
+    if (int err = bpf_map__reuse_fd(skel_->maps.rings, rings.get())) {
+      fail("cannot use the map of ring buffers: {}", errno_text(-err));
+    }
+    installed = std::async(std::launch::async, [fd = rings.get(), &first_ring] {
+      return install_first_ring(fd, first_ring);
+    });
+    // rings stays open until the install is done: reuse_fd took its own descriptor.
+    int load_err = eziotrace__load(skel_.get());
+    first_ring_ = installed.get();
+    if (load_err) {
+      fail("cannot load the BPF programs: {} (run with --verbose for the verifier log)",
+           errno_text(-load_err));
+    }
+  } else if (int err = eziotrace__load(skel_.get())) {
     fail("cannot load the BPF programs: {} (run with --verbose for the verifier log)",
          errno_text(-err));
   }
@@ -138,7 +183,14 @@ KernelPrograms::KernelPrograms(const ProbePlan& plan, const std::string& core_bt
   }
 }
 
-KernelPrograms::~KernelPrograms() = default;
+KernelPrograms::~KernelPrograms() {
+  // The skeleton's own teardown would unhook the programs one after the other.
+  try {
+    detach();
+  } catch (const std::exception& e) {
+    spdlog::warn("unhooking the BPF programs: {}", e.what());
+  }
+}
 
 int KernelPrograms::map_fd(const char* name) const {
   int fd = bpf_object__find_map_fd_by_name(skel_->obj, name);
@@ -176,7 +228,13 @@ KernelPrograms::Session KernelPrograms::open_session(uint64_t ring_bytes, Unique
   unsigned slot = 0;
   while (slot < kMaxSessions && ids_[slot]) ++slot;
   if (slot == kMaxSessions) fail("all {} recording sessions are in use", kMaxSessions);
-  Session s{slot, ring ? std::move(ring) : make_ring_buffer(ring_bytes), ring_bytes};
+  // The ring installed at load (the first session's, slot 0) needs no install again.
+  bool installed = slot == 0 && !ring && first_ring_;
+  Session s{slot,
+            installed ? std::move(first_ring_)
+            : ring    ? std::move(ring)
+                      : make_ring_buffer(ring_bytes),
+            ring_bytes};
   // A generation above the slot: the id differs from every earlier session of the slot's.
   uint32_t id = (++generation_ << EZIO_SESSION_SLOT_BITS) | slot;
   reset_drops(map_fd("drops"), slot, id);
@@ -185,12 +243,13 @@ KernelPrograms::Session KernelPrograms::open_session(uint64_t ring_bytes, Unique
   skel_->bss->woken_at[slot] = 0;
   int ring_fd = s.ring.get();
   uint32_t key = slot;
-  if (bpf_map_update_elem(map_fd("rings"), &key, &ring_fd, BPF_ANY) != 0) {
+  if (!installed && bpf_map_update_elem(map_fd("rings"), &key, &ring_fd, BPF_ANY) != 0) {
     fail("cannot install the session's ring buffer: {}", errno_text(errno));
   }
   // The ring first, then the id (bpf/common.bpf.h, session_ring).
   __atomic_store_n(&skel_->bss->session_ids[slot], id, __ATOMIC_SEQ_CST);
   ids_[slot] = id;
+  quiesced_[slot] = false;
   return s;
 }
 
@@ -267,14 +326,23 @@ SessionTotals KernelPrograms::totals(unsigned slot) const {
   return t;
 }
 
-void KernelPrograms::close_session(unsigned slot) {
-  uint32_t id = live_id(slot);
-  // The id first: from here no program records into the slot, nor lets a fork join it.
+void KernelPrograms::quiesce_session(unsigned slot) {
+  live_id(slot);
+  if (quiesced_[slot]) return;
+  // The id first: from here no program records into the slot, nor lets a fork join it. Removing
+  // an entry of a map of maps waits for the programs running meanwhile (the bpf() call's
+  // synchronize_rcu), so none is still writing into the ring when this returns.
   __atomic_store_n(&skel_->bss->session_ids[slot], 0u, __ATOMIC_SEQ_CST);
   uint32_t key = slot;
   if (bpf_map_delete_elem(map_fd("rings"), &key) != 0 && errno != ENOENT) {
     fail("cannot remove the session's ring buffer: {}", errno_text(errno));
   }
+  quiesced_[slot] = true;
+}
+
+void KernelPrograms::close_session(unsigned slot) {
+  uint32_t id = live_id(slot);
+  quiesce_session(slot);
   int traced = map_fd("traced");
   delete_keys(traced, traced_of(traced, id));
   int devs = map_fd("target_devs");
@@ -283,6 +351,7 @@ void KernelPrograms::close_session(unsigned slot) {
   delete_keys(reclaimed,
               keys_where<ezio_tid_key>(reclaimed, [&](auto& k) { return k.session == id; }));
   ids_[slot] = 0;
+  quiesced_[slot] = false;
 }
 
 void KernelPrograms::detach() {
@@ -296,7 +365,8 @@ void KernelPrograms::detach() {
   destroy_concurrently(links, kprobes);
 }
 
-std::unique_ptr<KernelPrograms> load_kernel_programs(const LayerSet& layers, bool use_cache) {
+std::unique_ptr<KernelPrograms> load_kernel_programs(const LayerSet& layers, bool use_cache,
+                                                     std::future<UniqueFd> first_ring) {
   route_libbpf_logs();
   KernelCache cache(use_cache);
   uint64_t t_plan = monotonic_ns();
@@ -310,7 +380,7 @@ std::unique_ptr<KernelPrograms> load_kernel_programs(const LayerSet& layers, boo
   uint64_t t_load = monotonic_ns();
   std::unique_ptr<KernelPrograms> programs;
   try {
-    programs = std::make_unique<KernelPrograms>(plan, btf);
+    programs = std::make_unique<KernelPrograms>(plan, btf, std::move(first_ring));
   } catch (const Error& e) {
     if (!kept && btf.empty()) throw;
     spdlog::warn("what the probe cache kept for this kernel failed to load ({}); {}", e.what(),

@@ -8,6 +8,7 @@
 
 #include <array>
 #include <cstdint>
+#include <future>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -28,7 +29,11 @@ class KernelPrograms {
  public:
   // `plan` (recorder/probe/probe.h) says which layer's programs load; core_btf, when not empty, is
   // the cut-down kernel BTF for the CO-RE relocations (recorder/probe/core_btf.h).
-  explicit KernelPrograms(const ProbePlan& plan, const std::string& core_btf = {});
+  // first_ring: the ring buffer of the first session (make_ring_buffer, on its way), installed in
+  // slot 0 of the map of rings while the programs load: the install waits for an RCU grace period
+  // (~10 ms), hidden in the load instead of added to the start (open_session then takes it).
+  explicit KernelPrograms(const ProbePlan& plan, const std::string& core_btf = {},
+                          std::future<UniqueFd> first_ring = {});
   ~KernelPrograms();
   KernelPrograms(const KernelPrograms&) = delete;
   KernelPrograms& operator=(const KernelPrograms&) = delete;
@@ -54,10 +59,16 @@ class KernelPrograms {
   size_t traced_processes(unsigned slot) const;
   // Of an open session (read them before close_session).
   SessionTotals totals(unsigned slot) const;
-  // Ends the session: its processes leave the traced table and nothing more enters its ring (what
-  // is in it stays readable through the ring fd); its table entries go, the slot can be reused.
+  // Nothing more enters the session's ring once this returns (what is in it stays readable
+  // through the ring fd), the programs still hooked: its id is cleared, then its ring leaves the
+  // map of rings, which waits for every program that could still see it to finish (the kernel's
+  // RCU grace period). Once per session, before close_session.
+  void quiesce_session(unsigned slot);
+  // Ends the session (quiesce_session, unless done): its processes leave the traced table; its
+  // table entries go, the slot can be reused.
   void close_session(unsigned slot);
-  // Unhooks every program (the in-process path at its end). The maps stay readable.
+  // Unhooks every program (the in-process path at its end; the destructor does it too). The maps
+  // stay readable.
   void detach();
   const ProbePlan& plan() const { return plan_; }
   // Sessions open now, and the traced table's entries of every session.
@@ -71,7 +82,9 @@ class KernelPrograms {
 
   std::unique_ptr<eziotrace, SkeletonDeleter> skel_;
   ProbePlan plan_;
-  std::array<uint32_t, kMaxSessions> ids_{};  // each slot's live session id, 0: free
+  std::array<uint32_t, kMaxSessions> ids_{};   // each slot's live session id, 0: free
+  std::array<bool, kMaxSessions> quiesced_{};  // quiesce_session done for the slot's session
+  UniqueFd first_ring_;  // installed in slot 0 at load, not yet taken by open_session
   uint32_t generation_ = 0;
 };
 
@@ -79,7 +92,9 @@ class KernelPrograms {
 // recorder/probe/kernel_cache.h), then loads and attaches the programs. When what was kept fails to
 // load, the kernel changed in a way the cache's key does not see: it is forgotten and the kernel
 // probed again.
-std::unique_ptr<KernelPrograms> load_kernel_programs(const LayerSet& layers, bool use_cache);
+// first_ring: see KernelPrograms (given to the first attempt only).
+std::unique_ptr<KernelPrograms> load_kernel_programs(const LayerSet& layers, bool use_cache,
+                                                     std::future<UniqueFd> first_ring = {});
 
 // A session's ring buffer of ring_bytes (BPF_MAP_TYPE_RINGBUF; 32 MiB take ~8 ms), independent of
 // the programs: the in-process recorder makes it while they load.

@@ -1,5 +1,6 @@
 #include "recorder/session/record.h"
 
+#include <sys/resource.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -147,18 +148,18 @@ int record_until_exit(Launcher& app, KernelSource& bpf, RecordStore& store, Kern
   return *status;
 }
 
-// Writes the rest of the archive after the application ended, then reads it back and moves it
-// into place (common/output_dir.h).
+// Writes the rest of the archive after the application ended, then reads it back (unless it is
+// only a merge's input: RecordOptions::read_back) and moves it into place (common/output_dir.h).
 ArchiveSummary finish_archive(KernelArchive& archive, RecordStore& store,
-                              const RecordExtras& extras, Staging& staging,
-                              const TargetUser& user) {
+                              const RecordExtras& extras, Staging& staging, const TargetUser& user,
+                              bool read_back) {
   uint64_t t_write = monotonic_ns();
   ArchiveSummary summary = archive.finish(store);
   spdlog::debug("archive finished in {:.3f} s after the application",
                 (monotonic_ns() - t_write) / 1e9);
   if (extras.finish) extras.finish(staging.dir());
   give_to(staging.dir(), user);
-  staging.publish();
+  staging.publish(read_back);
   return summary;
 }
 
@@ -245,6 +246,16 @@ Started start_application(const RecordOptions& o, const std::vector<std::string>
   return s;
 }
 
+// Destroys the kernel side on a thread of its own, at the lowest priority (it is mostly waits for
+// the kernel; the threads it starts inherit it), so as not to take the CPU from what the caller
+// waits for on a busy machine.
+std::jthread tear_down_in_background(std::unique_ptr<KernelSource> source) {
+  return std::jthread([source = std::move(source)]() mutable {
+    (void)setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), 19);
+    source.reset();
+  });
+}
+
 }  // namespace
 
 std::unique_ptr<KernelSource> open_kernel_source(const LayerSet& layers, uint64_t ring_buffer_bytes,
@@ -253,12 +264,12 @@ std::unique_ptr<KernelSource> open_kernel_source(const LayerSet& layers, uint64_
   return service::open_service_or(
       o, ring_buffer_bytes, store, [&]() -> std::unique_ptr<KernelSource> {
         check_recording_privileges();
-        // The ring buffer is made while the programs load: it is on the start's critical path.
+        // The ring buffer is made and installed while the programs load: it is on the start's
+        // critical path (KernelPrograms).
         auto ring = std::async(std::launch::async,
                                [ring_buffer_bytes] { return make_ring_buffer(ring_buffer_bytes); });
-        auto programs = load_kernel_programs(layers, o.probe_cache);
-        return std::make_unique<InProcessSource>(std::move(programs), ring_buffer_bytes, store,
-                                                 ring.get());
+        auto programs = load_kernel_programs(layers, o.probe_cache, std::move(ring));
+        return std::make_unique<InProcessSource>(std::move(programs), ring_buffer_bytes, store);
       });
 }
 
@@ -329,9 +340,11 @@ RecordResult record(const RecordOptions& o, const RecordExtras& extras) {
   info.lost[EZIO_LAYER_SYSCALL] += store.malformed();
   store.devices() = std::move(totals.devices);
   store.reclaimed() = std::move(totals.reclaimed);
+  // Nothing more comes from the kernel side: it is torn down while the archive is finished.
+  result.teardown = tear_down_in_background(std::move(started.source));
 
   try {
-    result.summary = finish_archive(archive, store, extras, staging, user);
+    result.summary = finish_archive(archive, store, extras, staging, user, o.read_back);
   } catch (const Error& e) {
     no_archive(e, info.application_end);
   }

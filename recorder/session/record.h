@@ -4,6 +4,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "recorder/archive/kernel_archive.h"
@@ -31,6 +32,11 @@ struct RecordOptions {
   // preloads it, the program can be started at once and held at its gate while the kernel side
   // loads (start_gate.h). Empty: never.
   std::string gate_helper;
+  // false: the archive is only an input of a merge that reads what it takes from it (its
+  // definitions; its events, unless the recorder's copy replaces them) and removes it afterwards
+  // (eziotrace run without --keep-parts). It is then not read back before it is moved into place:
+  // the merged archive is.
+  bool read_back = true;
 };
 
 // What a caller adds to a recording (eziotrace record: EZTrace's alignment data, app/record.cpp).
@@ -50,6 +56,10 @@ struct RecordResult {
   std::filesystem::path archive;
   RecordingInfo info;
   ArchiveSummary summary;
+  // The kernel side's teardown (unhooking the programs loaded in-process, ~10-30 ms of waiting for
+  // the kernel), running while the caller goes on with the archive: joined when the result is
+  // destroyed, or earlier by the caller. Its recording was over before record() returned.
+  std::jthread teardown;
 };
 
 class RecordStore;
