@@ -206,7 +206,7 @@ void Daemon::handle(Connection& c, Message& m) {
     case Type::kEnd: {
       if (c.state != S::kTracing) break;
       int fd = c.fd.get();
-      send_message(fd, Type::kTotals, kernel_.totals(c.slot));
+      send_message(fd, Type::kTotals, kernel_.end(c.slot));
       return drop(fd, "ended");
     }
     default:

@@ -31,7 +31,10 @@ class SessionKernel {
   virtual void set_layers(unsigned slot, uint32_t mask) = 0;
   virtual void trace(unsigned slot, pid_t pid) = 0;
   virtual size_t traced(unsigned slot) const = 0;
-  virtual nlohmann::json totals(unsigned slot) const = 0;  // totals_json.h
+  // Nothing more enters the slot's ring once this returns (the kernel's RCU grace period: no
+  // program is still writing into it), then its totals (totals_json.h): what the client drains
+  // after it is all there is, and every loss is counted.
+  virtual nlohmann::json end(unsigned slot) = 0;
   virtual void close(unsigned slot) = 0;
   // What a client needs to know of the programs: {"plan": probe plan JSON, "kernel_release"}.
   virtual nlohmann::json facts() const = 0;

@@ -27,7 +27,8 @@ class KernelSessions : public SessionKernel {
   }
   void trace(unsigned slot, pid_t pid) override { programs_->trace_process(slot, pid); }
   size_t traced(unsigned slot) const override { return programs_->traced_processes(slot); }
-  nlohmann::json totals(unsigned slot) const override {
+  nlohmann::json end(unsigned slot) override {
+    programs_->quiesce_session(slot);
     SessionTotals s = programs_->totals(slot);
     return totals_to_json({s.lost, std::move(s.devices), std::move(s.reclaimed)});
   }
