@@ -96,12 +96,8 @@ Event* EventWriter::tapped(EventKind kind, uint64_t t, OTF2_AttributeList* attrs
   e.attributes.clear();
   e.metric_types.clear();
   e.metric_values.clear();
-  uint32_t n = attrs ? OTF2_AttributeList_GetNumberOfElements(attrs) : 0;
-  for (uint32_t i = 0; i < n; ++i) {
-    Attribute a{};
-    check(OTF2_AttributeList_GetAttributeByIndex(attrs, i, &a.id, &a.type, &a.value),
-          "reading an attribute");
-    e.attributes.push_back(a);
+  if (uint32_t unread = append_attributes(attrs, e.attributes)) {
+    fail("OTF2: {} attribute(s) of an event could not be read to copy them", unread);
   }
   return &e;
 }

@@ -79,14 +79,7 @@ struct Fields {
   e.attributes.clear();
   e.metric_types.clear();
   e.metric_values.clear();
-  uint32_t n = attrs ? OTF2_AttributeList_GetNumberOfElements(attrs) : 0;
-  for (uint32_t i = 0; i < n; ++i) {
-    Attribute a{};
-    if (OTF2_AttributeList_GetAttributeByIndex(attrs, i, &a.id, &a.type, &a.value) ==
-        OTF2_SUCCESS) {
-      e.attributes.push_back(a);
-    }
-  }
+  append_attributes(attrs, e.attributes);  // an unreadable attribute is skipped
   return e;
 }
 

@@ -17,6 +17,23 @@ struct Attribute {
   OTF2_AttributeValue value;
 };
 
+// Appends the list's attributes (none for nullptr) to out; returns how many could not be read,
+// which a tolerant reader skips and a writer copying its own list treats as an error. Inline: the
+// reader runs it for every event.
+inline uint32_t append_attributes(OTF2_AttributeList* attrs, std::vector<Attribute>& out) {
+  uint32_t n = attrs ? OTF2_AttributeList_GetNumberOfElements(attrs) : 0, unread = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    Attribute a{};
+    if (OTF2_AttributeList_GetAttributeByIndex(attrs, i, &a.id, &a.type, &a.value) ==
+        OTF2_SUCCESS) {
+      out.push_back(a);
+    } else {
+      ++unread;
+    }
+  }
+  return unread;
+}
+
 enum class EventKind {
   Enter,
   Leave,

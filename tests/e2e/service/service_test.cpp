@@ -138,23 +138,29 @@ TEST_F(Service, UserRecordingMatchesInProcessAndDiskStats) {
   }
 }
 
-TEST_F(Service, TwoUsersAtOnceSeeOnlyTheirOwn) {
-  fs::path da = user_dir(kUserA, "both"), db = user_dir(kUserB, "both");
+// `record` of busy_io writing dir/file, through the service, into dir/trace.
+std::vector<std::string> busy_io_argv(const fs::path& socket, const fs::path& dir,
+                                      const std::string& file) {
+  return record_argv(socket, dir / "trace", {program("busy_io"), (dir / file).string(), "3"});
+}
+
+// A's and B's commands run at the same time, each in its own directory.
+std::pair<ezio::test::Run, ezio::test::Run> both_at_once(const std::vector<std::string>& a,
+                                                         const fs::path& da,
+                                                         const std::vector<std::string>& b,
+                                                         const fs::path& db) {
   ezio::test::Run ra, rb;
-  std::thread ta([&] {
-    ra = as_user(kUserA,
-                 record_argv(daemon->socket(), da / "trace",
-                             {program("busy_io"), (da / "a.bin").string(), "3"}),
-                 da);
-  });
-  std::thread tb([&] {
-    rb = as_user(kUserB,
-                 record_argv(daemon->socket(), db / "trace",
-                             {program("busy_io"), (db / "b.bin").string(), "3"}),
-                 db);
-  });
+  std::thread ta([&] { ra = as_user(kUserA, a, da); });
+  std::thread tb([&] { rb = as_user(kUserB, b, db); });
   ta.join();
   tb.join();
+  return {ra, rb};
+}
+
+TEST_F(Service, TwoUsersAtOnceSeeOnlyTheirOwn) {
+  fs::path da = user_dir(kUserA, "both"), db = user_dir(kUserB, "both");
+  auto [ra, rb] = both_at_once(busy_io_argv(daemon->socket(), da, "a.bin"), da,
+                               busy_io_argv(daemon->socket(), db, "b.bin"), db);
   ASSERT_EQ(ra.status, 0) << ra.err;
   ASSERT_EQ(rb.status, 0) << rb.err;
   Seen a = seen_in(da / "trace", "-"), b = seen_in(db / "trace", "-");
@@ -180,19 +186,9 @@ long operations(std::map<std::string, json>& counts, const std::string& layer) {
 // others, while a recording at the same time on the same service gets every layer.
 TEST_F(Service, EachRecordingGetsTheLayersItAskedFor) {
   fs::path da = user_dir(kUserA, "layers"), db = user_dir(kUserB, "layers");
-  ezio::test::Run ra, rb;
-  std::vector<std::string> few = record_argv(daemon->socket(), da / "trace",
-                                             {program("busy_io"), (da / "a.bin").string(), "3"});
+  std::vector<std::string> few = busy_io_argv(daemon->socket(), da, "a.bin");
   few.insert(few.begin() + 2, "--layers=syscall");
-  std::thread ta([&] { ra = as_user(kUserA, few, da); });
-  std::thread tb([&] {
-    rb = as_user(kUserB,
-                 record_argv(daemon->socket(), db / "trace",
-                             {program("busy_io"), (db / "b.bin").string(), "3"}),
-                 db);
-  });
-  ta.join();
-  tb.join();
+  auto [ra, rb] = both_at_once(few, da, busy_io_argv(daemon->socket(), db, "b.bin"), db);
   ASSERT_EQ(ra.status, 0) << ra.err;
   ASSERT_EQ(rb.status, 0) << rb.err;
   EXPECT_EQ(ra.err.find("not applied"), std::string::npos) << ra.err;
