@@ -22,17 +22,29 @@ std::unique_ptr<KernelSource> through_service(const RecordOptions& o, const std:
 
 }  // namespace
 
-bool goes_in_process(const RecordOptions& o) {
+namespace {
+
+// The one decision of which path is tried first. --no-probe-cache asks for the kernel to be
+// probed now: only this process can, so it keeps an automatic choice out of the service.
+bool tries_service(const RecordOptions& o, const std::string& socket) {
   using Path = RecordOptions::KernelPath;
-  std::string socket = o.service_socket.empty() ? kDefaultSocket : o.service_socket;
-  return o.kernel_path == Path::kInProcess || (o.kernel_path == Path::kAuto && !is_socket(socket));
+  return o.kernel_path == Path::kService ||
+         (o.kernel_path == Path::kAuto && o.probe_cache && is_socket(socket));
 }
+
+std::string socket_of(const RecordOptions& o) {
+  return o.service_socket.empty() ? kDefaultSocket : o.service_socket;
+}
+
+}  // namespace
+
+bool goes_in_process(const RecordOptions& o) { return !tries_service(o, socket_of(o)); }
 
 std::unique_ptr<KernelSource> open_service_or(
     const RecordOptions& o, uint64_t ring_bytes, RecordStore& store,
     const std::function<std::unique_ptr<KernelSource>()>& in_process) {
   using Path = RecordOptions::KernelPath;
-  std::string socket = o.service_socket.empty() ? kDefaultSocket : o.service_socket;
+  std::string socket = socket_of(o);
   if (o.kernel_path == Path::kService) {
     // The service's programs were loaded once, at its start, from its own probing.
     if (!o.probe_cache) {
@@ -42,8 +54,7 @@ std::unique_ptr<KernelSource> open_service_or(
     }
     return through_service(o, socket, ring_bytes, store);
   }
-  // --no-probe-cache asks for the kernel to be probed now: only this process can.
-  if (o.kernel_path == Path::kAuto && o.probe_cache && is_socket(socket)) {
+  if (tries_service(o, socket)) {
     try {
       return through_service(o, socket, ring_bytes, store);
     } catch (const Error& e) {
