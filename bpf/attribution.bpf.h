@@ -68,8 +68,11 @@ static __always_inline void tp_inode_ident(struct inode* inode, __u64* ino, __u3
 static __always_inline void note_target_dev(__u32 session, __u32 dev) {
   struct ezio_dev_key key = {.dev = dev, .session = session};
   if (!dev || bpf_map_lookup_elem(&target_devs, &key)) return;
+  /* The session's totals list its devices: added inside its gate (common.bpf.h, in_flight). */
+  if (!enter_session(session)) return;
   __u8 one = 1;
   bpf_map_update_elem(&target_devs, &key, &one, BPF_ANY);
+  leave_session(session);
 }
 
 /* Fills *who with the current thread, traced (state t), with the call it is in. */

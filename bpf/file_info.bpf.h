@@ -153,9 +153,10 @@ __noinline int ezio_send_file(__u64 file, __u64 pid_tgid, __u32 session, __u32 l
   void* ring = session_ring(session, layer);
   if (!ring) return 0;
   if (bpf_ringbuf_output(ring, r, sizeof(*r), 0)) {
-    count_drop(session, layer);
+    lose_and_leave(session, layer);
     return 0;
   }
+  leave_session(session); /* session_ring's gate */
   bpf_map_update_elem(&files_seen, &key, &id.ino, BPF_ANY);
   return 1;
 }

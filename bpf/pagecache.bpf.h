@@ -121,18 +121,20 @@ static __always_inline void count_reclaim(struct folio* folio) {
   /* Off the traced threads' path: probe reads, which cost the verifier nothing. */
   struct address_space* m = BPF_CORE_READ(folio, mapping);
   if (!m || !find_inode_cause(&cache_owners, BPF_CORE_READ(m, host), &owner)) return;
+  /* The session's totals list its reclaims: counted inside its gate (common.bpf.h, in_flight). */
+  if (!enter_session(owner.session)) return;
   struct ezio_tid_key key = {.tid = owner.tid, .session = owner.session};
   struct ezio_reclaimed* r = bpf_map_lookup_elem(&reclaimed, &key);
   if (!r) {
     struct ezio_reclaimed fresh = {.pid = owner.pid};
     bpf_map_update_elem(&reclaimed, &key, &fresh, BPF_NOEXIST); /* or another CPU just did */
     r = bpf_map_lookup_elem(&reclaimed, &key);
-    if (!r) { /* the table is full */
-      count_drop(owner.session, EZIO_LAYER_PAGECACHE);
-      return;
-    }
   }
-  __sync_fetch_and_add(&r->pages, folio_pages(folio));
+  if (r)
+    __sync_fetch_and_add(&r->pages, folio_pages(folio));
+  else /* the table is full */
+    count_drop(owner.session, EZIO_LAYER_PAGECACHE);
+  leave_session(owner.session);
 }
 
 SEC("tp_btf/mm_filemap_add_to_page_cache")

@@ -20,29 +20,40 @@ static __always_inline struct ezio_proc_rec* proc_record(__u32 session, __u8 kin
   return r;
 }
 
-SEC("tp_btf/sched_process_fork")
-int BPF_PROG(ezio_fork, struct task_struct* parent, struct task_struct* child) {
+/* The child of a session's process joins the session (its tree, its state, its record). */
+static __always_inline void fork_into(struct ezio_traced tr, struct task_struct* parent,
+                                      struct task_struct* child) {
   __u32 ptgid = parent->tgid;
-  struct ezio_traced* entry = bpf_map_lookup_elem(&traced, &ptgid);
-  /* A closed session's processes leave the table; one forking meanwhile passes nothing on. */
-  if (!entry || !session_live(entry->session)) return 0;
-  struct ezio_traced tr = *entry;
   __u32 ctgid = child->tgid;
   bool thread = ctgid == ptgid;
   if (!thread && bpf_map_update_elem(&traced, &ctgid, &tr, BPF_ANY)) {
     count_drop(tr.session, EZIO_LAYER_PROCESS);
-    return 0;
+    return;
   }
-  if (tr.state != EZIO_ACTIVE) return 0;
+  if (tr.state != EZIO_ACTIVE) return;
   /* Before the child first runs: the tracepoint fires before it is woken up. */
   create_task_state(child, tr.session, EZIO_LAYER_PROCESS);
   struct ezio_proc_rec* r = proc_record(tr.session, EZIO_REC_FORK, ctgid, child->pid);
-  if (!r) return 0;
+  if (!r) return;
   r->ppid = ptgid;
   r->parent_tid = parent->pid;
   r->is_thread = thread;
   bpf_probe_read_kernel_str(r->comm, sizeof(r->comm), child->comm);
   submit(tr.session, r);
+}
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(ezio_fork, struct task_struct* parent, struct task_struct* child) {
+  __u32 ptgid = parent->tgid;
+  struct ezio_traced* entry = bpf_map_lookup_elem(&traced, &ptgid);
+  if (!entry) return 0;
+  struct ezio_traced tr = *entry;
+  /* A closed session's processes leave the table; one forking meanwhile passes nothing on. Inside
+   * the session's gate (common.bpf.h, in_flight): once the session has ended, no child joins it,
+   * so none is left in the table when its processes leave it. */
+  if (!enter_session(tr.session)) return 0;
+  fork_into(tr, parent, child);
+  leave_session(tr.session);
   return 0;
 }
 

@@ -3,9 +3,11 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <poll.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdarg>
 #include <optional>
 #include <string>
@@ -92,6 +94,27 @@ void reset_drops(int drops_fd, unsigned slot, uint32_t id) {
     if (bpf_map_update_elem(drops_fd, &key, fresh.data(), BPF_ANY) != 0) {
       fail("cannot reset the drop counters: {}", errno_text(errno));
     }
+  }
+}
+
+// Waits until no program is in flight for slot (bpf/common.bpf.h, in_flight): the sum over CPUs
+// of the slot's counters reads 0. A program is in flight for microseconds, unless preempted (a
+// fentry program on a preemptible kernel): false once kInFlightWaitNs have passed.
+constexpr uint64_t kInFlightWaitNs = 2'000'000;
+
+bool wait_in_flight(int in_flight_fd, unsigned slot) {
+  std::vector<uint64_t> per_cpu(possible_cpus());
+  uint32_t key = slot;
+  uint64_t deadline = monotonic_ns() + kInFlightWaitNs;
+  for (;;) {
+    if (bpf_map_lookup_elem(in_flight_fd, &key, per_cpu.data()) != 0) {
+      fail("cannot read the programs in flight: {}", errno_text(errno));
+    }
+    uint64_t sum = 0;
+    for (uint64_t n : per_cpu) sum += n;
+    if (sum == 0) return true;
+    if (monotonic_ns() > deadline) return false;
+    sched_yield();  // a program preempted on this CPU may be the one waited for
   }
 }
 
@@ -223,11 +246,27 @@ UniqueFd make_ring_buffer(uint64_t ring_bytes) {
   return ring;
 }
 
+// A slot no session holds, preferably one whose last ring has left the map of rings (the other
+// waits for its removal: the new ring's install must come after it).
+unsigned KernelPrograms::free_slot() {
+  auto removed = [&](unsigned slot) {
+    return !ring_leaving_[slot].valid() ||
+           ring_leaving_[slot].wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+  };
+  unsigned slot = 0;
+  while (slot < kMaxSessions && (ids_[slot] || !removed(slot))) ++slot;
+  if (slot == kMaxSessions) {
+    slot = 0;
+    while (slot < kMaxSessions && ids_[slot]) ++slot;
+  }
+  if (slot == kMaxSessions) fail("all {} recording sessions are in use", kMaxSessions);
+  if (ring_leaving_[slot].valid()) ring_leaving_[slot].get();
+  return slot;
+}
+
 KernelPrograms::Session KernelPrograms::open_session(uint64_t ring_bytes, UniqueFd ring) {
   check_ring_buffer_size(ring_bytes);
-  unsigned slot = 0;
-  while (slot < kMaxSessions && ids_[slot]) ++slot;
-  if (slot == kMaxSessions) fail("all {} recording sessions are in use", kMaxSessions);
+  unsigned slot = free_slot();
   // The ring installed at load (the first session's, slot 0) needs no install again.
   bool installed = slot == 0 && !ring && first_ring_;
   Session s{slot,
@@ -326,16 +365,31 @@ SessionTotals KernelPrograms::totals(unsigned slot) const {
   return t;
 }
 
+namespace {
+
+// Removing an entry of a map of maps waits for the programs running meanwhile (the bpf() call's
+// synchronize_rcu): none can still be writing into the ring when this returns.
+void remove_ring(int rings_fd, unsigned slot) {
+  uint32_t key = slot;
+  if (bpf_map_delete_elem(rings_fd, &key) != 0 && errno != ENOENT) {
+    fail("cannot remove the session's ring buffer: {}", errno_text(errno));
+  }
+}
+
+}  // namespace
+
 void KernelPrograms::quiesce_session(unsigned slot) {
   live_id(slot);
   if (quiesced_[slot]) return;
-  // The id first: from here no program records into the slot, nor lets a fork join it. Removing
-  // an entry of a map of maps waits for the programs running meanwhile (the bpf() call's
-  // synchronize_rcu), so none is still writing into the ring when this returns.
+  // The id first: from here no program enters the slot's gate, so no record, drop count or fork
+  // joins the session; then the programs already in it are waited for (bpf/common.bpf.h).
   __atomic_store_n(&skel_->bss->session_ids[slot], 0u, __ATOMIC_SEQ_CST);
-  uint32_t key = slot;
-  if (bpf_map_delete_elem(map_fd("rings"), &key) != 0 && errno != ENOENT) {
-    fail("cannot remove the session's ring buffer: {}", errno_text(errno));
+  if (!wait_in_flight(map_fd("in_flight"), slot)) {
+    spdlog::debug(
+        "session {}: programs still in flight after {} ms; waiting for an RCU grace "
+        "period instead",
+        slot, kInFlightWaitNs / 1'000'000);
+    remove_ring(map_fd("rings"), slot);
   }
   quiesced_[slot] = true;
 }
@@ -352,6 +406,15 @@ void KernelPrograms::close_session(unsigned slot) {
               keys_where<ezio_tid_key>(reclaimed, [&](auto& k) { return k.session == id; }));
   ids_[slot] = 0;
   quiesced_[slot] = false;
+  // No program uses the ring any more, but the map of rings holds it (its memory) until it leaves
+  // the map, which waits for a grace period: not on the caller's time.
+  ring_leaving_[slot] = std::async(std::launch::async, [rings = map_fd("rings"), slot] {
+    try {
+      remove_ring(rings, slot);
+    } catch (const std::exception& e) {
+      spdlog::warn("{}", e.what());
+    }
+  });
 }
 
 void KernelPrograms::detach() {

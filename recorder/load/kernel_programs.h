@@ -59,13 +59,17 @@ class KernelPrograms {
   size_t traced_processes(unsigned slot) const;
   // Of an open session (read them before close_session).
   SessionTotals totals(unsigned slot) const;
-  // Nothing more enters the session's ring once this returns (what is in it stays readable
-  // through the ring fd), the programs still hooked: its id is cleared, then its ring leaves the
-  // map of rings, which waits for every program that could still see it to finish (the kernel's
-  // RCU grace period). Once per session, before close_session.
+  // Nothing more is written for the session once this returns (its records, drop counts,
+  // devices, reclaims, forks: what is in its ring stays readable through the ring fd), the
+  // programs still hooked: its id is cleared, then the programs in flight for its slot are
+  // waited for (bpf/common.bpf.h, in_flight: microseconds). Should some stay in flight too long
+  // (a preempted program), its ring leaves the map of rings instead, which waits for every
+  // program that could still see it (the kernel's RCU grace period, 5-20 ms). Once per session,
+  // before close_session.
   void quiesce_session(unsigned slot);
   // Ends the session (quiesce_session, unless done): its processes leave the traced table; its
-  // table entries go, the slot can be reused.
+  // table entries go, the slot can be reused. Its ring leaves the map of rings on another thread
+  // (that waits for a grace period), before the slot is opened again.
   void close_session(unsigned slot);
   // Unhooks every program (the in-process path at its end; the destructor does it too). The maps
   // stay readable.
@@ -77,6 +81,7 @@ class KernelPrograms {
 
  private:
   uint32_t live_id(unsigned slot) const;
+  unsigned free_slot();
   bool claimed_by_live_session(uint32_t pid, uint32_t id) const;
   int map_fd(const char* name) const;
 
@@ -86,6 +91,9 @@ class KernelPrograms {
   std::array<bool, kMaxSessions> quiesced_{};  // quiesce_session done for the slot's session
   UniqueFd first_ring_;  // installed in slot 0 at load, not yet taken by open_session
   uint32_t generation_ = 0;
+  // A closed session's ring leaving the map of rings, per slot. After skel_: done before the
+  // programs' maps are destroyed.
+  std::array<std::future<void>, kMaxSessions> ring_leaving_;
 };
 
 // Probes the hooks for `layers` (or takes what an earlier recording found:
