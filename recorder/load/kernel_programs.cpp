@@ -7,7 +7,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <chrono>
 #include <cstdarg>
 #include <optional>
 #include <string>
@@ -97,25 +96,29 @@ void reset_drops(int drops_fd, unsigned slot, uint32_t id) {
   }
 }
 
-// Waits until no program is in flight for slot (bpf/common.bpf.h, in_flight): the sum over CPUs
-// of the slot's counters reads 0. A program is in flight for microseconds, unless preempted (a
-// fentry program on a preemptible kernel): false once kInFlightWaitNs have passed.
+// The programs in flight for slot now (bpf/common.bpf.h, in_flight): its counters over CPUs.
+uint64_t sum_in_flight(int in_flight_fd, unsigned slot) {
+  std::vector<uint64_t> per_cpu(possible_cpus());
+  uint32_t key = slot;
+  if (bpf_map_lookup_elem(in_flight_fd, &key, per_cpu.data()) != 0) {
+    fail("cannot read the programs in flight: {}", errno_text(errno));
+  }
+  uint64_t sum = 0;
+  for (uint64_t n : per_cpu) sum += n;
+  return sum;
+}
+
+// Waits until no program is in flight for slot. A program is in flight for microseconds, unless
+// preempted (a fentry program on a preemptible kernel): false once kInFlightWaitNs have passed.
 constexpr uint64_t kInFlightWaitNs = 2'000'000;
 
 bool wait_in_flight(int in_flight_fd, unsigned slot) {
-  std::vector<uint64_t> per_cpu(possible_cpus());
-  uint32_t key = slot;
   uint64_t deadline = monotonic_ns() + kInFlightWaitNs;
-  for (;;) {
-    if (bpf_map_lookup_elem(in_flight_fd, &key, per_cpu.data()) != 0) {
-      fail("cannot read the programs in flight: {}", errno_text(errno));
-    }
-    uint64_t sum = 0;
-    for (uint64_t n : per_cpu) sum += n;
-    if (sum == 0) return true;
+  while (sum_in_flight(in_flight_fd, slot) != 0) {
     if (monotonic_ns() > deadline) return false;
     sched_yield();  // a program preempted on this CPU may be the one waited for
   }
+  return true;
 }
 
 uint32_t layer_mask(const LayerSet& layers) {
@@ -246,19 +249,11 @@ UniqueFd make_ring_buffer(uint64_t ring_bytes) {
   return ring;
 }
 
-// A slot no session holds, preferably one whose last ring has left the map of rings (the other
-// waits for its removal: the new ring's install must come after it).
+// The first slot no session holds. Its last ring may still be leaving the map of rings: the new
+// ring's install must come after that removal, which is waited for.
 unsigned KernelPrograms::free_slot() {
-  auto removed = [&](unsigned slot) {
-    return !ring_leaving_[slot].valid() ||
-           ring_leaving_[slot].wait_for(std::chrono::seconds(0)) == std::future_status::ready;
-  };
   unsigned slot = 0;
-  while (slot < kMaxSessions && (ids_[slot] || !removed(slot))) ++slot;
-  if (slot == kMaxSessions) {
-    slot = 0;
-    while (slot < kMaxSessions && ids_[slot]) ++slot;
-  }
+  while (slot < kMaxSessions && ids_[slot]) ++slot;
   if (slot == kMaxSessions) fail("all {} recording sessions are in use", kMaxSessions);
   if (ring_leaving_[slot].valid()) ring_leaving_[slot].get();
   return slot;
@@ -338,6 +333,11 @@ void KernelPrograms::trace_running_process(unsigned slot, pid_t pid, int pidfd) 
   // Ended before it was added: no exit hook will remove its entry.
   pollfd ended{pidfd, POLLIN, 0};
   if (pidfd >= 0 && poll(&ended, 1, 0) == 1) bpf_map_delete_elem(map_fd("traced"), &key);
+}
+
+uint64_t KernelPrograms::programs_in_flight(unsigned slot) const {
+  if (slot >= kMaxSessions) fail("no recording session slot {}", slot);
+  return sum_in_flight(map_fd("in_flight"), slot);
 }
 
 size_t KernelPrograms::traced_processes(unsigned slot) const {

@@ -67,6 +67,9 @@ class KernelPrograms {
   // program that could still see it (the kernel's RCU grace period, 5-20 ms). Once per session,
   // before close_session.
   void quiesce_session(unsigned slot);
+  // The programs writing for the slot's session at this instant (0 once it is quiesced, unless a
+  // program failed to leave the gate: what the tests check).
+  uint64_t programs_in_flight(unsigned slot) const;
   // Ends the session (quiesce_session, unless done): its processes leave the traced table; its
   // table entries go, the slot can be reused. Its ring leaves the map of rings on another thread
   // (that waits for a grace period), before the slot is opened again.

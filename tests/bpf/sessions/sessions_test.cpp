@@ -216,6 +216,35 @@ TEST(Sessions, AClosedSessionsSlotIsReusedWithoutItsLeftovers) {
   }
 }
 
+// Once its end (quiesce_session) returns, nothing more is written for a session whose process
+// still writes as fast as it can: no record enters its ring, no loss is counted, and no program
+// stays in the slot's gate, through the paths of a record written, of a full ring (a ring of one
+// page, never drained while the process runs) and of a fork.
+TEST(Sessions, AnEndedSessionGetsNothingMoreAndLeavesNoProgramInFlight) {
+  Session s(4096);
+  auto app = s.launch({"/bin/sh", "-c",
+                       "/bin/true; exec dd if=/dev/zero of=/dev/null bs=1 count=2000000 "
+                       "status=none"});
+  // Running, and losing records: the ring is full.
+  while (s.totals().lost[EZIO_LAYER_SYSCALL] == 0) {
+    ASSERT_FALSE(app->poll_exit()) << "dd ended before the session did";
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  programs().quiesce_session(s.slot());
+  EXPECT_EQ(programs().programs_in_flight(s.slot()), 0u);
+  SessionTotals at_end = s.totals();
+  s.reader().drain();
+  auto received = s.store().received();
+  ASSERT_GT(received[EZIO_LAYER_SYSCALL], 0u);
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  ASSERT_FALSE(app->poll_exit()) << "dd ended too soon to show anything";
+  s.reader().drain();
+  EXPECT_EQ(s.store().received(), received);
+  EXPECT_EQ(s.totals().lost, at_end.lost);
+  EXPECT_EQ(programs().programs_in_flight(s.slot()), 0u);
+  while (!app->poll_exit()) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+}
+
 // A process another session records stays that session's: a session claims untraced processes
 // only (a recorded eziotrace's child inherits its recorder's session).
 TEST(Sessions, ASessionClaimsOnlyUntracedProcesses) {
