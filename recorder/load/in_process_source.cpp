@@ -35,7 +35,7 @@ SessionTotals InProcessSource::stop() {
   // what stop() promises.
   programs_->quiesce_session(slot_);
   stopped_ = programs_->totals(slot_);
-  programs_->close_session(slot_);
+  programs_->close_session(slot_, /*programs_ending=*/true);
   return *stopped_;
 }
 

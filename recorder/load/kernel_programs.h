@@ -72,8 +72,9 @@ class KernelPrograms {
   uint64_t programs_in_flight(unsigned slot) const;
   // Ends the session (quiesce_session, unless done): its processes leave the traced table; its
   // table entries go, the slot can be reused. Its ring leaves the map of rings on another thread
-  // (that waits for a grace period), before the slot is opened again.
-  void close_session(unsigned slot);
+  // (that waits for a grace period), before the slot is opened again; or with the map of rings
+  // when programs_ending (the programs are destroyed next: the in-process recorder).
+  void close_session(unsigned slot, bool programs_ending = false);
   // Unhooks every program (the in-process path at its end; the destructor does it too). The maps
   // stay readable.
   void detach();
