@@ -255,7 +255,10 @@ unsigned KernelPrograms::free_slot() {
   unsigned slot = 0;
   while (slot < kMaxSessions && ids_[slot]) ++slot;
   if (slot == kMaxSessions) fail("all {} recording sessions are in use", kMaxSessions);
-  if (ring_leaving_[slot].valid()) ring_leaving_[slot].get();
+  if (ring_leaving_[slot].valid()) {
+    // Failed, the old ring stays installed until the new one replaces it: memory held longer.
+    if (std::string error = ring_leaving_[slot].get(); !error.empty()) spdlog::warn("{}", error);
+  }
   return slot;
 }
 
@@ -410,11 +413,13 @@ void KernelPrograms::close_session(unsigned slot, bool programs_ending) {
   // the map, which waits for a grace period: not on the caller's time. Programs about to be
   // destroyed free it with the map (that wait made the in-process end ~10 ms longer).
   if (programs_ending) return;
+  // What fails is said by the thread that waits for it (the log is not thread-safe).
   ring_leaving_[slot] = std::async(std::launch::async, [rings = map_fd("rings"), slot] {
     try {
       remove_ring(rings, slot);
+      return std::string();
     } catch (const std::exception& e) {
-      spdlog::warn("{}", e.what());
+      return std::string(e.what());
     }
   });
 }

@@ -97,7 +97,7 @@ class KernelPrograms {
   uint32_t generation_ = 0;
   // A closed session's ring leaving the map of rings, per slot. After skel_: done before the
   // programs' maps are destroyed.
-  std::array<std::future<void>, kMaxSessions> ring_leaving_;
+  std::array<std::future<std::string>, kMaxSessions> ring_leaving_;  // "" or what failed
 };
 
 // Probes the hooks for `layers` (or takes what an earlier recording found:
