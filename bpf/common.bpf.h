@@ -147,7 +147,8 @@ static __always_inline void count_drop_at(__u32 key, __u32 session) {
 /* An event of session lost (none counted for a session that has closed meanwhile). A global
  * (noinline) function, checked once by the verifier instead of inside each of its ~40 callers:
  * inlined with its gate, it made the programs 60 % larger and their load ~20 ms longer. Off the
- * recording path (a loss), the call costs nothing there. */
+ * recording path (a loss), the call costs nothing there. The gate itself stays inline: a call
+ * per record would cost a return (slow under the host's SRSO mitigation) on the hot path. */
 __noinline int count_drop(__u32 session, __u32 layer) {
   if (!enter_session(session)) return 0;
   count_drop_at(session_slot(session) * EZIO_LAYER_COUNT + layer, session);
