@@ -149,19 +149,21 @@ void register_attach_handlers() {
 }
 
 AttachIdsInUse::AttachIdsInUse(eziotrace* skel, const AttachIds& ids) {
-  std::set<std::string> modules;
-  for (const auto& [section, id] : ids) {
-    if (!id.module.empty()) modules.insert(id.module);
-  }
-  modules_ = open_module_btfs(modules);
-  std::vector<std::pair<bpf_program*, Target>> targets;
+  std::vector<std::pair<bpf_program*, const AttachId*>> used;
+  std::set<std::string> modules;  // of the programs loaded: the table may name others
   bpf_program* prog;
   bpf_object__for_each_program(prog, skel->obj) {
     if (!attached_by_btf(prog)) continue;
     auto it = ids.find(bpf_program__section_name(prog));
     if (it == ids.end()) fail("no attach point for BPF program {}", bpf_program__name(prog));
-    int obj_fd = it->second.module.empty() ? 0 : modules_.at(it->second.module).get();
-    targets.emplace_back(prog, Target{it->second.btf_id, obj_fd});
+    used.emplace_back(prog, &it->second);
+    if (!it->second.module.empty()) modules.insert(it->second.module);
+  }
+  modules_ = open_module_btfs(modules);
+  std::vector<std::pair<bpf_program*, Target>> targets;
+  for (const auto& [p, id] : used) {
+    targets.emplace_back(
+        p, Target{id->btf_id, id->module.empty() ? 0 : modules_.at(id->module).get()});
   }
   for (auto& [p, target] : targets) {
     if (int err = bpf_program__set_attach_target(p, kPlaceholderProgFd, nullptr)) {
