@@ -17,6 +17,7 @@
 #include "common/log.h"
 #include "recorder/archive/recording_info.h"
 #include "recorder/decode/syscall_table.h"
+#include "recorder/load/attach_ids.h"
 #include "recorder/load/bpf_map_walk.h"
 #include "recorder/load/concurrent_close.h"
 #include "recorder/load/skeleton.h"
@@ -173,9 +174,8 @@ UniqueFd install_first_ring(int rings, std::future<UniqueFd>& first_ring) {
 
 }  // namespace
 
-KernelPrograms::KernelPrograms(const ProbePlan& plan, const std::string& core_btf,
-                               std::future<UniqueFd> first_ring)
-    : plan_(plan) {
+void KernelPrograms::open(const std::string& core_btf) {
+  register_attach_handlers();  // before the open, which picks each program's handler
   LIBBPF_OPTS(bpf_object_open_opts, open_opts);
   open_opts.btf_custom_path = core_btf.empty() ? nullptr : core_btf.c_str();
   skel_.reset(eziotrace__open_opts(&open_opts));
@@ -183,7 +183,11 @@ KernelPrograms::KernelPrograms(const ProbePlan& plan, const std::string& core_bt
   for (const auto& sc : syscall_table()) {
     skel_->rodata->sc_desc[sc.nr] = sc.desc;
   }
-  apply_probe_plan(skel_.get(), plan);
+  apply_probe_plan(skel_.get(), plan_);
+}
+
+void KernelPrograms::load(const KernelCache& cache, std::future<UniqueFd> first_ring) {
+  AttachIdsInUse attach_ids(skel_.get(), cache.attach_ids(btf_attach_sections(skel_.get())));
   std::future<UniqueFd> installed;
   if (first_ring.valid()) {
     UniqueFd rings = make_rings_map();
@@ -204,9 +208,21 @@ KernelPrograms::KernelPrograms(const ProbePlan& plan, const std::string& core_bt
     fail("cannot load the BPF programs: {} (run with --verbose for the verifier log)",
          errno_text(-err));
   }
+}
+
+KernelPrograms::KernelPrograms(const ProbePlan& plan, const KernelCache& cache,
+                               const std::string& core_btf, std::future<UniqueFd> first_ring)
+    : plan_(plan) {
+  uint64_t t0 = monotonic_ns();
+  open(core_btf);
+  uint64_t t1 = monotonic_ns();
+  load(cache, std::move(first_ring));
+  uint64_t t2 = monotonic_ns();
   if (int err = eziotrace__attach(skel_.get())) {
     fail("cannot attach the BPF programs: {}", errno_text(-err));
   }
+  spdlog::debug("BPF object opened in {:.1f} ms, loaded in {:.1f} ms, attached in {:.1f} ms",
+                (t1 - t0) / 1e6, (t2 - t1) / 1e6, (monotonic_ns() - t2) / 1e6);
 }
 
 KernelPrograms::~KernelPrograms() {
@@ -450,7 +466,7 @@ std::unique_ptr<KernelPrograms> load_kernel_programs(const LayerSet& layers, boo
   uint64_t t_load = monotonic_ns();
   std::unique_ptr<KernelPrograms> programs;
   try {
-    programs = std::make_unique<KernelPrograms>(plan, btf, std::move(first_ring));
+    programs = std::make_unique<KernelPrograms>(plan, cache, btf, std::move(first_ring));
   } catch (const Error& e) {
     if (!kept && btf.empty()) throw;
     spdlog::warn("what the probe cache kept for this kernel failed to load ({}); {}", e.what(),
@@ -461,7 +477,7 @@ std::unique_ptr<KernelPrograms> load_kernel_programs(const LayerSet& layers, boo
       plan = plan_probes(layers);
       cache.keep_plan(layers, plan);
     }
-    programs = std::make_unique<KernelPrograms>(plan);
+    programs = std::make_unique<KernelPrograms>(plan, cache);
   }
   spdlog::debug("BPF programs loaded and attached in {:.3f} s{}", (monotonic_ns() - t_load) / 1e9,
                 btf.empty() ? "" : " (kernel types cut down to the programs' own)");

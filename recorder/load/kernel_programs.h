@@ -21,6 +21,8 @@ struct eziotrace;
 
 namespace ezio::recorder {
 
+class KernelCache;
+
 struct SkeletonDeleter {
   void operator()(eziotrace* s) const;
 };
@@ -32,8 +34,9 @@ class KernelPrograms {
   // first_ring: the ring buffer of the first session (make_ring_buffer, on its way), installed in
   // slot 0 of the map of rings while the programs load: the install waits for an RCU grace period
   // (~10 ms), hidden in the load instead of added to the start (open_session then takes it).
-  explicit KernelPrograms(const ProbePlan& plan, const std::string& core_btf = {},
-                          std::future<UniqueFd> first_ring = {});
+  // cache gives the attach points of the BTF-attached programs (recorder/load/attach_ids.h).
+  KernelPrograms(const ProbePlan& plan, const KernelCache& cache, const std::string& core_btf = {},
+                 std::future<UniqueFd> first_ring = {});
   ~KernelPrograms();
   KernelPrograms(const KernelPrograms&) = delete;
   KernelPrograms& operator=(const KernelPrograms&) = delete;
@@ -84,6 +87,9 @@ class KernelPrograms {
   size_t traced_entries() const;
 
  private:
+  // The skeleton, opened with the plan applied; then loaded, the first ring installed meanwhile.
+  void open(const std::string& core_btf);
+  void load(const KernelCache& cache, std::future<UniqueFd> first_ring);
   uint32_t live_id(unsigned slot) const;
   unsigned free_slot();
   bool claimed_by_live_session(uint32_t pid, uint32_t id) const;

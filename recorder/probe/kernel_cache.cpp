@@ -164,6 +164,27 @@ std::future<std::string> KernelCache::core_btf() const {
   });
 }
 
+AttachIds KernelCache::attach_ids(const std::vector<std::string>& sections) const {
+  if (dir_.empty()) return find_attach_ids(sections);
+  fs::path path = file(".attach-ids");  // not .json: that ending is the plans'
+
+  std::string text = read_all(path);
+  AttachIds kept = text.empty() ? AttachIds{}
+                                : attach_ids_from_json(nlohmann::json::parse(text, nullptr, false));
+  std::vector<std::string> missing;
+  for (const auto& s : sections) {
+    if (!kept.count(s)) missing.push_back(s);
+  }
+  if (missing.empty()) {
+    spdlog::debug("attach points from {}", path.string());
+    return kept;
+  }
+  kept.merge(find_attach_ids(missing));
+  spdlog::debug("{} attach points found in the kernel's BTF", missing.size());
+  write_atomically(path, attach_ids_to_json(kept).dump());
+  return kept;
+}
+
 void KernelCache::forget() const {
   if (dir_.empty()) return;
   remove_files(true);

@@ -122,6 +122,16 @@ std::pair<int, int> KernelProber::find(const std::string& name, uint32_t kind) {
   return {-ENOENT, 0};
 }
 
+std::optional<std::pair<uint32_t, std::string>> KernelProber::locate(const std::string& name,
+                                                                     uint32_t kind) {
+  auto [id, obj_fd] = find(name, kind);
+  if (id <= 0) return std::nullopt;
+  for (auto& [mod, m] : modules_) {
+    if (obj_fd != 0 && m.fd.get() == obj_fd) return std::pair{static_cast<uint32_t>(id), mod};
+  }
+  return std::pair{static_cast<uint32_t>(id), std::string()};
+}
+
 ProbeOutcome KernelProber::load_and_attach(uint32_t expected_attach_type, const std::string& name,
                                            uint32_t kind) {
   if (!vmlinux_) return {false, no_btf_};

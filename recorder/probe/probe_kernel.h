@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,8 @@ class KernelProber {
   // The number of arguments a tracepoint passes to a tp_btf program (its btf_trace_<name>
   // prototype without the leading data pointer), -1 when the kernel's BTF does not say.
   int tracepoint_args(const std::string& tracepoint);
+  // Where a type is: its id and the module whose BTF has it ("" for vmlinux), or nothing.
+  std::optional<std::pair<uint32_t, std::string>> locate(const std::string& name, uint32_t kind);
 
  private:
   struct ModuleBtf {

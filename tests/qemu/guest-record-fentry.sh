@@ -28,9 +28,10 @@ check "record of the workload with all layers succeeds" \
   eziotrace record -o "$EZIO_OUT/trace" -- ezio_layers_workload "$EZIO_DISK/w"
 # The first recording kept its fentry plan (recorder/probe/kernel_cache.h): the next one loads it as is.
 eziotrace record -v -o /tmp/again -- true > /tmp/again.log 2>&1
-grep -E 'hooks|loaded and attached|cut-down|probe cache|probing again' /tmp/again.log
+grep -E 'hooks|loaded and attached|cut-down|probe cache|probing again|attach points' /tmp/again.log
 check "a second recording takes the kept fentry plan" grep -q 'hooks taken from the probe cache' \
   /tmp/again.log
 check "and loads it without probing again" sh -c '! grep -q "probing again" /tmp/again.log'
 check "with the kernel types cut down by bpftool" grep -q 'kernel types cut down' /tmp/again.log
+check "and the fentry/tp_btf attach points kept" grep -q 'attach points from' /tmp/again.log
 exit $failed

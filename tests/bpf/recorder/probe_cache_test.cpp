@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "run.h"
 
@@ -125,4 +126,38 @@ TEST(ProbeCache, NoProbeCacheLeavesNothing) {
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(has(r.err, "hooks probed in")) << r.err;
   EXPECT_TRUE(fs::is_empty(c.dir));
+}
+
+// The attach points of the BTF-attached programs are found once, then taken from the cache.
+TEST(ProbeCache, AttachPointsAreKept) {
+  CacheDir c("cache_attach");
+  auto first = c.record((c.dir.parent_path() / "a").string());
+  ASSERT_EQ(first.status, 0) << first.err;
+  EXPECT_TRUE(has(first.err, "attach points found in the kernel's BTF")) << first.err;
+  ASSERT_EQ(c.files(".attach-ids").size(), 1u);
+  auto second = c.record((c.dir.parent_path() / "b").string());
+  ASSERT_EQ(second.status, 0) << second.err;
+  EXPECT_TRUE(has(second.err, "attach points from")) << second.err;
+  EXPECT_EQ(probes_of(c.dir.parent_path() / "a"), probes_of(c.dir.parent_path() / "b"));
+}
+
+// Damaged attach points are found again; kept ones the kernel refuses fail the load, which
+// forgets what was kept and probes again.
+TEST(ProbeCache, DamagedOrFailingAttachPointsAreReplaced) {
+  CacheDir c("cache_attach_bad");
+  ASSERT_EQ(c.record((c.dir.parent_path() / "a").string()).status, 0);
+  ASSERT_EQ(c.files(".attach-ids").size(), 1u);
+  fs::path ids = c.files(".attach-ids")[0];
+  std::ofstream(ids, std::ios::trunc) << "{\"tp_btf/sys_exit\": {\"id\": ";
+  auto damaged = c.record((c.dir.parent_path() / "b").string());
+  ASSERT_EQ(damaged.status, 0) << damaged.err;
+  EXPECT_TRUE(has(damaged.err, "attach points found in the kernel's BTF")) << damaged.err;
+  // Type 1 of the kernel's BTF is no tracepoint nor function: the kernel refuses every program.
+  auto kept = nlohmann::json::parse(std::ifstream(ids));
+  for (auto& [section, v] : kept.items()) v["id"] = 1;
+  std::ofstream(ids, std::ios::trunc) << kept.dump();
+  auto failing = c.record((c.dir.parent_path() / "c").string());
+  ASSERT_EQ(failing.status, 0) << failing.err;
+  EXPECT_TRUE(has(failing.err, "probing again")) << failing.err;
+  EXPECT_EQ(probes_of(c.dir.parent_path() / "a"), probes_of(c.dir.parent_path() / "c"));
 }
