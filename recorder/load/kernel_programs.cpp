@@ -134,14 +134,17 @@ UniqueFd make_rings_map() {
   return rings;
 }
 
-// Installs ring in slot 0 of rings (the bpf() call returns after an RCU grace period).
-UniqueFd install_first_ring(int rings, std::future<UniqueFd>& first_ring) {
-  UniqueFd ring = first_ring.get();
-  uint32_t key = 0;
-  int fd = ring.get();
-  if (bpf_map_update_elem(rings, &key, &fd, BPF_ANY) != 0) {
+// Installs ring in a slot of the map of rings (the bpf() call returns after an RCU grace period).
+void put_ring(int rings, unsigned slot, int ring) {
+  uint32_t key = slot;
+  if (bpf_map_update_elem(rings, &key, &ring, BPF_ANY) != 0) {
     fail("cannot install the session's ring buffer: {}", errno_text(errno));
   }
+}
+
+UniqueFd install_first_ring(int rings, std::future<UniqueFd>& first_ring) {
+  UniqueFd ring = first_ring.get();
+  put_ring(rings, 0, ring.get());
   return ring;
 }
 
@@ -223,34 +226,69 @@ UniqueFd make_ring_buffer(uint64_t ring_bytes) {
   return ring;
 }
 
+unsigned KernelPrograms::free_slot() const {
+  unsigned slot = 0;
+  while (slot < kMaxSessions && (ids_[slot] || reserved_[slot])) ++slot;
+  if (slot == kMaxSessions) fail("all {} recording sessions are in use", kMaxSessions);
+  return slot;
+}
+
 KernelPrograms::Session KernelPrograms::open_session(uint64_t ring_bytes, UniqueFd ring) {
   check_ring_buffer_size(ring_bytes);
-  unsigned slot = 0;
-  while (slot < kMaxSessions && ids_[slot]) ++slot;
-  if (slot == kMaxSessions) fail("all {} recording sessions are in use", kMaxSessions);
+  unsigned slot = free_slot();
   // The ring installed at load (the first session's, slot 0) needs no install again.
-  bool installed = slot == 0 && !ring && first_ring_;
-  Session s{slot,
-            installed ? std::move(first_ring_)
-            : ring    ? std::move(ring)
-                      : make_ring_buffer(ring_bytes),
-            ring_bytes};
+  if (slot == 0 && !ring && first_ring_) {
+    return start_session(slot, std::move(first_ring_), ring_bytes);
+  }
+  if (!ring) ring = make_ring_buffer(ring_bytes);
+  put_ring(map_fd("rings"), slot, ring.get());
+  return start_session(slot, std::move(ring), ring_bytes);
+}
+
+unsigned KernelPrograms::reserve_slot() {
+  unsigned slot = free_slot();
+  reserved_[slot] = true;
+  return slot;
+}
+
+UniqueFd KernelPrograms::install_ring(unsigned slot, uint64_t ring_bytes) const {
+  UniqueFd ring = make_ring_buffer(ring_bytes);
+  put_ring(map_fd("rings"), slot, ring.get());
+  return ring;
+}
+
+void KernelPrograms::remove_ring(unsigned slot) const {
+  uint32_t key = slot;
+  if (bpf_map_delete_elem(map_fd("rings"), &key) != 0 && errno != ENOENT) {
+    fail("cannot remove a ring buffer: {}", errno_text(errno));
+  }
+}
+
+KernelPrograms::Session KernelPrograms::open_reserved(unsigned slot, UniqueFd ring,
+                                                      uint64_t ring_bytes) {
+  if (slot >= kMaxSessions || !reserved_[slot]) fail("slot {} was not reserved", slot);
+  reserved_[slot] = false;
+  return start_session(slot, std::move(ring), ring_bytes);
+}
+
+void KernelPrograms::unreserve_slot(unsigned slot) {
+  if (slot < kMaxSessions) reserved_[slot] = false;
+}
+
+// The slot's ring is in the map of rings: the session's id makes the programs use it.
+KernelPrograms::Session KernelPrograms::start_session(unsigned slot, UniqueFd ring,
+                                                      uint64_t ring_bytes) {
   // A generation above the slot: the id differs from every earlier session of the slot's.
   uint32_t id = (++generation_ << EZIO_SESSION_SLOT_BITS) | slot;
   reset_drops(map_fd("drops"), slot, id);
   skel_->bss->session_layers[slot] = layer_mask(all_layers());
   skel_->bss->wakeup_bytes[slot] = ring_bytes / 8;
   skel_->bss->woken_at[slot] = 0;
-  int ring_fd = s.ring.get();
-  uint32_t key = slot;
-  if (!installed && bpf_map_update_elem(map_fd("rings"), &key, &ring_fd, BPF_ANY) != 0) {
-    fail("cannot install the session's ring buffer: {}", errno_text(errno));
-  }
   // The ring first, then the id (bpf/common.bpf.h, session_ring).
   __atomic_store_n(&skel_->bss->session_ids[slot], id, __ATOMIC_SEQ_CST);
   ids_[slot] = id;
   quiesced_[slot] = false;
-  return s;
+  return {slot, std::move(ring), ring_bytes};
 }
 
 void KernelPrograms::set_layers(unsigned slot, const LayerSet& layers) {

@@ -16,10 +16,16 @@ class KernelSessions : public SessionKernel {
  public:
   explicit KernelSessions(std::unique_ptr<KernelPrograms> programs)
       : programs_(std::move(programs)), facts_(make_facts(*programs_)) {}
-  Opened open(uint64_t ring_bytes) override {
-    KernelPrograms::Session s = programs_->open_session(ring_bytes);
+  unsigned reserve() override { return programs_->reserve_slot(); }
+  UniqueFd make_ring(unsigned slot, uint64_t ring_bytes) override {
+    return programs_->install_ring(slot, ring_bytes);
+  }
+  void remove_ring(unsigned slot) override { programs_->remove_ring(slot); }
+  Opened open(unsigned slot, UniqueFd ring, uint64_t ring_bytes) override {
+    KernelPrograms::Session s = programs_->open_reserved(slot, std::move(ring), ring_bytes);
     return {s.slot, std::move(s.ring), s.ring_bytes};
   }
+  void unreserve(unsigned slot) override { programs_->unreserve_slot(slot); }
   void set_layers(unsigned slot, uint32_t mask) override {
     LayerSet layers{};
     for (unsigned l = 0; l < EZIO_LAYER_COUNT; ++l) layers[l] = (mask >> l) & 1;
