@@ -259,10 +259,11 @@ void Daemon::welcome(Connection& c, SessionKernel::Opened s) {
   c.slot = s.slot;
   kernel_.set_layers(s.slot, uint32_t(c.layers));
   c.state = Connection::kOpen;
-  nlohmann::json welcome = kernel_.facts();
-  welcome["slot"] = s.slot;
-  welcome["ring_bytes"] = s.ring_bytes;
-  send_message(c.fd.get(), Type::kWelcome, welcome, s.ring.get());
+  // The facts' text with the session's fields put in front: no copy of the plan as JSON per HELLO.
+  const std::string& facts = kernel_.facts();
+  std::string welcome = fmt::format(R"({{"slot":{},"ring_bytes":{})", s.slot, s.ring_bytes);
+  welcome += facts.size() > 2 ? "," + facts.substr(1) : "}";
+  send_text(c.fd.get(), Type::kWelcome, welcome, s.ring.get());
   spdlog::info("session {} opened for {} ({} MiB ring buffer)", c.slot, c.who, c.ring_bytes >> 20);
   log_sessions();
 }
@@ -317,8 +318,9 @@ void Daemon::on_trace(Connection& c, Message& m) {
   }
   kernel_.trace(c.slot, pid);
   c.state = Connection::kTracing;
-  spdlog::info("session {}: tracing process {} of {}", c.slot, pid, c.who);
   send_message(c.fd.get(), Type::kTraced, nlohmann::json::object());
+  spdlog::info("session {}: tracing process {} of {}", c.slot, pid,
+               c.who);  // after: not waited for
 }
 
 void Daemon::on_status(Connection& c) {

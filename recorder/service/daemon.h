@@ -46,8 +46,9 @@ class SessionKernel {
   // after it is all there is, and every loss is counted.
   virtual nlohmann::json end(unsigned slot) = 0;
   virtual void close(unsigned slot) = 0;
-  // What a client needs to know of the programs: {"plan": probe plan JSON, "kernel_release"}.
-  virtual nlohmann::json facts() const = 0;
+  // What a client needs to know of the programs, as a JSON object's text (made once: every HELLO
+  // is answered with it): {"plan": probe plan JSON, "kernel_release"}.
+  virtual const std::string& facts() const = 0;
 };
 
 struct DaemonConfig {

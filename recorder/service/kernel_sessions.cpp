@@ -39,17 +39,18 @@ class KernelSessions : public SessionKernel {
     return totals_to_json({s.lost, std::move(s.devices), std::move(s.reclaimed)});
   }
   void close(unsigned slot) override { programs_->close_session(slot); }
-  nlohmann::json facts() const override { return facts_; }
+  const std::string& facts() const override { return facts_; }
 
  private:
   // Made once: every HELLO is answered with them, on the way to the application's start.
-  static nlohmann::json make_facts(const KernelPrograms& programs) {
+  static std::string make_facts(const KernelPrograms& programs) {
     utsname u{};
     uname(&u);
-    return {{"plan", plan_to_json(programs.plan())}, {"kernel_release", u.release}};
+    return nlohmann::json{{"plan", plan_to_json(programs.plan())}, {"kernel_release", u.release}}
+        .dump();
   }
   std::unique_ptr<KernelPrograms> programs_;
-  nlohmann::json facts_;
+  std::string facts_;
 };
 
 }  // namespace

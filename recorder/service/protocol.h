@@ -57,6 +57,8 @@ struct ProtocolError : std::runtime_error {
 
 // Sends one message (with fd when >= 0). Fails (ezio::Error) when the peer is gone.
 void send_message(int sock, Type type, const nlohmann::json& body, int fd = -1);
+// The same with the body serialized already (a JSON object's text).
+void send_text(int sock, Type type, const std::string& body, int fd = -1);
 // Receives one message, waiting for it. Returns false on EOF (the peer closed). Throws
 // ProtocolError for anything that is not one well-formed message of this version: truncated or
 // oversized datagrams, a wrong magic or version, an unknown type, a body that is not a JSON
