@@ -25,6 +25,7 @@ struct Daemon::Connection {
   unsigned slot = 0;
   uint64_t ring_bytes = 0;
   uint64_t layers = 0;
+  std::optional<Message> trace;  // a TRACE sent right after the HELLO, waiting for the session
 };
 
 namespace {
@@ -165,14 +166,18 @@ void Daemon::accept_one(int listen_fd) {
   connections_[key] = std::move(c);
 }
 
-void Daemon::serve(int fd) {
+void Daemon::serve(int fd, std::optional<Message> deferred) {
   auto it = connections_.find(fd);
   if (it == connections_.end()) return;
   Connection& c = *it->second;
   std::string who = c.who;  // c is gone once the connection is dropped
   Message m;
   try {
-    if (!receive_message(fd, m)) return drop(fd, "");
+    if (deferred) {
+      m = std::move(*deferred);
+    } else if (!receive_message(fd, m)) {
+      return drop(fd, "");
+    }
     handle(c, m);
   } catch (const ProtocolError& e) {
     refuse(fd, fmt::format("protocol error: {}", e.what()));
@@ -200,6 +205,10 @@ void Daemon::handle(Connection& c, Message& m) {
       if (c.state != S::kNew) break;
       return on_status(c);
     case Type::kTrace:
+      if (c.state == S::kOpening && !c.trace) {  // sent without waiting for the WELCOME
+        c.trace = std::move(m);
+        return;
+      }
       if (c.state != S::kOpen) break;
       return on_trace(c, m);
     case Type::kCount:
@@ -299,8 +308,9 @@ void Daemon::on_ring_made(RingMaker::Done& d) {
     try {
       welcome(*waiting, kernel_.open(slot, std::move(d.ring), d.job.ring_bytes));
     } catch (const Error& e) {
-      drop(fd, e.what());
+      return drop(fd, e.what());
     }
+    if (waiting->trace) serve(fd, std::exchange(waiting->trace, std::nullopt));
   } else if (spare || (!spare_ && making_spare_ == RingMaker::kNoSlot &&
                        d.job.ring_bytes == config_.spare_ring_bytes)) {
     spare_ = kernel_.open(slot, std::move(d.ring), d.job.ring_bytes);

@@ -67,7 +67,8 @@ class Daemon {
  private:
   struct Connection;
   void accept_one(int listen_fd);
-  void serve(int fd);
+  // Handles the connection's next message, or `deferred`, one received earlier.
+  void serve(int fd, std::optional<Message> deferred = std::nullopt);
   void handle(Connection& c, Message& m);
   void on_hello(Connection& c, Message& m);
   void welcome(Connection& c, SessionKernel::Opened s);

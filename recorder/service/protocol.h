@@ -16,7 +16,9 @@ constexpr uint32_t kMaxBody = 64 * 1024;
 
 // Client requests, then daemon replies. The order a session follows (the daemon enforces it):
 // HELLO -> WELCOME, TRACE -> TRACED, (COUNT -> COUNTED)*, END -> TOTALS. STATUS -> STATE is
-// a connection of its own. REFUSED answers any request and ends the connection.
+// a connection of its own. REFUSED answers any request and ends the connection. The TRACE may
+// follow its HELLO at once, without waiting for the WELCOME: it is answered after it (one round
+// trip less on the way to the application's start).
 enum class Type : uint16_t {
   kHello = 1,      // {"ring_bytes", "layers" (optional: kAllLayers)}
   kTrace = 2,      // {"pid"} + the child's pidfd
