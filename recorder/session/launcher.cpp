@@ -68,8 +68,9 @@ struct Launcher::Child {
 namespace {
 
 // Runs in the child, which shares the recorder's memory until its exec: only async-signal-safe
-// calls, nothing written but its own stack (the system calls that change its identity are made
-// directly: glibc's wrappers would coordinate with the recorder's threads), and no I/O of its own
+// calls, nothing of the recorder's written but errno when a call fails (the calling thread's:
+// the child shares its thread-local storage), the system calls that change its identity made
+// directly (glibc's wrappers would coordinate with the recorder's threads), and no I/O of its own
 // before the exec except the pipes (the child is not traced until it execs). Held (go_fd >= 0)
 // until released.
 [[noreturn]] void run_child(const Launcher::Child& c) {
