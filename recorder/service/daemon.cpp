@@ -278,7 +278,13 @@ void Daemon::welcome(Connection& c, SessionKernel::Opened s) {
 }
 
 void Daemon::on_rings_ready() {
-  for (RingMaker::Done& d : maker_->take()) on_ring_made(d);
+  for (RingMaker::Done& d : maker_->take()) {
+    try {
+      on_ring_made(d);
+    } catch (const Error& e) {  // that ring is lost, the service goes on
+      spdlog::warn("a session could not be opened: {}", e.what());
+    }
+  }
 }
 
 // A ring the thread made (or removed) for a slot: to the client waiting for it, else the spare,
@@ -329,8 +335,8 @@ void Daemon::on_trace(Connection& c, Message& m) {
   kernel_.trace(c.slot, pid);
   c.state = Connection::kTracing;
   send_message(c.fd.get(), Type::kTraced, nlohmann::json::object());
-  spdlog::info("session {}: tracing process {} of {}", c.slot, pid,
-               c.who);  // after: not waited for
+  // Logged after the answer: the application's start does not wait for it.
+  spdlog::info("session {}: tracing process {} of {}", c.slot, pid, c.who);
 }
 
 void Daemon::on_status(Connection& c) {
