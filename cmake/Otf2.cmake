@@ -9,4 +9,11 @@ separate_arguments(_otf2_libs)
 add_library(otf2::otf2 INTERFACE IMPORTED)
 target_compile_options(otf2::otf2 INTERFACE ${_otf2_cflags})
 target_link_options(otf2::otf2 INTERFACE ${_otf2_ldflags})
-target_link_libraries(otf2::otf2 INTERFACE ${_otf2_libs})
+# The static archive where it is installed (it needs nothing but libc): one shared library less to
+# load at each start of eziotrace, which is on the way to every recorded application's start.
+find_library(EZIO_OTF2_A libotf2.a)
+if(EZIO_OTF2_A)
+  target_link_libraries(otf2::otf2 INTERFACE ${EZIO_OTF2_A})
+else()
+  target_link_libraries(otf2::otf2 INTERFACE ${_otf2_libs})
+endif()

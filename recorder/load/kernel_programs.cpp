@@ -161,14 +161,17 @@ UniqueFd make_rings_map() {
   return rings;
 }
 
-// Installs ring in slot 0 of rings (the bpf() call returns after an RCU grace period).
-UniqueFd install_first_ring(int rings, std::future<UniqueFd>& first_ring) {
-  UniqueFd ring = first_ring.get();
-  uint32_t key = 0;
-  int fd = ring.get();
-  if (bpf_map_update_elem(rings, &key, &fd, BPF_ANY) != 0) {
+// Installs ring in a slot of the map of rings (the bpf() call returns after an RCU grace period).
+void put_ring(int rings, unsigned slot, int ring) {
+  uint32_t key = slot;
+  if (bpf_map_update_elem(rings, &key, &ring, BPF_ANY) != 0) {
     fail("cannot install the session's ring buffer: {}", errno_text(errno));
   }
+}
+
+UniqueFd install_first_ring(int rings, std::future<UniqueFd>& first_ring) {
+  UniqueFd ring = first_ring.get();
+  put_ring(rings, 0, ring.get());
   return ring;
 }
 
@@ -265,16 +268,11 @@ UniqueFd make_ring_buffer(uint64_t ring_bytes) {
   return ring;
 }
 
-// The first slot no session holds. Its last ring may still be leaving the map of rings: the new
-// ring's install must come after that removal, which is waited for.
-unsigned KernelPrograms::free_slot() {
+// The first slot no session holds or is reserved.
+unsigned KernelPrograms::free_slot() const {
   unsigned slot = 0;
-  while (slot < kMaxSessions && ids_[slot]) ++slot;
+  while (slot < kMaxSessions && (ids_[slot] || reserved_[slot])) ++slot;
   if (slot == kMaxSessions) fail("all {} recording sessions are in use", kMaxSessions);
-  if (ring_leaving_[slot].valid()) {
-    // Failed, the old ring stays installed until the new one replaces it: memory held longer.
-    if (std::string error = ring_leaving_[slot].get(); !error.empty()) spdlog::warn("{}", error);
-  }
   return slot;
 }
 
@@ -282,28 +280,77 @@ KernelPrograms::Session KernelPrograms::open_session(uint64_t ring_bytes, Unique
   check_ring_buffer_size(ring_bytes);
   unsigned slot = free_slot();
   // The ring installed at load (the first session's, slot 0) needs no install again.
-  bool installed = slot == 0 && !ring && first_ring_;
-  Session s{slot,
-            installed ? std::move(first_ring_)
-            : ring    ? std::move(ring)
-                      : make_ring_buffer(ring_bytes),
-            ring_bytes};
+  if (slot == 0 && !ring && first_ring_) {
+    return start_session(slot, std::move(first_ring_), ring_bytes);
+  }
+  if (!ring) ring = make_ring_buffer(ring_bytes);
+  await_ring_left(slot);
+  put_ring(map_fd("rings"), slot, ring.get());
+  return start_session(slot, std::move(ring), ring_bytes);
+}
+
+unsigned KernelPrograms::reserve_slot() {
+  unsigned slot = free_slot();
+  reserved_[slot] = true;
+  return slot;
+}
+
+UniqueFd KernelPrograms::install_ring(unsigned slot, uint64_t ring_bytes) {
+  UniqueFd ring = make_ring_buffer(ring_bytes);
+  await_ring_left(slot);
+  put_ring(map_fd("rings"), slot, ring.get());
+  return ring;
+}
+
+// The slot's last ring may still be leaving the map of rings: a new ring's install must come after
+// that removal. Only the slot's owner calls this (open_session, or install_ring on a reserved
+// slot), so no other thread touches the slot's future meanwhile.
+void KernelPrograms::await_ring_left(unsigned slot) {
+  if (!ring_leaving_[slot].valid()) return;
+  // Failed: the old ring stayed installed until the new one replaces it (memory held longer).
+  if (std::string error = ring_leaving_[slot].get(); !error.empty()) spdlog::warn("{}", error);
+}
+
+namespace {
+
+// Removing an entry of a map of maps waits for the programs running meanwhile (the bpf() call's
+// synchronize_rcu): none can still be writing into the ring when this returns.
+void delete_ring_entry(int rings_fd, unsigned slot) {
+  uint32_t key = slot;
+  if (bpf_map_delete_elem(rings_fd, &key) != 0 && errno != ENOENT) {
+    fail("cannot remove the session's ring buffer: {}", errno_text(errno));
+  }
+}
+
+}  // namespace
+
+void KernelPrograms::remove_ring(unsigned slot) const { delete_ring_entry(map_fd("rings"), slot); }
+
+KernelPrograms::Session KernelPrograms::open_reserved(unsigned slot, UniqueFd ring,
+                                                      uint64_t ring_bytes) {
+  if (slot >= kMaxSessions || !reserved_[slot]) fail("slot {} was not reserved", slot);
+  reserved_[slot] = false;
+  return start_session(slot, std::move(ring), ring_bytes);
+}
+
+void KernelPrograms::unreserve_slot(unsigned slot) {
+  if (slot < kMaxSessions) reserved_[slot] = false;
+}
+
+// The slot's ring is in the map of rings: the session's id makes the programs use it.
+KernelPrograms::Session KernelPrograms::start_session(unsigned slot, UniqueFd ring,
+                                                      uint64_t ring_bytes) {
   // A generation above the slot: the id differs from every earlier session of the slot's.
   uint32_t id = (++generation_ << EZIO_SESSION_SLOT_BITS) | slot;
   reset_drops(map_fd("drops"), slot, id);
   skel_->bss->session_layers[slot] = layer_mask(all_layers());
   skel_->bss->wakeup_bytes[slot] = ring_bytes / 8;
   skel_->bss->woken_at[slot] = 0;
-  int ring_fd = s.ring.get();
-  uint32_t key = slot;
-  if (!installed && bpf_map_update_elem(map_fd("rings"), &key, &ring_fd, BPF_ANY) != 0) {
-    fail("cannot install the session's ring buffer: {}", errno_text(errno));
-  }
   // The ring first, then the id (bpf/common.bpf.h, session_ring).
   __atomic_store_n(&skel_->bss->session_ids[slot], id, __ATOMIC_SEQ_CST);
   ids_[slot] = id;
   quiesced_[slot] = false;
-  return s;
+  return {slot, std::move(ring), ring_bytes};
 }
 
 void KernelPrograms::set_layers(unsigned slot, const LayerSet& layers) {
@@ -384,19 +431,6 @@ SessionTotals KernelPrograms::totals(unsigned slot) const {
   return t;
 }
 
-namespace {
-
-// Removing an entry of a map of maps waits for the programs running meanwhile (the bpf() call's
-// synchronize_rcu): none can still be writing into the ring when this returns.
-void remove_ring(int rings_fd, unsigned slot) {
-  uint32_t key = slot;
-  if (bpf_map_delete_elem(rings_fd, &key) != 0 && errno != ENOENT) {
-    fail("cannot remove the session's ring buffer: {}", errno_text(errno));
-  }
-}
-
-}  // namespace
-
 void KernelPrograms::quiesce_session(unsigned slot) {
   live_id(slot);
   if (quiesced_[slot]) return;
@@ -408,7 +442,7 @@ void KernelPrograms::quiesce_session(unsigned slot) {
         "session {}: programs still in flight after {} ms; waiting for an RCU grace "
         "period instead",
         slot, kInFlightWaitNs / 1'000'000);
-    remove_ring(map_fd("rings"), slot);
+    remove_ring(slot);
   }
   quiesced_[slot] = true;
 }
@@ -432,7 +466,7 @@ void KernelPrograms::close_session(unsigned slot, bool programs_ending) {
   // What fails is said by the thread that waits for it (the log is not thread-safe).
   ring_leaving_[slot] = std::async(std::launch::async, [rings = map_fd("rings"), slot] {
     try {
-      remove_ring(rings, slot);
+      delete_ring_entry(rings, slot);
       return std::string();
     } catch (const std::exception& e) {
       return std::string(e.what());

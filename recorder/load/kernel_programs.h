@@ -50,6 +50,18 @@ class KernelPrograms {
   // sizes may differ). Fails (ezio::Error) when all slots are taken.
   // ring: one made by make_ring_buffer(ring_bytes) beforehand, else it is made here.
   Session open_session(uint64_t ring_bytes, UniqueFd ring = {});
+  // open_session in steps, for a caller that leaves the slow one to another thread (eziotraced,
+  // whose loop must not wait for the kernel): reserve_slot() holds a free slot (fails as
+  // open_session does); install_ring() makes the slot's ring buffer and installs it in the map of
+  // rings (its memory and an RCU grace period, ~10 ms; thread-safe: only the kernel and the
+  // reserved slot's own state are touched, after the slot's last ring has left the map);
+  // open_reserved() opens the session with it. A slot whose ring is not opened goes back with
+  // unreserve_slot(), after remove_ring() (thread-safe, a grace period) if it was installed.
+  unsigned reserve_slot();
+  UniqueFd install_ring(unsigned slot, uint64_t ring_bytes);
+  void remove_ring(unsigned slot) const;
+  Session open_reserved(unsigned slot, UniqueFd ring, uint64_t ring_bytes);
+  void unreserve_slot(unsigned slot);
   // The layers the session records (the syscall and process layers always): none of the others'
   // records enter its ring. A new session records every layer loaded. Before trace_process.
   void set_layers(unsigned slot, const LayerSet& layers);
@@ -91,7 +103,9 @@ class KernelPrograms {
   void open(const std::string& core_btf);
   void load(const KernelCache& cache, std::future<UniqueFd> first_ring);
   uint32_t live_id(unsigned slot) const;
-  unsigned free_slot();
+  unsigned free_slot() const;
+  void await_ring_left(unsigned slot);
+  Session start_session(unsigned slot, UniqueFd ring, uint64_t ring_bytes);
   bool claimed_by_live_session(uint32_t pid, uint32_t id) const;
   int map_fd(const char* name) const;
 
@@ -99,6 +113,7 @@ class KernelPrograms {
   ProbePlan plan_;
   std::array<uint32_t, kMaxSessions> ids_{};   // each slot's live session id, 0: free
   std::array<bool, kMaxSessions> quiesced_{};  // quiesce_session done for the slot's session
+  std::array<bool, kMaxSessions> reserved_{};  // reserve_slot: not free, not open yet
   UniqueFd first_ring_;  // installed in slot 0 at load, not yet taken by open_session
   uint32_t generation_ = 0;
   // A closed session's ring leaving the map of rings, per slot. After skel_: done before the

@@ -27,6 +27,14 @@ struct SessionTotals {
   std::map<uint32_t, ezio_reclaimed> reclaimed;  // per TID, of this session's threads
 };
 
+// The application's process, started and waiting before its exec when the kernel side is opened
+// (pid -1: none yet): eziotraced is asked to trace it in the same exchange as the session's
+// opening. trace_process() is still called for it.
+struct FirstProcess {
+  pid_t pid = -1;
+  int pidfd = -1;
+};
+
 class KernelSource {
  public:
   virtual ~KernelSource() = default;

@@ -16,10 +16,15 @@ std::string refusal_text(const Message& m) {
 ServiceClient::ServiceClient(const std::filesystem::path& socket) : sock_(connect_to(socket)) {}
 
 Message ServiceClient::request(Type type, const nlohmann::json& body, Type reply, int fd) {
-  Message m;
+  send(type, body, fd);
+  return receive(type, reply);
+}
+
+void ServiceClient::send(Type type, const nlohmann::json& body, int fd) {
   try {
     send_message(sock_.get(), type, body, fd);
   } catch (const Error& e) {
+    Message m;
     // A refusal at connection time (not in the group, too many connections) arrives before the
     // request could go out: it is waiting to be read.
     try {
@@ -30,6 +35,11 @@ Message ServiceClient::request(Type type, const nlohmann::json& body, Type reply
     }
     throw ServiceGone(fmt::format("eziotraced went away ({})", e.what()));
   }
+}
+
+// The answer to a request of `type`, which must be `reply` (or REFUSED: fails with its text).
+Message ServiceClient::receive(Type type, Type reply) {
+  Message m;
   try {
     if (!receive_message(sock_.get(), m)) throw ServiceGone("eziotraced closed the connection");
   } catch (const ProtocolError& e) {
@@ -44,8 +54,20 @@ Message ServiceClient::request(Type type, const nlohmann::json& body, Type reply
 }
 
 ServiceClient::Welcome ServiceClient::hello(uint64_t ring_bytes, uint64_t layers) {
-  Message m =
-      request(Type::kHello, {{"ring_bytes", ring_bytes}, {"layers", layers}}, Type::kWelcome);
+  return welcome(
+      request(Type::kHello, {{"ring_bytes", ring_bytes}, {"layers", layers}}, Type::kWelcome));
+}
+
+ServiceClient::Welcome ServiceClient::hello_and_trace(uint64_t ring_bytes, uint64_t layers,
+                                                      pid_t pid, int pidfd) {
+  send(Type::kHello, {{"ring_bytes", ring_bytes}, {"layers", layers}});
+  send(Type::kTrace, {{"pid", pid}}, pidfd);
+  return welcome(receive(Type::kHello, Type::kWelcome));
+}
+
+void ServiceClient::traced() { receive(Type::kTrace, Type::kTraced); }
+
+ServiceClient::Welcome ServiceClient::welcome(Message m) {
   if (!m.fd) fail("eziotraced sent no ring buffer");
   Welcome w;
   try {

@@ -31,6 +31,11 @@ class ServiceClient {
   Welcome hello(uint64_t ring_bytes, uint64_t layers = kAllLayers);
   // Asks the service to trace our child (stopped before its exec) by its pidfd.
   void trace(pid_t pid, int pidfd);
+  // hello() with trace()'s request sent at once after it, without waiting for the WELCOME (one
+  // round trip less): fails as hello() does; traced() then takes the TRACE's answer, and fails
+  // as trace() does.
+  Welcome hello_and_trace(uint64_t ring_bytes, uint64_t layers, pid_t pid, int pidfd);
+  void traced();
   size_t count();
   // Ends the session: the TOTALS body (totals_json.h).
   nlohmann::json end();
@@ -39,6 +44,9 @@ class ServiceClient {
 
  private:
   Message request(Type type, const nlohmann::json& body, Type reply, int fd = -1);
+  void send(Type type, const nlohmann::json& body, int fd = -1);
+  Message receive(Type type, Type reply);
+  Welcome welcome(Message m);
   UniqueFd sock_;
 };
 

@@ -13,16 +13,19 @@
 
 namespace ezio::recorder::service {
 
-// A session's life: kNew (only HELLO or STATUS), kOpen (a slot and ring; TRACE), kTracing
-// (COUNT, END). Anything out of order ends the connection, and with it the session.
+// A session's life: kNew (only HELLO or STATUS), kOpening (a slot, its ring being made: nothing),
+// kOpen (a slot and ring; TRACE), kTracing (COUNT, END). Anything out of order ends the
+// connection, and with it the session.
 struct Daemon::Connection {
-  enum State { kNew, kOpen, kTracing } state = kNew;
+  enum State { kNew, kOpening, kOpen, kTracing } state = kNew;
   UniqueFd fd;
   Peer peer;
   std::string who;  // "alice (pid 123)", for the log
   bool has_session = false;
   unsigned slot = 0;
   uint64_t ring_bytes = 0;
+  uint64_t layers = 0;
+  std::optional<Message> trace;  // a TRACE sent right after the HELLO, waiting for the session
 };
 
 namespace {
@@ -60,30 +63,28 @@ Daemon::Daemon(SessionKernel& kernel, const DaemonConfig& config)
     : kernel_(kernel), config_(config), quota_(config.limits) {}
 
 Daemon::~Daemon() {
+  maker_.reset();  // its job under way finishes first
   for (auto& [fd, c] : connections_) {
     if (c->has_session) kernel_.close(c->slot);
   }
   if (spare_) kernel_.close(spare_->slot);
 }
 
-SessionKernel::Opened Daemon::take_session(uint64_t ring_bytes) {
-  if (spare_ && spare_->ring_bytes == ring_bytes) {
-    SessionKernel::Opened s = std::move(*spare_);
-    spare_.reset();
-    return s;
-  }
-  return kernel_.open(ring_bytes);
+bool Daemon::spare_wanted() const {
+  return !spare_ && making_spare_ == RingMaker::kNoSlot && !spare_failed_ &&
+         config_.spare_ring_bytes != 0;
 }
 
-// Called when the daemon has nothing else to do.
 void Daemon::refill_spare() {
-  if (spare_ || spare_failed_ || config_.spare_ring_bytes == 0) return;
+  if (!spare_wanted()) return;
   try {
-    spare_ = kernel_.open(config_.spare_ring_bytes);
+    making_spare_ = kernel_.reserve();
   } catch (const Error& e) {
     spare_failed_ = true;
     spdlog::debug("no spare session: {}", e.what());
+    return;
   }
+  maker_->request({making_spare_, config_.spare_ring_bytes, true});
 }
 
 void Daemon::run(int listen_fd) {
@@ -92,11 +93,15 @@ void Daemon::run(int listen_fd) {
   UniqueFd signals = signal_fd();
   watch(epoll_.get(), listen_fd);
   watch(epoll_.get(), signals.get());
+  maker_ = std::make_unique<RingMaker>(kernel_);
+  watch(epoll_.get(), maker_->ready_fd());
   refill_spare();
   for (;;) {
     epoll_event ev[16];
-    // Idle for 20 ms: time to open the next spare session.
-    int n = epoll_wait(epoll_.get(), ev, 16, spare_ || spare_failed_ ? -1 : 20);
+    // Idle for 20 ms: time to make the next spare session. Not as soon as one is taken: the
+    // kernel's zeroing of its memory slows down its client's start (made at the TRACE, the
+    // application's exec took 6 ms instead of 0.3).
+    int n = epoll_wait(epoll_.get(), ev, 16, spare_wanted() ? 20 : -1);
     if (n == 0) refill_spare();
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) fail("epoll_wait: {}", errno_text(errno));
@@ -111,14 +116,12 @@ void Daemon::run(int listen_fd) {
       }
       if (fd == listen_fd) {
         incoming = true;
+      } else if (fd == maker_->ready_fd()) {
+        on_rings_ready();
       } else {
         serve(fd);
       }
     }
-    // A session just ended: its client has its totals and needs the service no more, and the next
-    // recording is likely to come soon (a script's next command). Opening the spare now keeps
-    // its ~10 ms out of that recording's start, which an idle timer alone would often meet.
-    if (std::exchange(session_closed_, false)) refill_spare();
     if (!incoming) continue;
     try {
       accept_one(listen_fd);
@@ -163,14 +166,18 @@ void Daemon::accept_one(int listen_fd) {
   connections_[key] = std::move(c);
 }
 
-void Daemon::serve(int fd) {
+void Daemon::serve(int fd, std::optional<Message> deferred) {
   auto it = connections_.find(fd);
   if (it == connections_.end()) return;
   Connection& c = *it->second;
   std::string who = c.who;  // c is gone once the connection is dropped
   Message m;
   try {
-    if (!receive_message(fd, m)) return drop(fd, "");
+    if (deferred) {
+      m = std::move(*deferred);
+    } else if (!receive_message(fd, m)) {
+      return drop(fd, "");
+    }
     handle(c, m);
   } catch (const ProtocolError& e) {
     refuse(fd, fmt::format("protocol error: {}", e.what()));
@@ -198,6 +205,10 @@ void Daemon::handle(Connection& c, Message& m) {
       if (c.state != S::kNew) break;
       return on_status(c);
     case Type::kTrace:
+      if (c.state == S::kOpening && !c.trace) {  // sent without waiting for the WELCOME
+        c.trace = std::move(m);
+        return;
+      }
       if (c.state != S::kOpen) break;
       return on_trace(c, m);
     case Type::kCount:
@@ -226,24 +237,92 @@ void Daemon::on_hello(Connection& c, Message& m) {
     spdlog::info("refused {}: {}", c.who, why);
     fail("{}", why);
   }
-  SessionKernel::Opened s;
-  try {
-    s = take_session(ring_bytes);
-  } catch (const Error&) {
-    quota_.release(c.peer.uid, ring_bytes);
-    throw;
+  c.ring_bytes = ring_bytes;
+  c.layers = layers;
+  if (spare_ && spare_->ring_bytes == ring_bytes) {
+    SessionKernel::Opened s = std::move(*spare_);
+    spare_.reset();
+    welcome(c, std::move(s));
+  } else if (making_spare_ != RingMaker::kNoSlot && config_.spare_ring_bytes == ring_bytes) {
+    // The spare is on its way: the client waits for it, no longer than for a ring of its own.
+    c.slot = std::exchange(making_spare_, RingMaker::kNoSlot);
+    maker_->hurry(c.slot);
+    c.state = Connection::kOpening;
+  } else {
+    try {
+      c.slot = kernel_.reserve();
+    } catch (const Error&) {
+      quota_.release(c.peer.uid, ring_bytes);
+      throw;
+    }
+    maker_->request({c.slot, ring_bytes, false});
+    c.state = Connection::kOpening;
   }
+  if (c.state == Connection::kOpening) {
+    spdlog::debug("{} waits for the ring buffer of slot {}", c.who, c.slot);
+  }
+}
+
+void Daemon::welcome(Connection& c, SessionKernel::Opened s) {
   c.has_session = true;
   c.slot = s.slot;
-  kernel_.set_layers(s.slot, uint32_t(layers));
-  c.ring_bytes = ring_bytes;
+  kernel_.set_layers(s.slot, uint32_t(c.layers));
   c.state = Connection::kOpen;
-  nlohmann::json welcome = kernel_.facts();
-  welcome["slot"] = s.slot;
-  welcome["ring_bytes"] = s.ring_bytes;
-  send_message(c.fd.get(), Type::kWelcome, welcome, s.ring.get());
-  spdlog::info("session {} opened for {} ({} MiB ring buffer)", c.slot, c.who, ring_bytes >> 20);
+  // The facts' text with the session's fields put in front: no copy of the plan as JSON per HELLO.
+  const std::string& facts = kernel_.facts();
+  std::string welcome = fmt::format(R"({{"slot":{},"ring_bytes":{})", s.slot, s.ring_bytes);
+  welcome += facts.size() > 2 ? "," + facts.substr(1) : "}";
+  send_text(c.fd.get(), Type::kWelcome, welcome, s.ring.get());
+  spdlog::info("session {} opened for {} ({} MiB ring buffer)", c.slot, c.who, c.ring_bytes >> 20);
   log_sessions();
+}
+
+void Daemon::on_rings_ready() {
+  for (RingMaker::Done& d : maker_->take()) {
+    try {
+      on_ring_made(d);
+    } catch (const Error& e) {  // that ring is lost, the service goes on
+      spdlog::warn("a session could not be opened: {}", e.what());
+    }
+  }
+}
+
+// A ring the thread made (or removed) for a slot: to the client waiting for it, else the spare,
+// else removed again (its client went away meanwhile).
+void Daemon::on_ring_made(RingMaker::Done& d) {
+  unsigned slot = d.job.slot;
+  if (d.job.ring_bytes == 0) return kernel_.unreserve(slot);
+  Connection* waiting = nullptr;
+  for (auto& [fd, c] : connections_) {
+    if (c->state == Connection::kOpening && c->slot == slot) waiting = c.get();
+  }
+  bool spare = slot == making_spare_;
+  if (spare) making_spare_ = RingMaker::kNoSlot;
+  if (!d.error.empty()) {
+    kernel_.unreserve(slot);
+    if (spare) spare_failed_ = true;
+    spdlog::warn("cannot open a session: {}", d.error);
+    if (waiting) {
+      int fd = waiting->fd.get();
+      refuse(fd, d.error);
+      drop(fd, d.error);
+    }
+    return;
+  }
+  if (waiting) {
+    int fd = waiting->fd.get();
+    try {
+      welcome(*waiting, kernel_.open(slot, std::move(d.ring), d.job.ring_bytes));
+    } catch (const Error& e) {
+      return drop(fd, e.what());
+    }
+    if (waiting->trace) serve(fd, std::exchange(waiting->trace, std::nullopt));
+  } else if (spare || (!spare_ && making_spare_ == RingMaker::kNoSlot &&
+                       d.job.ring_bytes == config_.spare_ring_bytes)) {
+    spare_ = kernel_.open(slot, std::move(d.ring), d.job.ring_bytes);
+  } else {
+    maker_->request({slot, 0, true});
+  }
 }
 
 void Daemon::on_trace(Connection& c, Message& m) {
@@ -255,8 +334,9 @@ void Daemon::on_trace(Connection& c, Message& m) {
   }
   kernel_.trace(c.slot, pid);
   c.state = Connection::kTracing;
-  spdlog::info("session {}: tracing process {} of {}", c.slot, pid, c.who);
   send_message(c.fd.get(), Type::kTraced, nlohmann::json::object());
+  // Logged after the answer: the application's start does not wait for it.
+  spdlog::info("session {}: tracing process {} of {}", c.slot, pid, c.who);
 }
 
 void Daemon::on_status(Connection& c) {
@@ -281,17 +361,24 @@ void Daemon::drop(int fd, const std::string& why) {
   if (it == connections_.end()) return;
   Connection& c = *it->second;
   epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, fd, nullptr);
+  // Its ring, still being made, is the spare's or removed when it comes (on_ring_made).
+  if (c.state == Connection::kOpening) quota_.release(c.peer.uid, c.ring_bytes);
   if (c.has_session) {
     kernel_.close(c.slot);
-    spare_failed_ = false;  // a slot is free again
-    session_closed_ = true;
     quota_.release(c.peer.uid, c.ring_bytes);
     spdlog::info("session {} of {} closed{}", c.slot, c.who,
                  why.empty() ? " (the client went away)" : fmt::format(" ({})", why));
   }
   bool had_session = c.has_session;
   connections_.erase(it);
-  if (had_session) log_sessions();
+  if (had_session) {
+    log_sessions();
+    spare_failed_ = false;  // a slot is free again
+    // Its client has its totals and needs the service no more, and the next recording is likely
+    // to come soon (a script's next command): the spare is made now, on the ring maker's thread,
+    // which an idle timer alone would often start too late.
+    refill_spare();
+  }
 }
 
 void Daemon::log_sessions() const { spdlog::info("{} session(s) open", quota_.sessions()); }

@@ -14,6 +14,7 @@
 #include "recorder/service/limits.h"
 #include "recorder/service/peer.h"
 #include "recorder/service/protocol.h"
+#include "recorder/service/ring_maker.h"
 
 namespace ezio::recorder::service {
 
@@ -26,7 +27,16 @@ class SessionKernel {
     UniqueFd ring;
     uint64_t ring_bytes = 0;
   };
-  virtual Opened open(uint64_t ring_bytes) = 0;  // ezio::Error when every slot is taken
+  // Opening a session, in steps: reserve() holds a free slot (ezio::Error when every slot is
+  // taken); make_ring() makes its ring buffer and installs it in the map of rings, the slow step
+  // (the ring's memory, the kernel's RCU grace period) and the only thread-safe one, with
+  // remove_ring() (which undoes it); open() opens the session; unreserve() gives back a slot not
+  // opened.
+  virtual unsigned reserve() = 0;
+  virtual UniqueFd make_ring(unsigned slot, uint64_t ring_bytes) = 0;
+  virtual void remove_ring(unsigned slot) = 0;
+  virtual Opened open(unsigned slot, UniqueFd ring, uint64_t ring_bytes) = 0;
+  virtual void unreserve(unsigned slot) = 0;
   // The layers the slot's session records: bit 1 << EZIO_LAYER_x (bpf/record.h).
   virtual void set_layers(unsigned slot, uint32_t mask) = 0;
   virtual void trace(unsigned slot, pid_t pid) = 0;
@@ -36,8 +46,9 @@ class SessionKernel {
   // after it is all there is, and every loss is counted.
   virtual nlohmann::json end(unsigned slot) = 0;
   virtual void close(unsigned slot) = 0;
-  // What a client needs to know of the programs: {"plan": probe plan JSON, "kernel_release"}.
-  virtual nlohmann::json facts() const = 0;
+  // What a client needs to know of the programs, as a JSON object's text (made once: every HELLO
+  // is answered with it): {"plan": probe plan JSON, "kernel_release"}.
+  virtual const std::string& facts() const = 0;
 };
 
 struct DaemonConfig {
@@ -56,14 +67,18 @@ class Daemon {
  private:
   struct Connection;
   void accept_one(int listen_fd);
-  void serve(int fd);
+  // Handles the connection's next message, or `deferred`, one received earlier.
+  void serve(int fd, std::optional<Message> deferred = std::nullopt);
   void handle(Connection& c, Message& m);
   void on_hello(Connection& c, Message& m);
+  void welcome(Connection& c, SessionKernel::Opened s);
+  void on_rings_ready();
+  void on_ring_made(RingMaker::Done& d);
   void on_trace(Connection& c, Message& m);
   void on_status(Connection& c);
   void drop(int fd, const std::string& why);
   void log_sessions() const;
-  SessionKernel::Opened take_session(uint64_t ring_bytes);
+  bool spare_wanted() const;
   void refill_spare();
 
   SessionKernel& kernel_;
@@ -71,12 +86,15 @@ class Daemon {
   Quota quota_;
   UniqueFd epoll_;
   std::map<int, std::unique_ptr<Connection>> connections_;
+  // Makes the sessions' rings apart from the loop (ring_maker.h); made in run() (the daemon may
+  // fork before it, and the thread must not take the signals).
+  std::unique_ptr<RingMaker> maker_;
   // A session opened in advance, with the ring size clients ask for by default: opening one costs
-  // ~10 ms (the ring's memory, and the kernel waits for an RCU grace period when the ring joins
+  // 5-20 ms (the ring's memory, and the kernel waits for an RCU grace period when the ring joins
   // the programs' ring table), which would otherwise delay the application's start.
   std::optional<SessionKernel::Opened> spare_;
-  bool spare_failed_ = false;    // no free slot last time: wait for a session to close
-  bool session_closed_ = false;  // in this batch of events: refill the spare after it
+  unsigned making_spare_ = RingMaker::kNoSlot;  // the slot of the spare being made, if any
+  bool spare_failed_ = false;  // no free slot (or no memory) last time: wait for a session to close
 };
 
 }  // namespace ezio::recorder::service

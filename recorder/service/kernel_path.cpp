@@ -16,8 +16,9 @@ bool is_socket(const std::string& path) {
 }
 
 std::unique_ptr<KernelSource> through_service(const RecordOptions& o, const std::string& socket,
-                                              uint64_t ring_bytes, RecordStore& store) {
-  return std::make_unique<ServiceSource>(socket, ring_bytes, parse_layers(o.layers), store);
+                                              uint64_t ring_bytes, RecordStore& store,
+                                              FirstProcess first) {
+  return std::make_unique<ServiceSource>(socket, ring_bytes, parse_layers(o.layers), store, first);
 }
 
 }  // namespace
@@ -41,7 +42,7 @@ std::string socket_of(const RecordOptions& o) {
 bool goes_in_process(const RecordOptions& o) { return !tries_service(o, socket_of(o)); }
 
 std::unique_ptr<KernelSource> open_service_or(
-    const RecordOptions& o, uint64_t ring_bytes, RecordStore& store,
+    const RecordOptions& o, uint64_t ring_bytes, RecordStore& store, FirstProcess first,
     const std::function<std::unique_ptr<KernelSource>()>& in_process) {
   using Path = RecordOptions::KernelPath;
   std::string socket = socket_of(o);
@@ -52,11 +53,11 @@ std::unique_ptr<KernelSource> open_service_or(
           "--no-probe-cache cannot apply through eziotraced: its programs were loaded when it "
           "started (restart it to probe again, or record with --no-service)");
     }
-    return through_service(o, socket, ring_bytes, store);
+    return through_service(o, socket, ring_bytes, store, first);
   }
   if (tries_service(o, socket)) {
     try {
-      return through_service(o, socket, ring_bytes, store);
+      return through_service(o, socket, ring_bytes, store, first);
     } catch (const Error& e) {
       if (geteuid() != 0) throw;
       spdlog::warn("{}; recording without it (--no-service does so from the start)", e.what());

@@ -16,8 +16,9 @@ namespace ezio::recorder::service {
 // before it is called: the start gate, recorder/session/start_gate.h, needs it).
 bool goes_in_process(const RecordOptions& options);
 
+// first: see FirstProcess (kernel_source.h); in_process() gets none.
 std::unique_ptr<KernelSource> open_service_or(
-    const RecordOptions& options, uint64_t ring_bytes, RecordStore& store,
+    const RecordOptions& options, uint64_t ring_bytes, RecordStore& store, FirstProcess first,
     const std::function<std::unique_ptr<KernelSource>()>& in_process);
 
 }  // namespace ezio::recorder::service

@@ -16,10 +16,16 @@ class KernelSessions : public SessionKernel {
  public:
   explicit KernelSessions(std::unique_ptr<KernelPrograms> programs)
       : programs_(std::move(programs)), facts_(make_facts(*programs_)) {}
-  Opened open(uint64_t ring_bytes) override {
-    KernelPrograms::Session s = programs_->open_session(ring_bytes);
+  unsigned reserve() override { return programs_->reserve_slot(); }
+  UniqueFd make_ring(unsigned slot, uint64_t ring_bytes) override {
+    return programs_->install_ring(slot, ring_bytes);
+  }
+  void remove_ring(unsigned slot) override { programs_->remove_ring(slot); }
+  Opened open(unsigned slot, UniqueFd ring, uint64_t ring_bytes) override {
+    KernelPrograms::Session s = programs_->open_reserved(slot, std::move(ring), ring_bytes);
     return {s.slot, std::move(s.ring), s.ring_bytes};
   }
+  void unreserve(unsigned slot) override { programs_->unreserve_slot(slot); }
   void set_layers(unsigned slot, uint32_t mask) override {
     LayerSet layers{};
     for (unsigned l = 0; l < EZIO_LAYER_COUNT; ++l) layers[l] = (mask >> l) & 1;
@@ -33,17 +39,18 @@ class KernelSessions : public SessionKernel {
     return totals_to_json({s.lost, std::move(s.devices), std::move(s.reclaimed)});
   }
   void close(unsigned slot) override { programs_->close_session(slot); }
-  nlohmann::json facts() const override { return facts_; }
+  const std::string& facts() const override { return facts_; }
 
  private:
   // Made once: every HELLO is answered with them, on the way to the application's start.
-  static nlohmann::json make_facts(const KernelPrograms& programs) {
+  static std::string make_facts(const KernelPrograms& programs) {
     utsname u{};
     uname(&u);
-    return {{"plan", plan_to_json(programs.plan())}, {"kernel_release", u.release}};
+    return nlohmann::json{{"plan", plan_to_json(programs.plan())}, {"kernel_release", u.release}}
+        .dump();
   }
   std::unique_ptr<KernelPrograms> programs_;
-  nlohmann::json facts_;
+  std::string facts_;
 };
 
 }  // namespace

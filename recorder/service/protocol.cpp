@@ -85,7 +85,10 @@ const char* type_name(Type t) {
 bool known_type(uint16_t t) { return std::strcmp(type_name(Type(t)), "?") != 0; }
 
 void send_message(int sock, Type type, const nlohmann::json& body, int fd) {
-  std::string text = body.dump();
+  send_text(sock, type, body.dump(), fd);
+}
+
+void send_text(int sock, Type type, const std::string& text, int fd) {
   if (text.size() > kMaxBody) fail("internal error: a {} message too large", type_name(type));
   Header h{kMagic, kVersion, uint16_t(type), uint32_t(text.size())};
   std::string data(reinterpret_cast<const char*>(&h), sizeof(h));

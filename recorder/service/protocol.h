@@ -16,7 +16,9 @@ constexpr uint32_t kMaxBody = 64 * 1024;
 
 // Client requests, then daemon replies. The order a session follows (the daemon enforces it):
 // HELLO -> WELCOME, TRACE -> TRACED, (COUNT -> COUNTED)*, END -> TOTALS. STATUS -> STATE is
-// a connection of its own. REFUSED answers any request and ends the connection.
+// a connection of its own. REFUSED answers any request and ends the connection. The TRACE may
+// follow its HELLO at once, without waiting for the WELCOME: it is answered after it (one round
+// trip less on the way to the application's start).
 enum class Type : uint16_t {
   kHello = 1,      // {"ring_bytes", "layers" (optional: kAllLayers)}
   kTrace = 2,      // {"pid"} + the child's pidfd
@@ -57,6 +59,8 @@ struct ProtocolError : std::runtime_error {
 
 // Sends one message (with fd when >= 0). Fails (ezio::Error) when the peer is gone.
 void send_message(int sock, Type type, const nlohmann::json& body, int fd = -1);
+// The same with the body serialized already (a JSON object's text).
+void send_text(int sock, Type type, const std::string& body, int fd = -1);
 // Receives one message, waiting for it. Returns false on EOF (the peer closed). Throws
 // ProtocolError for anything that is not one well-formed message of this version: truncated or
 // oversized datagrams, a wrong magic or version, an unknown type, a body that is not a JSON

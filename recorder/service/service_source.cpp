@@ -20,9 +20,13 @@ uint64_t layer_mask(const LayerSet& layers) {
 }  // namespace
 
 ServiceSource::ServiceSource(const std::filesystem::path& socket, uint64_t ring_bytes,
-                             const LayerSet& layers, RecordStore& sink)
+                             const LayerSet& layers, RecordStore& sink, FirstProcess first)
     : client_(std::make_unique<ServiceClient>(socket)), sink_(sink) {
-  ServiceClient::Welcome w = client_->hello(ring_bytes, layer_mask(layers));
+  ServiceClient::Welcome w =
+      first.pid > 0
+          ? client_->hello_and_trace(ring_bytes, layer_mask(layers), first.pid, first.pidfd)
+          : client_->hello(ring_bytes, layer_mask(layers));
+  asked_ = first.pid;
   std::optional<ProbePlan> plan = plan_from_json(w.facts.value("plan", nlohmann::json()));
   if (!plan) fail("eziotraced sent a probe plan this eziotrace cannot read (another version?)");
   plan_ = std::move(*plan);
@@ -62,7 +66,10 @@ bool ServiceSource::hung_up() const {
   return ::poll(&p, 1, 0) > 0 && (p.revents & (POLLIN | POLLHUP | POLLERR));
 }
 
-void ServiceSource::trace_process(pid_t pid, int pidfd) { client_->trace(pid, pidfd); }
+void ServiceSource::trace_process(pid_t pid, int pidfd) {
+  if (pid == std::exchange(asked_, -1)) return client_->traced();
+  client_->trace(pid, pidfd);
+}
 
 bool ServiceSource::poll(int timeout_ms) {
   bool emptied = reader().poll(timeout_ms);

@@ -17,9 +17,10 @@ namespace ezio::recorder::service {
 class ServiceSource : public KernelSource {
  public:
   // Connects and opens a session recording `layers` of those the service loaded (fails with the
-  // service's refusal).
+  // service's refusal); with `first`, asks for it to be traced at once (trace_process() then
+  // takes the answer).
   ServiceSource(const std::filesystem::path& socket, uint64_t ring_bytes, const LayerSet& layers,
-                RecordStore& sink);
+                RecordStore& sink, FirstProcess first = {});
   ~ServiceSource() override;
   const ProbePlan& plan() const override { return plan_; }
   void trace_process(pid_t pid, int pidfd) override;
@@ -45,6 +46,7 @@ class ServiceSource : public KernelSource {
   RecordStore& sink_;
   ProbePlan plan_;
   mutable std::string gone_;  // why the service is no longer there ("" while it is)
+  pid_t asked_ = -1;          // the first process, whose TRACED is still to be read
 };
 
 }  // namespace ezio::recorder::service

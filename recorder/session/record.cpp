@@ -223,16 +223,21 @@ Started start_application(const RecordOptions& o, const std::vector<std::string>
   check_ring_buffer_size(ring_buffer_bytes);
   Started s;
   s.gated = use_start_gate(o, env);
+  FirstProcess first;
   if (s.gated) {
     info.start_monotonic_ns = monotonic_ns();
     info.start_realtime_ns = realtime_ns();
     s.app = std::make_unique<Launcher>(o.command, env, user, Launcher::Start::kGated);
     s.app->confirm_exec();
     s.exec_ns = monotonic_ns();
-  }
-  s.source = open_kernel_source(layers, ring_buffer_bytes, o, store);
-  if (!s.gated) {
+  } else {
+    // Held before its exec, it is started first: eziotraced is asked to trace it in the
+    // exchange that opens the session.
     s.app = std::make_unique<Launcher>(o.command, env, user);
+    first = {s.app->pid(), s.app->exit_fd()};
+  }
+  s.source = open_kernel_source(layers, ring_buffer_bytes, o, store, first);
+  if (!s.gated) {
     s.source->trace_process(s.app->pid(), s.app->exit_fd());
     info.start_monotonic_ns = monotonic_ns();
     info.start_realtime_ns = realtime_ns();
@@ -259,10 +264,11 @@ std::jthread tear_down_in_background(std::unique_ptr<KernelSource> source) {
 }  // namespace
 
 std::unique_ptr<KernelSource> open_kernel_source(const LayerSet& layers, uint64_t ring_buffer_bytes,
-                                                 const RecordOptions& o, RecordStore& store) {
+                                                 const RecordOptions& o, RecordStore& store,
+                                                 FirstProcess first) {
   // eziotraced's session when there is a service (docs/service.md), else the programs loaded here.
   return service::open_service_or(
-      o, ring_buffer_bytes, store, [&]() -> std::unique_ptr<KernelSource> {
+      o, ring_buffer_bytes, store, first, [&]() -> std::unique_ptr<KernelSource> {
         check_recording_privileges();
         // The ring buffer is made and installed while the programs load: it is on the start's
         // critical path (KernelPrograms).

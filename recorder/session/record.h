@@ -66,8 +66,10 @@ class RecordStore;
 
 // The kernel side of a recording, its records going to store: today the programs loaded
 // in-process (root), slot 0 of their own KernelPrograms.
+// first: the application's process, already started (FirstProcess, kernel_source.h).
 std::unique_ptr<KernelSource> open_kernel_source(const LayerSet& layers, uint64_t ring_buffer_bytes,
-                                                 const RecordOptions& options, RecordStore& store);
+                                                 const RecordOptions& options, RecordStore& store,
+                                                 FirstProcess first = {});
 
 // Runs the command under the kernel recorder and writes the archive.
 RecordResult record(const RecordOptions& options, const RecordExtras& extras = {});

@@ -199,6 +199,38 @@ TEST_F(Fuzz, OutOfOrderAndAbruptDisconnects) {
   expect_still_serving();
 }
 
+// A ring buffer of a size no spare session has is made for its client apart from the daemon's loop;
+// a client gone meanwhile holds nothing afterwards: neither its share of the per-user limits nor
+// a slot.
+TEST_F(Fuzz, ClientsGoneWhileTheirRingIsMadeLeaveNothingHeld) {
+  for (int i = 0; i < 8; ++i) {
+    UniqueFd s = connect();
+    send_message(s.get(), Type::kHello, {{"ring_bytes", 1 << 21}});
+  }
+  expect_still_serving();
+  std::vector<std::unique_ptr<ServiceClient>> open;
+  for (int i = 0; i < 4; ++i) {  // the default limit per user, whole again
+    open.push_back(std::make_unique<ServiceClient>(daemon_->socket()));
+    EXPECT_TRUE(open.back()->hello(1 << 21).ring);
+  }
+  EXPECT_EQ(daemon_->status()["sessions"], 4);
+}
+
+// The client sends its TRACE right after its HELLO: it is answered after the WELCOME, with the
+// same checks (here a pidfd that is not one), also when the HELLO waited for its ring buffer.
+TEST_F(Fuzz, TraceSentBeforeTheWelcomeIsAnsweredAfterIt) {
+  for (uint64_t ring : {uint64_t{32} << 20, uint64_t{1} << 21}) {  // the spare's size, another
+    UniqueFd s = connect();
+    UniqueFd not_a_pidfd(open("/dev/null", O_RDONLY | O_CLOEXEC));
+    send_message(s.get(), Type::kHello, {{"ring_bytes", ring}});
+    send_message(s.get(), Type::kTrace, {{"pid", getpid()}}, not_a_pidfd.get());
+    EXPECT_EQ(answer(s.get()), "WELCOME");
+    std::string traced = answer(s.get());
+    EXPECT_NE(traced.find("not a pidfd"), std::string::npos) << traced;
+  }
+  expect_still_serving();
+}
+
 TEST_F(Fuzz, PerUserLimitsRefuseClearly) {
   ASSERT_TRUE(daemon_->wait_sessions(0));
   std::vector<std::unique_ptr<ServiceClient>> open;
