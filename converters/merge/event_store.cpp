@@ -312,12 +312,13 @@ bool EventStore::Cursor::fill(size_t need) {
 }
 
 const otf2::Event* EventStore::Cursor::next() {
-  // A length takes at most 10 bytes; the record it announces is then read whole.
-  if (!fill(kMaxVarint) && len_ == pos_) return nullptr;
+  // A length takes at most 10 bytes; the record it announces is then read whole. The buffer
+  // mostly holds both already: fill() is called only when it does not.
+  if (len_ - pos_ < kMaxVarint && !fill(kMaxVarint) && len_ == pos_) return nullptr;
   const uint8_t* p = buf_.data() + pos_;
   const size_t length = get_varint(p);
   const size_t header = static_cast<size_t>(p - (buf_.data() + pos_));
-  if (!fill(header + length))
+  if (len_ - pos_ < header + length && !fill(header + length))
     fail("{}: the merge's temporary file is truncated", store_.dir_.string());
   p = buf_.data() + pos_ + header;
   pos_ += header + length;
