@@ -66,10 +66,13 @@ enum class EventKind {
   MpiCollectiveEnd,
 };
 const char* event_kind_name(EventKind k);
-// I/O events: their ref is an IoHandle (IoDeleteFile: an IoParadigm).
-bool is_io_event(EventKind k);
+// I/O events: their ref is an IoHandle (IoDeleteFile: an IoParadigm). Inline: the merge asks
+// for every event.
+inline bool is_io_event(EventKind k) {
+  return k >= EventKind::IoCreateHandle && k <= EventKind::IoOperationCancelled;
+}
 // MPI events: those with a communicator have it in ref.
-bool is_mpi_event(EventKind k);
+inline bool is_mpi_event(EventKind k) { return k >= EventKind::MpiSend; }
 
 // One event; the meaning of the generic fields depends on kind (see events.cpp, which fills them,
 // and converters/definition_mapper.cpp, which writes them back).
