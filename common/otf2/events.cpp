@@ -73,7 +73,7 @@ struct Fields {
   e.attributes.clear();
   e.metric_types.clear();
   e.metric_values.clear();
-  append_attributes(attrs, e.attributes);  // an unreadable attribute is skipped
+  append_attributes(attrs, e.attributes, true);  // an unreadable attribute is skipped
   return e;
 }
 

@@ -19,18 +19,21 @@ struct Attribute {
 
 // Appends the list's attributes (none for nullptr) to out; returns how many could not be read,
 // which a tolerant reader skips and a writer copying its own list treats as an error. Inline: the
-// reader runs it for every event.
-inline uint32_t append_attributes(OTF2_AttributeList* attrs, std::vector<Attribute>& out) {
+// reader runs it for every event. With take, the list is emptied as it is read: OTF2 keeps it
+// linked, so reading by index walks it from its head each time, while taking the head does not
+// (for a reader's callback: OTF2 empties its list after the callback anyway).
+inline uint32_t append_attributes(OTF2_AttributeList* attrs, std::vector<Attribute>& out,
+                                  bool take = false) {
   const uint32_t n = attrs ? OTF2_AttributeList_GetNumberOfElements(attrs) : 0;
   const size_t first = out.size();
   out.resize(first + n);  // filled in place: push_back per attribute cost the reader ~5 %
   Attribute* kept = out.data() + first;
   for (uint32_t i = 0; i < n; ++i) {
     Attribute& a = *kept;
-    if (OTF2_AttributeList_GetAttributeByIndex(attrs, i, &a.id, &a.type, &a.value) ==
-        OTF2_SUCCESS) {
-      ++kept;
-    }
+    const OTF2_ErrorCode rc =
+        take ? OTF2_AttributeList_PopAttribute(attrs, &a.id, &a.type, &a.value)
+             : OTF2_AttributeList_GetAttributeByIndex(attrs, i, &a.id, &a.type, &a.value);
+    if (rc == OTF2_SUCCESS) ++kept;
   }
   const auto unread = static_cast<uint32_t>(out.data() + out.size() - kept);
   out.resize(out.size() - unread);
