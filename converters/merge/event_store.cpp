@@ -246,14 +246,23 @@ size_t EventStore::encode(const otf2::Event& e, uint8_t* const out) {
   const auto delta = static_cast<int64_t>(e.time - time_);
   time_ = e.time;
   put_varint(p, (static_cast<uint64_t>(delta) << 1) ^ static_cast<uint64_t>(delta >> 63));
-  const uint64_t fields[] = {e.ref, e.ref2, e.a, e.b, e.f1, e.f2, e.f3};
+  // The mask's byte first, filled as the fields not 0 are written after it, in order.
+  uint8_t* const mask_at = p++;
   uint8_t mask = 0;
-  for (int i = 0; i < 7; ++i) mask |= fields[i] ? uint8_t(1u << i) : 0;
+  auto field = [&p, &mask](int i, uint64_t v) {
+    if (!v) return;
+    mask |= uint8_t(1u << i);
+    put_varint(p, v);
+  };
+  field(0, e.ref);
+  field(1, e.ref2);
+  field(2, e.a);
+  field(3, e.b);
+  field(4, e.f1);
+  field(5, e.f2);
+  field(6, e.f3);
   const bool extra = !e.attributes.empty() || !e.metric_types.empty();
-  *p++ = mask | (extra ? 0x80 : 0);
-  for (int i = 0; i < 7; ++i) {
-    if (fields[i]) put_varint(p, fields[i]);
-  }
+  *mask_at = mask | (extra ? 0x80 : 0);
   if (!extra) return static_cast<size_t>(p - out);
   put_varint(p, e.attributes.size());
   for (const otf2::Attribute& a : e.attributes) {
