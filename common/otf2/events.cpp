@@ -39,12 +39,6 @@ const char* event_kind_name(EventKind k) {
   return i < std::size(kNames) ? kNames[i] : "?";
 }
 
-bool is_io_event(EventKind k) {
-  return k >= EventKind::IoCreateHandle && k <= EventKind::IoOperationCancelled;
-}
-
-bool is_mpi_event(EventKind k) { return k >= EventKind::MpiSend; }
-
 namespace {
 
 EventCursor& cursor(void* p) { return *static_cast<EventCursor*>(p); }
@@ -79,7 +73,7 @@ struct Fields {
   e.attributes.clear();
   e.metric_types.clear();
   e.metric_values.clear();
-  append_attributes(attrs, e.attributes);  // an unreadable attribute is skipped
+  append_attributes(attrs, e.attributes, true);  // an unreadable attribute is skipped
   return e;
 }
 

@@ -19,18 +19,24 @@ struct Attribute {
 
 // Appends the list's attributes (none for nullptr) to out; returns how many could not be read,
 // which a tolerant reader skips and a writer copying its own list treats as an error. Inline: the
-// reader runs it for every event.
-inline uint32_t append_attributes(OTF2_AttributeList* attrs, std::vector<Attribute>& out) {
-  uint32_t n = attrs ? OTF2_AttributeList_GetNumberOfElements(attrs) : 0, unread = 0;
+// reader runs it for every event. With take, the list is emptied as it is read: OTF2 keeps it
+// linked, so reading by index walks it from its head each time, while taking the head does not
+// (for a reader's callback: OTF2 empties its list after the callback anyway).
+inline uint32_t append_attributes(OTF2_AttributeList* attrs, std::vector<Attribute>& out,
+                                  bool take = false) {
+  const uint32_t n = attrs ? OTF2_AttributeList_GetNumberOfElements(attrs) : 0;
+  const size_t first = out.size();
+  out.resize(first + n);  // filled in place: push_back per attribute cost the reader ~5 %
+  Attribute* kept = out.data() + first;
   for (uint32_t i = 0; i < n; ++i) {
-    Attribute a{};
-    if (OTF2_AttributeList_GetAttributeByIndex(attrs, i, &a.id, &a.type, &a.value) ==
-        OTF2_SUCCESS) {
-      out.push_back(a);
-    } else {
-      ++unread;
-    }
+    Attribute& a = *kept;
+    const OTF2_ErrorCode rc =
+        take ? OTF2_AttributeList_PopAttribute(attrs, &a.id, &a.type, &a.value)
+             : OTF2_AttributeList_GetAttributeByIndex(attrs, i, &a.id, &a.type, &a.value);
+    if (rc == OTF2_SUCCESS) ++kept;
   }
+  const auto unread = static_cast<uint32_t>(out.data() + out.size() - kept);
+  out.resize(out.size() - unread);
   return unread;
 }
 
@@ -63,10 +69,13 @@ enum class EventKind {
   MpiCollectiveEnd,
 };
 const char* event_kind_name(EventKind k);
-// I/O events: their ref is an IoHandle (IoDeleteFile: an IoParadigm).
-bool is_io_event(EventKind k);
+// I/O events: their ref is an IoHandle (IoDeleteFile: an IoParadigm). Inline: the merge asks
+// for every event.
+inline bool is_io_event(EventKind k) {
+  return k >= EventKind::IoCreateHandle && k <= EventKind::IoOperationCancelled;
+}
 // MPI events: those with a communicator have it in ref.
-bool is_mpi_event(EventKind k);
+inline bool is_mpi_event(EventKind k) { return k >= EventKind::MpiSend; }
 
 // One event; the meaning of the generic fields depends on kind (see events.cpp, which fills them,
 // and converters/definition_mapper.cpp, which writes them back).

@@ -6,13 +6,11 @@
 
 namespace ezio::converters {
 
-otf2::Ref DefinitionMapper::string(Ref r) {
-  if (const otf2::Ref* out = strings_.find(r)) return *out;
+otf2::Ref DefinitionMapper::define_string(Ref r) {
   return strings_.set(r, shared_.writer.string(defs_.str(r)));
 }
 
-otf2::Ref DefinitionMapper::region(Ref r) {
-  if (const otf2::Ref* out = regions_.find(r)) return *out;
+otf2::Ref DefinitionMapper::define_region(Ref r) {
   otf2::Ref out;
   if (auto d = defs_.regions.find(r); d != defs_.regions.end()) {
     const otf2::RegionDef& def = d->second;
@@ -29,9 +27,7 @@ otf2::Ref DefinitionMapper::region(Ref r) {
   return regions_.set(r, out);
 }
 
-otf2::Ref DefinitionMapper::attribute(Ref r) {
-  // Called for every attribute of every event: the writer's look-up by name is done once.
-  if (const otf2::Ref* out = attributes_.find(r)) return *out;
+otf2::Ref DefinitionMapper::define_attribute(Ref r) {
   auto d = defs_.attributes.find(r);
   otf2::Ref out =
       d == defs_.attributes.end()
@@ -59,8 +55,7 @@ otf2::Ref DefinitionMapper::io_paradigm(Ref r) {
   return out;
 }
 
-otf2::Ref DefinitionMapper::io_file(Ref r) {
-  if (const otf2::Ref* out = files_.find(r)) return *out;
+otf2::Ref DefinitionMapper::define_io_file(Ref r) {
   auto d = defs_.io_files.find(r);
   std::string path =
       d != defs_.io_files.end() ? defs_.str(d->second.name) : fmt::format("<undefined file {}>", r);
@@ -68,8 +63,7 @@ otf2::Ref DefinitionMapper::io_file(Ref r) {
   return files_.set(r, shared_.writer.io_file(path, shared_.machine));
 }
 
-otf2::Ref DefinitionMapper::io_handle(Ref r) {
-  if (const otf2::Ref* out = handles_.find(r)) return *out;
+otf2::Ref DefinitionMapper::define_io_handle(Ref r) {
   auto d = defs_.io_handles.find(r);
   otf2::Ref out;
   if (d == defs_.io_handles.end()) {

@@ -53,12 +53,13 @@ class DefinitionMapper {
                    std::function<std::optional<std::string>(Ref)> file_of_handle = {})
       : defs_(defs), shared_(shared), file_of_handle_(std::move(file_of_handle)) {}
 
-  otf2::Ref string(Ref r);
-  otf2::Ref region(Ref r);
-  otf2::Ref attribute(Ref r);
+  // Looked up for every event: the tables are read inline, the definition is made once.
+  otf2::Ref string(Ref r) { return known(strings_, r, &DefinitionMapper::define_string); }
+  otf2::Ref region(Ref r) { return known(regions_, r, &DefinitionMapper::define_region); }
+  otf2::Ref attribute(Ref r) { return known(attributes_, r, &DefinitionMapper::define_attribute); }
   otf2::Ref io_paradigm(Ref r);
-  otf2::Ref io_file(Ref r);
-  otf2::Ref io_handle(Ref r);
+  otf2::Ref io_file(Ref r) { return known(files_, r, &DefinitionMapper::define_io_file); }
+  otf2::Ref io_handle(Ref r) { return known(handles_, r, &DefinitionMapper::define_io_handle); }
   otf2::Ref metric(Ref r);
   otf2::Ref comm(Ref r) { return shared_.comms.comm(defs_, r); }
   // Rewrites an event's attribute list into the writer's reusable list.
@@ -67,6 +68,15 @@ class DefinitionMapper {
   void write(OTF2_EvtWriter* w, const Event& e, uint64_t t);
 
  private:
+  otf2::Ref known(const RefMap& map, Ref r, otf2::Ref (DefinitionMapper::*define)(Ref)) {
+    const otf2::Ref* out = map.find(r);
+    return out ? *out : (this->*define)(r);
+  }
+  otf2::Ref define_string(Ref r);
+  otf2::Ref define_region(Ref r);
+  otf2::Ref define_attribute(Ref r);
+  otf2::Ref define_io_file(Ref r);
+  otf2::Ref define_io_handle(Ref r);
   OTF2_ErrorCode write_mpi(OTF2_EvtWriter* w, const Event& e, uint64_t t, OTF2_AttributeList* a);
 
   const Definitions& defs_;

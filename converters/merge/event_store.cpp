@@ -29,10 +29,13 @@ inline void put_varint(uint8_t*& p, uint64_t v) {
 constexpr size_t kMaxVarint = 10;
 
 // Reads a varint; p advances. Records are whole in the buffer (their length says where they end).
+// Most values (kinds of fields, attribute ids, small deltas) take one byte: that case first.
 inline uint64_t get_varint(const uint8_t*& p) {
-  uint64_t v = 0;
-  for (int shift = 0;; shift += 7) {
-    uint8_t b = *p++;
+  uint64_t v = *p++;
+  if (v < 0x80) return v;
+  v &= 0x7f;
+  for (int shift = 7;; shift += 7) {
+    const uint8_t b = *p++;
     v |= uint64_t(b & 0x7f) << shift;
     if (!(b & 0x80)) return v;
   }
@@ -93,6 +96,33 @@ inline OTF2_AttributeValue value_of(uint64_t bits, size_t width) {
   return v;
 }
 
+// The attributes and metric values of a record at p (which advances) into e, written in place:
+// the vectors keep their room from one event to the next.
+void decode_extra(const uint8_t*& p, otf2::Event& e) {
+  e.attributes.resize(get_varint(p));
+  for (otf2::Attribute& a : e.attributes) {
+    a.id = static_cast<otf2::Ref>(get_varint(p));
+    a.type = *p++;
+    const size_t w = value_width(a.type);
+    uint64_t v = 0;
+    if (a.type == OTF2_TYPE_FLOAT || a.type == OTF2_TYPE_DOUBLE) {
+      std::memcpy(&v, p, w);  // little-endian: a float's 4 bytes are the low ones
+      p += w;
+    } else {
+      v = get_varint(p);
+    }
+    a.value = value_of(v, w);
+  }
+  const size_t metrics = get_varint(p);
+  e.metric_types.resize(metrics);
+  e.metric_values.resize(metrics);
+  for (size_t i = 0; i < metrics; ++i) {
+    e.metric_types[i] = *p++;
+    std::memcpy(&e.metric_values[i], p, sizeof(OTF2_MetricValue));
+    p += sizeof(OTF2_MetricValue);
+  }
+}
+
 }  // namespace
 
 EventStore::EventStore(const std::filesystem::path& dir)
@@ -106,26 +136,45 @@ void EventStore::begin_location(OTF2_LocationRef loc) {
   time_ = 0;
 }
 
-std::pair<const uint8_t*, size_t> EventStore::record(const otf2::Event& e) {
-  // At most: kind, time, mask, 7 fields, 2 counts, the attributes and metric values.
-  const size_t most = 3 + 10 * kMaxVarint + e.attributes.size() * (2 * kMaxVarint + 1) +
-                      e.metric_types.size() * (1 + sizeof(OTF2_MetricValue));
-  if (record_.size() < kMaxVarint + most) record_.resize(kMaxVarint + most);
-  // The record goes after room for its length, put right before it once known.
-  uint8_t* body = record_.data() + kMaxVarint;
-  const size_t length = encode(e, body);
+size_t EventStore::most_bytes(const otf2::Event& e) {
+  // Its length, then at most: kind, time, mask, 7 fields, 2 counts, the attributes and metrics.
+  return kMaxVarint + 3 + 10 * kMaxVarint + e.attributes.size() * (2 * kMaxVarint + 1) +
+         e.metric_types.size() * (1 + sizeof(OTF2_MetricValue));
+}
+
+size_t EventStore::put_record(const otf2::Event& e, uint8_t* out) {
+  // The body goes after a byte for its length, which is enough below 128 bytes (most records);
+  // a longer one moves the body to make room for its length.
+  const size_t length = encode(e, out + 1);
+  if (length < 0x80) {
+    out[0] = static_cast<uint8_t>(length);
+    return 1 + length;
+  }
   uint8_t prefix[kMaxVarint];
   uint8_t* end = prefix;
   put_varint(end, length);
   const auto prefix_bytes = static_cast<size_t>(end - prefix);
-  std::memcpy(body - prefix_bytes, prefix, prefix_bytes);
-  return {body - prefix_bytes, prefix_bytes + length};
+  std::memmove(out + prefix_bytes, out + 1, length);
+  std::memcpy(out, prefix, prefix_bytes);
+  return prefix_bytes + length;
+}
+
+std::pair<const uint8_t*, size_t> EventStore::record(const otf2::Event& e) {
+  const size_t most = most_bytes(e);
+  if (record_.size() < most) record_.resize(most);
+  return {record_.data(), put_record(e, record_.data())};
 }
 
 void EventStore::append(const otf2::Event& e) {
-  auto [data, n] = record(e);
-  put(data, n);
   ++current_->events;
+  const size_t most = most_bytes(e);
+  if (used_ + most > kWriteBuffer) flush();
+  if (most > kWriteBuffer) {  // a record that may not fit the buffer goes through record_
+    auto [data, n] = record(e);
+    put(data, n);
+    return;
+  }
+  used_ += put_record(e, buf_.get() + used_);  // straight into the buffer: no copy
 }
 
 void EventStore::event(OTF2_LocationRef loc, const otf2::Event& e) {
@@ -197,14 +246,23 @@ size_t EventStore::encode(const otf2::Event& e, uint8_t* const out) {
   const auto delta = static_cast<int64_t>(e.time - time_);
   time_ = e.time;
   put_varint(p, (static_cast<uint64_t>(delta) << 1) ^ static_cast<uint64_t>(delta >> 63));
-  const uint64_t fields[] = {e.ref, e.ref2, e.a, e.b, e.f1, e.f2, e.f3};
+  // The mask's byte first, filled as the fields not 0 are written after it, in order.
+  uint8_t* const mask_at = p++;
   uint8_t mask = 0;
-  for (int i = 0; i < 7; ++i) mask |= fields[i] ? uint8_t(1u << i) : 0;
+  auto field = [&p, &mask](int i, uint64_t v) {
+    if (!v) return;
+    mask |= uint8_t(1u << i);
+    put_varint(p, v);
+  };
+  field(0, e.ref);
+  field(1, e.ref2);
+  field(2, e.a);
+  field(3, e.b);
+  field(4, e.f1);
+  field(5, e.f2);
+  field(6, e.f3);
   const bool extra = !e.attributes.empty() || !e.metric_types.empty();
-  *p++ = mask | (extra ? 0x80 : 0);
-  for (int i = 0; i < 7; ++i) {
-    if (fields[i]) put_varint(p, fields[i]);
-  }
+  *mask_at = mask | (extra ? 0x80 : 0);
   if (!extra) return static_cast<size_t>(p - out);
   put_varint(p, e.attributes.size());
   for (const otf2::Attribute& a : e.attributes) {
@@ -263,12 +321,13 @@ bool EventStore::Cursor::fill(size_t need) {
 }
 
 const otf2::Event* EventStore::Cursor::next() {
-  // A length takes at most 10 bytes; the record it announces is then read whole.
-  if (!fill(kMaxVarint) && len_ == pos_) return nullptr;
+  // A length takes at most 10 bytes; the record it announces is then read whole. The buffer
+  // mostly holds both already: fill() is called only when it does not.
+  if (len_ - pos_ < kMaxVarint && !fill(kMaxVarint) && len_ == pos_) return nullptr;
   const uint8_t* p = buf_.data() + pos_;
   const size_t length = get_varint(p);
   const size_t header = static_cast<size_t>(p - (buf_.data() + pos_));
-  if (!fill(header + length))
+  if (len_ - pos_ < header + length && !fill(header + length))
     fail("{}: the merge's temporary file is truncated", store_.dir_.string());
   p = buf_.data() + pos_ + header;
   pos_ += header + length;
@@ -279,47 +338,22 @@ const otf2::Event* EventStore::Cursor::next() {
   time_ += static_cast<uint64_t>(static_cast<int64_t>(zz >> 1) ^ -static_cast<int64_t>(zz & 1));
   e.time = time_;
   const uint8_t mask = *p++;
-  uint64_t fields[7] = {};
-  for (int i = 0; i < 7; ++i) {
-    if (mask & (1u << i)) fields[i] = get_varint(p);
+  // The fields in the order encode() puts them, each only when its bit is set.
+  auto field = [&p, mask](int i) -> uint64_t { return mask & (1u << i) ? get_varint(p) : 0; };
+  e.ref = static_cast<otf2::Ref>(field(0));
+  e.ref2 = static_cast<otf2::Ref>(field(1));
+  e.a = field(2);
+  e.b = field(3);
+  e.f1 = static_cast<uint32_t>(field(4));
+  e.f2 = static_cast<uint32_t>(field(5));
+  e.f3 = static_cast<uint32_t>(field(6));
+  if (!(mask & 0x80)) {
+    e.attributes.clear();
+    e.metric_types.clear();
+    e.metric_values.clear();
+    return &e;
   }
-  e.ref = static_cast<otf2::Ref>(fields[0]);
-  e.ref2 = static_cast<otf2::Ref>(fields[1]);
-  e.a = fields[2];
-  e.b = fields[3];
-  e.f1 = static_cast<uint32_t>(fields[4]);
-  e.f2 = static_cast<uint32_t>(fields[5]);
-  e.f3 = static_cast<uint32_t>(fields[6]);
-  e.attributes.clear();
-  e.metric_types.clear();
-  e.metric_values.clear();
-  if (!(mask & 0x80)) return &e;
-  for (uint64_t n = get_varint(p); n > 0; --n) {
-    otf2::Attribute a{};
-    a.id = static_cast<otf2::Ref>(get_varint(p));
-    a.type = *p++;
-    const size_t w = value_width(a.type);
-    uint64_t v = 0;
-    if (a.type == OTF2_TYPE_DOUBLE) {
-      std::memcpy(&v, p, 8);
-    } else if (a.type == OTF2_TYPE_FLOAT) {
-      uint32_t f;
-      std::memcpy(&f, p, 4);
-      v = f;
-    } else {
-      v = get_varint(p);
-    }
-    if (a.type == OTF2_TYPE_FLOAT || a.type == OTF2_TYPE_DOUBLE) p += w;
-    a.value = value_of(v, w);
-    e.attributes.push_back(a);
-  }
-  for (uint64_t n = get_varint(p); n > 0; --n) {
-    e.metric_types.push_back(*p++);
-    OTF2_MetricValue v;
-    std::memcpy(&v, p, sizeof v);
-    p += sizeof v;
-    e.metric_values.push_back(v);
-  }
+  decode_extra(p, e);
   return &e;
 }
 

@@ -73,6 +73,10 @@ class EventStore : public otf2::EventTap {
  private:
   // Writes e's record (without its length) at out, which has room; returns its length.
   size_t encode(const otf2::Event& e, uint8_t* out);
+  // Room e's record may take, its length included.
+  static size_t most_bytes(const otf2::Event& e);
+  // Writes e's record, its length first, at out (room: most_bytes(e)); returns its size.
+  size_t put_record(const otf2::Event& e, uint8_t* out);
   // e's record with its length, in record_; returns where it starts and its size.
   std::pair<const uint8_t*, size_t> record(const otf2::Event& e);
   // Writes each location's records the tap left buffered as a part of it.

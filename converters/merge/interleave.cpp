@@ -63,11 +63,7 @@ void Merger::write_threads(Output& out, SpanWriter& writer, const std::vector<Pr
     for (const Thread& t : processes[pi].threads) {
       std::optional<EventStore::Cursor> user;
       if (t.user_events) user.emplace(*in.archive->events, t.user_loc);
-      writer.set_user(user ? &*user : nullptr, p.time_offset(),
-                      [&, loc = t.out_loc](const Event& e, uint64_t time) {
-                        out.write(umap, loc, e, time);
-                        ++report.user_events;
-                      });
+      writer.set_user(user ? &*user : nullptr, p.time_offset(), &umap, t.out_loc);
       if (t.kernel_events) read_kernel([&t](OTF2_LocationRef l) { return l == t.out_loc; }, writer);
       writer.finish_user();
       // Written out now, unless another EZTrace thread shares it: memory stays per location.
@@ -78,7 +74,7 @@ void Merger::write_threads(Output& out, SpanWriter& writer, const std::vector<Pr
 
 // Everything else of the kernel archive, as it is (minus EZTrace's own I/O).
 void Merger::write_kernel_only(Output& out, SpanWriter& writer) {
-  writer.set_user(nullptr, 0, {});
+  writer.set_user(nullptr, 0);
   writer.on_location_done([&out](OTF2_LocationRef l) { out.finish(l); });
   read_kernel(
       [&](OTF2_LocationRef l) { return !merged_kernel.count(l) && !dropped_locations.count(l); },

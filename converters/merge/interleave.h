@@ -7,20 +7,22 @@
 namespace ezio::converters::merge_stages {
 
 // Writes kernel locations as their events are read again (read_kernel), without the spans
-// the filter dropped, each with its thread's user events (set_user) in merged order. Holds no
-// events: each is written as it is read.
-class SpanWriter : public otf2::EventVisitor {
+// the filter dropped, each with its thread's user events (set_user) in merged order, into out.
+// Holds no events: each is written as it is read. Final, and writing through out directly: it
+// runs for every event of the merge.
+class SpanWriter final : public otf2::EventVisitor {
  public:
-  using WriteKernel = std::function<void(OTF2_LocationRef, const Event&)>;
-  using WriteUser = std::function<void(const Event&, uint64_t time)>;
-  SpanWriter(Merger& m, WriteKernel write_kernel) : m_(m), write_kernel_(std::move(write_kernel)) {}
+  SpanWriter(Merger& m, Output& out) : m_(m), out_(out) {}
 
-  // The user events (times + t0 on CLOCK_MONOTONIC) of the next location read, if any.
-  void set_user(EventStore::Cursor* user, uint64_t t0, WriteUser write_user) {
+  // The user events (times + t0 on CLOCK_MONOTONIC) of the next location read, if any, written
+  // to location loc through map.
+  void set_user(EventStore::Cursor* user, uint64_t t0, DefinitionMapper* map = nullptr,
+                OTF2_LocationRef loc = 0) {
     user_ = user;
     t0_ = t0;
     pending_ = user ? user->next() : nullptr;
-    write_user_ = std::move(write_user);
+    user_map_ = map;
+    user_loc_ = loc;
   }
   // Writes the user events after the last kernel span.
   void finish_user() {
@@ -36,7 +38,10 @@ class SpanWriter : public otf2::EventVisitor {
   }
   void event(OTF2_LocationRef, const Event& e) override {
     if (cutter_.complete()) start_span();  // e opens the next span
-    if (writing_) write_kernel_(loc_, e);
+    if (writing_) {
+      out_.write(out_.kmap, loc_, e, e.time);
+      ++m_.report.kernel_events;
+    }
     cutter_.add(e);
   }
   void end_location(OTF2_LocationRef loc) override {
@@ -60,15 +65,17 @@ class SpanWriter : public otf2::EventVisitor {
     }
   }
   void write_next_user() {
-    write_user_(*pending_, pending_->time + t0_);
+    out_.write(*user_map_, user_loc_, *pending_, pending_->time + t0_);
+    ++m_.report.user_events;
     pending_ = user_->next();
   }
   // The span summaries do not match what is read.
   [[noreturn]] void changed() const;
 
   Merger& m_;
-  WriteKernel write_kernel_;
-  WriteUser write_user_;
+  Output& out_;
+  DefinitionMapper* user_map_ = nullptr;
+  OTF2_LocationRef user_loc_ = 0;
   std::function<void(OTF2_LocationRef)> location_done_;
   EventStore::Cursor* user_ = nullptr;
   const Event* pending_ = nullptr;  // the next user event, not written yet

@@ -42,10 +42,9 @@ class Indexer : public otf2::EventVisitor {
     s.t1 = e.time;
     if (e.kind == EventKind::IoCreateHandle) s.created = e.ref;
     if (is_io_event(e.kind)) {
-      const std::string& path = normal_path(e.ref);
-      if (path_under(path, own_dirs_)) {
+      if (const Handle& h = handle(e.ref); h.own) {
         s.own = true;
-        loc_->own_files[index].push_back(&path);
+        loc_->own_files[index].push_back(h.path);
       }
     }
     cutter_.add(e);
@@ -77,16 +76,22 @@ class Indexer : public otf2::EventVisitor {
     return 0;
   }
 
-  // The recorder keeps paths as the process named them (`-o ../out` gives /cwd/../out/...).
-  const std::string& normal_path(Ref handle) {
+  // A handle's path, normalized (the recorder keeps paths as the process named them: `-o ../out`
+  // gives /cwd/../out/...), and whether it is under an own directory.
+  struct Handle {
+    const std::string* path = nullptr;
+    bool own = false;
+  };
+  Handle handle(Ref ref) {
     // Looked up for every I/O event: the low (dense) handle ids through a vector.
-    if (handle < seen_.size() && seen_[handle]) return *seen_[handle];
-    const std::string& path = find_normal_path(handle);
-    if (handle < (1u << 20)) {
-      if (handle >= seen_.size()) seen_.resize(handle + 1);
-      seen_[handle] = &path;
+    if (ref < seen_.size() && seen_[ref].path) return seen_[ref];
+    const std::string& path = find_normal_path(ref);
+    const Handle h{&path, path_under(path, own_dirs_)};
+    if (ref < (1u << 20)) {
+      if (ref >= seen_.size()) seen_.resize(ref + 1);
+      seen_[ref] = h;
     }
-    return path;
+    return h;
   }
   const std::string& find_normal_path(Ref handle) {
     auto [it, added] = index_.normal_paths.try_emplace(handle);
@@ -104,8 +109,8 @@ class Indexer : public otf2::EventVisitor {
   Ref call_id_ = OTF2_UNDEFINED_ATTRIBUTE;
   KernelLocation* loc_ = nullptr;
   SpanCutter cutter_;
-  Span span_;                             // the one being read
-  std::vector<const std::string*> seen_;  // handle -> its entry of index_.normal_paths
+  Span span_;                 // the one being read
+  std::vector<Handle> seen_;  // by handle id: its entry of index_.normal_paths, own or not
 };
 
 // True when the recorder's copy holds, for every location of the archive, as many events as the

@@ -58,10 +58,7 @@ void Merger::run(const std::filesystem::path& out_dir) {
   define_comm_ranks(out);
   clock.done("threads mapped and checked");
 
-  SpanWriter writer(*this, [this, &out](OTF2_LocationRef loc, const Event& e) {
-    out.write(out.kmap, loc, e, e.time);
-    ++report.kernel_events;
-  });
+  SpanWriter writer(*this, out);
   write_threads(out, writer, processes);
   write_kernel_only(out, writer);
   clock.done("events written");
