@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstring>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string_view>
 #include <unordered_map>
@@ -73,14 +74,8 @@ std::map<std::string, UniqueFd> open_module_btfs(const std::set<std::string>& wa
   while (found.size() < wanted.size() && bpf_btf_get_next_id(id, &id) == 0) {
     UniqueFd fd(bpf_btf_get_fd_by_id(id));
     if (!fd) continue;
-    char name[64] = {};
-    bpf_btf_info info = {};
-    info.name = reinterpret_cast<uintptr_t>(name);
-    info.name_len = sizeof(name);
-    uint32_t len = sizeof(info);
-    if (bpf_obj_get_info_by_fd(fd.get(), &info, &len) == 0 && info.kernel_btf &&
-        wanted.count(name)) {
-      found.emplace(name, std::move(fd));
+    if (std::optional<std::string> name = kernel_btf_name(fd.get()); name && wanted.count(*name)) {
+      found.emplace(*name, std::move(fd));
     }
   }
   for (const auto& m : wanted) {

@@ -57,6 +57,16 @@ int load_minimal(bpf_prog_type type, const bpf_prog_load_opts* opts) {
 
 }  // namespace
 
+std::optional<std::string> kernel_btf_name(int fd) {
+  char name[64] = {};
+  bpf_btf_info info = {};
+  info.name = reinterpret_cast<uintptr_t>(name);
+  info.name_len = sizeof(name);
+  uint32_t len = sizeof(info);
+  if (bpf_obj_get_info_by_fd(fd, &info, &len) != 0 || !info.kernel_btf) return std::nullopt;
+  return std::string(name);
+}
+
 const std::vector<std::string>& denied_hook_kinds() {
   static const std::vector<std::string> kinds = [] {
     std::vector<std::string> v;
@@ -93,20 +103,13 @@ void KernelProber::load_modules() {
   while (bpf_btf_get_next_id(id, &id) == 0) {
     UniqueFd fd(bpf_btf_get_fd_by_id(id));
     if (!fd) continue;
-    char name[64] = {};
-    bpf_btf_info info = {};
-    info.name = reinterpret_cast<uintptr_t>(name);
-    info.name_len = sizeof(name);
-    uint32_t len = sizeof(info);
-    if (bpf_obj_get_info_by_fd(fd.get(), &info, &len) || !info.kernel_btf ||
-        std::string(name) == "vmlinux" || modules_.count(name)) {
-      continue;
-    }
+    std::optional<std::string> name = kernel_btf_name(fd.get());
+    if (!name || *name == "vmlinux" || modules_.count(*name)) continue;
     ModuleBtf m;
     m.types.reset(btf__load_from_kernel_by_id_split(id, vmlinux_.get()));
     if (!m.types) continue;
     m.fd = std::move(fd);
-    modules_.emplace(name, std::move(m));
+    modules_.emplace(*name, std::move(m));
   }
 }
 

@@ -28,6 +28,10 @@ struct BtfDeleter {
   void operator()(btf* b) const;
 };
 
+// The name of the kernel's BTF object fd ("vmlinux" or a module's), nullopt if it is no kernel
+// BTF (a program's) or cannot be read.
+std::optional<std::string> kernel_btf_name(int fd);
+
 class KernelProber {
  public:
   // Parses the kernel's BTF (/sys/kernel/btf/vmlinux): tens of ms, so one prober serves a plan.
