@@ -31,6 +31,7 @@ class InProcessSource : public KernelSource {
   // the same). The programs stay hooked until the source is destroyed.
   SessionTotals stop() override;
   std::string path_name() const override { return "in-process"; }
+  bool slow_teardown() const override { return true; }
 
  private:
   std::unique_ptr<KernelPrograms> programs_;

@@ -63,6 +63,9 @@ class KernelSource {
   virtual SessionTotals stop() = 0;
   // "in-process" or "eziotraced" (written to the archive as EZIOTRACE::RECORDING_PATH).
   virtual std::string path_name() const = 0;
+  // Whether destroying the source is long (the programs unhooked: mostly waits for the kernel),
+  // so that it is done at the lowest priority while the archive is finished.
+  virtual bool slow_teardown() const { return false; }
   // Why the source stopped recording by itself (eziotraced went away), "" if it did not: the
   // archive is then marked interrupted.
   virtual std::string interrupted() const { return ""; }

@@ -251,12 +251,15 @@ Started start_application(const RecordOptions& o, const std::vector<std::string>
   return s;
 }
 
-// Destroys the kernel side on a thread of its own, at the lowest priority (it is mostly waits for
-// the kernel; the threads it starts inherit it), so as not to take the CPU from what the caller
-// waits for on a busy machine.
+// Destroys the kernel side on a thread of its own. A slow teardown (the programs unhooked: mostly
+// waits for the kernel; the threads it starts inherit the priority) runs at the lowest priority,
+// so as not to take the CPU from the archive's finish on a busy machine. A quick one (a service
+// session's ring unmapped) does not: at nice 19 it waited for a CPU after the archive was
+// published, up to 8 ms at a load of 2, and the process's exit waits for it.
 std::jthread tear_down_in_background(std::unique_ptr<KernelSource> source) {
-  return std::jthread([source = std::move(source)]() mutable {
-    (void)setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), 19);
+  bool slow = source->slow_teardown();
+  return std::jthread([source = std::move(source), slow]() mutable {
+    if (slow) (void)setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), 19);
     source.reset();
   });
 }
