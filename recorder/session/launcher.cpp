@@ -10,10 +10,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <iterator>
 #include <tuple>
 
 #include "common/error.h"
@@ -43,28 +41,15 @@ void write_all(int fd, const void* buf, size_t n) {
   _exit(status);
 }
 
-}  // namespace
-
-// What the child uses until its exec, made before it starts: the forked child may not allocate
-// (another thread of the recorder may have held the allocator's lock at the fork).
-struct Launcher::Child {
-  std::vector<std::string> strings;  // argv, then the environment
-  std::vector<char*> argv, envp;
-  TargetUser user;
-  int go_fd = -1, error_fd = -1;
-  int gate_fds[2] = {-1, -1};            // kGated: the child's ends of the gate's pipes
-  int parent_fds[4] = {-1, -1, -1, -1};  // the recorder's ends, closed in the child
+// The child's ends of the gate's pipes (kGated), or -1.
+struct GateEnds {
+  int gate = -1, report = -1;
 };
 
-namespace {
-
-// Runs in the forked child of a recorder that has threads: only async-signal-safe calls (the
-// system calls that change its identity made directly: glibc's wrappers would try to coordinate
-// with threads the child does not have), and no I/O of its own before the exec except the pipes
-// (the child is not traced until it execs). Held (go_fd >= 0) until released.
-[[noreturn]] void run_child(const Launcher::Child& c) {
-  const TargetUser& user = c.user;
-  int error_fd = c.error_fd;
+// Runs in the forked child: only async-signal-safe calls, and no I/O of its own before the exec
+// except the pipes (the child is not traced until it execs). Held (go_fd >= 0) until released.
+[[noreturn]] void run_child(char* const* argv, char* const* envp, const TargetUser& user, int go_fd,
+                            int error_fd, GateEnds gate) {
   struct sigaction dfl {};
   dfl.sa_handler = SIG_DFL;
   for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGCHLD})
@@ -73,39 +58,24 @@ namespace {
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, nullptr);
 
-  // Closed here, in the child's own table: holding the go pipe's (or the gate's) write end would
-  // keep the child from seeing EOF when the recorder dies before releasing it.
-  for (int fd : c.parent_fds) {
-    if (fd >= 0) close(fd);
-  }
   if (user.drop) {
-    if (syscall(SYS_setgroups, user.groups.size(), user.groups.data()) != 0 ||
-        syscall(SYS_setgid, user.gid) != 0 || syscall(SYS_setuid, user.uid) != 0) {
+    if (setgroups(user.groups.size(), user.groups.data()) != 0 || setgid(user.gid) != 0 ||
+        setuid(user.uid) != 0) {
       child_fail(error_fd, kIdentity, errno, 126);
     }
   }
   // The gate's ends stay open across the exec, for the preload helper.
-  for (int fd : c.gate_fds) {
+  for (int fd : {gate.gate, gate.report}) {
     if (fd >= 0 && fcntl(fd, F_SETFD, 0) != 0) child_fail(error_fd, kExec, errno, 126);
   }
   char go = 0;
   ssize_t r = 1;
-  while (c.go_fd >= 0 && (r = read(c.go_fd, &go, 1)) < 0 && errno == EINTR) {
+  while (go_fd >= 0 && (r = read(go_fd, &go, 1)) < 0 && errno == EINTR) {
   }
   if (r != 1) _exit(125);  // the recorder went away before releasing us
-  execvpe(c.argv[0], c.argv.data(), c.envp.data());
+  execvpe(argv[0], argv, envp);
   int err = errno;
   child_fail(error_fd, kExec, err, err == ENOENT ? 127 : 126);
-}
-
-// The child is forked, not cloned into the recorder's memory (clone(CLONE_VM) saved ~0.13 ms of
-// the start through the service): sharing the calling thread's thread-local storage, the child's
-// failing calls (execvpe's search of PATH) would write that thread's errno while it goes on
-// loading the programs (the start gate releases the child at once). Returns its pid, or -1.
-pid_t spawn(const Launcher::Child& c) {
-  pid_t pid = fork();
-  if (pid == 0) run_child(c);
-  return pid;
 }
 
 // Both ends close-on-exec: the child's exec closes its ends, which is how release() learns of it.
@@ -134,11 +104,10 @@ std::vector<std::string> current_environment() {
 }
 
 Launcher::Launcher(const std::vector<std::string>& argv, const std::vector<std::string>& env,
-                   const TargetUser& user, Start start)
-    : child_(std::make_unique<Child>()) {
+                   const TargetUser& user, Start start) {
   if (argv.empty()) fail("no command to run");
   name_ = argv[0];
-  // Owned from the start, so that a failed later pipe or spawn closes the first ones.
+  // Owned from the start, so that a failed later pipe or fork closes the first ones.
   bool gated = start == Start::kGated;
   UniqueFd go_read, go_write, gate_read, gate_write, report_read, report_write;
   if (gated) {
@@ -148,23 +117,30 @@ Launcher::Launcher(const std::vector<std::string>& argv, const std::vector<std::
     std::tie(go_read, go_write) = make_pipe();
   }
   auto [error_read, error_write] = make_pipe();
-  if (report_read && fcntl(report_read.get(), F_SETFL, O_NONBLOCK) != 0) {
-    fail("cannot set up the start gate: {}", errno_text(errno));
+  // Built before fork: the child may not allocate.
+  std::string gate_var =
+      fmt::format("EZIOTRACE_GATE={},{},{}", gate_read.get(), report_write.get(), getpid());
+  std::vector<char*> cargv, cenv;
+  for (const auto& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
+  cargv.push_back(nullptr);
+  for (const auto& e : env) {
+    if (e.rfind("EZIOTRACE_GATE=", 0) != 0) cenv.push_back(const_cast<char*>(e.c_str()));
   }
-  prepare_child(
-      argv, env, user,
-      gated ? fmt::format("EZIOTRACE_GATE={},{},{}", gate_read.get(), report_write.get(), getpid())
-            : std::string());
-  Child& c = *child_;
-  c.go_fd = go_read.get();
-  c.error_fd = error_write.get();
-  c.gate_fds[0] = gate_read.get();
-  c.gate_fds[1] = report_write.get();
-  int parent_ends[4] = {go_write.get(), gate_write.get(), report_read.get(), error_read.get()};
-  std::copy(std::begin(parent_ends), std::end(parent_ends), c.parent_fds);
+  if (gated) cenv.push_back(gate_var.data());
+  cenv.push_back(nullptr);
 
-  pid_ = spawn(c);
-  if (pid_ < 0) fail("cannot start the application's process: {}", errno_text(errno));
+  pid_ = fork();
+  if (pid_ < 0) fail("cannot fork: {}", errno_text(errno));
+  if (pid_ == 0) {
+    // The parent's ends: holding the go pipe's (or the gate's) write end would keep the child from
+    // seeing EOF when the recorder dies before releasing it.
+    go_write.reset();
+    gate_write.reset();
+    report_read.reset();
+    error_read.reset();
+    run_child(cargv.data(), cenv.data(), user, go_read.get(), error_write.get(),
+              {gate_read.get(), report_write.get()});
+  }
   // glibc 2.36 declares pidfd_open() without C linkage for C++: the system call directly.
   exit_fd_ = UniqueFd(static_cast<int>(syscall(SYS_pidfd_open, pid_, 0)));
   if (!exit_fd_) {
@@ -178,25 +154,9 @@ Launcher::Launcher(const std::vector<std::string>& argv, const std::vector<std::
   error_fd_ = std::move(error_read);
   gate_fd_ = std::move(gate_write);
   report_fd_ = std::move(report_read);
-}
-
-// Copies of what the child uses, built before it starts: it may not allocate.
-void Launcher::prepare_child(const std::vector<std::string>& argv,
-                             const std::vector<std::string>& env, const TargetUser& user,
-                             std::string gate_var) {
-  Child& c = *child_;
-  c.user = user;
-  c.strings.reserve(argv.size() + env.size() + 1);
-  c.strings.insert(c.strings.end(), argv.begin(), argv.end());
-  for (const auto& e : env) {
-    if (e.rfind("EZIOTRACE_GATE=", 0) != 0) c.strings.push_back(e);
+  if (report_fd_ && fcntl(report_fd_.get(), F_SETFL, O_NONBLOCK) != 0) {
+    fail("cannot set up the start gate: {}", errno_text(errno));
   }
-  if (!gate_var.empty()) c.strings.push_back(std::move(gate_var));
-  for (size_t i = 0; i < c.strings.size(); ++i) {
-    (i < argv.size() ? c.argv : c.envp).push_back(c.strings[i].data());
-  }
-  c.argv.push_back(nullptr);
-  c.envp.push_back(nullptr);
 }
 
 Launcher::~Launcher() {

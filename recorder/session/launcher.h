@@ -4,7 +4,6 @@
 // held at the preload helper's gate (recorder/session/start_gate.h) until open_gate().
 #include <sys/types.h>
 
-#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,7 +19,7 @@ class Launcher {
   // pipe ends (EZIOTRACE_GATE=<read fd>,<write fd>,<our pid> in its environment) for the preload
   // helper.
   enum class Start { kHeld, kGated };
-  // Starts the child; it takes the target user's identity and waits for release() (kHeld).
+  // Forks; the child takes the target user's identity and waits for release() (kHeld).
   // env: the complete environment of the application ("NAME=value").
   Launcher(const std::vector<std::string>& argv, const std::vector<std::string>& env,
            const TargetUser& user, Start start = Start::kHeld);
@@ -56,14 +55,7 @@ class Launcher {
   uint64_t cpu_ns() const { return cpu_ns_; }
   void signal(int sig);
 
-  struct Child;  // launcher.cpp
-
  private:
-  void prepare_child(const std::vector<std::string>& argv, const std::vector<std::string>& env,
-                     const TargetUser& user, std::string gate_var);
-  // Declared first, destroyed last: the child may use it until it has exec'd or ended (the
-  // destructor waits for that).
-  std::unique_ptr<Child> child_;
   std::string name_;
   pid_t pid_ = -1;
   UniqueFd go_fd_;      // write end: one byte releases the child
