@@ -283,9 +283,8 @@ KernelPrograms::Session KernelPrograms::open_session(uint64_t ring_bytes, Unique
   if (slot == 0 && !ring && first_ring_) {
     return start_session(slot, std::move(first_ring_), ring_bytes);
   }
-  if (!ring) ring = make_ring_buffer(ring_bytes);
-  await_ring_left(slot);
-  put_ring(map_fd("rings"), slot, ring.get());
+  if (!ring) return start_session(slot, install_ring(slot, ring_bytes), ring_bytes);
+  place_ring(slot, ring.get());
   return start_session(slot, std::move(ring), ring_bytes);
 }
 
@@ -297,18 +296,20 @@ unsigned KernelPrograms::reserve_slot() {
 
 UniqueFd KernelPrograms::install_ring(unsigned slot, uint64_t ring_bytes) {
   UniqueFd ring = make_ring_buffer(ring_bytes);
-  await_ring_left(slot);
-  put_ring(map_fd("rings"), slot, ring.get());
+  place_ring(slot, ring.get());
   return ring;
 }
 
-// The slot's last ring may still be leaving the map of rings: a new ring's install must come after
-// that removal. Only the slot's owner calls this (open_session, or install_ring on a reserved
-// slot), so no other thread touches the slot's future meanwhile.
-void KernelPrograms::await_ring_left(unsigned slot) {
-  if (!ring_leaving_[slot].valid()) return;
-  // Failed: the old ring stayed installed until the new one replaces it (memory held longer).
-  if (std::string error = ring_leaving_[slot].get(); !error.empty()) spdlog::warn("{}", error);
+// Installs ring in the slot's entry of the map of rings, after the slot's last ring has left it:
+// that removal may still be under way on another thread (close_session). Only the slot's owner
+// calls this (open_session, or install_ring on a reserved slot), so no other thread touches the
+// slot's future meanwhile.
+void KernelPrograms::place_ring(unsigned slot, int ring) {
+  if (ring_leaving_[slot].valid()) {
+    // Failed: the old ring stayed installed until the new one replaces it (memory held longer).
+    if (std::string error = ring_leaving_[slot].get(); !error.empty()) spdlog::warn("{}", error);
+  }
+  put_ring(map_fd("rings"), slot, ring);
 }
 
 namespace {

@@ -104,7 +104,7 @@ class KernelPrograms {
   void load(const KernelCache& cache, std::future<UniqueFd> first_ring);
   uint32_t live_id(unsigned slot) const;
   unsigned free_slot() const;
-  void await_ring_left(unsigned slot);
+  void place_ring(unsigned slot, int ring);
   Session start_session(unsigned slot, UniqueFd ring, uint64_t ring_bytes);
   bool claimed_by_live_session(uint32_t pid, uint32_t id) const;
   int map_fd(const char* name) const;
