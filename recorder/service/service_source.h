@@ -12,6 +12,10 @@
 #include "recorder/probe/probe.h"
 #include "recorder/service/client.h"
 
+namespace ezio::recorder {
+class RecordStore;
+}  // namespace ezio::recorder
+
 namespace ezio::recorder::service {
 
 class ServiceSource : public KernelSource {
