@@ -9,6 +9,7 @@
 
 #include "record.h"
 #include "recorder/load/device_use.h"
+#include "recorder/load/record_sink.h"
 
 namespace ezio::recorder {
 
@@ -43,11 +44,11 @@ struct CallRecords {
   std::vector<ezio_throttle_rec> throttles;  // dirty-throttling pauses, nested like FS records
 };
 
-class RecordStore {
+class RecordStore final : public RecordSink {
  public:
   // Decodes one ring-buffer record. A record of another layout version or of a size that does not
   // match its kind is not trusted: it is counted in malformed() and reported as lost.
-  void add(const void* data, size_t size);
+  void add(const void* data, size_t size) override;
 
   // Moves out the calls, process events, VFS, FS and throttling records that ended before `before`
   // (CLOCK_MONOTONIC ns; a call's VFS and FS records end within it, so they come with it), every
@@ -83,7 +84,7 @@ class RecordStore {
   // fills, and what it cannot take is lost, counted): memory stays bounded when the archive is
   // written slower than the records come.
   void limit(size_t max_held) { max_held_ = max_held; }
-  bool full() const { return held() >= max_held_; }
+  bool full() const override { return held() >= max_held_; }
   // Records received per layer (enum ezio_layer).
   const std::array<uint64_t, EZIO_LAYER_COUNT>& received() const { return received_; }
 

@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "recorder/decode/record_store.h"
+
 namespace ezio::recorder {
 
 InProcessSource::InProcessSource(std::unique_ptr<KernelPrograms> programs, uint64_t ring_bytes,

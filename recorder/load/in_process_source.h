@@ -11,6 +11,8 @@
 
 namespace ezio::recorder {
 
+class RecordStore;
+
 class InProcessSource : public KernelSource {
  public:
   // ring: made beforehand by make_ring_buffer(ring_bytes), else made here.

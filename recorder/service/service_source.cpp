@@ -4,6 +4,7 @@
 
 #include "common/error.h"
 #include "common/log.h"
+#include "recorder/decode/record_store.h"
 #include "recorder/probe/probe_plan_json.h"
 #include "recorder/service/totals_json.h"
 

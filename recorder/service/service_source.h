@@ -12,6 +12,10 @@
 #include "recorder/probe/probe.h"
 #include "recorder/service/client.h"
 
+namespace ezio::recorder {
+class RecordStore;
+}  // namespace ezio::recorder
+
 namespace ezio::recorder::service {
 
 class ServiceSource : public KernelSource {
@@ -38,8 +42,8 @@ class ServiceSource : public KernelSource {
   bool hung_up() const;
   RingReader& reader();
   std::unique_ptr<ServiceClient> client_;
-  // Mapped at its first use, once the application is released: mapping a 32 MiB ring takes a few
-  // milliseconds that would otherwise delay the application's exec.
+  // Made at its first use, once the application is released, so that none of its mappings delays
+  // the application's exec.
   std::unique_ptr<RingReader> reader_;
   UniqueFd ring_;
   uint64_t ring_bytes_ = 0;
