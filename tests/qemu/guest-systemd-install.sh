@@ -140,11 +140,15 @@ echo "$out" | sed 's/^/  | /'
 check "a second install exits 0" [ $rc -eq 0 ]
 check "it rewrote no unit (mtimes and sizes kept)" \
   [ "$(stat -c '%Y %s' $units/eziotraced.service $units/eziotraced.socket | tr '\n' ' ')" = "$before" ]
-check "it says nothing about installing a unit or a group" \
-  eval '! contains "$out" installed && ! contains "$out" "created group"'
+check "it says nothing about installing a unit or a group, nor about a restart" \
+  eval '! contains "$out" installed && ! contains "$out" "created group" && ! contains "$out" restart'
 check "the socket is active again" [ "$(systemctl is-active eziotraced.socket)" = active ]
 
-echo "# an administrator's change" >> $units/eziotraced.socket
+# An administrator's change, applied: the socket for root alone.
+sed -i 's/^SocketMode=0660$/SocketMode=0600/' $units/eziotraced.socket
+systemctl daemon-reload
+limit systemctl restart eziotraced.socket
+check "the changed socket unit is in force (mode $(stat -c %a $sock))" [ "$(stat -c %a $sock)" = 600 ]
 changed=$(cat $units/eziotraced.socket)
 out=$(limit "$prefix/eziotrace" service install 2>&1)
 rc=$?
@@ -159,8 +163,37 @@ rc=$?
 echo "$out" | sed 's/^/  | /'
 check "install --force exits 0 ($rc)" [ $rc -eq 0 ]
 check "it says it replaced the unit" contains "$out" "installed $units/eziotraced.socket"
-check "the unit is the packaged one again" eval '! grep -q "administrator" $units/eziotraced.socket'
+check "the unit is the packaged one again" grep -qx "SocketMode=0660" $units/eziotraced.socket
 check "no unit needs a daemon-reload" [ "$(show eziotraced.service NeedDaemonReload)$(show eziotraced.socket NeedDaemonReload)" = nono ]
+# systemd keeps a listening socket as it was bound: install must say that a restart applies it.
+check "the running socket keeps its former mode ($(stat -c %a $sock))" [ "$(stat -c %a $sock)" = 600 ]
+check "install says the socket keeps its former settings until restarted" \
+  contains "$out" "eziotraced.socket was running: it keeps its former settings until \`systemctl restart eziotraced.socket\`"
+limit systemctl restart eziotraced.socket
+check "restarted, the socket has the packaged mode ($(stat -c '%G %a' $sock))" \
+  [ "$(stat -c '%G %a' $sock)" = "eziotrace 660" ]
+
+# --- the service again, and after a crash ---------------------------------------------------------
+record_again() {  # record_again NAME: the member records once more, through the service
+  local out rc
+  out=$(as_user $member "$prefix/eziotrace" record -o "$1" -- "${workload[@]}" 2>&1)
+  rc=$?
+  [ $rc -eq 0 ] || echo "$out" | sed 's/^/  | /'
+  [ $rc -eq 0 ] && [ "$(otf2-print -G "/home/$member/$1/eziotrace.otf2" 2>/dev/null |
+    sed -n 's/.*Name: "EZIOTRACE::RECORDING_PATH".*Value: "\([^"]*\)".*/\1/p')" = eziotraced ]
+}
+check "after the reinstall, $member records through a newly started eziotraced" record_again rec2
+pid=$(show eziotraced.service MainPID)
+kill -KILL "$pid"
+# Restart=on-failure: systemd starts it again at once (socket still listening).
+for _ in $(seq 1 60); do
+  [ "$(show eziotraced.service NRestarts)" = 1 ] && [ "$(systemctl is-active eziotraced.service)" = active ] && break
+  sleep 0.5
+done
+check "killed (SIGKILL), eziotraced is restarted by systemd (NRestarts $(show eziotraced.service NRestarts))" \
+  [ "$(show eziotraced.service NRestarts) $(systemctl is-active eziotraced.service)" = "1 active" ]
+check "the socket file outlives the crash" [ -S $sock ]
+check "$member records through the restarted eziotraced" record_again rec3
 
 if [ $failed -ne 0 ]; then
   echo "--- journal of eziotraced"
