@@ -85,9 +85,9 @@ $(grep 'not found' <<<"$out")"; fi
 add_bin() {
   local dst=$root/ezio/bin/$(basename "$1")
   cp -L "$1" "$dst"
-  # Debug info is most of a debug build's size (eziotrace: 141 MB, 9 MB without): the guest does
-  # not need it, and the initramfs is packed and unpacked in guest memory at every boot.
-  strip --strip-debug "$dst" 2>/dev/null || true
+  # --systemd copies /ezio once more, onto the tmpfs overlay: debug info, most of a debug build's
+  # size (eziotrace: 141 MB, 9 MB without), would take a third of the guest's memory twice.
+  [ $systemd -eq 0 ] || strip --strip-debug "$dst" 2>/dev/null || true
   chmod 755 "$dst"
   add_libs "$1"
 }
