@@ -32,7 +32,8 @@ struct InstallArgs {
   bool start = true;
 };
 
-void run_or_fail(std::vector<std::string> argv) {
+// The wait status of the command.
+int run_command(std::vector<std::string> argv) {
   std::vector<char*> cargv;
   for (auto& a : argv) cargv.push_back(a.data());
   cargv.push_back(nullptr);
@@ -43,9 +44,18 @@ void run_or_fail(std::vector<std::string> argv) {
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
+  return status;
+}
+
+void run_or_fail(std::vector<std::string> argv) {
+  int status = run_command(argv);
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     fail("{} failed (status {})", fmt::join(argv, " "), status);
   }
+}
+
+bool unit_is_active(const std::string& unit) {
+  return run_command({"systemctl", "is-active", "--quiet", unit}) == 0;
 }
 
 // The unit text with ExecStart naming the eziotraced installed beside this eziotrace.
@@ -59,13 +69,16 @@ std::string service_unit_text() {
   return text;
 }
 
+enum class Written { kSame, kNew, kReplaced };
+
 // Writes a unit file; one that is there already with other content is a user's: kept unless
 // --force.
-void write_unit(const fs::path& path, const std::string& text, bool force) {
+Written write_unit(const fs::path& path, const std::string& text, bool force) {
   std::ifstream in(path);
-  if (in) {
+  const bool existed = bool(in);
+  if (existed) {
     std::string old((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (old == text) return;
+    if (old == text) return Written::kSame;
     if (!force)
       fail("{} exists with other content: not replacing it (--force does)", path.string());
   }
@@ -78,6 +91,7 @@ void write_unit(const fs::path& path, const std::string& text, bool force) {
   chmod(tmp.c_str(), 0644);
   fs::rename(tmp, path);
   spdlog::info("installed {}", path.string());
+  return existed ? Written::kReplaced : Written::kNew;
 }
 
 void install(const InstallArgs& a) {
@@ -87,10 +101,16 @@ void install(const InstallArgs& a) {
     spdlog::info("created group {}", kDefaultGroup);
   }
   fs::create_directories(a.unit_dir);
-  write_unit(fs::path(a.unit_dir) / "eziotraced.service", service_unit_text(), a.force);
-  write_unit(fs::path(a.unit_dir) / "eziotraced.socket", kSocketUnit, a.force);
+  bool systemd = fs::is_directory("/run/systemd/system");
+  // A running socket (or service) keeps the settings it started with: a daemon-reload does not
+  // rebind the socket nor restart the service.
+  bool was_active = systemd && a.start && unit_is_active("eziotraced.socket");
+  bool replaced = write_unit(fs::path(a.unit_dir) / "eziotraced.service", service_unit_text(),
+                             a.force) == Written::kReplaced;
+  replaced |= write_unit(fs::path(a.unit_dir) / "eziotraced.socket", kSocketUnit, a.force) ==
+              Written::kReplaced;
   if (!a.start) return;
-  if (!fs::is_directory("/run/systemd/system")) {
+  if (!systemd) {
     spdlog::info(
         "systemd is not running here: start `eziotraced` (it serves {} and goes to the "
         "background once ready) from the node's init scripts",
@@ -101,6 +121,11 @@ void install(const InstallArgs& a) {
   run_or_fail({"systemctl", "enable", "--now", "eziotraced.socket"});
   spdlog::info("eziotraced.socket enabled and started; add users to group {} to let them record",
                kDefaultGroup);
+  if (replaced && was_active) {
+    spdlog::warn(
+        "eziotraced.socket was running: it keeps its former settings until `systemctl restart "
+        "eziotraced.socket` (which also ends eziotraced and the recordings in progress)");
+  }
 }
 
 void status(const std::string& socket) {

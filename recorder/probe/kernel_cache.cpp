@@ -111,6 +111,16 @@ std::string layer_mask(const LayerSet& layers) {
   return fmt::format("{:02x}", m);
 }
 
+// A file this cache wrote: a regular file named <16 hex digits of a key>.<what>. Nothing else in
+// the directory is the cache's: as root it is /run/eziotrace, where eziotraced's socket lives.
+bool is_cache_file(const fs::directory_entry& e, const std::string& name) {
+  std::error_code ec;
+  if (!e.is_regular_file(ec) || e.is_symlink(ec) || name.size() <= 17 || name[16] != '.')
+    return false;
+  return std::all_of(name.begin(), name.begin() + 16,
+                     [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+}
+
 std::future<std::string> ready(std::string value) {
   std::promise<std::string> p;
   p.set_value(std::move(value));
@@ -194,7 +204,8 @@ void KernelCache::forget() const {
 void KernelCache::remove_files(bool of_this_key) const {
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(dir_, ec)) {
-    if (e.path().filename().string().starts_with(key_) == of_this_key) fs::remove(e.path(), ec);
+    std::string name = e.path().filename().string();
+    if (is_cache_file(e, name) && name.starts_with(key_) == of_this_key) fs::remove(e.path(), ec);
   }
 }
 

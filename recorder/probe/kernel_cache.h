@@ -44,7 +44,7 @@ class KernelCache {
 
  private:
   std::filesystem::path file(const std::string& suffix) const;
-  // Removes the files of this key, or those of every other key.
+  // Removes the cache's files of this key, or those of every other key; nothing else.
   void remove_files(bool of_this_key) const;
 
   std::filesystem::path dir_;  // empty: disabled

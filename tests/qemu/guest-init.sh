@@ -39,6 +39,7 @@ mkdir -p /mnt/disk/out
 
 export EZIO_BIN=/ezio/bin EZIO_FILES=/ezio/files EZIO_DISK=/mnt/disk EZIO_DISK_DEV=/dev/vda
 export EZIO_OUT=/mnt/disk/out
+. /ezio/env   # run-in-vm.sh --env
 cd /mnt/disk
 echo "EZIO-GUEST-BEGIN"
 sh /ezio/guest.sh < /dev/null 2>&1

@@ -18,6 +18,10 @@
 #   --mem MB, --smp N   guest memory (default 1024) and CPUs (default 2)
 #   --timeout S         hard limit on the whole VM run (default 300)
 #   --keep DIR          keep the work files (initramfs, disk image, console.log) in DIR
+#   --env NAME=VALUE    export NAME=VALUE to the guest script; repeatable
+#   --systemd           boot this host's own root file system (virtio-9p, read-only, a tmpfs
+#                       overlay on top) with its systemd as PID 1, to ezio-test.target, whose
+#                       ezio-test.service runs the guest script with bash (tests/qemu/systemd/)
 # exit status: the guest script's; 124 if the VM hit the timeout; 125 if the harness itself failed.
 set -euo pipefail
 
@@ -25,7 +29,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 prog=run-in-vm.sh
 die() { echo "$prog: error: $*" >&2; exit 125; }
 
-bins=() files=() modules=() out_dir='' disk_mb=256 mem=1024 smp=2 vm_timeout=300 keep=''
+bins=() files=() modules=() envs=() out_dir='' disk_mb=256 mem=1024 smp=2 vm_timeout=300 keep=''
+systemd=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --bin) bins+=("$2"); shift 2 ;;
@@ -37,6 +42,8 @@ while [ $# -gt 0 ]; do
     --smp) smp=$2; shift 2 ;;
     --timeout) vm_timeout=$2; shift 2 ;;
     --keep) keep=$2; shift 2 ;;
+    --env) envs+=("$2"); shift 2 ;;
+    --systemd) systemd=1; shift ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     --) shift; break ;;
     -?*) die "unknown option $1 (see --help)" ;;
@@ -76,8 +83,12 @@ $(grep 'not found' <<<"$out")"; fi
   done
 }
 add_bin() {
-  cp -L "$1" "$root/ezio/bin/$(basename "$1")"
-  chmod 755 "$root/ezio/bin/$(basename "$1")"
+  local dst=$root/ezio/bin/$(basename "$1")
+  cp -L "$1" "$dst"
+  # --systemd copies /ezio once more, onto the tmpfs overlay: debug info, most of a debug build's
+  # size (eziotrace: 141 MB, 9 MB without), would take a third of the guest's memory twice.
+  [ $systemd -eq 0 ] || strip --strip-debug "$dst" 2>/dev/null || true
+  chmod 755 "$dst"
   add_libs "$1"
 }
 if [ "$binaries" != - ]; then
@@ -104,13 +115,30 @@ for spec in ${files[@]+"${files[@]}"}; do
   cp -rL "$src" "$root$dest"
 done
 cp /bin/busybox "$root/bin/busybox"
-cp "$here/guest-init.sh" "$root/init"
 cp "$guest_script" "$root/ezio/guest.sh"
+# The guest script's environment beside EZIO_*: sourced before it runs (values single-quoted).
+: > "$root/ezio/env"
+for e in ${envs[@]+"${envs[@]}"}; do
+  name=${e%%=*}
+  [[ "$name" =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]] && [ "$name" != "$e" ] || die "--env $e is not NAME=VALUE"
+  value=${e#*=}
+  printf "export %s='%s'\n" "$name" "${value//\'/\'\\\'\'}" >> "$root/ezio/env"
+done
+if [ $systemd -eq 1 ]; then
+  # The guest's root is this host's own /: its systemd must be there (fails, never skips).
+  [ -x /lib/systemd/systemd ] || die "--systemd: no systemd on this host (/lib/systemd/systemd)"
+  cp "$here/guest-init-systemd.sh" "$root/init"
+  cp -r "$here/systemd" "$root/ezio/systemd"
+else
+  cp "$here/guest-init.sh" "$root/init"
+fi
 chmod 755 "$root/init" "$root/ezio/guest.sh"
 
 # --- kernel modules, dependencies first ---------------------------------------------------------
 # crc32c_generic: ext4's checksums ask for "crc32c" through the crypto API (a softdep, not a depends).
 want=(virtio_pci virtio_blk crc32c_generic ext4 loop ${modules[@]+"${modules[@]}"})
+# --systemd: the host's root over virtio-9p (9p needs 9pnet and netfs), a tmpfs overlay on it.
+[ $systemd -eq 0 ] || want+=(9pnet_virtio 9p overlay)
 declare -A ko_path=() loaded=()
 while IFS= read -r f; do
   n=$(basename "$f"); n=${n%%.ko*}; ko_path[${n//-/_}]=$f
@@ -153,6 +181,14 @@ make_disk() {
 # TCG only: /dev/kvm exists on these machines but KVM fails on an MSR. -no-reboot turns the panic
 # that follows an init that dies (panic=-1) into a qemu exit, so a broken guest cannot spin forever.
 console=$work/console.log
+append="console=ttyS0 quiet panic=-1 oops=panic"
+qemu_extra=()
+if [ $systemd -eq 1 ]; then
+  # multidevs=remap: / spans several host file systems; their inode numbers must not collide.
+  qemu_extra=(-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap")
+  # Status lines only for failures: the console is where the guest script's output goes.
+  append+=" systemd.unit=ezio-test.target systemd.show_status=error"
+fi
 # A TCG guest now and then hangs before its init runs (no console output at all, both vCPUs busy):
 # such a boot is retried once after boot_limit seconds instead of waiting for the whole timeout.
 boot_limit=120
@@ -163,7 +199,7 @@ boot_vm() {  # qemu's status; 200: the guest had not begun after boot_limit; 201
     -machine q35 -accel tcg -cpu max -smp "$smp" -m "$mem" \
     -display none -monitor none -serial "file:$console" -nic none -no-reboot \
     -kernel "$kdir/vmlinuz" -initrd "$work/initrd.gz" \
-    -append "console=ttyS0 quiet panic=-1 oops=panic" \
+    -append "$append" ${qemu_extra[@]+"${qemu_extra[@]}"} \
     -drive "file=$work/disk.img,if=virtio,format=raw" </dev/null >"$work/qemu.out" 2>&1 &
   local pid=$! waited=0
   # Until the end, also watch for the soft lockup of Debian's 6.1 kernel with kprobes

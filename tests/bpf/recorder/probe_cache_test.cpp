@@ -2,8 +2,12 @@
 // what was kept never makes a recording fail: damaged or failing files are dropped and the kernel
 // is probed again.
 #include <gtest/gtest.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
 
+#include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -109,6 +113,32 @@ TEST(ProbeCache, KeptFilesThatFailToLoadAreForgotten) {
   auto again = c.record((c.dir.parent_path() / "c").string());
   ASSERT_EQ(again.status, 0) << again.err;
   EXPECT_FALSE(has(again.err, "probing again")) << again.err;
+}
+
+// As root the cache is /run/eziotrace, beside eziotraced's socket: a new plan drops the files of
+// other keys (another kernel, another build), never anything else. (It once removed the socket:
+// found by the qemu test under systemd, where the service's first start took the socket away.)
+TEST(ProbeCache, OnlyTheCachesOwnFilesAreDropped) {
+  CacheDir c("cache_shared");
+  fs::path sock = c.dir / "eziotraced.sock";
+  int fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+  ASSERT_GE(fd, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  ASSERT_LT(sock.string().size(), sizeof(addr.sun_path));
+  std::strcpy(addr.sun_path, sock.c_str());
+  ASSERT_EQ(bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+  std::ofstream(c.dir / "notes.txt") << "mine\n";
+  fs::path stale = c.dir / "0123456789abcdef.plan-3f.json";
+  std::ofstream(stale) << "{}";
+  auto r = c.record((c.dir.parent_path() / "a").string());
+  close(fd);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.err, "hooks probed in")) << r.err;
+  EXPECT_TRUE(fs::is_socket(sock));
+  EXPECT_TRUE(fs::exists(c.dir / "notes.txt"));
+  EXPECT_FALSE(fs::exists(stale));
+  EXPECT_EQ(c.files(".json").size(), 1u);
 }
 
 TEST(ProbeCache, DirectoryOthersCanWriteIsNotUsed) {
