@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <vector>
 
 #include "app/commands.h"
 #include "app/service_units.h"
@@ -71,31 +72,48 @@ std::string service_unit_text() {
 
 enum class Written { kSame, kNew, kReplaced };
 
-// Writes a unit file; one that is there already with other content is a user's: kept unless
-// --force.
-Written write_unit(const fs::path& path, const std::string& text, bool force) {
-  std::ifstream in(path);
-  const bool existed = bool(in);
-  if (existed) {
-    std::string old((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (old == text) return Written::kSame;
-    if (!force)
-      fail("{} exists with other content: not replacing it (--force does)", path.string());
-  }
-  std::string tmp = path.string() + ".eziotrace-new";
+struct Unit {
+  fs::path path;
+  std::string text;
+  Written how = Written::kSame;
+};
+
+// What writing the unit would do; one that is there already with other content is a user's: kept
+// unless --force.
+Written compare_unit(const Unit& u, bool force) {
+  std::ifstream in(u.path);
+  if (!in) return Written::kNew;
+  std::string old((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (old == u.text) return Written::kSame;
+  if (!force)
+    fail("{} exists with other content: not replacing it (--force does)", u.path.string());
+  return Written::kReplaced;
+}
+
+void write_unit(const Unit& u) {
+  std::string tmp = u.path.string() + ".eziotrace-new";
   {
     std::ofstream out(tmp, std::ios::trunc);
-    out << text;
+    out << u.text;
     if (!out.flush()) fail("cannot write {}", tmp);
   }
   chmod(tmp.c_str(), 0644);
-  fs::rename(tmp, path);
-  spdlog::info("installed {}", path.string());
-  return existed ? Written::kReplaced : Written::kNew;
+  fs::rename(tmp, u.path);
+  spdlog::info("installed {}", u.path.string());
+}
+
+// Both units are compared before anything is changed: a refusal leaves the group and every unit
+// file as they were, not one unit rewritten and the other refused.
+std::vector<Unit> planned_units(const InstallArgs& a) {
+  std::vector<Unit> units = {{fs::path(a.unit_dir) / "eziotraced.service", service_unit_text()},
+                             {fs::path(a.unit_dir) / "eziotraced.socket", kSocketUnit}};
+  for (Unit& u : units) u.how = compare_unit(u, a.force);
+  return units;
 }
 
 void install(const InstallArgs& a) {
   if (geteuid() != 0) fail("eziotrace service install needs root");
+  const std::vector<Unit> units = planned_units(a);
   if (!group_id(kDefaultGroup)) {
     run_or_fail({"groupadd", "--system", kDefaultGroup});
     spdlog::info("created group {}", kDefaultGroup);
@@ -105,10 +123,11 @@ void install(const InstallArgs& a) {
   // A running socket (or service) keeps the settings it started with: a daemon-reload does not
   // rebind the socket nor restart the service.
   bool was_active = systemd && a.start && unit_is_active("eziotraced.socket");
-  bool replaced = write_unit(fs::path(a.unit_dir) / "eziotraced.service", service_unit_text(),
-                             a.force) == Written::kReplaced;
-  replaced |= write_unit(fs::path(a.unit_dir) / "eziotraced.socket", kSocketUnit, a.force) ==
-              Written::kReplaced;
+  bool replaced = false;
+  for (const Unit& u : units) {
+    if (u.how != Written::kSame) write_unit(u);
+    replaced |= u.how == Written::kReplaced;
+  }
   if (!a.start) return;
   if (!systemd) {
     spdlog::info(

@@ -384,6 +384,13 @@ TEST(ServiceUnits, SystemdAnalyzeVerifyIsClean) {
       run({EZIO_BINARY, "service", "install", "--no-start", "--unit-dir", dir.string()});
   EXPECT_NE(again.status, 0);
   EXPECT_EQ(read_text(dir / "eziotraced.socket"), "# mine\n");
+  // Refused on one unit, install writes no other: the missing service unit is not written before
+  // the socket unit's refusal.
+  fs::remove(dir / "eziotraced.service");
+  ezio::test::Run refused =
+      run({EZIO_BINARY, "service", "install", "--no-start", "--unit-dir", dir.string()});
+  EXPECT_NE(refused.status, 0);
+  EXPECT_FALSE(fs::exists(dir / "eziotraced.service")) << "written before the refusal";
   if (!had_group) run({"groupdel", "eziotrace"});
 }
 
