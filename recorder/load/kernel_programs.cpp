@@ -217,6 +217,7 @@ void KernelPrograms::load(const KernelCache& cache, const std::string& core_btf,
                           std::future<UniqueFd> first_ring) {
   AttachIds ids = cache.attach_ids(btf_attach_sections(skel_.get()));
   ProgramHalves halves = split_programs(skel_.get());
+  std::array<size_t, 2> sizes = half_sizes(skel_.get(), halves);
   select_no_program(skel_.get());
   // Opened (~2 ms each) while the tables are made.
   auto opening = std::async(std::launch::async, [&halves, &core_btf, &ids] {
@@ -233,10 +234,10 @@ void KernelPrograms::load(const KernelCache& cache, const std::string& core_btf,
   if (installed.valid()) first_ring_ = installed.get();
   spdlog::debug(
       "BPF tables made in {:.1f} ms, the halves opened {:.1f} ms later; programs loaded and "
-      "attached in {:.1f} ms (halves: {:.1f} and {:.1f} ms); the first ring installed {:.1f} ms "
-      "later",
-      (t1 - t0) / 1e6, (t2 - t1) / 1e6, (t3 - t2) / 1e6, took[0] / 1e6, took[1] / 1e6,
-      (monotonic_ns() - t3) / 1e6);
+      "attached in {:.1f} ms (halves of {} and {} instructions: {:.1f} and {:.1f} ms); the first "
+      "ring installed {:.1f} ms later",
+      (t1 - t0) / 1e6, (t2 - t1) / 1e6, (t3 - t2) / 1e6, sizes[0], sizes[1], took[0] / 1e6,
+      took[1] / 1e6, (monotonic_ns() - t3) / 1e6);
 }
 
 KernelPrograms::KernelPrograms(const ProbePlan& plan, const KernelCache& cache,

@@ -44,6 +44,18 @@ ProgramHalves split_programs(const eziotrace* skel) {
   return halves;
 }
 
+std::array<size_t, 2> half_sizes(const eziotrace* skel, const ProgramHalves& halves) {
+  std::array<size_t, 2> size{};
+  size_t index = 0;
+  bpf_program* prog;
+  bpf_object__for_each_program(prog, skel->obj) {
+    if (index < halves.size() && halves[index] >= 0)
+      size[halves[index]] += bpf_program__insn_cnt(prog);
+    ++index;
+  }
+  return size;
+}
+
 void select_no_program(eziotrace* skel) {
   bpf_program* prog;
   bpf_object__for_each_program(prog, skel->obj) {

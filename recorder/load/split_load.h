@@ -31,6 +31,8 @@ Skeleton open_skeleton(const std::string& core_btf);
 // that loads it. The halves have about the same number of instructions (the verifier's work).
 using ProgramHalves = std::vector<int>;
 ProgramHalves split_programs(const eziotrace* skel);
+// Each half's instructions (the -v log).
+std::array<size_t, 2> half_sizes(const eziotrace* skel, const ProgramHalves& halves);
 
 // Selects no program of skel: it makes the tables only.
 void select_no_program(eziotrace* skel);
