@@ -214,6 +214,12 @@ void log_gate(Started& s) {
       ms(s.app->gate_reached_ns()), ms(s.open_ns));
 }
 
+uint64_t ring_bytes(const RecordOptions& o) {
+  uint64_t bytes = o.ring_buffer_mib * 1024 * 1024;
+  check_ring_buffer_size(bytes);
+  return bytes;
+}
+
 // The ring buffer of an in-process recording (~7 ms of the kernel's for 32 MiB), made on a thread
 // of its own.
 std::future<UniqueFd> make_ring_in_background(uint64_t ring_buffer_bytes) {
@@ -221,19 +227,24 @@ std::future<UniqueFd> make_ring_in_background(uint64_t ring_buffer_bytes) {
                     [ring_buffer_bytes] { return make_ring_buffer(ring_buffer_bytes); });
 }
 
+// In-process, the ring buffer is made from the recording's start on, while the application is
+// prepared and started (a CPU is idle meanwhile); should that fail, it says so once the privileges
+// are checked (open_kernel_source).
+std::future<UniqueFd> early_ring(const RecordOptions& o) {
+  if (!service::goes_in_process(o)) return {};
+  return make_ring_in_background(ring_bytes(o));
+}
+
 // Gated: the application execs first and its start-up (the loader, EZTrace's) runs while the
 // programs load; otherwise it waits before its exec until they filter on its pid.
+// ring: the in-process ring buffer on its way, if known to be in-process.
 Started start_application(const RecordOptions& o, const std::vector<std::string>& env,
-                          const TargetUser& user, RecordStore& store, RecordingInfo& info) {
+                          const TargetUser& user, RecordStore& store, RecordingInfo& info,
+                          std::future<UniqueFd> ring) {
   LayerSet layers = parse_layers(o.layers);
-  uint64_t ring_buffer_bytes = o.ring_buffer_mib * 1024 * 1024;
-  check_ring_buffer_size(ring_buffer_bytes);
+  uint64_t ring_buffer_bytes = ring_bytes(o);
   Started s;
   s.gated = use_start_gate(o, env);
-  // In-process, the ring buffer is made while the application starts (a CPU is idle meanwhile);
-  // its failure, if any, is reported after the privileges are checked.
-  std::future<UniqueFd> ring;
-  if (service::goes_in_process(o)) ring = make_ring_in_background(ring_buffer_bytes);
   FirstProcess first;
   if (s.gated) {
     info.start_monotonic_ns = monotonic_ns();
@@ -299,6 +310,7 @@ RecordResult record(const RecordOptions& o, const RecordExtras& extras) {
   result.archive = output_path(o.output.string(), o.command.front());
   // Made before anything runs, so that whatever is in the way is refused first.
   Staging staging(result.archive, o.force);
+  std::future<UniqueFd> ring = early_ring(o);
 
   RecordingInfo& info = result.info;
   info.command = o.command;
@@ -315,7 +327,7 @@ RecordResult record(const RecordOptions& o, const RecordExtras& extras) {
 
   RecordStore store;
   store.limit(kMaxHeldRecords);
-  Started started = start_application(o, env, user, store, info);
+  Started started = start_application(o, env, user, store, info, std::move(ring));
   KernelSource& bpf = *started.source;
   Launcher& app = *started.app;
   info.recording_path = bpf.path_name();
