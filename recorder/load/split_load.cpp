@@ -29,8 +29,9 @@ ProgramHalves split_programs(const eziotrace* skel) {
   std::vector<std::pair<size_t, size_t>> selected;  // instructions, index
   bpf_program* prog;
   bpf_object__for_each_program(prog, skel->obj) {
-    if (bpf_program__autoload(prog))
+    if (bpf_program__autoload(prog)) {
       selected.emplace_back(bpf_program__insn_cnt(prog), halves.size());
+    }
     halves.push_back(-1);
   }
   // The largest first, each to the lighter half: the halves end within a program of each other.
@@ -49,8 +50,9 @@ std::array<size_t, 2> half_sizes(const eziotrace* skel, const ProgramHalves& hal
   size_t index = 0;
   bpf_program* prog;
   bpf_object__for_each_program(prog, skel->obj) {
-    if (index < halves.size() && halves[index] >= 0)
+    if (index < halves.size() && halves[index] >= 0) {
       size[halves[index]] += bpf_program__insn_cnt(prog);
+    }
     ++index;
   }
   return size;
