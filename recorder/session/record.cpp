@@ -214,35 +214,13 @@ void log_gate(Started& s) {
       ms(s.app->gate_reached_ns()), ms(s.open_ns));
 }
 
-uint64_t ring_bytes(const RecordOptions& o) {
-  uint64_t bytes = o.ring_buffer_mib * 1024 * 1024;
-  check_ring_buffer_size(bytes);
-  return bytes;
-}
-
-// The ring buffer of an in-process recording (~7 ms of the kernel's for 32 MiB), made on a thread
-// of its own.
-std::future<UniqueFd> make_ring_in_background(uint64_t ring_buffer_bytes) {
-  return std::async(std::launch::async,
-                    [ring_buffer_bytes] { return make_ring_buffer(ring_buffer_bytes); });
-}
-
-// In-process, the ring buffer is made from the recording's start on, while the application is
-// prepared and started (a CPU is idle meanwhile); should that fail, it says so once the privileges
-// are checked (open_kernel_source).
-std::future<UniqueFd> early_ring(const RecordOptions& o) {
-  if (!service::goes_in_process(o)) return {};
-  return make_ring_in_background(ring_bytes(o));
-}
-
 // Gated: the application execs first and its start-up (the loader, EZTrace's) runs while the
 // programs load; otherwise it waits before its exec until they filter on its pid.
-// ring: the in-process ring buffer on its way, if known to be in-process.
 Started start_application(const RecordOptions& o, const std::vector<std::string>& env,
-                          const TargetUser& user, RecordStore& store, RecordingInfo& info,
-                          std::future<UniqueFd> ring) {
+                          const TargetUser& user, RecordStore& store, RecordingInfo& info) {
   LayerSet layers = parse_layers(o.layers);
-  uint64_t ring_buffer_bytes = ring_bytes(o);
+  uint64_t ring_buffer_bytes = o.ring_buffer_mib * 1024 * 1024;
+  check_ring_buffer_size(ring_buffer_bytes);
   Started s;
   s.gated = use_start_gate(o, env);
   FirstProcess first;
@@ -258,7 +236,7 @@ Started start_application(const RecordOptions& o, const std::vector<std::string>
     s.app = std::make_unique<Launcher>(o.command, env, user);
     first = {s.app->pid(), s.app->exit_fd()};
   }
-  s.source = open_kernel_source(layers, ring_buffer_bytes, o, store, first, std::move(ring));
+  s.source = open_kernel_source(layers, ring_buffer_bytes, o, store, first);
   if (!s.gated) {
     s.source->trace_process(s.app->pid(), s.app->exit_fd());
     info.start_monotonic_ns = monotonic_ns();
@@ -290,14 +268,15 @@ std::jthread tear_down_in_background(std::unique_ptr<KernelSource> source) {
 
 std::unique_ptr<KernelSource> open_kernel_source(const LayerSet& layers, uint64_t ring_buffer_bytes,
                                                  const RecordOptions& o, RecordStore& store,
-                                                 FirstProcess first, std::future<UniqueFd> ring) {
+                                                 FirstProcess first) {
   // eziotraced's session when there is a service (docs/service.md), else the programs loaded here.
   return service::open_service_or(
       o, ring_buffer_bytes, store, first, [&]() -> std::unique_ptr<KernelSource> {
         check_recording_privileges();
-        // The ring buffer (unless on its way already) is made and installed while the programs
-        // load: it is on the start's critical path (KernelPrograms).
-        if (!ring.valid()) ring = make_ring_in_background(ring_buffer_bytes);
+        // The ring buffer is made and installed while the programs load: it is on the start's
+        // critical path (KernelPrograms).
+        auto ring = std::async(std::launch::async,
+                               [ring_buffer_bytes] { return make_ring_buffer(ring_buffer_bytes); });
         auto programs = load_kernel_programs(layers, o.probe_cache, std::move(ring));
         return std::make_unique<InProcessSource>(std::move(programs), ring_buffer_bytes, store);
       });
@@ -310,7 +289,6 @@ RecordResult record(const RecordOptions& o, const RecordExtras& extras) {
   result.archive = output_path(o.output.string(), o.command.front());
   // Made before anything runs, so that whatever is in the way is refused first.
   Staging staging(result.archive, o.force);
-  std::future<UniqueFd> ring = early_ring(o);
 
   RecordingInfo& info = result.info;
   info.command = o.command;
@@ -327,7 +305,7 @@ RecordResult record(const RecordOptions& o, const RecordExtras& extras) {
 
   RecordStore store;
   store.limit(kMaxHeldRecords);
-  Started started = start_application(o, env, user, store, info, std::move(ring));
+  Started started = start_application(o, env, user, store, info);
   KernelSource& bpf = *started.source;
   Launcher& app = *started.app;
   info.recording_path = bpf.path_name();

@@ -2,13 +2,11 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
-#include <future>
 #include <memory>
 #include <string>
 #include <thread>
 #include <vector>
 
-#include "common/unique_fd.h"
 #include "recorder/archive/kernel_archive.h"
 #include "recorder/archive/recording_info.h"
 #include "recorder/load/kernel_source.h"
@@ -69,12 +67,9 @@ class RecordStore;
 // The kernel side of a recording, its records going to store: today the programs loaded
 // in-process (root), slot 0 of their own KernelPrograms.
 // first: the application's process, already started (FirstProcess, kernel_source.h).
-// ring: the in-process ring buffer of ring_buffer_bytes on its way (make_ring_buffer), else it is
-// made here should the programs load in-process.
 std::unique_ptr<KernelSource> open_kernel_source(const LayerSet& layers, uint64_t ring_buffer_bytes,
                                                  const RecordOptions& options, RecordStore& store,
-                                                 FirstProcess first = {},
-                                                 std::future<UniqueFd> ring = {});
+                                                 FirstProcess first = {});
 
 // Runs the command under the kernel recorder and writes the archive.
 RecordResult record(const RecordOptions& options, const RecordExtras& extras = {});
