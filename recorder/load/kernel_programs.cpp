@@ -8,7 +8,6 @@
 
 #include <cerrno>
 #include <cstdarg>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <utility>
@@ -29,8 +28,8 @@ namespace ezio::recorder {
 
 namespace {
 
-// Called by the two threads that load the programs' halves at once (split_load.h): one message
-// at a time into the log, which is not thread-safe. Nothing else logs while they load.
+// Called from the threads that open and load the programs' halves too (split_load.h): the log is
+// thread-safe (common/log.cpp).
 int libbpf_log(enum libbpf_print_level level, const char* fmt, va_list args) {
   // Warnings too at debug level: failures are reported by us, with context.
   if (level != LIBBPF_WARN && level != LIBBPF_INFO) return 0;
@@ -41,8 +40,6 @@ int libbpf_log(enum libbpf_print_level level, const char* fmt, va_list args) {
   std::string msg(n > 0 ? n : 0, '\0');
   if (n > 0) vsnprintf(msg.data(), msg.size() + 1, fmt, args);
   while (!msg.empty() && msg.back() == '\n') msg.pop_back();
-  static std::mutex one_at_a_time;
-  std::lock_guard lock(one_at_a_time);
   spdlog::debug("libbpf: {}", msg);
   return 0;
 }
@@ -485,7 +482,7 @@ void KernelPrograms::close_session(unsigned slot, bool programs_ending) {
   // the map, which waits for a grace period: not on the caller's time. Programs about to be
   // destroyed free it with the map (that wait made the in-process end ~10 ms longer).
   if (programs_ending) return;
-  // What fails is said by the thread that waits for it (the log is not thread-safe).
+  // What fails is said by the thread that waits for it, when the slot is opened again.
   ring_leaving_[slot] = std::async(std::launch::async, [rings = map_fd("rings"), slot] {
     try {
       delete_ring_entry(rings, slot);
