@@ -26,17 +26,21 @@
 
 namespace ezio::recorder {
 
-void SkeletonDeleter::operator()(eziotrace* s) const { eziotrace__destroy(s); }
-
 namespace {
 
+// Called from the threads that open and load the programs' halves too (split_load.h): the log is
+// thread-safe (common/log.cpp).
 int libbpf_log(enum libbpf_print_level level, const char* fmt, va_list args) {
-  static char buf[1 << 20];
-  int n = vsnprintf(buf, sizeof(buf), fmt, args);
-  std::string msg(buf, n > 0 ? std::min<size_t>(n, sizeof(buf) - 1) : 0);
-  while (!msg.empty() && msg.back() == '\n') msg.pop_back();
   // Warnings too at debug level: failures are reported by us, with context.
-  if (level == LIBBPF_WARN || level == LIBBPF_INFO) spdlog::debug("libbpf: {}", msg);
+  if (level != LIBBPF_WARN && level != LIBBPF_INFO) return 0;
+  va_list sizing;
+  va_copy(sizing, args);
+  int n = vsnprintf(nullptr, 0, fmt, sizing);
+  va_end(sizing);
+  std::string msg(n > 0 ? n : 0, '\0');
+  if (n > 0) vsnprintf(msg.data(), msg.size() + 1, fmt, args);
+  while (!msg.empty() && msg.back() == '\n') msg.pop_back();
+  spdlog::debug("libbpf: {}", msg);
   return 0;
 }
 
@@ -169,9 +173,10 @@ void put_ring(int rings, unsigned slot, int ring) {
   }
 }
 
-UniqueFd install_first_ring(int rings, std::future<UniqueFd>& first_ring) {
+// Installs the first ring in slot 0 of rings (taking that descriptor: it stays open until then).
+UniqueFd install_first_ring(UniqueFd rings, std::future<UniqueFd> first_ring) {
   UniqueFd ring = first_ring.get();
-  put_ring(rings, 0, ring.get());
+  put_ring(rings.get(), 0, ring.get());
   return ring;
 }
 
@@ -179,38 +184,57 @@ UniqueFd install_first_ring(int rings, std::future<UniqueFd>& first_ring) {
 
 void KernelPrograms::open(const std::string& core_btf) {
   register_attach_handlers();  // before the open, which picks each program's handler
-  LIBBPF_OPTS(bpf_object_open_opts, open_opts);
-  open_opts.btf_custom_path = core_btf.empty() ? nullptr : core_btf.c_str();
-  skel_.reset(eziotrace__open_opts(&open_opts));
-  if (!skel_) fail("cannot open the BPF object: {}", errno_text(errno));
+  skel_ = open_skeleton(core_btf);
   for (const auto& sc : syscall_table()) {
     skel_->rodata->sc_desc[sc.nr] = sc.desc;
   }
   apply_probe_plan(skel_.get(), plan_);
 }
 
-void KernelPrograms::load(const KernelCache& cache, std::future<UniqueFd> first_ring) {
-  AttachIdsInUse attach_ids(skel_.get(), cache.attach_ids(btf_attach_sections(skel_.get())));
+// The skeleton's load, with no program selected: the tables. The first ring is installed in the
+// map of rings on another thread meanwhile (it waits for the ring, then for a grace period: longer
+// than the tables, so the programs load meanwhile too); the future says when it is done.
+std::future<UniqueFd> KernelPrograms::make_tables(std::future<UniqueFd> first_ring) {
   std::future<UniqueFd> installed;
   if (first_ring.valid()) {
     UniqueFd rings = make_rings_map();
     if (int err = bpf_map__reuse_fd(skel_->maps.rings, rings.get())) {
       fail("cannot use the map of ring buffers: {}", errno_text(-err));
     }
-    installed = std::async(std::launch::async, [fd = rings.get(), &first_ring] {
-      return install_first_ring(fd, first_ring);
-    });
-    // rings stays open until the install is done: reuse_fd took its own descriptor.
-    int load_err = eziotrace__load(skel_.get());
-    first_ring_ = installed.get();
-    if (load_err) {
-      fail("cannot load the BPF programs: {} (run with --verbose for the verifier log)",
-           errno_text(-load_err));
-    }
-  } else if (int err = eziotrace__load(skel_.get())) {
-    fail("cannot load the BPF programs: {} (run with --verbose for the verifier log)",
-         errno_text(-err));
+    installed =
+        std::async(std::launch::async, install_first_ring, std::move(rings), std::move(first_ring));
   }
+  if (int err = eziotrace__load(skel_.get())) {
+    fail("cannot make the BPF tables: {}", errno_text(-err));
+  }
+  return installed;
+}
+
+void KernelPrograms::load(const KernelCache& cache, const std::string& core_btf,
+                          std::future<UniqueFd> first_ring) {
+  AttachIds ids = cache.attach_ids(btf_attach_sections(skel_.get()));
+  ProgramHalves halves = split_programs(skel_.get());
+  std::array<size_t, 2> sizes = half_sizes(skel_.get(), halves);
+  select_no_program(skel_.get());
+  // Opened (~2 ms each) while the tables are made.
+  auto opening = std::async(std::launch::async, [&halves, &core_btf, &ids] {
+    return open_halves(halves, core_btf, ids);
+  });
+  uint64_t t0 = monotonic_ns();
+  std::future<UniqueFd> installed = make_tables(std::move(first_ring));
+  uint64_t t1 = monotonic_ns();
+  loaders_ = opening.get();
+  for (auto& loader : loaders_) loader->share_tables(skel_.get());
+  uint64_t t2 = monotonic_ns();
+  auto took = load_halves(loaders_);
+  uint64_t t3 = monotonic_ns();
+  if (installed.valid()) first_ring_ = installed.get();
+  spdlog::debug(
+      "BPF tables made in {:.1f} ms, the halves opened {:.1f} ms later; programs loaded and "
+      "attached in {:.1f} ms (halves of {} and {} instructions: {:.1f} and {:.1f} ms); the first "
+      "ring installed {:.1f} ms later",
+      (t1 - t0) / 1e6, (t2 - t1) / 1e6, (t3 - t2) / 1e6, sizes[0], sizes[1], took[0] / 1e6,
+      took[1] / 1e6, (monotonic_ns() - t3) / 1e6);
 }
 
 KernelPrograms::KernelPrograms(const ProbePlan& plan, const KernelCache& cache,
@@ -218,14 +242,8 @@ KernelPrograms::KernelPrograms(const ProbePlan& plan, const KernelCache& cache,
     : plan_(plan) {
   uint64_t t0 = monotonic_ns();
   open(core_btf);
-  uint64_t t1 = monotonic_ns();
-  load(cache, std::move(first_ring));
-  uint64_t t2 = monotonic_ns();
-  if (int err = eziotrace__attach(skel_.get())) {
-    fail("cannot attach the BPF programs: {}", errno_text(-err));
-  }
-  spdlog::debug("BPF object opened in {:.1f} ms, loaded in {:.1f} ms, attached in {:.1f} ms",
-                (t1 - t0) / 1e6, (t2 - t1) / 1e6, (monotonic_ns() - t2) / 1e6);
+  spdlog::debug("BPF object opened in {:.1f} ms", (monotonic_ns() - t0) / 1e6);
+  load(cache, core_btf, std::move(first_ring));
 }
 
 KernelPrograms::~KernelPrograms() {
@@ -464,7 +482,7 @@ void KernelPrograms::close_session(unsigned slot, bool programs_ending) {
   // the map, which waits for a grace period: not on the caller's time. Programs about to be
   // destroyed free it with the map (that wait made the in-process end ~10 ms longer).
   if (programs_ending) return;
-  // What fails is said by the thread that waits for it (the log is not thread-safe).
+  // What fails is said by the thread that waits for it, when the slot is opened again.
   ring_leaving_[slot] = std::async(std::launch::async, [rings = map_fd("rings"), slot] {
     try {
       delete_ring_entry(rings, slot);
@@ -475,13 +493,28 @@ void KernelPrograms::close_session(unsigned slot, bool programs_ending) {
   });
 }
 
+std::vector<std::pair<std::string, int>> KernelPrograms::loaded_programs() const {
+  std::vector<std::pair<std::string, int>> loaded;
+  for (const auto& loader : loaders_) {
+    bpf_program* prog;
+    bpf_object__for_each_program(prog, loader->skeleton()->obj) {
+      if (int fd = bpf_program__fd(prog); fd >= 0) loaded.emplace_back(bpf_program__name(prog), fd);
+    }
+  }
+  return loaded;
+}
+
 void KernelPrograms::detach() {
   std::vector<bpf_link*> links, kprobes;
-  for (int i = 0; i < skel_->skeleton->prog_cnt; ++i) {
-    bpf_link** link = skel_->skeleton->progs[i].link;
-    if (!*link) continue;
-    bool kprobe = bpf_program__type(*skel_->skeleton->progs[i].prog) == BPF_PROG_TYPE_KPROBE;
-    (kprobe ? kprobes : links).push_back(std::exchange(*link, nullptr));
+  for (const auto& loader : loaders_) {
+    if (!loader) continue;  // a load that failed before the halves were opened
+    const bpf_object_skeleton* s = loader->skeleton()->skeleton;
+    for (int i = 0; i < s->prog_cnt; ++i) {
+      bpf_link** link = s->progs[i].link;
+      if (!*link) continue;
+      bool kprobe = bpf_program__type(*s->progs[i].prog) == BPF_PROG_TYPE_KPROBE;
+      (kprobe ? kprobes : links).push_back(std::exchange(*link, nullptr));
+    }
   }
   destroy_concurrently(links, kprobes);
 }

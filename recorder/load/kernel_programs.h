@@ -12,9 +12,12 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "common/unique_fd.h"
 #include "recorder/load/kernel_source.h"
+#include "recorder/load/split_load.h"
 #include "recorder/probe/probe.h"
 
 struct eziotrace;
@@ -22,10 +25,6 @@ struct eziotrace;
 namespace ezio::recorder {
 
 class KernelCache;
-
-struct SkeletonDeleter {
-  void operator()(eziotrace* s) const;
-};
 
 class KernelPrograms {
  public:
@@ -94,14 +93,20 @@ class KernelPrograms {
   // stay readable.
   void detach();
   const ProbePlan& plan() const { return plan_; }
+  // The loaded programs, by name, each with its fd (owned here): what the tests inspect.
+  std::vector<std::pair<std::string, int>> loaded_programs() const;
   // Sessions open now, and the traced table's entries of every session.
   unsigned sessions() const;
   size_t traced_entries() const;
 
  private:
-  // The skeleton, opened with the plan applied; then loaded, the first ring installed meanwhile.
+  // The skeleton, opened with the plan applied. It makes the tables (the first ring installed
+  // meanwhile) while the two halves of its programs are opened on another thread; they load next,
+  // at once (recorder/load/split_load.h).
   void open(const std::string& core_btf);
-  void load(const KernelCache& cache, std::future<UniqueFd> first_ring);
+  void load(const KernelCache& cache, const std::string& core_btf,
+            std::future<UniqueFd> first_ring);
+  std::future<UniqueFd> make_tables(std::future<UniqueFd> first_ring);
   uint32_t live_id(unsigned slot) const;
   unsigned free_slot() const;
   void place_ring(unsigned slot, int ring);
@@ -109,7 +114,8 @@ class KernelPrograms {
   bool claimed_by_live_session(uint32_t pid, uint32_t id) const;
   int map_fd(const char* name) const;
 
-  std::unique_ptr<eziotrace, SkeletonDeleter> skel_;
+  Skeleton skel_;        // the tables' owner: no program of its own
+  HalfLoaders loaders_;  // the programs (their links)
   ProbePlan plan_;
   std::array<uint32_t, kMaxSessions> ids_{};   // each slot's live session id, 0: free
   std::array<bool, kMaxSessions> quiesced_{};  // quiesce_session done for the slot's session

@@ -1,6 +1,7 @@
 // Recording sessions on one set of loaded programs (recorder/load/kernel_programs.h), real BPF:
 // each session's ring holds its own processes' events only, one session's full ring costs the
 // other nothing, and a closed session's slot is reused without its leftovers. Root.
+#include <bpf/bpf.h>
 #include <grp.h>
 #include <gtest/gtest.h>
 #include <linux/bpf.h>
@@ -9,6 +10,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -290,6 +292,37 @@ TEST(Sessions, EachSessionRecordsTheLayersItAskedFor) {
   EXPECT_FALSE(a.vfs().empty());
   EXPECT_FALSE(a.pagecache().empty());
   EXPECT_TRUE(disks(a).contains(fb.device()));
+}
+
+// The programs load as two halves at once, each half an object of its own that takes the tables of
+// the programs' owner (recorder/load/split_load.h): every program must use that one set of tables
+// (rings, traced table, global variables), or a half's records would go where no session reads.
+TEST(Sessions, AllLoadedProgramsShareOneSetOfTables) {
+  std::map<std::string, std::set<uint32_t>> table_ids;  // by table name
+  std::set<std::string> names;
+  for (const auto& [name, fd] : programs().loaded_programs()) {
+    EXPECT_TRUE(names.insert(name).second) << name << " loaded twice";
+    std::vector<uint32_t> ids(64);
+    bpf_prog_info info{};
+    info.nr_map_ids = ids.size();
+    info.map_ids = reinterpret_cast<uint64_t>(ids.data());
+    uint32_t len = sizeof(info);
+    ASSERT_EQ(bpf_obj_get_info_by_fd(fd, &info, &len), 0) << name;
+    ASSERT_LE(info.nr_map_ids, ids.size()) << name;
+    for (uint32_t i = 0; i < info.nr_map_ids; ++i) {
+      UniqueFd map(bpf_map_get_fd_by_id(ids[i]));
+      ASSERT_TRUE(map) << name << ": table " << ids[i];
+      bpf_map_info map_info{};
+      uint32_t map_len = sizeof(map_info);
+      ASSERT_EQ(bpf_obj_get_info_by_fd(map.get(), &map_info, &map_len), 0);
+      table_ids[map_info.name].insert(ids[i]);
+    }
+  }
+  // The syscall and process layers' programs at least, whatever this kernel's hooks.
+  EXPECT_TRUE(names.contains("ezio_sys_enter") && names.contains("ezio_sys_exit"));
+  EXPECT_TRUE(names.contains("ezio_fork") && names.contains("ezio_exec"));
+  EXPECT_TRUE(table_ids.contains("rings") && table_ids.contains("traced"));
+  for (const auto& [table, ids] : table_ids) EXPECT_EQ(ids.size(), 1u) << table;
 }
 
 // What eziotraced's client does: it holds its ring's fd, and no privilege. The exit status of the
