@@ -1,3 +1,5 @@
+#include <sys/resource.h>
+
 #include <CLI/CLI.hpp>
 
 #include "app/analyzers.h"
@@ -39,6 +41,17 @@ void add_commands(CLI::App& app, const std::string& first, std::vector<std::stri
   ezio::app::add_analyzer_commands(app);
 }
 
+// With -v: this process's own peak memory. The peak that wait4() gives a parent also covers the
+// processes this one waited for (the application, whose own memory, EZTrace's buffers included,
+// grows with its run), so it cannot tell the recorder's and merge's memory apart.
+void log_own_peak_memory() {
+  rusage self{};
+  if (getrusage(RUSAGE_SELF, &self) == 0) {
+    spdlog::debug("eziotrace's own peak memory: {} KiB (the application's not included)",
+                  self.ru_maxrss);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -62,6 +75,7 @@ int main(int argc, char** argv) {
     // CLI11 takes the words without the program name, last word first.
     std::vector<std::string> words(split.ours.rbegin(), split.ours.rend() - 1);
     app.parse(words);
+    log_own_peak_memory();
   } catch (const CLI::ParseError& e) {
     int code = app.exit(e);
     return code == 0 ? 0 : 2;  // usage errors
