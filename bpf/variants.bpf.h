@@ -7,7 +7,7 @@
  * that forbids it). Both pairs run the same handlers on the same arguments, so the records, their
  * real entry and exit times and their nesting are the same; never both pairs, as a call seen twice
  * would be recorded twice. A kretprobe only sees the return value: what the exit needs besides it
- * comes from the entry's pending record, keyed by thread and operation, so the fexit program hands
+ * comes from the entry's pending record, keyed by thread (VFS) or thread and operation (FS), so the fexit program hands
  * the exit what it sees (`seen`, the struct file for the VFS) and the kretprobe hands 0.
  *
  * A shape says how a hook is called: EZIO_<shape>_PARAMS, the kernel function's (or tracepoint's)

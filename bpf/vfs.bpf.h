@@ -10,10 +10,13 @@
  *
  * With kprobes, the kernel keeps a fixed number of kretprobe instances per probe (maxactive, by
  * default of the order of the CPU count), shared by every process in the function, so a traced
- * call whose return was not caught leaves its entry pending: the next call of the same function by
- * that thread finds it and counts the lost VFS event (vfs_begin), and so does the thread's exit
- * when there is no next call (ezio_vfs_fs_kprobe_thread_exit in fs.bpf.h). A missed return of a
- * failed vfs_open counts too, although that call would have made no event. */
+ * call whose return was not caught leaves its entry pending: the thread's next VFS call in a later
+ * syscall finds it and counts the lost VFS event (vfs_begin), and so does the thread's exit when
+ * there is no next call (ezio_vfs_fs_kprobe_thread_exit in fs.bpf.h). A missed return of a failed
+ * vfs_open counts too, although that call would have made no event. A call in the same syscall
+ * takes a pending entry for its outer call (stacked file systems, struct vfs_pending): after a
+ * missed return, a second VFS call of that syscall is not recorded, and only the first is counted
+ * lost; no syscall makes two hooked VFS calls in a row that we know of. */
 #ifndef EZIO_VFS_BPF_H
 #define EZIO_VFS_BPF_H
 
@@ -136,21 +139,30 @@ static __always_inline void vfs_after_open(struct ezio_task* t,
 
 /* ---- exact mode: fentry/fexit or kprobe/kretprobe ---- */
 
-struct vfs_pending_key {
-  __u32 tid;
-  __u32 op;
-};
-
+/* One entry per thread: the VFS call it is in. A thread is in one VFS call at a time, except that a
+ * stacked file system calls the VFS again from inside it, on its backing file: overlayfs's
+ * ovl_write_iter calls vfs_iter_write on the upper file, ovl_read_iter vfs_iter_read, ovl_fsync
+ * vfs_fsync_range (and vfs_open from 6.6, backing_file_open). The application made one call, on the
+ * file it opened: that outer call is its VFS event. The inner calls only count in `nested`, so that
+ * their exits are told from the outer one's (a kretprobe sees no file) and leave its entry alone;
+ * they are no event and nothing is lost. The file system's own work under them is the FS layer's.
+ * An entry is nested when the one in flight belongs to the same syscall (call_id); an entry of an
+ * earlier syscall is one whose exit was never seen (a kretprobe missed: this file's head). A
+ * missed return of a nested call leaves `nested` one too high: the outer call's exit then takes it
+ * for the nested one's, and the outer entry, left pending, is counted lost as above. */
 struct vfs_pending {
   __u64 t;
   __s64 offset;
   __u64 file;
+  __u64 call_id; /* call_id_of() at the entry: 0 outside a traced syscall */
+  __u32 op;
+  __u32 nested; /* VFS calls in flight inside this one, on a backing file */
 };
 
 struct {
   __uint(type, BPF_MAP_TYPE_HASH);
   __uint(max_entries, 16384);
-  __type(key, struct vfs_pending_key);
+  __type(key, __u32); /* thread id */
   __type(value, struct vfs_pending);
 } vfs_pending SEC(".maps");
 
@@ -163,38 +175,47 @@ static __always_inline __s64 read_pos(loff_t* pos) {
 static __always_inline void vfs_begin(__u8 op, struct file* f, __s64 offset) {
   struct ezio_task* t = traced_task(EZIO_LAYER_VFS);
   if (!t) return;
-  __u64 pid_tgid = bpf_get_current_pid_tgid();
-  struct vfs_pending_key key = {.tid = (__u32)pid_tgid, .op = op};
-  struct vfs_pending p = {.t = bpf_ktime_get_ns(), .offset = offset, .file = (__u64)f};
-  if (!bpf_map_update_elem(&vfs_pending, &key, &p, BPF_NOEXIST)) return;
-  /* An entry is there already: a call whose exit was never seen (a kretprobe missed for want of
-   * instances) or the table is full. Either way one VFS event is lost; this call takes the slot. */
-  count_drop(t->session, EZIO_LAYER_VFS);
-  bpf_map_update_elem(&vfs_pending, &key, &p, BPF_ANY);
-}
-
-/* At the exit of thread tid: each entry it left pending is a VFS event lost to a missed
- * kretprobe (above). Deleting them also keeps a later thread that reuses the id from
- * counting them again. */
-static __always_inline void vfs_pending_lost(__u32 tid, __u32 session) {
-  struct vfs_pending_key key = {.tid = tid};
-  for (__u32 op = EZIO_VFS_READ; op < EZIO_VFS_OP_COUNT; ++op) {
-    key.op = op;
-    if (!bpf_map_delete_elem(&vfs_pending, &key)) count_drop(session, EZIO_LAYER_VFS);
+  __u32 tid = (__u32)bpf_get_current_pid_tgid();
+  __u64 call_id = call_id_of(t);
+  struct vfs_pending* in_flight = bpf_map_lookup_elem(&vfs_pending, &tid);
+  if (in_flight) {
+    if (in_flight->call_id == call_id) { /* a stacked file system's call on its backing file */
+      in_flight->nested++;
+      return;
+    }
+    /* A call of an earlier syscall whose exit was never seen (a kretprobe missed for want of
+     * instances): its VFS event is lost; this call takes the slot. */
+    count_drop(t->session, EZIO_LAYER_VFS);
   }
+  struct vfs_pending p = {
+      .t = bpf_ktime_get_ns(), .offset = offset, .file = (__u64)f, .call_id = call_id, .op = op};
+  if (bpf_map_update_elem(&vfs_pending, &tid, &p, BPF_ANY)) count_drop(t->session, EZIO_LAYER_VFS);
 }
 
-/* f: the file the exit hook sees, or NULL when it sees none (a kretprobe has only the return
- * value): then the file of the pending entry. */
-static __always_inline void vfs_end(__u8 op, struct file* f, long ret) {
+/* At the exit of thread tid: an entry it left pending is a VFS event lost to a missed kretprobe
+ * (above). Deleting it also keeps a later thread that reuses the id from counting it again. */
+static __always_inline void vfs_pending_lost(__u32 tid, __u32 session) {
+  if (!bpf_map_delete_elem(&vfs_pending, &tid)) count_drop(session, EZIO_LAYER_VFS);
+}
+
+/* The exit of every VFS hook. f: the file the fexit program sees, or NULL when it sees none (a
+ * kretprobe has only the return value): then the file of the pending entry. The exit of a nested
+ * call (one is counted) comes before its outer call's. A failed vfs_open made no event: its entry
+ * is dropped. */
+static __always_inline void vfs_exit(__u8 op, struct file* f, long ret) {
   struct ezio_task* t = traced_task(EZIO_LAYER_VFS);
   if (!t) return;
   __u64 pid_tgid = bpf_get_current_pid_tgid();
-  struct vfs_pending_key key = {.tid = (__u32)pid_tgid, .op = op};
-  struct vfs_pending* p = bpf_map_lookup_elem(&vfs_pending, &key);
+  __u32 tid = (__u32)pid_tgid;
+  struct vfs_pending* p = bpf_map_lookup_elem(&vfs_pending, &tid);
   if (!p) return;
+  if (p->nested) {
+    p->nested--;
+    return;
+  }
+  if (p->op != op) return; /* an exit whose entry was not recorded */
   if (!f) f = (struct file*)p->file;
-  if (p->file == (__u64)f) {
+  if (p->file == (__u64)f && !(op == EZIO_VFS_OPEN && ret != 0)) {
     struct ezio_vfs_rec* r = reserve(t->session, sizeof(*r), EZIO_LAYER_VFS);
     if (r) {
       r->t_enter = p->t;
@@ -208,18 +229,7 @@ static __always_inline void vfs_end(__u8 op, struct file* f, long ret) {
       vfs_file_sent(t, fkey, path_unsent, pid_tgid);
     }
   }
-  bpf_map_delete_elem(&vfs_pending, &key);
-}
-
-/* The exit of every VFS hook. f: the file the fexit program sees, or NULL from a kretprobe. A
- * failed vfs_open made no event: its entry is dropped. */
-static __always_inline void vfs_exit(__u8 op, struct file* f, long ret) {
-  if (op == EZIO_VFS_OPEN && ret != 0) {
-    struct vfs_pending_key key = {.tid = (__u32)bpf_get_current_pid_tgid(), .op = EZIO_VFS_OPEN};
-    bpf_map_delete_elem(&vfs_pending, &key);
-    return;
-  }
-  vfs_end(op, f, ret);
+  bpf_map_delete_elem(&vfs_pending, &tid);
 }
 
 /* The shapes of bpf/hooks.h's EZIO_VFS_FUNCTIONS (bpf/variants.bpf.h). */
