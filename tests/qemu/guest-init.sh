@@ -37,15 +37,5 @@ while [ ! -b /dev/vda ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 mount -t ext4 /dev/vda /mnt/disk || fail "mount -t ext4 /dev/vda /mnt/disk"
 mkdir -p /mnt/disk/out
 
-export EZIO_BIN=/ezio/bin EZIO_FILES=/ezio/files EZIO_DISK=/mnt/disk EZIO_DISK_DEV=/dev/vda
-export EZIO_OUT=/mnt/disk/out
-. /ezio/env   # run-in-vm.sh --env
-cd /mnt/disk
-echo "EZIO-GUEST-BEGIN"
-sh /ezio/guest.sh < /dev/null 2>&1
-rc=$?
-echo "EZIO-GUEST-END rc=$rc"
-cd /
-sync
-umount /mnt/disk || echo "EZIO-GUEST-WARNING: umount /mnt/disk failed"
+sh /ezio/guest-run.sh sh
 poweroff -f

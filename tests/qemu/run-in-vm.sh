@@ -116,6 +116,7 @@ for spec in ${files[@]+"${files[@]}"}; do
 done
 cp /bin/busybox "$root/bin/busybox"
 cp "$guest_script" "$root/ezio/guest.sh"
+cp "$here/guest-run.sh" "$root/ezio/guest-run.sh"
 # The guest script's environment beside EZIO_*: sourced before it runs (values single-quoted).
 : > "$root/ezio/env"
 for e in ${envs[@]+"${envs[@]}"}; do
