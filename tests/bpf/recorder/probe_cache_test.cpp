@@ -2,15 +2,12 @@
 // what was kept never makes a recording fail: damaged or failing files are dropped and the kernel
 // is probed again.
 #include <gtest/gtest.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/un.h>
-#include <unistd.h>
 
-#include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "recorder/service/socket.h"
 #include "run.h"
 
 namespace fs = std::filesystem;
@@ -121,18 +118,11 @@ TEST(ProbeCache, KeptFilesThatFailToLoadAreForgotten) {
 TEST(ProbeCache, OnlyTheCachesOwnFilesAreDropped) {
   CacheDir c("cache_shared");
   fs::path sock = c.dir / "eziotraced.sock";
-  int fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
-  ASSERT_GE(fd, 0);
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  ASSERT_LT(sock.string().size(), sizeof(addr.sun_path));
-  std::strcpy(addr.sun_path, sock.c_str());
-  ASSERT_EQ(bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+  ezio::UniqueFd listening = ezio::recorder::service::listen_at(sock, 0);  // as eziotraced does
   std::ofstream(c.dir / "notes.txt") << "mine\n";
   fs::path stale = c.dir / "0123456789abcdef.plan-3f.json";
   std::ofstream(stale) << "{}";
   auto r = c.record((c.dir.parent_path() / "a").string());
-  close(fd);
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(has(r.err, "hooks probed in")) << r.err;
   EXPECT_TRUE(fs::is_socket(sock));
