@@ -213,8 +213,9 @@ std::future<UniqueFd> KernelPrograms::make_tables(std::future<UniqueFd> first_ri
 void KernelPrograms::load(const KernelCache& cache, const std::string& core_btf,
                           std::future<UniqueFd> first_ring) {
   AttachIds ids = cache.attach_ids(btf_attach_sections(skel_.get()));
-  ProgramHalves halves = split_programs(skel_.get());
-  std::array<size_t, 2> sizes = half_sizes(skel_.get(), halves);
+  const ProgramSplit split = split_programs(skel_.get());
+  const ProgramHalves& halves = split.halves;
+  const std::array<size_t, 2>& sizes = split.instructions;
   select_no_program(skel_.get());
   // Opened (~2 ms each) while the tables are made.
   auto opening = std::async(std::launch::async, [&halves, &core_btf, &ids] {

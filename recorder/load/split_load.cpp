@@ -24,38 +24,25 @@ Skeleton open_skeleton(const std::string& core_btf) {
   return skel;
 }
 
-ProgramHalves split_programs(const eziotrace* skel) {
-  ProgramHalves halves;
+ProgramSplit split_programs(const eziotrace* skel) {
+  ProgramSplit split;
   std::vector<std::pair<size_t, size_t>> selected;  // instructions, index
   bpf_program* prog;
   bpf_object__for_each_program(prog, skel->obj) {
     if (bpf_program__autoload(prog)) {
-      selected.emplace_back(bpf_program__insn_cnt(prog), halves.size());
+      selected.emplace_back(bpf_program__insn_cnt(prog), split.halves.size());
     }
-    halves.push_back(-1);
+    split.halves.push_back(-1);
   }
   // The largest first, each to the lighter half: the halves end within a program of each other.
   std::sort(selected.rbegin(), selected.rend());
-  std::array<size_t, 2> size{};
+  std::array<size_t, 2>& size = split.instructions;
   for (const auto& [insns, index] : selected) {
     int half = size[1] < size[0] ? 1 : 0;
-    halves[index] = half;
+    split.halves[index] = half;
     size[half] += insns;
   }
-  return halves;
-}
-
-std::array<size_t, 2> half_sizes(const eziotrace* skel, const ProgramHalves& halves) {
-  std::array<size_t, 2> size{};
-  size_t index = 0;
-  bpf_program* prog;
-  bpf_object__for_each_program(prog, skel->obj) {
-    if (index < halves.size() && halves[index] >= 0) {
-      size[halves[index]] += bpf_program__insn_cnt(prog);
-    }
-    ++index;
-  }
-  return size;
+  return split;
 }
 
 void select_no_program(eziotrace* skel) {

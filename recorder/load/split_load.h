@@ -30,9 +30,11 @@ Skeleton open_skeleton(const std::string& core_btf);
 // Per program of the object (in its order): -1 when not selected to load, else the half (0 or 1)
 // that loads it. The halves have about the same number of instructions (the verifier's work).
 using ProgramHalves = std::vector<int>;
-ProgramHalves split_programs(const eziotrace* skel);
-// Each half's instructions (the -v log).
-std::array<size_t, 2> half_sizes(const eziotrace* skel, const ProgramHalves& halves);
+struct ProgramSplit {
+  ProgramHalves halves;
+  std::array<size_t, 2> instructions{};  // each half's (the -v log)
+};
+ProgramSplit split_programs(const eziotrace* skel);
 
 // Selects no program of skel: it makes the tables only.
 void select_no_program(eziotrace* skel);
