@@ -3,7 +3,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-bash scripts/build.sh >/dev/null
+bash scripts/build.sh main >/dev/null
 ezt=$PWD/build/bin/eziotrace
 work=${EZIO_DEMO_DIR:-$PWD/demo-output}
 mkdir -p "$work"

@@ -1,18 +1,29 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages eziotrace needs, only those missing. Quiet when nothing is missing.
+#   setup.sh        what the main job needs: build eziotrace, record, analyse (scripts/demo.sh)
+#   setup.sh test   that, plus what the test suite needs (scripts/test.sh)
 set -euo pipefail
 
-packages=(
-  build-essential cmake ninja-build pkg-config clang llvm clang-format
+main_job=(
+  build-essential cmake ninja-build pkg-config clang llvm
   libbpf-dev bpftool libelf-dev zlib1g-dev
-  libotf2-trace-dev otf2-tools python3-otf2
-  eztrace libeztrace-dev vite mpich libmpich-dev
+  libotf2-trace-dev otf2-tools eztrace libeztrace-dev
   libfmt-dev libspdlog-dev libcli11-dev nlohmann-json3-dev
+)
+test_suite=(
+  clang-format python3-otf2 vite mpich libmpich-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   qemu-system-x86 busybox-static bc
   fio strace xvfb x11-apps imagemagick librsvg2-bin chromium xfsprogs btrfs-progs e2fsprogs util-linux procps git
+  man-db bash-completion  # tests/e2e/docs: man -l, complete -p
   systemd passwd  # tests/e2e/service: systemd-analyze verify, systemd-socket-activate; useradd/groupadd
 )
+
+case "${1:-main}" in
+  main) packages=("${main_job[@]}") ;;
+  test) packages=("${main_job[@]}" "${test_suite[@]}") ;;
+  *) echo "setup.sh: unknown set '$1' (main or test)" >&2; exit 2 ;;
+esac
 
 if [ "$(id -u)" -ne 0 ]; then
   echo "setup.sh: installing packages needs root (run it with sudo)" >&2
