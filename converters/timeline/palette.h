@@ -1,7 +1,8 @@
 #pragma once
 // The fixed colours of the timeline exports: one family per layer, one shade per kind of
-// operation, the same in every trace (README.md, "Colour legend"). The OTF2 archive's region
-// groups use the same classification (common/otf2), so the plain archive reads alike in ViTE.
+// operation, the same in every trace (docs/timeline.md, "The views and their colours"). The OTF2
+// archive's region groups use the same classification (common/otf2), so the plain archive reads
+// alike in ViTE.
 #include <cstdint>
 #include <string_view>
 

@@ -278,7 +278,7 @@ TEST_F(View, VitePaintsTheLayersAndTheLinks) {
   for (size_t at = svg.find("<line"); at != std::string::npos; at = svg.find("<line", at + 1))
     ++lines;
   EXPECT_GE(lines, p.link_starts.size()) << "ViTE's SVG export draws each link as a line";
-  // The regions this workload runs, in their fixed colours (README.md, colour legend).
+  // The regions this workload runs, in their fixed colours (docs/timeline.md, colour legend).
   auto shot = screenshot(trace, rec.dir / "paje.png");
   // Block writes, queued or in service (either part may be narrower than a pixel at this zoom).
   EXPECT_GT(pixels_near(shot, p.colours.at("s_write")) + pixels_near(shot, p.colours.at("q_write")),
