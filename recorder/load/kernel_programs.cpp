@@ -15,14 +15,14 @@
 
 #include "common/error.h"
 #include "common/log.h"
-#include "recorder/archive/recording_info.h"
-#include "recorder/decode/syscall_table.h"
-#include "recorder/load/attach_ids.h"
-#include "recorder/load/bpf_map_walk.h"
-#include "recorder/load/concurrent_close.h"
-#include "recorder/load/skeleton.h"
+#include "recorder/core/bpf_map_walk.h"
+#include "recorder/core/concurrent_close.h"
+#include "recorder/core/recording_info.h"
+#include "recorder/core/skeleton.h"
+#include "recorder/core/syscall_table.h"
+#include "recorder/load/probe_apply.h"
+#include "recorder/probe/attach_ids.h"
 #include "recorder/probe/kernel_cache.h"
-#include "recorder/probe/probe_apply.h"
 
 namespace ezio::recorder {
 

@@ -33,7 +33,7 @@ class KernelPrograms {
   // first_ring: the ring buffer of the first session (make_ring_buffer, on its way), installed in
   // slot 0 of the map of rings while the programs load: the install waits for an RCU grace period
   // (~10 ms), hidden in the load instead of added to the start (open_session then takes it).
-  // cache gives the attach points of the BTF-attached programs (recorder/load/attach_ids.h).
+  // cache gives the attach points of the BTF-attached programs (recorder/probe/attach_ids.h).
   KernelPrograms(const ProbePlan& plan, const KernelCache& cache, const std::string& core_btf = {},
                  std::future<UniqueFd> first_ring = {});
   ~KernelPrograms();

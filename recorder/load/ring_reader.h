@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "common/unique_fd.h"
-#include "recorder/load/record_sink.h"
+#include "recorder/core/record_sink.h"
 
 namespace ezio::recorder {
 

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "recorder/load/attach_ids.h"
+#include "recorder/probe/attach_ids.h"
 
 struct eziotrace;
 
@@ -42,7 +42,7 @@ void select_no_program(eziotrace* skel);
 // One half: an object of the same ELF with that half's programs selected.
 class HalfLoader {
  public:
-  // ids: the attach points of its BTF-attached programs (recorder/load/attach_ids.h).
+  // ids: the attach points of its BTF-attached programs (recorder/probe/attach_ids.h).
   HalfLoader(const ProgramHalves& halves, int half, const std::string& core_btf,
              const AttachIds& ids);
   ~HalfLoader();

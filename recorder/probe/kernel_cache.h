@@ -7,7 +7,7 @@
 //  (recorder/probe/core_btf.h):
 //    libbpf's CO-RE relocations then scan ~100 types instead of the kernel's ~100k per struct
 //    (~30 ms);
-//  - the ids of the programs' attach points in the kernel's BTF (recorder/load/attach_ids.h):
+//  - the ids of the programs' attach points in the kernel's BTF (recorder/probe/attach_ids.h):
 //    libbpf would otherwise parse the kernel's whole BTF to find them at each load (~10 ms).
 // Everything is keyed on the kernel (build id, release, version, the modules' BTF), on this
 // eziotrace executable and on EZIOTRACE_DENY_HOOKS: any change misses. A kept plan or type file
@@ -18,7 +18,7 @@
 #include <optional>
 #include <string>
 
-#include "recorder/load/attach_ids.h"
+#include "recorder/probe/attach_ids.h"
 #include "recorder/probe/probe.h"
 
 namespace ezio::recorder {
@@ -33,7 +33,7 @@ class KernelCache {
   // The cut-down type file's path, "" when there is none. Kept: ready at once. Otherwise made in
   // the background (bpftool, ~50 ms, while the kernel is probed) and kept for the next recordings.
   std::future<std::string> core_btf() const;
-  // The attach points of the BTF-attached programs of these sections (recorder/load/attach_ids.h):
+  // The attach points of the BTF-attached programs of these sections (recorder/probe/attach_ids.h):
   // kept, or found in the kernel's BTF (~10 ms) and kept along with those kept already.
   AttachIds attach_ids(const std::vector<std::string>& sections) const;
   // Removes what is kept for this kernel and executable, after it failed to load; the cut-down

@@ -23,7 +23,7 @@
 #include "recorder/load/in_process_source.h"
 #include "recorder/probe/kernel_cache.h"
 #include "recorder/probe/probe.h"
-#include "recorder/service/kernel_path.h"
+#include "recorder/session/kernel_path.h"
 #include "recorder/session/launcher.h"
 #include "recorder/session/privileges.h"
 #include "recorder/session/signals.h"

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "recorder/archive/kernel_archive.h"
-#include "recorder/archive/recording_info.h"
+#include "recorder/core/recording_info.h"
 #include "recorder/load/kernel_source.h"
 #include "recorder/probe/probe.h"
 
