@@ -11,7 +11,7 @@
 //    libbpf would otherwise parse the kernel's whole BTF to find them at each load (~10 ms).
 // Everything is keyed on the kernel (build id, release, version, the modules' BTF), on this
 // eziotrace executable and on EZIOTRACE_DENY_HOOKS: any change misses. A kept plan or type file
-// that fails to load is forgotten and the kernel probed again (record_command.cpp). Files are
+// that fails to load is forgotten and the kernel probed again (load_kernel_programs). Files are
 // trusted only in a directory of the effective user's own, mode 0700.
 #include <filesystem>
 #include <future>
