@@ -2,12 +2,10 @@
 
 #include <utility>
 
-#include "recorder/decode/record_store.h"
-
 namespace ezio::recorder {
 
 InProcessSource::InProcessSource(std::unique_ptr<KernelPrograms> programs, uint64_t ring_bytes,
-                                 RecordStore& sink, UniqueFd ring)
+                                 RecordSink& sink, UniqueFd ring)
     : programs_(std::move(programs)) {
   KernelPrograms::Session s = programs_->open_session(ring_bytes, std::move(ring));
   slot_ = s.slot;
