@@ -17,6 +17,7 @@
 
 #include "common/unique_fd.h"
 #include "recorder/load/kernel_source.h"
+#include "recorder/load/ring_buffers.h"
 #include "recorder/load/split_load.h"
 #include "recorder/probe/probe.h"
 
@@ -134,18 +135,5 @@ class KernelPrograms {
 // first_ring: see KernelPrograms (given to the first attempt only).
 std::unique_ptr<KernelPrograms> load_kernel_programs(const LayerSet& layers, bool use_cache,
                                                      std::future<UniqueFd> first_ring = {});
-
-// A session's ring buffer of ring_bytes (BPF_MAP_TYPE_RINGBUF; 32 MiB take ~8 ms), independent of
-// the programs: the in-process recorder makes it while they load.
-UniqueFd make_ring_buffer(uint64_t ring_bytes);
-
-// Fails unless the size is a power of two and a multiple of the page size.
-void check_ring_buffer_size(uint64_t ring_buffer_bytes);
-
-// The embedded BPF object (ELF), as the skeleton loads it.
-std::string_view bpf_object_elf();
-
-// Routes libbpf's messages to our log (debug level).
-void route_libbpf_logs();
 
 }  // namespace ezio::recorder
