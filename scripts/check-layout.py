@@ -17,6 +17,8 @@ ALLOWED_LONG = {
     "tests/unit/analysis/analyzers_test.cpp",
     "tests/unit/merge/merge_test.cpp",
 }
+# Folders of no layer: the build's and the packaging's own files, the scripts.
+OUTSIDE = {"cmake", "docs", "packaging", "scripts"}
 SOURCE = re.compile(r"\.(c|h|cpp|hpp|cc|in|cmake|sh|py)$|^CMakeLists\.txt$")
 CODE = re.compile(r"\.(c|h|cpp|hpp|cc|in)$")
 # The include directories the CMake files give (target_include_directories), the tree's root first.
@@ -108,14 +110,16 @@ def main():
     root = os.path.abspath(sys.argv[1] if len(sys.argv) > 1
                            else os.path.join(os.path.dirname(__file__), ".."))
     order = read_order(root)
-    top_folders = {f.split("/")[0] for f in order} | {"docs", "scripts", "cmake", "packaging"}
+    top_folders = {f.split("/")[0] for f in order} | OUTSIDE
     problems = []
     for path in source_files(root):
         with open(os.path.join(root, path), errors="replace") as f:
             lines = f.read().splitlines()
         if len(lines) > MAX_LINES and path not in ALLOWED_LONG:
             problems.append(f"{path}: {len(lines)} lines, over {MAX_LINES}: split it")
-        if path.split("/")[0] in order and folder_of(path, order) is None:
+        parent = os.path.dirname(path)
+        if (parent and parent.split("/")[0] not in OUTSIDE and folder_of(path, order) is None
+                and not any(f.startswith(parent + "/") for f in order)):
             problems.append(f"{path}: its folder is not in docs/layout.md's order")
         if CODE.search(path):
             check_includes(root, path, lines, order, problems)
