@@ -14,6 +14,7 @@
 #include "converters/eztrace/environment.h"
 #include "converters/eztrace/run_merge.h"
 #include "converters/merge/event_store.h"
+#include "recorder/session/archive_output.h"
 #include "recorder/session/launcher.h"
 #include "recorder/session/privileges.h"
 #include "recorder/session/record.h"
@@ -35,12 +36,11 @@ int run_status(int application_status, const MergeReport& merge) {
 void run_command(const RunCommandOptions& o) {
   const recorder::RecordOptions& rec = o.record;
   if (rec.command.empty()) fail("no command to run");
-  fs::path out = output_path(rec.output.string(), rec.command.front());
   // The kernel side's teardown (record.h), joined last: it overlaps the merge and the removal of
   // the parts.
   std::jthread teardown;
-  // Made before anything runs, so that whatever is in the way is refused first.
-  Staging staging(out, rec.force);
+  recorder::ArchiveOutput output(rec.output, rec.command.front(), rec.force);
+  const fs::path& out = output.path();
   // The parts go away when anything fails, and at the end unless --keep-parts.
   fs::path parts_dir = out;
   parts_dir += ".parts";
@@ -69,12 +69,11 @@ void run_command(const RunCommandOptions& o) {
   recorder::RecordResult r = recorder::record(kernel, extras);
   teardown = std::move(r.teardown);
 
-  auto merged = finish_eztrace(setup, r.archive / schema::kAnchorFile, staging.dir(),
+  auto merged = finish_eztrace(setup, r.archive / schema::kAnchorFile, output.staged(),
                                std::move(kernel_events));
   // The parts are read: removed while the merged archive is read back and published.
   std::jthread removing_parts([&parts_scratch] { parts_scratch.remove(); });
-  recorder::give_to(staging.dir(), recorder::target_user());
-  staging.publish();
+  output.publish(recorder::target_user());
   r.archive = out;
   recorder::print_summary(r);
   if (merged.report.processes == 0 || !merged.report.untraced.empty()) {
