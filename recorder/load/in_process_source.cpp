@@ -29,7 +29,7 @@ size_t InProcessSource::traced_processes() const {
 
 SessionTotals InProcessSource::stop() {
   if (stopped_) return *stopped_;
-  // Not unhooked here: that waits for the kernel link by link (~10 ms at the least, even
+  // Not unhooked here: that waits for the kernel link by link (docs/costs.md, even
   // concurrently), which the destructor does, possibly on another thread while the archive is
   // finished and merged (record.h, RecordResult::teardown). The session's end alone is enough for
   // what stop() promises.

@@ -1,6 +1,6 @@
 #pragma once
 // The selected BPF programs loaded by two objects at once, on two threads. The kernel verifies one
-// object's programs one after the other (~30 ms of CPU for ours), and the application waits at the
+// object's programs one after the other (docs/costs.md), and the application waits at the
 // start gate meanwhile: with two cores, two objects verifying half the programs each take about
 // half as long. Both are opened from the same ELF as the tables' owner (KernelPrograms' skeleton,
 // which loads no program: it makes every table, the global variables' included) and take its

@@ -254,7 +254,7 @@ Started start_application(const RecordOptions& o, const std::vector<std::string>
 // waits for the kernel; the threads it starts inherit the priority) runs at the lowest priority,
 // so as not to take the CPU from the archive's finish on a busy machine. A quick one (a service
 // session's ring unmapped) does not: at nice 19 it waited for a CPU after the archive was
-// published, up to 8 ms at a load of 2, and the process's exit waits for it.
+// published (docs/costs.md), and the process's exit waits for it.
 std::jthread tear_down_in_background(std::unique_ptr<KernelSource> source) {
   bool slow = source->slow_teardown();
   return std::jthread([source = std::move(source), slow]() mutable {

@@ -56,8 +56,8 @@ struct RecordResult {
   std::filesystem::path archive;
   RecordingInfo info;
   ArchiveSummary summary;
-  // The kernel side's teardown (unhooking the programs loaded in-process, ~10-30 ms of waiting for
-  // the kernel), running while the caller goes on with the archive: joined when the result is
+  // The kernel side's teardown (unhooking the programs loaded in-process: mostly waiting for the
+  // kernel), running while the caller goes on with the archive: joined when the result is
   // destroyed, or earlier by the caller. Its recording was over before record() returned.
   std::jthread teardown;
 };
