@@ -154,7 +154,7 @@ void KernelPrograms::load(const KernelCache& cache, const std::string& core_btf,
   const ProgramHalves& halves = split.halves;
   const std::array<size_t, 2>& sizes = split.instructions;
   select_no_program(skel_.get());
-  // Opened (~2 ms each) while the tables are made.
+  // Opened while the tables are made.
   auto opening = std::async(std::launch::async, [&halves, &core_btf, &ids] {
     return open_halves(halves, core_btf, ids);
   });
@@ -397,7 +397,7 @@ void KernelPrograms::close_session(unsigned slot, bool programs_ending) {
   quiesced_[slot] = false;
   // No program uses the ring any more, but the map of rings holds it (its memory) until it leaves
   // the map, which waits for a grace period: not on the caller's time. Programs about to be
-  // destroyed free it with the map (that wait made the in-process end ~10 ms longer).
+  // destroyed free it with the map (that wait made the in-process end longer: docs/costs.md).
   if (programs_ending) return;
   // What fails is said by the thread that waits for it, when the slot is opened again.
   ring_leaving_[slot] = std::async(std::launch::async, [rings = map_fd("rings"), slot] {
