@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Checks the source tree against docs/layout.md: every #include "..." points to a folder at or
 below the including file's own in the documented order, no source file is over 500 lines, and a
-path in a comment that starts with one of the tree's folders names a file that exists.
+path in a comment or in the documentation (README.md, docs/, tests/) that starts with one of the
+tree's folders names a file that exists.
 
     scripts/check-layout.py [SOURCE_DIR]     (default: this script's repository)
 
@@ -46,6 +47,14 @@ def source_files(root):
         for name in sorted(files):
             if SOURCE.search(name):
                 yield os.path.relpath(os.path.join(dirpath, name), root)
+
+
+def markdown_files(root):
+    """The documentation: README.md and every .md file of docs/ and tests/."""
+    for path in ["README.md"] + [os.path.join(d, n) for d in ("docs", "tests")
+                                 for n in sorted(os.listdir(os.path.join(root, d)))]:
+        if path.endswith(".md") and os.path.isfile(os.path.join(root, path)):
+            yield path
 
 
 def folder_of(path, order):
@@ -94,16 +103,17 @@ def check_includes(root, path, lines, order, problems):
 
 
 def check_comment_paths(root, path, lines, top_folders, problems):
+    prose = path.endswith(".md")  # documentation: every line
     for number, line in enumerate(lines, 1):
-        m = COMMENT.search(line)
-        if not m:
+        m = None if prose else COMMENT.search(line)
+        if not prose and not m:
             continue
-        for named in PATH.findall(line[m.start():]):
+        for named in PATH.findall(line if prose else line[m.start():]):
             if named.split("/")[0] not in top_folders:
                 continue  # the kernel's, a library's, or relative to somewhere else
             if any(os.path.exists(os.path.join(root, p)) for p in (named, named + ".in")):
                 continue
-            problems.append(f"{path}:{number}: the comment names {named}, which does not exist")
+            problems.append(f"{path}:{number}: names {named}, which does not exist")
 
 
 def main():
@@ -124,6 +134,9 @@ def main():
         if CODE.search(path):
             check_includes(root, path, lines, order, problems)
         check_comment_paths(root, path, lines, top_folders, problems)
+    for path in markdown_files(root):
+        with open(os.path.join(root, path), errors="replace") as f:
+            check_comment_paths(root, path, f.read().splitlines(), top_folders, problems)
     for path in sorted(ALLOWED_LONG):
         full = os.path.join(root, path)
         if not os.path.exists(full) or len(open(full, errors="replace").readlines()) <= MAX_LINES:

@@ -39,7 +39,8 @@ struct RecordOptions {
   bool read_back = true;
 };
 
-// What a caller adds to a recording (eziotrace record: EZTrace's alignment data, app/record.cpp).
+// What a caller adds to a recording (eziotrace record: EZTrace's alignment data,
+// converters/record_command.cpp).
 struct RecordExtras {
   // Before the application starts: archive is the directory the archive will be published as,
   // env the application's environment, to add to.
