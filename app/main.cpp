@@ -27,8 +27,8 @@ void insert_default_subcommand(CLI::App& app, std::vector<std::string>& args) {
 }
 
 // The subcommands: when the first word names one that runs a command, that one alone (a
-// recording needs nothing else, and setting up the others' options took ~0.2 ms of the recorded
-// application's start); otherwise all of them.
+// recording needs nothing else, and setting up the others' options delays the recorded
+// application's start: docs/costs.md); otherwise all of them.
 void add_commands(CLI::App& app, const std::string& first, std::vector<std::string>& command) {
   if (first != "record") ezio::app::add_run_command(app, command);
   if (first != "run") ezio::app::add_record_command(app, command);

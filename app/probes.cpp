@@ -4,7 +4,7 @@
 #include <memory>
 
 #include "app/commands.h"
-#include "recorder/archive/recording_info.h"
+#include "recorder/core/recording_info.h"
 #include "recorder/probe/probe.h"
 #include "recorder/probe/probe_kernel.h"
 

@@ -1,93 +1,10 @@
-// `eziotrace [options] [--] command [args...]` (`eziotrace run`): the command runs under EZTrace
-// while the kernel layers are recorded; both end up merged in one archive.
-#include <filesystem>
-#include <thread>
-
+// `eziotrace [options] [--] command [args...]` (`eziotrace run`): converters/run_command.h.
 #include "app/commands.h"
 #include "app/options.h"
-#include "common/command.h"
 #include "common/error.h"
-#include "common/log.h"
-#include "common/output_dir.h"
-#include "common/schema/files.h"
-#include "converters/eztrace/discovery.h"
-#include "converters/eztrace/environment.h"
-#include "converters/eztrace/run_merge.h"
-#include "recorder/session/launcher.h"
-#include "recorder/session/privileges.h"
-#include "recorder/session/record.h"
-
-namespace fs = std::filesystem;
+#include "converters/run_command.h"
 
 namespace ezio::app {
-namespace {
-
-// The merged mode's exit status: the application's when it failed, else 3 when the merge found
-// alignment violations (as `eziotrace merge` exits), else 0.
-int run_status(int application_status, const converters::MergeReport& merge) {
-  if (application_status != 0) return application_status;
-  return merge.violations ? 3 : 0;
-}
-
-void run(RunArgs& o) {
-  const recorder::RecordOptions& rec = o.base.record;
-  if (rec.command.empty()) {
-    fail("no command given: eziotrace [options] [--] command [args...]");
-  }
-  fs::path out = output_path(rec.output.string(), rec.command.front());
-  // The kernel side's teardown (record.h), joined last: it overlaps the merge and the removal of
-  // the parts.
-  std::jthread teardown;
-  // Made before anything runs, so that whatever is in the way is refused first.
-  Staging staging(out, rec.force);
-  // The parts go away when anything fails, and at the end unless --keep-parts.
-  fs::path parts_dir = out;
-  parts_dir += ".parts";
-  OwnedDir parts_scratch(parts_dir, DirKind::work, rec.force);
-  const fs::path& parts = parts_scratch.dir();
-  if (o.keep_parts) parts_scratch.keep();  // kept whatever happens: that is what was asked
-
-  auto setup = converters::prepare_eztrace(o.modules, parts / "eztrace");
-  // EZTrace writes its trace from the application's process: under sudo that is the user.
-  recorder::give_to(parts / "eztrace", recorder::target_user());
-  recorder::RecordOptions kernel = rec;
-  kernel.output = parts / "kernel";
-  kernel.force = false;
-  // Read back by the merge (its definitions, and the event counts the recorder's copy must match),
-  // then removed: only a kept one is read back on its own.
-  kernel.read_back = o.keep_parts;
-  kernel.environment = recorder::current_environment();
-  kernel.command = converters::eztrace_command(setup, rec.command, kernel.environment);
-  // Its gate lets EZTrace start up while the kernel side loads (docs/merge.md, Start-up).
-  kernel.gate_helper = converters::preload_helper_path().string();
-  // The kernel events reach the merge as the recorder writes them: the merge does not decode the
-  // kernel archive again once the application has ended (docs/merge.md).
-  auto kernel_events = std::make_unique<converters::EventStore>(parts);
-  recorder::RecordExtras extras;
-  extras.tap = kernel_events.get();
-  recorder::RecordResult r = recorder::record(kernel, extras);
-  teardown = std::move(r.teardown);
-
-  auto merged = converters::finish_eztrace(setup, r.archive / schema::kAnchorFile, staging.dir(),
-                                           std::move(kernel_events));
-  // The parts are read: removed while the merged archive is read back and published.
-  std::jthread removing_parts([&parts_scratch] { parts_scratch.remove(); });
-  recorder::give_to(staging.dir(), recorder::target_user());
-  staging.publish();
-  r.archive = out;
-  recorder::print_summary(r);
-  if (merged.report.processes == 0 || !merged.report.untraced.empty()) {
-    spdlog::warn("user level: {}", merged.report.user_level);
-  }
-  if (o.keep_parts) {
-    recorder::give_to(parts, recorder::target_user());
-    spdlog::info("the EZTrace and kernel archives are kept in {}", parts.string());
-  }
-  spdlog::info("open it in ViTE: vite {}", (out / schema::kAnchorFile).string());
-  command_status() = run_status(r.exit_status, merged.report);
-}
-
-}  // namespace
 
 void add_run_command(CLI::App& app, const std::vector<std::string>& command) {
   auto o = std::make_shared<RunArgs>();
@@ -103,8 +20,9 @@ void add_run_command(CLI::App& app, const std::vector<std::string>& command) {
                 "also keep EZTrace's archive and the kernel archive");
   cmd->callback([o, &command] {
     apply_common(o->base);
+    if (command.empty()) fail("no command given: eziotrace [options] [--] command [args...]");
     o->base.record.command = command;
-    run(*o);
+    converters::run_command({o->base.record, o->modules, o->keep_parts});
   });
 }
 

@@ -295,7 +295,7 @@ EZIO_FS_IOMAP_TRACEPOINT(EZIO_FS_TP_PROGS)
  * when either takes kprobes (recorder/probe/probe.cpp); a layer on fentry leaves nothing pending. A
  * thread that made a traced call has task storage (traced_task), still there at its exit; the
  * traced table is no filter: the last thread's exit may already have removed its process from it.
- * Its name starts with ezio_vfs_: recorder/probe/probe_apply.cpp loads those only when the plan
+ * Its name starts with ezio_vfs_: recorder/load/probe_apply.cpp loads those only when the plan
  * says. */
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(ezio_vfs_fs_kprobe_thread_exit, struct task_struct* p) {

@@ -252,8 +252,9 @@ int BPF_PROG(ezio_pc_dirty, struct folio* folio, struct address_space* mapping) 
  * on a writer (pause > 0, in jiffies), and also when it lets the writer go (pause <= 0). Its
  * arguments changed in 6.10 (the thresholds became a struct dirty_throttle_control): one program
  * per layout, the recorder loads the one whose argument count the kernel's BTF gives
- * (recorder/probe.cpp, plan_dirty_throttle). One program reading the arguments by a run-time
- * index is refused: clang turns the two layouts' loads into one at a computed context offset. */
+ * (recorder/probe/probe.cpp, plan_dirty_throttle). One program reading the arguments by a
+ * run-time index is refused: clang turns the two layouts' loads into one at a computed context
+ * offset. */
 static __always_inline void throttle_begin(struct bdi_writeback* wb, long pause, __u64 dirtied) {
   if (pause <= 0) return;
   struct ezio_task* t = pc_task();

@@ -62,7 +62,7 @@ struct fs_run {
  * bouncing between the CPUs of a multi-threaded application at every syscall): the high bits are
  * the thread's number, drawn once from a global counter when its state is created, the low bits
  * count its calls. Ids stay unique in the recording and increase along each thread, which is what
- * the recorder relies on (recorder/span_nesting.cpp). */
+ * the recorder relies on (recorder/archive/span_nesting.cpp). */
 #define EZIO_CALL_SEQ_BITS 36
 
 struct ezio_task {

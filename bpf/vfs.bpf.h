@@ -26,7 +26,7 @@
 #include "variants.bpf.h"
 
 const volatile bool vfs_derived = false;
-/* enum ezio_vfs_op per syscall number, for the derived mode (recorder/vfs_events.cpp). */
+/* enum ezio_vfs_op per syscall number, for the derived mode (recorder/core/vfs_events.cpp). */
 const volatile __u8 vfs_op_of_nr[EZIO_MAX_SYSCALL_NR] = {};
 
 /* The file's identity: from the thread's cache when f is a file it used lately and whose path is

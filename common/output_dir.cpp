@@ -141,8 +141,8 @@ void remove_tree(int dir_fd, Level level, const fs::path& at, bool top,
 
 // Closes the removed directories at once. The last reference to a removed directory frees its
 // block, which a file system mounted with `discard` (ext4) trims there and then, waiting for the
-// device (~4 ms a directory on the VM measured): closed on threads of their own, the trims overlap
-// instead of adding up along the tree. The names were gone already.
+// device (docs/costs.md): closed on threads of their own, the trims overlap instead of adding up
+// along the tree. The names were gone already.
 void close_at_once(std::vector<UniqueFd>& removed) {
   constexpr size_t kThreads = 8;
   size_t n = std::min(kThreads, removed.size());

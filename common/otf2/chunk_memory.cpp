@@ -47,11 +47,9 @@ void reserve_huge_page_heap() {
 // merge of a small recording. Served from a heap range advised for transparent huge pages and kept
 // by malloc between readers, they fault in 2 MiB at a time, once. The archives read and written are
 // the same.
-// A small recording pays little for it: `record -- true` faults in 3 huge pages (6 MiB zeroed
-// for ~3 MiB used, ~740 faults of 4 KiB fewer); advised only past a first part of the range, it
-// would take as much CPU as without the advice at all, which measured the same or slightly more
-// (perf stat task-clock, medians of 41 interleaved: 7.74 vs 7.93 ms through eziotraced, 52.05 vs
-// 52.45 ms in-process).
+// A small recording pays little for it (a few huge pages, and fewer small faults); advised only
+// past a first part of the range, it would take as much CPU as without the advice at all, which
+// measured the same or slightly more (docs/costs.md).
 void prepare_chunk_memory() {
   static std::once_flag once;
   std::call_once(once, [] {

@@ -78,7 +78,7 @@ inline bool is_io_event(EventKind k) {
 inline bool is_mpi_event(EventKind k) { return k >= EventKind::MpiSend; }
 
 // One event; the meaning of the generic fields depends on kind (see events.cpp, which fills them,
-// and converters/definition_mapper.cpp, which writes them back).
+// and converters/merge/definition_mapper.cpp, which writes them back).
 struct Event {
   EventKind kind;
   uint64_t time;

@@ -10,7 +10,7 @@
 
 #include "common/otf2/check.h"
 #include "common/schema/properties.h"
-#include "recorder/load/device_use.h"
+#include "recorder/core/device_use.h"
 
 namespace ezio::recorder {
 namespace {

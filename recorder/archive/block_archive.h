@@ -10,8 +10,8 @@
 
 #include "common/otf2/writer.h"
 #include "recorder/archive/kernel_archive.h"
+#include "recorder/core/device_use.h"
 #include "recorder/decode/record_store.h"
-#include "recorder/load/device_use.h"
 
 namespace ezio::recorder {
 

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "common/otf2/writer.h"
-#include "recorder/archive/recording_info.h"
+#include "recorder/core/recording_info.h"
 
 namespace ezio::recorder {
 

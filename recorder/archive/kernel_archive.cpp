@@ -15,7 +15,7 @@
 #include "recorder/archive/fd_table.h"
 #include "recorder/archive/process_table.h"
 #include "recorder/archive/span_nesting.h"
-#include "recorder/decode/syscall_table.h"
+#include "recorder/core/syscall_table.h"
 
 namespace ezio::recorder {
 namespace {

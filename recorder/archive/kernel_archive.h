@@ -10,7 +10,7 @@
 
 #include "common/otf2/event_tap.h"
 #include "recorder/archive/pagecache_archive.h"
-#include "recorder/archive/recording_info.h"
+#include "recorder/core/recording_info.h"
 #include "recorder/decode/record_store.h"
 
 namespace ezio::recorder {

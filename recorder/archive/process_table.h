@@ -8,7 +8,7 @@
 #include <string>
 #include <utility>
 
-#include "recorder/archive/recording_info.h"
+#include "recorder/core/recording_info.h"
 #include "recorder/decode/record_store.h"
 
 namespace ezio::recorder {

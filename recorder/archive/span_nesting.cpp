@@ -11,8 +11,8 @@
 
 #include "common/otf2/check.h"
 #include "common/schema/regions.h"
+#include "recorder/core/vfs_events.h"
 #include "recorder/decode/fs_events.h"
-#include "recorder/decode/vfs_events.h"
 
 namespace ezio::recorder {
 namespace {

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "record.h"
-#include "recorder/load/device_use.h"
-#include "recorder/load/record_sink.h"
+#include "recorder/core/device_use.h"
+#include "recorder/core/record_sink.h"
 
 namespace ezio::recorder {
 

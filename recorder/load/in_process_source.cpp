@@ -2,12 +2,10 @@
 
 #include <utility>
 
-#include "recorder/decode/record_store.h"
-
 namespace ezio::recorder {
 
 InProcessSource::InProcessSource(std::unique_ptr<KernelPrograms> programs, uint64_t ring_bytes,
-                                 RecordStore& sink, UniqueFd ring)
+                                 RecordSink& sink, UniqueFd ring)
     : programs_(std::move(programs)) {
   KernelPrograms::Session s = programs_->open_session(ring_bytes, std::move(ring));
   slot_ = s.slot;
@@ -31,7 +29,7 @@ size_t InProcessSource::traced_processes() const {
 
 SessionTotals InProcessSource::stop() {
   if (stopped_) return *stopped_;
-  // Not unhooked here: that waits for the kernel link by link (~10 ms at the least, even
+  // Not unhooked here: that waits for the kernel link by link (docs/costs.md, even
   // concurrently), which the destructor does, possibly on another thread while the archive is
   // finished and merged (record.h, RecordResult::teardown). The session's end alone is enough for
   // what stop() promises.

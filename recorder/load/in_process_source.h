@@ -5,18 +5,17 @@
 #include <optional>
 #include <string>
 
+#include "recorder/core/record_sink.h"
 #include "recorder/load/kernel_programs.h"
 #include "recorder/load/kernel_source.h"
 #include "recorder/load/ring_reader.h"
 
 namespace ezio::recorder {
 
-class RecordStore;
-
 class InProcessSource : public KernelSource {
  public:
   // ring: made beforehand by make_ring_buffer(ring_bytes), else made here.
-  InProcessSource(std::unique_ptr<KernelPrograms> programs, uint64_t ring_bytes, RecordStore& sink,
+  InProcessSource(std::unique_ptr<KernelPrograms> programs, uint64_t ring_bytes, RecordSink& sink,
                   UniqueFd ring = {});
   ~InProcessSource() override;
 

@@ -7,7 +7,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdarg>
 #include <optional>
 #include <string>
 #include <utility>
@@ -15,34 +14,20 @@
 
 #include "common/error.h"
 #include "common/log.h"
-#include "recorder/archive/recording_info.h"
-#include "recorder/decode/syscall_table.h"
-#include "recorder/load/attach_ids.h"
-#include "recorder/load/bpf_map_walk.h"
-#include "recorder/load/concurrent_close.h"
-#include "recorder/load/skeleton.h"
+#include "recorder/core/bpf_map_walk.h"
+#include "recorder/core/bpf_object.h"
+#include "recorder/core/concurrent_close.h"
+#include "recorder/core/recording_info.h"
+#include "recorder/core/skeleton.h"
+#include "recorder/core/syscall_table.h"
+#include "recorder/load/probe_apply.h"
+#include "recorder/load/ring_buffers.h"
+#include "recorder/probe/attach_ids.h"
 #include "recorder/probe/kernel_cache.h"
-#include "recorder/probe/probe_apply.h"
 
 namespace ezio::recorder {
 
 namespace {
-
-// Called from the threads that open and load the programs' halves too (split_load.h): the log is
-// thread-safe (common/log.cpp).
-int libbpf_log(enum libbpf_print_level level, const char* fmt, va_list args) {
-  // Warnings too at debug level: failures are reported by us, with context.
-  if (level != LIBBPF_WARN && level != LIBBPF_INFO) return 0;
-  va_list sizing;
-  va_copy(sizing, args);
-  int n = vsnprintf(nullptr, 0, fmt, sizing);
-  va_end(sizing);
-  std::string msg(n > 0 ? n : 0, '\0');
-  if (n > 0) vsnprintf(msg.data(), msg.size() + 1, fmt, args);
-  while (!msg.empty() && msg.back() == '\n') msg.pop_back();
-  spdlog::debug("libbpf: {}", msg);
-  return 0;
-}
 
 // The keys of a table (a hash map keyed by Key) that match, collected before any is deleted.
 template <typename Key, typename Match>
@@ -134,54 +119,6 @@ uint32_t layer_mask(const LayerSet& layers) {
 
 }  // namespace
 
-void route_libbpf_logs() { libbpf_set_print(libbpf_log); }
-
-std::string_view bpf_object_elf() {
-  size_t size = 0;
-  const void* data = eziotrace__elf_bytes(&size);
-  return {static_cast<const char*>(data), size};
-}
-
-void check_ring_buffer_size(uint64_t ring_buffer_bytes) {
-  long page = sysconf(_SC_PAGESIZE);
-  if (ring_buffer_bytes < static_cast<uint64_t>(page) ||
-      (ring_buffer_bytes & (ring_buffer_bytes - 1)) != 0) {
-    fail("the ring buffer size must be a power of two of at least {} bytes, not {}", page,
-         ring_buffer_bytes);
-  }
-}
-
-namespace {
-
-// The map of rings, made here instead of by libbpf's load (bpf_map__reuse_fd), so that a ring can
-// be installed in it while the programs load.
-UniqueFd make_rings_map() {
-  UniqueFd tmpl(bpf_map_create(BPF_MAP_TYPE_RINGBUF, "ezio_ring", 0, 0, 4096, nullptr));
-  if (!tmpl) fail("cannot create a ring buffer template: {}", errno_text(errno));
-  LIBBPF_OPTS(bpf_map_create_opts, opts, .inner_map_fd = static_cast<__u32>(tmpl.get()));
-  UniqueFd rings(bpf_map_create(BPF_MAP_TYPE_ARRAY_OF_MAPS, "rings", sizeof(uint32_t),
-                                sizeof(uint32_t), kMaxSessions, &opts));
-  if (!rings) fail("cannot create the map of ring buffers: {}", errno_text(errno));
-  return rings;
-}
-
-// Installs ring in a slot of the map of rings (the bpf() call returns after an RCU grace period).
-void put_ring(int rings, unsigned slot, int ring) {
-  uint32_t key = slot;
-  if (bpf_map_update_elem(rings, &key, &ring, BPF_ANY) != 0) {
-    fail("cannot install the session's ring buffer: {}", errno_text(errno));
-  }
-}
-
-// Installs the first ring in slot 0 of rings (taking that descriptor: it stays open until then).
-UniqueFd install_first_ring(UniqueFd rings, std::future<UniqueFd> first_ring) {
-  UniqueFd ring = first_ring.get();
-  put_ring(rings.get(), 0, ring.get());
-  return ring;
-}
-
-}  // namespace
-
 void KernelPrograms::open(const std::string& core_btf) {
   register_attach_handlers();  // before the open, which picks each program's handler
   skel_ = open_skeleton(core_btf);
@@ -217,7 +154,7 @@ void KernelPrograms::load(const KernelCache& cache, const std::string& core_btf,
   const ProgramHalves& halves = split.halves;
   const std::array<size_t, 2>& sizes = split.instructions;
   select_no_program(skel_.get());
-  // Opened (~2 ms each) while the tables are made.
+  // Opened while the tables are made.
   auto opening = std::async(std::launch::async, [&halves, &core_btf, &ids] {
     return open_halves(halves, core_btf, ids);
   });
@@ -279,14 +216,6 @@ size_t KernelPrograms::traced_entries() const {
   return n;
 }
 
-UniqueFd make_ring_buffer(uint64_t ring_bytes) {
-  check_ring_buffer_size(ring_bytes);
-  UniqueFd ring(bpf_map_create(BPF_MAP_TYPE_RINGBUF, "ezio_ring", 0, 0,
-                               static_cast<uint32_t>(ring_bytes), nullptr));
-  if (!ring) fail("cannot create a ring buffer of {} bytes: {}", ring_bytes, errno_text(errno));
-  return ring;
-}
-
 // The first slot no session holds or is reserved.
 unsigned KernelPrograms::free_slot() const {
   unsigned slot = 0;
@@ -330,19 +259,6 @@ void KernelPrograms::place_ring(unsigned slot, int ring) {
   }
   put_ring(map_fd("rings"), slot, ring);
 }
-
-namespace {
-
-// Removing an entry of a map of maps waits for the programs running meanwhile (the bpf() call's
-// synchronize_rcu): none can still be writing into the ring when this returns.
-void delete_ring_entry(int rings_fd, unsigned slot) {
-  uint32_t key = slot;
-  if (bpf_map_delete_elem(rings_fd, &key) != 0 && errno != ENOENT) {
-    fail("cannot remove the session's ring buffer: {}", errno_text(errno));
-  }
-}
-
-}  // namespace
 
 void KernelPrograms::remove_ring(unsigned slot) const { delete_ring_entry(map_fd("rings"), slot); }
 
@@ -481,7 +397,7 @@ void KernelPrograms::close_session(unsigned slot, bool programs_ending) {
   quiesced_[slot] = false;
   // No program uses the ring any more, but the map of rings holds it (its memory) until it leaves
   // the map, which waits for a grace period: not on the caller's time. Programs about to be
-  // destroyed free it with the map (that wait made the in-process end ~10 ms longer).
+  // destroyed free it with the map (that wait made the in-process end longer: docs/costs.md).
   if (programs_ending) return;
   // What fails is said by the thread that waits for it, when the slot is opened again.
   ring_leaving_[slot] = std::async(std::launch::async, [rings = map_fd("rings"), slot] {

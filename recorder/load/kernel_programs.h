@@ -17,6 +17,7 @@
 
 #include "common/unique_fd.h"
 #include "recorder/load/kernel_source.h"
+#include "recorder/load/ring_buffers.h"
 #include "recorder/load/split_load.h"
 #include "recorder/probe/probe.h"
 
@@ -32,8 +33,8 @@ class KernelPrograms {
   // the cut-down kernel BTF for the CO-RE relocations (recorder/probe/core_btf.h).
   // first_ring: the ring buffer of the first session (make_ring_buffer, on its way), installed in
   // slot 0 of the map of rings while the programs load: the install waits for an RCU grace period
-  // (~10 ms), hidden in the load instead of added to the start (open_session then takes it).
-  // cache gives the attach points of the BTF-attached programs (recorder/load/attach_ids.h).
+  // (docs/costs.md), hidden in the load instead of added to the start (open_session then takes it).
+  // cache gives the attach points of the BTF-attached programs (recorder/probe/attach_ids.h).
   KernelPrograms(const ProbePlan& plan, const KernelCache& cache, const std::string& core_btf = {},
                  std::future<UniqueFd> first_ring = {});
   ~KernelPrograms();
@@ -52,7 +53,7 @@ class KernelPrograms {
   // open_session in steps, for a caller that leaves the slow one to another thread (eziotraced,
   // whose loop must not wait for the kernel): reserve_slot() holds a free slot (fails as
   // open_session does); install_ring() makes the slot's ring buffer and installs it in the map of
-  // rings (its memory and an RCU grace period, ~10 ms; thread-safe: only the kernel and the
+  // rings (its memory and an RCU grace period; thread-safe: only the kernel and the
   // reserved slot's own state are touched, after the slot's last ring has left the map);
   // open_reserved() opens the session with it. A slot whose ring is not opened goes back with
   // unreserve_slot(), after remove_ring() (thread-safe, a grace period) if it was installed.
@@ -78,7 +79,7 @@ class KernelPrograms {
   // programs still hooked: its id is cleared, then the programs in flight for its slot are
   // waited for (bpf/common.bpf.h, in_flight: microseconds). Should some stay in flight too long
   // (a preempted program), its ring leaves the map of rings instead, which waits for every
-  // program that could still see it (the kernel's RCU grace period, 5-20 ms). Once per session,
+  // program that could still see it (the kernel's RCU grace period). Once per session,
   // before close_session.
   void quiesce_session(unsigned slot);
   // The programs writing for the slot's session at this instant (0 once it is quiesced, unless a
@@ -134,18 +135,5 @@ class KernelPrograms {
 // first_ring: see KernelPrograms (given to the first attempt only).
 std::unique_ptr<KernelPrograms> load_kernel_programs(const LayerSet& layers, bool use_cache,
                                                      std::future<UniqueFd> first_ring = {});
-
-// A session's ring buffer of ring_bytes (BPF_MAP_TYPE_RINGBUF; 32 MiB take ~8 ms), independent of
-// the programs: the in-process recorder makes it while they load.
-UniqueFd make_ring_buffer(uint64_t ring_bytes);
-
-// Fails unless the size is a power of two and a multiple of the page size.
-void check_ring_buffer_size(uint64_t ring_buffer_bytes);
-
-// The embedded BPF object (ELF), as the skeleton loads it.
-std::string_view bpf_object_elf();
-
-// Routes libbpf's messages to our log (debug level).
-void route_libbpf_logs();
 
 }  // namespace ezio::recorder

@@ -10,7 +10,7 @@
 #include <string>
 
 #include "record.h"
-#include "recorder/load/device_use.h"
+#include "recorder/core/device_use.h"
 
 namespace ezio::recorder {
 

@@ -31,9 +31,8 @@ uint32_t load_acquire32(const void* p) {
 }
 
 uint64_t choose_window(uint64_t asked, uint64_t ring_bytes, size_t page) {
-  // Mapped and unmapped here (32 MiB ring, 50 of each): 64 KiB windows in 8 us, 256 KiB in 10 us,
-  // 1 MiB in 35 us, 4 MiB in 0.2-0.4 ms, the whole 2 x 32 MiB in 3-4 ms. Below 1 MiB a recording
-  // of `true` would save some 25 us for 4 times the mappings. Past 64 windows a copy, the larger
+  // A window's mapping costs little below 1 MiB, and smaller ones save little for many more
+  // mappings (docs/costs.md, Reading the ring buffer). Past 64 windows a copy, the larger
   // rings take larger windows: each window is a mapping of its own (the kernel does not merge
   // them), and a process may have only so many.
   uint64_t w = asked ? asked : std::max(RingReader::kDefaultWindow, ring_bytes / 64);

@@ -10,8 +10,8 @@
 // BPF_RINGBUF_BUSY_BIT (still being written) and BPF_RINGBUF_DISCARD_BIT (skip it).
 //
 // The kernel inserts every page of a ring buffer's mapping when it is made, and removes them one
-// by one when it is unmapped: ~0.1 us a page, 3.4 ms for the 2 x 32 MiB of the default ring,
-// a third of the CPU of recording `true`. So the data is mapped lazily: the range of the producer
+// by one when it is unmapped: for the whole ring, a good part of the CPU of recording `true`
+// (docs/costs.md). So the data is mapped lazily: the range of the producer
 // page and the data twice is reserved (PROT_NONE) at once, and windows of it are mapped there
 // (read-only: the kernel allows those at any page offset) when the records reach them; they stay
 // mapped. A recording of a few KiB maps one window.
@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "common/unique_fd.h"
-#include "recorder/load/record_sink.h"
+#include "recorder/core/record_sink.h"
 
 namespace ezio::recorder {
 

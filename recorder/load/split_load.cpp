@@ -9,8 +9,8 @@
 #include <utility>
 
 #include "common/error.h"
-#include "recorder/archive/recording_info.h"
-#include "recorder/load/skeleton.h"
+#include "recorder/core/recording_info.h"
+#include "recorder/core/skeleton.h"
 
 namespace ezio::recorder {
 

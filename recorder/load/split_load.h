@@ -1,6 +1,6 @@
 #pragma once
 // The selected BPF programs loaded by two objects at once, on two threads. The kernel verifies one
-// object's programs one after the other (~30 ms of CPU for ours), and the application waits at the
+// object's programs one after the other (docs/costs.md), and the application waits at the
 // start gate meanwhile: with two cores, two objects verifying half the programs each take about
 // half as long. Both are opened from the same ELF as the tables' owner (KernelPrograms' skeleton,
 // which loads no program: it makes every table, the global variables' included) and take its
@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "recorder/load/attach_ids.h"
+#include "recorder/probe/attach_ids.h"
 
 struct eziotrace;
 
@@ -42,7 +42,7 @@ void select_no_program(eziotrace* skel);
 // One half: an object of the same ELF with that half's programs selected.
 class HalfLoader {
  public:
-  // ids: the attach points of its BTF-attached programs (recorder/load/attach_ids.h).
+  // ids: the attach points of its BTF-attached programs (recorder/probe/attach_ids.h).
   HalfLoader(const ProgramHalves& halves, int half, const std::string& core_btf,
              const AttachIds& ids);
   ~HalfLoader();

@@ -19,7 +19,7 @@
 #include "common/error.h"
 #include "common/log.h"
 #include "common/unique_fd.h"
-#include "recorder/load/kernel_programs.h"
+#include "recorder/core/bpf_object.h"
 #include "recorder/probe/probe_kernel.h"
 
 extern char** environ;

@@ -1,24 +1,23 @@
 #pragma once
 // What an earlier recording learnt about this kernel, kept until reboot in /run/eziotrace (as
 // root; else $XDG_RUNTIME_DIR/eziotrace; EZIOTRACE_CACHE_DIR overrides both), so that a recording
-// starts without probing again:
-//  - the hook plan of each layer set (probing: ~30 ms of trial loads);
+// starts without probing again (what each saves: docs/costs.md):
+//  - the hook plan of each layer set (probing: trial loads);
 //  - the few kernel types the BPF programs read, cut out of the kernel's BTF
-//  (recorder/probe/core_btf.h):
-//    libbpf's CO-RE relocations then scan ~100 types instead of the kernel's ~100k per struct
-//    (~30 ms);
-//  - the ids of the programs' attach points in the kernel's BTF (recorder/load/attach_ids.h):
-//    libbpf would otherwise parse the kernel's whole BTF to find them at each load (~10 ms).
+//    (recorder/probe/core_btf.h): libbpf's CO-RE relocations then scan those instead of the whole
+//    kernel's per struct;
+//  - the ids of the programs' attach points in the kernel's BTF (recorder/probe/attach_ids.h):
+//    libbpf would otherwise parse the kernel's whole BTF to find them at each load.
 // Everything is keyed on the kernel (build id, release, version, the modules' BTF), on this
 // eziotrace executable and on EZIOTRACE_DENY_HOOKS: any change misses. A kept plan or type file
-// that fails to load is forgotten and the kernel probed again (record_command.cpp). Files are
+// that fails to load is forgotten and the kernel probed again (load_kernel_programs). Files are
 // trusted only in a directory of the effective user's own, mode 0700.
 #include <filesystem>
 #include <future>
 #include <optional>
 #include <string>
 
-#include "recorder/load/attach_ids.h"
+#include "recorder/probe/attach_ids.h"
 #include "recorder/probe/probe.h"
 
 namespace ezio::recorder {
@@ -31,10 +30,10 @@ class KernelCache {
   std::optional<ProbePlan> plan(const LayerSet& layers) const;
   void keep_plan(const LayerSet& layers, const ProbePlan& plan) const;
   // The cut-down type file's path, "" when there is none. Kept: ready at once. Otherwise made in
-  // the background (bpftool, ~50 ms, while the kernel is probed) and kept for the next recordings.
+  // the background (bpftool, while the kernel is probed) and kept for the next recordings.
   std::future<std::string> core_btf() const;
-  // The attach points of the BTF-attached programs of these sections (recorder/load/attach_ids.h):
-  // kept, or found in the kernel's BTF (~10 ms) and kept along with those kept already.
+  // The attach points of the BTF-attached programs of these sections (recorder/probe/attach_ids.h):
+  // kept, or found in the kernel's BTF and kept along with those kept already.
   AttachIds attach_ids(const std::vector<std::string>& sections) const;
   // Removes what is kept for this kernel and executable, after it failed to load; the cut-down
   // types are not made again for them.

@@ -10,7 +10,7 @@
 #include "common/error.h"
 #include "common/log.h"
 #include "hooks.h"
-#include "recorder/archive/recording_info.h"
+#include "recorder/core/recording_info.h"
 #include "recorder/probe/probe_kernel.h"
 
 namespace ezio::recorder {

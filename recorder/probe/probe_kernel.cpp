@@ -18,7 +18,7 @@
 
 #include "common/error.h"
 #include "common/unique_fd.h"
-#include "recorder/load/concurrent_close.h"
+#include "recorder/core/concurrent_close.h"
 
 namespace ezio::recorder {
 namespace {

@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "record.h"
-#include "recorder/load/device_use.h"
+#include "recorder/core/device_use.h"
 
 namespace ezio::recorder::service {
 

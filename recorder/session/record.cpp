@@ -16,14 +16,14 @@
 #include "common/command.h"
 #include "common/error.h"
 #include "common/log.h"
-#include "common/output_dir.h"
 #include "common/schema/files.h"
 #include "recorder/archive/kernel_archive.h"
 #include "recorder/decode/record_store.h"
 #include "recorder/load/in_process_source.h"
 #include "recorder/probe/kernel_cache.h"
 #include "recorder/probe/probe.h"
-#include "recorder/service/kernel_path.h"
+#include "recorder/session/archive_output.h"
+#include "recorder/session/kernel_path.h"
 #include "recorder/session/launcher.h"
 #include "recorder/session/privileges.h"
 #include "recorder/session/signals.h"
@@ -149,17 +149,16 @@ int record_until_exit(Launcher& app, KernelSource& bpf, RecordStore& store, Kern
 }
 
 // Writes the rest of the archive after the application ended, then reads it back (unless it is
-// only a merge's input: RecordOptions::read_back) and moves it into place (common/output_dir.h).
+// only a merge's input: RecordOptions::read_back) and moves it into place (archive_output.h).
 ArchiveSummary finish_archive(KernelArchive& archive, RecordStore& store,
-                              const RecordExtras& extras, Staging& staging, const TargetUser& user,
-                              bool read_back) {
+                              const RecordExtras& extras, ArchiveOutput& output,
+                              const TargetUser& user, bool read_back) {
   uint64_t t_write = monotonic_ns();
   ArchiveSummary summary = archive.finish(store);
   spdlog::debug("archive finished in {:.3f} s after the application",
                 (monotonic_ns() - t_write) / 1e9);
-  if (extras.finish) extras.finish(staging.dir());
-  give_to(staging.dir(), user);
-  staging.publish(read_back);
+  if (extras.finish) extras.finish(output.staged());
+  output.publish(user, read_back);
   return summary;
 }
 
@@ -255,7 +254,7 @@ Started start_application(const RecordOptions& o, const std::vector<std::string>
 // waits for the kernel; the threads it starts inherit the priority) runs at the lowest priority,
 // so as not to take the CPU from the archive's finish on a busy machine. A quick one (a service
 // session's ring unmapped) does not: at nice 19 it waited for a CPU after the archive was
-// published, up to 8 ms at a load of 2, and the process's exit waits for it.
+// published (docs/costs.md), and the process's exit waits for it.
 std::jthread tear_down_in_background(std::unique_ptr<KernelSource> source) {
   bool slow = source->slow_teardown();
   return std::jthread([source = std::move(source), slow]() mutable {
@@ -286,9 +285,8 @@ RecordResult record(const RecordOptions& o, const RecordExtras& extras) {
   if (o.command.empty()) fail("no command to record");
   TargetUser user = target_user();
   RecordResult result;
-  result.archive = output_path(o.output.string(), o.command.front());
-  // Made before anything runs, so that whatever is in the way is refused first.
-  Staging staging(result.archive, o.force);
+  ArchiveOutput output(o.output, o.command.front(), o.force);
+  result.archive = output.path();
 
   RecordingInfo& info = result.info;
   info.command = o.command;
@@ -318,7 +316,7 @@ RecordResult record(const RecordOptions& o, const RecordExtras& extras) {
   if (app.exit_fd() >= 0) bpf.wake_on(app.exit_fd());
   // Made while the application runs (OTF2's archive and its buffers: milliseconds); its records
   // wait in the ring buffer meanwhile.
-  KernelArchive archive(staging.dir(), info);
+  KernelArchive archive(output.staged(), info);
   archive.tap(extras.tap);
 
   size_t still_running = 0;
@@ -353,7 +351,7 @@ RecordResult record(const RecordOptions& o, const RecordExtras& extras) {
   result.teardown = tear_down_in_background(std::move(started.source));
 
   try {
-    result.summary = finish_archive(archive, store, extras, staging, user, o.read_back);
+    result.summary = finish_archive(archive, store, extras, output, user, o.read_back);
   } catch (const Error& e) {
     no_archive(e, info.application_end);
   }

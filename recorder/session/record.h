@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "recorder/archive/kernel_archive.h"
-#include "recorder/archive/recording_info.h"
+#include "recorder/core/recording_info.h"
 #include "recorder/load/kernel_source.h"
 #include "recorder/probe/probe.h"
 
@@ -39,7 +39,8 @@ struct RecordOptions {
   bool read_back = true;
 };
 
-// What a caller adds to a recording (eziotrace record: EZTrace's alignment data, app/record.cpp).
+// What a caller adds to a recording (eziotrace record: EZTrace's alignment data,
+// converters/record_command.cpp).
 struct RecordExtras {
   // Before the application starts: archive is the directory the archive will be published as,
   // env the application's environment, to add to.
@@ -56,8 +57,8 @@ struct RecordResult {
   std::filesystem::path archive;
   RecordingInfo info;
   ArchiveSummary summary;
-  // The kernel side's teardown (unhooking the programs loaded in-process, ~10-30 ms of waiting for
-  // the kernel), running while the caller goes on with the archive: joined when the result is
+  // The kernel side's teardown (unhooking the programs loaded in-process: mostly waiting for the
+  // kernel), running while the caller goes on with the archive: joined when the result is
   // destroyed, or earlier by the caller. Its recording was over before record() returned.
   std::jthread teardown;
 };

@@ -15,7 +15,7 @@
 #include <memory>
 #include <stdexcept>
 
-#include "recorder/load/record_sink.h"
+#include "recorder/core/record_sink.h"
 #include "ring_writer.skel.h"
 
 namespace ezio::recorder {

@@ -19,7 +19,7 @@
 
 #include "common/error.h"
 #include "loop_fs.h"
-#include "recorder/archive/recording_info.h"
+#include "recorder/core/recording_info.h"
 #include "recorder/decode/record_store.h"
 #include "recorder/load/kernel_programs.h"
 #include "recorder/load/ring_reader.h"

@@ -1,6 +1,6 @@
 /* A library whose constructor ends the process with status $GATE_PROBE_EXIT when it is set: the
  * program linked with it (gate_probe_lib) then never reaches eziotrace's start gate
- * (tests/merge/start_gate_test.cpp). */
+ * (tests/e2e/merge/start_gate_test.cpp). */
 #include <stdlib.h>
 #include <unistd.h>
 

@@ -1,6 +1,6 @@
 /* The program's own first I/O: its constructor writes <dir>/ctor.txt, main <dir>/main.txt. A
  * recording holds both whether the program waited at eziotrace's start gate (dynamically linked)
- * or before its exec (statically linked: built twice, tests/merge/start_gate_test.cpp). */
+ * or before its exec (statically linked: built twice, tests/e2e/merge/start_gate_test.cpp). */
 #include <fcntl.h>
 #include <stdio.h>
 #include <unistd.h>

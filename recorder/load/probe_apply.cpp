@@ -1,4 +1,4 @@
-#include "recorder/probe/probe_apply.h"
+#include "recorder/load/probe_apply.h"
 
 #include <bpf/libbpf.h>
 
@@ -7,9 +7,9 @@
 
 #include "common/error.h"
 #include "common/log.h"
-#include "recorder/decode/syscall_table.h"
-#include "recorder/decode/vfs_events.h"
-#include "recorder/load/skeleton.h"
+#include "recorder/core/skeleton.h"
+#include "recorder/core/syscall_table.h"
+#include "recorder/core/vfs_events.h"
 #include "recorder/probe/probe.h"
 #include "recorder/probe/probe_kernel.h"
 

@@ -1,4 +1,4 @@
-#include "recorder/service/kernel_path.h"
+#include "recorder/session/kernel_path.h"
 
 #include <sys/stat.h>
 #include <unistd.h>

@@ -1,4 +1,4 @@
-#include "recorder/load/device_use.h"
+#include "recorder/core/device_use.h"
 
 #include <bpf/bpf.h>
 #include <fmt/format.h>
@@ -6,7 +6,7 @@
 #include <fstream>
 
 #include "record.h"
-#include "recorder/load/bpf_map_walk.h"
+#include "recorder/core/bpf_map_walk.h"
 
 namespace ezio::recorder {
 uint32_t dev_major(uint32_t dev) { return dev >> 20; }

@@ -1,4 +1,4 @@
-#include "recorder/load/concurrent_close.h"
+#include "recorder/core/concurrent_close.h"
 
 #include <bpf/libbpf.h>
 #include <unistd.h>

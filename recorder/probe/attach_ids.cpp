@@ -1,4 +1,4 @@
-#include "recorder/load/attach_ids.h"
+#include "recorder/probe/attach_ids.h"
 
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
@@ -13,7 +13,7 @@
 #include <unordered_map>
 
 #include "common/error.h"
-#include "recorder/load/skeleton.h"
+#include "recorder/core/skeleton.h"
 #include "recorder/probe/probe_kernel.h"
 
 namespace ezio::recorder {

@@ -1,8 +1,8 @@
 #pragma once
 // The attach points of the BTF-attached programs (tp_btf/, fentry/, fexit/), as ids in the kernel's
 // BTF, given to libbpf instead of letting it find them: to find them libbpf parses the kernel's
-// whole BTF (/sys/kernel/btf/vmlinux, ~5 MB, ~7 ms) and scans it once per program (~3 ms in all),
-// at every load. They are found once per kernel (KernelProber) and kept in the probe cache
+// whole BTF (/sys/kernel/btf/vmlinux) and scans it once per program, at every load
+// (docs/costs.md). They are found once per kernel (KernelProber) and kept in the probe cache
 // (recorder/probe/kernel_cache.h), whose key changes with the kernel and its modules' BTF.
 //
 // How: libbpf section handlers of our own for tp_btf/, fentry/ and fexit/ (registered before the
@@ -35,7 +35,7 @@ using AttachIds = std::map<std::string, AttachId>;
 // The sections of the programs selected to load that attach by BTF.
 std::vector<std::string> btf_attach_sections(const eziotrace* skel);
 
-// Finds the attach points in the kernel's BTF (parsing it: ~10 ms). Fails on one it lacks.
+// Finds the attach points in the kernel's BTF (parsing it). Fails on one it lacks.
 AttachIds find_attach_ids(const std::vector<std::string>& sections);
 
 nlohmann::json attach_ids_to_json(const AttachIds& ids);

@@ -1,4 +1,4 @@
-#include "recorder/decode/syscall_table.h"
+#include "recorder/core/syscall_table.h"
 
 #include <sys/syscall.h>
 

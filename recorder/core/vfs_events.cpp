@@ -1,4 +1,4 @@
-#include "recorder/decode/vfs_events.h"
+#include "recorder/core/vfs_events.h"
 
 #include <cstring>
 #include <utility>

@@ -1,4 +1,4 @@
-#include "recorder/archive/recording_info.h"
+#include "recorder/core/recording_info.h"
 
 #include <time.h>
 

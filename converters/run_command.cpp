@@ -1,0 +1,90 @@
+#include "converters/run_command.h"
+
+#include <spdlog/spdlog.h>
+
+#include <filesystem>
+#include <thread>
+
+#include "common/command.h"
+#include "common/error.h"
+#include "common/log.h"
+#include "common/output_dir.h"
+#include "common/schema/files.h"
+#include "converters/eztrace/discovery.h"
+#include "converters/eztrace/environment.h"
+#include "converters/eztrace/run_merge.h"
+#include "converters/merge/event_store.h"
+#include "recorder/session/archive_output.h"
+#include "recorder/session/launcher.h"
+#include "recorder/session/privileges.h"
+#include "recorder/session/record.h"
+
+namespace fs = std::filesystem;
+
+namespace ezio::converters {
+namespace {
+
+// The merged mode's exit status: the application's when it failed, else 3 when the merge found
+// alignment violations (as `eziotrace merge` exits), else 0.
+int run_status(int application_status, const MergeReport& merge) {
+  if (application_status != 0) return application_status;
+  return merge.violations ? 3 : 0;
+}
+
+}  // namespace
+
+void run_command(const RunCommandOptions& o) {
+  const recorder::RecordOptions& rec = o.record;
+  if (rec.command.empty()) fail("no command to run");
+  // The kernel side's teardown (record.h), joined last: it overlaps the merge and the removal of
+  // the parts.
+  std::jthread teardown;
+  recorder::ArchiveOutput output(rec.output, rec.command.front(), rec.force);
+  const fs::path& out = output.path();
+  // The parts go away when anything fails, and at the end unless --keep-parts.
+  fs::path parts_dir = out;
+  parts_dir += ".parts";
+  OwnedDir parts_scratch(parts_dir, DirKind::work, rec.force);
+  const fs::path& parts = parts_scratch.dir();
+  if (o.keep_parts) parts_scratch.keep();  // kept whatever happens: that is what was asked
+
+  auto setup = prepare_eztrace(o.modules, parts / "eztrace");
+  // EZTrace writes its trace from the application's process: under sudo that is the user.
+  recorder::give_to(parts / "eztrace", recorder::target_user());
+  recorder::RecordOptions kernel = rec;
+  kernel.output = parts / "kernel";
+  kernel.force = false;
+  // Read back by the merge (its definitions, and the event counts the recorder's copy must match),
+  // then removed: only a kept one is read back on its own.
+  kernel.read_back = o.keep_parts;
+  kernel.environment = recorder::current_environment();
+  kernel.command = eztrace_command(setup, rec.command, kernel.environment);
+  // Its gate lets EZTrace start up while the kernel side loads (docs/merge.md, Start-up).
+  kernel.gate_helper = preload_helper_path().string();
+  // The kernel events reach the merge as the recorder writes them: the merge does not decode the
+  // kernel archive again once the application has ended (docs/merge.md).
+  auto kernel_events = std::make_unique<EventStore>(parts);
+  recorder::RecordExtras extras;
+  extras.tap = kernel_events.get();
+  recorder::RecordResult r = recorder::record(kernel, extras);
+  teardown = std::move(r.teardown);
+
+  auto merged = finish_eztrace(setup, r.archive / schema::kAnchorFile, output.staged(),
+                               std::move(kernel_events));
+  // The parts are read: removed while the merged archive is read back and published.
+  std::jthread removing_parts([&parts_scratch] { parts_scratch.remove(); });
+  output.publish(recorder::target_user());
+  r.archive = out;
+  recorder::print_summary(r);
+  if (merged.report.processes == 0 || !merged.report.untraced.empty()) {
+    spdlog::warn("user level: {}", merged.report.user_level);
+  }
+  if (o.keep_parts) {
+    recorder::give_to(parts, recorder::target_user());
+    spdlog::info("the EZTrace and kernel archives are kept in {}", parts.string());
+  }
+  spdlog::info("open it in ViTE: vite {}", (out / schema::kAnchorFile).string());
+  command_status() = run_status(r.exit_status, merged.report);
+}
+
+}  // namespace ezio::converters
