@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "common/version.h"
 #include "converters/merge/merger.h"
 
 // What the merge found, the kernel's node properties and the clock (docs/merge.md, "The merge",
@@ -32,8 +33,12 @@ void Merger::write_properties(Output& out) {
     if (p.owner != out.knode) continue;
     OTF2_AttributeValue v = p.value;
     if (p.type == OTF2_TYPE_STRING) v.stringRef = w.string(kd.str(v.stringRef));
-    w.system_tree_node_property(machine, kd.str(p.name), p.type, v);
+    // The merged archive's writer is the merge; the recorder's version is kept under its name.
+    std::string_view name = kd.str(p.name);
+    if (name == schema::kVersion) name = schema::kRecorderVersion;
+    w.system_tree_node_property(machine, name, p.type, v);
   }
+  w.system_tree_node_property(machine, schema::kVersion, std::string_view(version_string()));
   w.system_tree_node_property(machine, schema::kAlignmentViolations, report.violations);
   w.system_tree_node_property(machine, schema::kAlignmentCheckedCalls, report.checked_calls);
   w.system_tree_node_property(machine, schema::kAlignmentUnverifiable, report.unverifiable_calls);
