@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <map>
+
 #include "common/version.h"
 #include "converters/merge/merger.h"
 
@@ -66,6 +68,22 @@ std::string Merger::alignment_word() const {
   return "exact";
 }
 
+// The processes whose EZTrace archive cannot be read, with the reason, one archive at a time (MPI
+// ranks share one).
+std::string Merger::unreadable_summary() const {
+  std::map<std::filesystem::path, std::pair<std::string, std::string>> by_archive;
+  for (const auto& u : unreadable) {
+    auto& [names, reason] = by_archive[u.anchor];
+    names += fmt::format("{}{} [{}]", names.empty() ? "" : ", ", u.process.program, u.process.pid);
+    reason = u.reason;
+  }
+  std::string out;
+  for (const auto& [anchor, what] : by_archive) {
+    out += fmt::format("{}{}: {}", out.empty() ? "" : "; ", what.first, what.second);
+  }
+  return out;
+}
+
 // What the archive holds of the user level: EZIOTRACE::USER_LEVEL says it in words, the
 // processes without an EZTrace trace are counted and named.
 void Merger::write_user_level(Output& out) {
@@ -78,13 +96,20 @@ void Merger::write_user_level(Output& out) {
                               report.untraced_pids.size());
   w.system_tree_node_property(machine, schema::kPidsWithoutUserTrace, std::string_view(pids));
   std::string level = "complete";
-  if (report.processes == 0) {
+  if (report.processes == 0 && unreadable.empty()) {
     level = "missing: EZTrace wrote no trace, the archive holds the kernel layers only";
-  } else if (!report.untraced_pids.empty()) {
+  } else if (report.processes == 0) {
+    level = fmt::format(
+        "missing: EZTrace's trace cannot be read, the archive holds the kernel layers only ({})",
+        unreadable_summary());
+  } else if (!report.untraced_pids.empty() || !unreadable.empty()) {
     level = fmt::format(
         "partial: {} process(es) with kernel events have no EZTrace trace "
         "(EZIOTRACE::PIDS_WITHOUT_USER_TRACE)",
         report.untraced_pids.size());
+    if (!unreadable.empty()) {
+      level += fmt::format("; EZTrace's trace cannot be read: {}", unreadable_summary());
+    }
   }
   w.system_tree_node_property(machine, schema::kUserLevel, std::string_view(level));
   report.user_level = level;

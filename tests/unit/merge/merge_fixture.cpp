@@ -19,8 +19,10 @@ Fixture trace_io_threads(const std::string& name) {
   EXPECT_EQ(r.status, IO_THREADS_EXIT_STATUS) << r.err;
   x.app_out = r.out;
   std::vector<std::string> warnings;
-  x.inputs = converters::load_eztrace_inputs(x.setup.sidecar_dir, warnings);
+  converters::EztraceInputs loaded = converters::load_eztrace_inputs(x.setup.sidecar_dir, warnings);
   EXPECT_TRUE(warnings.empty()) << warnings.front();
+  EXPECT_TRUE(loaded.unreadable.empty());
+  x.inputs = std::move(loaded.traces);
   return x;
 }
 
@@ -54,7 +56,7 @@ const MpiFixture& mpi_traced_run() {
       x.pid_of_rank[std::stoi((*it)[1])] = std::stoul((*it)[2]);
     }
     std::vector<std::string> warnings;
-    x.inputs = converters::load_eztrace_inputs(x.setup.sidecar_dir, warnings);
+    x.inputs = converters::load_eztrace_inputs(x.setup.sidecar_dir, warnings).traces;
     EXPECT_TRUE(warnings.empty()) << warnings.front();
     return x;
   }();
@@ -77,7 +79,7 @@ Merged merge_with_synthetic(const std::string& name, int64_t shift_ns, const Fix
   m.counts = write_synthetic_kernel(kernel_inputs, dir / "kernel", lost_syscalls);
   auto inputs = f.inputs;
   for (auto& in : inputs) in.process.first_timestamp += shift_ns;
-  m.report = converters::merge_archives(inputs, dir / "kernel/eziotrace.otf2", dir / "merged",
+  m.report = converters::merge_archives({inputs, {}}, dir / "kernel/eziotrace.otf2", dir / "merged",
                                         {f.setup.sidecar_dir, f.setup.trace_dir});
   m.anchor = dir / "merged/eziotrace.otf2";
   m.archive = converters::read_archive(m.anchor);

@@ -41,7 +41,7 @@ TEST(Merge, KernelEventsFromTheWritersCopyMergeIntoTheSameArchive) {
   auto copy = std::make_unique<converters::EventStore>(dir);
   write_synthetic_kernel(f.inputs, dir / "kernel", 0, copy.get());
   std::vector<std::filesystem::path> own = {f.setup.sidecar_dir, f.setup.trace_dir};
-  auto load = [&f] { return f.inputs; };
+  auto load = [&f] { return converters::EztraceInputs{f.inputs, {}}; };
   auto decoded =
       converters::merge_archives(load, dir / "kernel/eziotrace.otf2", dir / "decoded", own, {});
   auto tapped = converters::merge_archives(load, dir / "kernel/eziotrace.otf2", dir / "tapped", own,
