@@ -520,6 +520,7 @@ Advice advise(const Evidence& ev, const Thresholds& t) {
 
 nlohmann::json advice_json(const Advice& a, const Evidence& ev, const Thresholds& t) {
   nlohmann::json j;
+  j["eziotrace_version"] = version_json(ev.version);
   j["meta"] = {
       {"trace", ev.trace}, {"events", ev.events}, {"lost_events", ev.lost}, {"status", ev.status}};
   if (!ev.kernel.empty()) j["meta"]["kernel"] = ev.kernel;

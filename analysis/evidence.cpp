@@ -362,6 +362,7 @@ void describe_archive(const Definitions& defs, Evidence& ev) {
   ev.command = str(schema::kCommand);
   ev.status = str(schema::kStatus);
   ev.kernel = str(schema::kKernelRelease);
+  ev.version = str(schema::kVersion);
   for (Layer l : kAllLayers) {
     std::string p = str(schema::probe_property(layer_key(l)));
     if (!p.empty()) ev.probes[std::string(layer_key(l))] = p;

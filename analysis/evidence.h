@@ -104,6 +104,7 @@ struct Evidence {
   std::string status;                         // "" when the archive says nothing
   std::map<std::string, std::string> probes;  // layer -> EZIOTRACE::PROBE value
   std::string command, host, kernel;          // kernel: EZIOTRACE::KERNEL_RELEASE
+  std::string version;                        // EZIOTRACE::VERSION: the archive's writer
   uint64_t realtime_start = 0;                // ns since the epoch, 0 if unknown
   std::vector<FileEvidence> files;
   std::vector<DeviceEvidence> devices;

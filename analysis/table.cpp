@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "common/version.h"
+
 namespace ezio::analysis {
 
 Cell text_cell(std::string s) { return Cell{s, s, false}; }
@@ -142,10 +144,17 @@ nlohmann::json table_json(const Table& t) {
 
 }  // namespace
 
+nlohmann::json version_json(const std::string& archive_version) {
+  return {
+      {"analyzer", version_string()},
+      {"archive", archive_version.empty() ? nlohmann::json() : nlohmann::json(archive_version)}};
+}
+
 void print(const Report& report, Format format, std::ostream& out) {
   switch (format) {
     case Format::kJson: {
       nlohmann::json j = nlohmann::json::object();
+      j["eziotrace_version"] = version_json(report.archive_version);
       j["meta"] = report.meta;
       for (auto& t : report.tables) j[t.name] = table_json(t);
       out << j.dump(2) << '\n';

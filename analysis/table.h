@@ -47,11 +47,16 @@ struct Table {
 
 struct Report {
   nlohmann::json meta = nlohmann::json::object();  // trace path, losses, anomalies
+  std::string archive_version;  // the trace's EZIOTRACE::VERSION, "" when it has none
   std::vector<Table> tables;
   std::vector<std::string> notes;  // printed after the human tables
 };
 
 void print(const Report& report, Format format, std::ostream& out);
+
+// The JSON outputs' "eziotrace_version": {"analyzer": this program's version, "archive": the
+// version that wrote the trace (archive_version), null when the trace does not say}.
+nlohmann::json version_json(const std::string& archive_version);
 
 // Human formatting helpers shared by the analyzers.
 std::string human_bytes(uint64_t n);

@@ -50,6 +50,10 @@ void run_trace(TraceReader& reader, CallSink& sink, const Filters& filters, Repo
       report.notes.push_back(fmt::format("Recording status: {}.", it->second));
     }
   }
+  if (auto it = defs.node_string_properties.find(schema::kVersion);
+      it != defs.node_string_properties.end()) {
+    report.archive_version = it->second;
+  }
   if (auto it = defs.node_string_properties.find(schema::kKernelRelease);
       it != defs.node_string_properties.end()) {
     meta["kernel"] = it->second;

@@ -9,6 +9,7 @@
 
 #include "common/error.h"
 #include "common/log.h"
+#include "common/version.h"
 #include "recorder/service/daemon.h"
 #include "recorder/service/kernel_sessions.h"
 #include "recorder/service/socket.h"
@@ -101,6 +102,7 @@ int main(int argc, char** argv) {
   ezio::init_logging(false);
   spdlog::default_logger()->set_pattern("eziotraced: %^%v%$");
   CLI::App app{"eziotraced: the eziotrace recording service (root)", "eziotraced"};
+  app.set_version_flag("--version", ezio::version_line("eziotraced"));
   Args a;
   add_options(app, a);
   try {

@@ -9,19 +9,22 @@
 #include "common/command.h"
 #include "common/error.h"
 #include "common/log.h"
+#include "common/version.h"
 
 namespace {
 
-// `eziotrace ./app` is `eziotrace run ./app`: the subcommand is made explicit.
+// `eziotrace ./app` is `eziotrace run ./app`: the subcommand is made explicit (not before the
+// program's own flags).
 void insert_default_subcommand(CLI::App& app, std::vector<std::string>& args) {
-  bool help = args.size() > 1 && (args[1] == "-h" || args[1] == "--help");
+  const bool own_flag =
+      args.size() > 1 && (args[1] == "-h" || args[1] == "--help" || args[1] == "--version");
   auto is_subcommand = [&app](const std::string& word) {
     for (const CLI::App* sub : app.get_subcommands({})) {
       if (sub->check_name(word)) return true;
     }
     return false;
   };
-  if (args.size() > 1 && !help && !is_subcommand(args[1])) {
+  if (args.size() > 1 && !own_flag && !is_subcommand(args[1])) {
     args.insert(args.begin() + 1, "run");
   }
 }
@@ -62,6 +65,7 @@ int main(int argc, char** argv) {
   CLI::App app{"eziotrace: where an application's I/O time goes, from the call to the disk",
                "eziotrace"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", ezio::version_line("eziotrace"));
   app.footer("eziotrace [run options] [--] command [args...] is `eziotrace run ...`.");
   add_commands(app, args.size() > 1 ? args[1] : "", split.command);
   insert_default_subcommand(app, args);

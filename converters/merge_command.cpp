@@ -14,6 +14,7 @@ void merge_command(const MergeCommandOptions& o) {
   MergeSummary s = merge_recorded(o.eztrace, o.kernel, staging.dir(), o.sidecars);
   staging.publish();
   spdlog::info("merged archive: {}", (out / s.anchor.filename()).string());
+  if (s.report.user_level != "complete") spdlog::warn("user level: {}", s.report.user_level);
   command_status() = s.report.violations ? 3 : 0;
 }
 

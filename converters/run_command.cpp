@@ -76,7 +76,7 @@ void run_command(const RunCommandOptions& o) {
   output.publish(recorder::target_user());
   r.archive = out;
   recorder::print_summary(r);
-  if (merged.report.processes == 0 || !merged.report.untraced.empty()) {
+  if (merged.report.user_level != "complete") {
     spdlog::warn("user level: {}", merged.report.user_level);
   }
   if (o.keep_parts) {

@@ -44,6 +44,9 @@ inline constexpr char kRecordingPath[] = "EZIOTRACE::RECORDING_PATH";
 inline constexpr char kMonotonicStartNs[] = "EZIOTRACE::MONOTONIC_START_NS";
 inline constexpr char kRealtimeStartNs[] = "EZIOTRACE::REALTIME_START_NS";
 inline constexpr char kRecordVersion[] = "EZIOTRACE::RECORD_VERSION";
+// The eziotrace that wrote the archive (common/version.h: "0.1.0 (git 1a2b3c4)"): the recorder for
+// a kernel archive, the merge for a merged one.
+inline constexpr char kVersion[] = "EZIOTRACE::VERSION";
 
 // Of the machine: the merge.
 inline constexpr char kProcessesWithoutUserTrace[] = "EZIOTRACE::PROCESSES_WITHOUT_USER_TRACE";
@@ -56,6 +59,8 @@ inline constexpr char kAlignmentUnverifiable[] = "EZIOTRACE::ALIGNMENT_UNVERIFIA
 inline constexpr char kEztraceClosesWithoutSyscall[] = "EZIOTRACE::EZTRACE_CLOSES_WITHOUT_SYSCALL";
 inline constexpr char kEztraceProcesses[] = "EZIOTRACE::EZTRACE_PROCESSES";
 inline constexpr char kEztraceOwnIoFiltered[] = "EZIOTRACE::EZTRACE_OWN_IO_FILTERED";
+// The kernel archive's EZIOTRACE::VERSION, kept by the merge: the eziotrace that recorded it.
+inline constexpr char kRecorderVersion[] = "EZIOTRACE::RECORDER_VERSION";
 
 // "EZIOTRACE::LOST::<layer>", "EZIOTRACE::PROBE::<layer>", "EZIOTRACE::UNATTRIBUTED::<device>".
 inline std::string lost_property(std::string_view layer) {

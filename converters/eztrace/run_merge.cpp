@@ -25,8 +25,9 @@ void log_report(const MergeReport& r, const std::filesystem::path& anchor) {
   }
   if (r.processes == 0) {
     spdlog::warn(
-        "EZTrace wrote no trace: the archive holds the kernel layers only, without user-level "
-        "calls (EZIOTRACE::USER_LEVEL)");
+        "{}: the archive holds the kernel layers only, without user-level calls "
+        "(EZIOTRACE::USER_LEVEL)",
+        r.unreadable_traces ? "EZTrace's trace cannot be read" : "EZTrace wrote no trace");
   }
   if (!r.untraced.empty()) {
     spdlog::warn(
@@ -98,7 +99,8 @@ MergeSummary merge_from(MergeSources sources, const std::filesystem::path& kerne
     // The merge's temporary files go next to its output, on its file system.
     auto inputs = load_eztrace_inputs(images, sources.candidates, warnings,
                                       std::filesystem::absolute(out_dir).parent_path());
-    if (given && inputs.empty()) {
+    // An archive given that cannot be read is the trace of its processes all the same.
+    if (given && inputs.traces.empty() && inputs.unreadable.empty()) {
       for (const auto& w : warnings) spdlog::warn("{}", w);
       fail(
           "EZTRACE_ARCHIVE {} holds the trace of no process of this recording (alignment data: "

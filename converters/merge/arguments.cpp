@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "common/error.h"
+#include "common/otf2/anchor.h"
 #include "common/otf2/reader.h"
 #include "common/schema/files.h"
 #include "common/schema/properties.h"
@@ -24,23 +25,32 @@ bool has_property(const Definitions& d, std::string_view name) {
                      [&](const auto& p) { return d.str(p.name) == name; });
 }
 
-// An archive's global definitions; `role` names the argument in the message when it is unreadable.
-Definitions definitions_of(const fs::path& anchor, std::string_view role, const fs::path& arg) {
+// The kernel archive's global definitions.
+Definitions kernel_definitions(const fs::path& anchor, const fs::path& arg) {
   try {
     return otf2::ArchiveReader(anchor).defs();
   } catch (const Error& e) {
-    fail("{} {} is not a readable {}archive: {}", role, arg.string(),
-         role == "EZTRACE_ARCHIVE" ? "EZTrace " : "", e.what());
+    fail("KERNEL_ARCHIVE {} is not a readable archive: {}", arg.string(), e.what());
   }
 }
 
-// An EZTrace anchor: readable OTF2 and not one of eziotrace's own archives.
-void check_eztrace_anchor(const fs::path& anchor) {
+// An EZTrace anchor: OTF2, and not one of eziotrace's own archives. An archive whose anchor opens
+// but whose definitions cannot be read is a broken EZTrace trace, and so is, in a directory given,
+// any eztrace_log.otf2 that cannot be read: the merge goes on without it and says why
+// (UnreadableTrace). A single file given that is not OTF2 at all is the wrong argument.
+void check_eztrace_anchor(const fs::path& anchor, bool single) {
   std::error_code ec;
   if (fs::is_regular_file(anchor, ec) && fs::file_size(anchor, ec) == 0) {
+    if (!single) return;
     fail("EZTRACE_ARCHIVE {} is an empty file, not an EZTrace archive", anchor.string());
   }
-  Definitions defs = definitions_of(anchor, "EZTRACE_ARCHIVE", anchor);
+  Definitions defs;
+  try {
+    defs = otf2::ArchiveReader(anchor).defs();
+  } catch (const Error& e) {
+    if (!single || otf2::anchor_parses(anchor)) return;
+    fail("EZTRACE_ARCHIVE {} is not a readable EZTrace archive: {}", anchor.string(), e.what());
+  }
   if (has_property_prefix(defs, schema::kPropertyPrefix)) {
     fail_with(2,
               "EZTRACE_ARCHIVE {} is an archive eziotrace wrote, not EZTrace's: give EZTrace's "
@@ -111,7 +121,7 @@ GivenEztrace given_eztrace(const fs::path& arg, const fs::path& kernel_anchor) {
           arg.string());
     }
   }
-  for (const auto& a : g.anchors) check_eztrace_anchor(a);
+  for (const auto& a : g.anchors) check_eztrace_anchor(a, g.single);
   return g;
 }
 
@@ -123,7 +133,7 @@ fs::path given_kernel(const fs::path& arg) {
   if (!fs::exists(anchor, ec)) {
     fail("KERNEL_ARCHIVE {} holds no eziotrace archive (no eziotrace.otf2)", arg.string());
   }
-  Definitions defs = definitions_of(anchor, "KERNEL_ARCHIVE", arg);
+  Definitions defs = kernel_definitions(anchor, arg);
   if (!has_property(defs, schema::kRecordVersion)) {
     fail_with(2, "KERNEL_ARCHIVE {} is not a kernel archive of `eziotrace record`", arg.string());
   }

@@ -11,7 +11,8 @@ namespace ezio::converters {
 
 // The EZTrace archives an EZTRACE_ARCHIVE argument names: eztrace_log.otf2, its <prog>_trace
 // directory, or a directory holding <prog>_trace directories (also one level deeper, as
-// `eziotrace --keep-parts` keeps them: <pid>.<n>/<prog>_trace). Fails on anything else.
+// `eziotrace --keep-parts` keeps them: <pid>.<n>/<prog>_trace). Fails on anything else. An
+// EZTrace archive that is there but cannot be read is not refused: the merge reports it.
 struct GivenEztrace {
   std::filesystem::path root;                  // the argument, absolute
   std::vector<std::filesystem::path> anchors;  // eztrace_log.otf2 files found

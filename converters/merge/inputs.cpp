@@ -6,13 +6,16 @@
 #include <map>
 #include <set>
 
+#include "common/error.h"
+
 // Which EZTrace archive, and which of its locations, belong to which process image (docs/merge.md,
 // "The merge", step 1).
 namespace ezio::converters {
 namespace {
 
 // What the filter of EZTrace's own work needs of each location before any event is written,
-// while the events are copied into the archive's event store.
+// while the events are copied into the archive's event store. A failure to store is noted: it is
+// not the archive's fault.
 class Summarizer : public otf2::EventVisitor {
  public:
   explicit Summarizer(EztraceArchive& archive) : archive_(archive) {
@@ -22,53 +25,93 @@ class Summarizer : public otf2::EventVisitor {
   }
   void begin_location(OTF2_LocationRef loc) override {
     loc_ = &archive_.locations[loc];
-    archive_.events->begin_location(loc);
+    storing([&] { archive_.events->begin_location(loc); });
   }
-  void end_location(OTF2_LocationRef) override { archive_.events->end_location(); }
+  void end_location(OTF2_LocationRef) override {
+    storing([&] { archive_.events->end_location(); });
+  }
   void event(OTF2_LocationRef, const Event& e) override {
-    archive_.events->append(e);
+    storing([&] { archive_.events->append(e); });
     if (loc_->events++ == 0) loc_->first_time = e.time;
     if (!loc_->finalizes && e.kind == EventKind::Enter && finalize_.count(e.ref)) {
       loc_->finalizes = true;
       loc_->finalize_time = e.time;
     }
   }
+  bool store_failed() const { return store_failed_; }
 
  private:
+  template <typename F>
+  void storing(F&& f) {
+    try {
+      f();
+    } catch (...) {
+      store_failed_ = true;
+      throw;
+    }
+  }
+
   EztraceArchive& archive_;
   std::set<Ref> finalize_;
   UserLocation* loc_ = nullptr;
+  bool store_failed_ = false;
 };
+
+// The warning for the processes of an archive that cannot be read.
+std::string unreadable_warning(const std::vector<const Sidecar*>& procs,
+                               const std::string& reason) {
+  std::string names;
+  for (const Sidecar* s : procs) {
+    names += fmt::format("{}{} [{}]", names.empty() ? "" : ", ", s->program, s->pid);
+  }
+  return fmt::format(
+      "{}: EZTrace's trace cannot be read, merged without its user-level calls "
+      "(EZIOTRACE::PIDS_WITHOUT_USER_TRACE): {}",
+      names, reason);
+}
 
 }  // namespace
 
-EztraceArchive index_eztrace_archive(const std::filesystem::path& anchor,
-                                     const std::filesystem::path& temp_dir) {
-  otf2::ArchiveReader reader(anchor);
+std::optional<EztraceArchive> index_eztrace_archive(const std::filesystem::path& anchor,
+                                                    const std::filesystem::path& temp_dir,
+                                                    std::string& unreadable) {
+  std::optional<otf2::ArchiveReader> reader;
+  try {
+    reader.emplace(anchor);
+  } catch (const Error& e) {
+    unreadable = e.what();
+    return std::nullopt;
+  }
   EztraceArchive archive;
-  archive.anchor = reader.anchor();
-  archive.defs = reader.defs();
+  archive.anchor = reader->anchor();
+  archive.defs = reader->defs();
   archive.events = std::make_shared<EventStore>(temp_dir);
   Summarizer summary(archive);
   otf2::ReadOptions options;
   options.lenient = true;  // EZTrace's declared event counts are wrong: its event files say
-  archive.unsupported_events = reader.read_events(summary, options).unsupported;
+  try {
+    archive.unsupported_events = reader->read_events(summary, options).unsupported;
+  } catch (const Error& e) {
+    if (summary.store_failed()) throw;
+    unreadable = e.what();
+    return std::nullopt;
+  }
   return archive;
 }
 
-std::vector<EztraceInput> load_eztrace_inputs(const std::filesystem::path& sidecar_dir,
-                                              std::vector<std::string>& warnings,
-                                              const std::filesystem::path& temp_dir) {
+EztraceInputs load_eztrace_inputs(const std::filesystem::path& sidecar_dir,
+                                  std::vector<std::string>& warnings,
+                                  const std::filesystem::path& temp_dir) {
   return load_eztrace_inputs(
       read_sidecars(sidecar_dir),
       [](const Sidecar& s) { return std::vector{s.trace_dir() / "eztrace_log.otf2"}; }, warnings,
       temp_dir);
 }
 
-std::vector<EztraceInput> load_eztrace_inputs(const std::vector<Sidecar>& images,
-                                              const ArchiveCandidates& candidates,
-                                              std::vector<std::string>& warnings,
-                                              const std::filesystem::path& temp_dir) {
+EztraceInputs load_eztrace_inputs(const std::vector<Sidecar>& images,
+                                  const ArchiveCandidates& candidates,
+                                  std::vector<std::string>& warnings,
+                                  const std::filesystem::path& temp_dir) {
   // EZTrace names the archive after the program only: processes of one program that share a
   // trace directory share it (MPI ranks; others overwrite each other's).
   std::map<std::filesystem::path, std::vector<const Sidecar*>> by_archive;
@@ -85,11 +128,20 @@ std::vector<EztraceInput> load_eztrace_inputs(const std::vector<Sidecar>& images
                                      where.empty() ? s.trace_dir().string() : where[0].string()));
     }
   }
-  std::vector<EztraceInput> out;
+  EztraceInputs loaded;
+  std::vector<EztraceInput>& out = loaded.traces;
   for (const auto& [anchor, procs] : by_archive) {
     const std::filesystem::path* found = &anchor;
     const std::filesystem::path dir = anchor.parent_path();
-    auto archive = std::make_shared<const EztraceArchive>(index_eztrace_archive(*found, temp_dir));
+    std::string unreadable;
+    std::optional<EztraceArchive> read = index_eztrace_archive(*found, temp_dir, unreadable);
+    if (!read) {
+      // Every process of the archive (MPI ranks share one) is without its user level.
+      warnings.push_back(unreadable_warning(procs, unreadable));
+      for (const Sidecar* s : procs) loaded.unreadable.push_back({*s, anchor, unreadable});
+      continue;
+    }
+    auto archive = std::make_shared<const EztraceArchive>(std::move(*read));
     std::vector<OTF2_LocationRef> all;
     for (const auto& [loc, def] : archive->defs.locations) all.push_back(loc);
     for (const auto& [loc, ev] : archive->locations) {
@@ -134,7 +186,7 @@ std::vector<EztraceInput> load_eztrace_inputs(const std::vector<Sidecar>& images
   std::sort(out.begin(), out.end(), [](const EztraceInput& a, const EztraceInput& b) {
     return a.process.ctor_ns < b.process.ctor_ns;
   });
-  return out;
+  return loaded;
 }
 
 }  // namespace ezio::converters

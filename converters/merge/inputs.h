@@ -3,6 +3,7 @@
 // image of the recording (docs/merge.md, "The merge", step 1).
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,23 +21,41 @@ struct EztraceInput {
   std::vector<OTF2_LocationRef> locations;
 };
 
+// A process whose EZTrace archive is there but cannot be read (EZTrace wrote it corrupt, or it
+// was truncated): the merge keeps the process, without its user-level calls, and says why.
+struct UnreadableTrace {
+  Sidecar process;
+  std::filesystem::path anchor;
+  std::string reason;  // the reader's message
+};
+
+// What the merge gets of the EZTrace side: the archives it can read, and the processes whose
+// archive it cannot.
+struct EztraceInputs {
+  std::vector<EztraceInput> traces;
+  std::vector<UnreadableTrace> unreadable;
+};
+
 // Reads an EZTrace archive's definitions, and its events into the summary and an event store (a
-// temporary file in temp_dir): the archive's one pass.
-EztraceArchive index_eztrace_archive(const std::filesystem::path& anchor,
-                                     const std::filesystem::path& temp_dir);
+// temporary file in temp_dir): the archive's one pass. When the archive cannot be read, nothing
+// and the reader's message in `unreadable`; a failure to write the store still throws.
+std::optional<EztraceArchive> index_eztrace_archive(const std::filesystem::path& anchor,
+                                                    const std::filesystem::path& temp_dir,
+                                                    std::string& unreadable);
 
 // Where the EZTrace archive of an image may be, in order of preference.
 using ArchiveCandidates = std::function<std::vector<std::filesystem::path>(const Sidecar&)>;
 
 // Finds the EZTrace archive of every image that exited (candidates: where to look) and reads it
 // (its events into a temporary file in temp_dir: next to the merge's output).
-// Images whose archive is missing are reported in warnings and skipped.
-std::vector<EztraceInput> load_eztrace_inputs(const std::vector<Sidecar>& images,
-                                              const ArchiveCandidates& candidates,
-                                              std::vector<std::string>& warnings,
-                                              const std::filesystem::path& temp_dir);
+// Images whose archive is missing are reported in warnings and skipped; those whose archive
+// cannot be read are reported in warnings and returned as unreadable, never thrown for.
+EztraceInputs load_eztrace_inputs(const std::vector<Sidecar>& images,
+                                  const ArchiveCandidates& candidates,
+                                  std::vector<std::string>& warnings,
+                                  const std::filesystem::path& temp_dir);
 // The same for the records of sidecar_dir, each archive where the image wrote it.
-std::vector<EztraceInput> load_eztrace_inputs(
+EztraceInputs load_eztrace_inputs(
     const std::filesystem::path& sidecar_dir, std::vector<std::string>& warnings,
     const std::filesystem::path& temp_dir = std::filesystem::temp_directory_path());
 

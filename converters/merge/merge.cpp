@@ -137,9 +137,8 @@ KernelIndex index_kernel(const std::filesystem::path& anchor, const std::vector<
                             std::move(recorded));
 }
 
-MergeReport merge_indexed(const std::vector<EztraceInput>& eztrace,
-                          const std::vector<Sidecar>& images, KernelIndex kernel,
-                          const std::filesystem::path& out_dir) {
+MergeReport merge_indexed(const EztraceInputs& eztrace, const std::vector<Sidecar>& images,
+                          KernelIndex kernel, const std::filesystem::path& out_dir) {
   merge_stages::Merger m(eztrace, images, std::move(kernel));
   m.run(out_dir);
   return std::move(m.report);
@@ -147,17 +146,17 @@ MergeReport merge_indexed(const std::vector<EztraceInput>& eztrace,
 
 }  // namespace
 
-MergeReport merge_archives(const std::vector<EztraceInput>& eztrace,
-                           const std::filesystem::path& kernel_anchor,
+MergeReport merge_archives(const EztraceInputs& eztrace, const std::filesystem::path& kernel_anchor,
                            const std::filesystem::path& out_dir,
                            const std::vector<std::filesystem::path>& own_dirs,
                            const std::vector<Sidecar>& images) {
   std::vector<std::string> own = own_directories(own_dirs, images);
-  for (const auto& i : eztrace) own.push_back(i.process.trace_dir().string());
+  for (const auto& i : eztrace.traces) own.push_back(i.process.trace_dir().string());
+  for (const auto& u : eztrace.unreadable) own.push_back(u.process.trace_dir().string());
   return merge_indexed(eztrace, images, index_kernel(kernel_anchor, own, out_dir), out_dir);
 }
 
-MergeReport merge_archives(const std::function<std::vector<EztraceInput>()>& load_eztrace,
+MergeReport merge_archives(const std::function<EztraceInputs()>& load_eztrace,
                            const std::filesystem::path& kernel_anchor,
                            const std::filesystem::path& out_dir,
                            const std::vector<std::filesystem::path>& own_dirs,
@@ -173,7 +172,7 @@ MergeReport merge_archives(const std::function<std::vector<EztraceInput>()>& loa
     kernel_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return index;
   });
-  const std::vector<EztraceInput> eztrace = load_eztrace();
+  const EztraceInputs eztrace = load_eztrace();
   clock.done("EZTrace's archives read");
   KernelIndex index = kernel.get();
   clock.done("then the kernel archive's index awaited");

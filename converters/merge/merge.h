@@ -23,7 +23,8 @@ struct MergeReport {
   // Processes with calls in the archive but no EZTrace trace, and why (one line each).
   std::vector<uint32_t> untraced_pids;
   std::vector<std::string> untraced;
-  std::string user_level;  // EZIOTRACE::USER_LEVEL: complete, partial: ..., missing: ...
+  uint64_t unreadable_traces = 0;  // processes whose EZTrace archive could not be read
+  std::string user_level;          // EZIOTRACE::USER_LEVEL: complete, partial: ..., missing: ...
   uint64_t own_io_block_requests = 0;  // block requests caused by a dropped call (call.id)
   uint64_t comms = 0, groups = 0;      // EZTrace's communicators and groups, as written
   uint64_t checked_calls = 0;          // user calls that must contain their system call
@@ -48,10 +49,10 @@ struct MergeReport {
 // helper's (trace dirs are added from the sidecars); kernel calls touching them are dropped.
 // images: the record of every process image that loaded EZTrace, with an archive or not (those of
 // `eztrace` need not be repeated): EZTrace's own work is dropped for all of them. With no EZTrace
-// input at all the archive is the kernel's, rewritten, and says so (EZIOTRACE::USER_LEVEL).
+// input at all the archive is the kernel's, rewritten, and says so (EZIOTRACE::USER_LEVEL); the
+// processes of eztrace.unreadable are merged without user level, and the archive says why.
 // Both inputs are streamed (docs/merge.md, "Streaming"); merger.h lists the stages.
-MergeReport merge_archives(const std::vector<EztraceInput>& eztrace,
-                           const std::filesystem::path& kernel_anchor,
+MergeReport merge_archives(const EztraceInputs& eztrace, const std::filesystem::path& kernel_anchor,
                            const std::filesystem::path& out_dir,
                            const std::vector<std::filesystem::path>& own_dirs,
                            const std::vector<Sidecar>& images = {});
@@ -61,7 +62,7 @@ MergeReport merge_archives(const std::vector<EztraceInput>& eztrace,
 // returns must be of an image of images (whose trace directories are EZTrace's own).
 // kernel_events: the kernel archive's events as the recorder wrote them (an EventStore it tapped,
 // see kernel_spans.h), or nullptr to read them from the archive.
-MergeReport merge_archives(const std::function<std::vector<EztraceInput>()>& load_eztrace,
+MergeReport merge_archives(const std::function<EztraceInputs()>& load_eztrace,
                            const std::filesystem::path& kernel_anchor,
                            const std::filesystem::path& out_dir,
                            const std::vector<std::filesystem::path>& own_dirs,

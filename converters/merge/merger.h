@@ -97,8 +97,8 @@ struct Output {
 class SpanWriter;
 
 struct Merger {
-  Merger(const std::vector<EztraceInput>& in, const std::vector<Sidecar>& im, KernelIndex k)
-      : inputs(in), images(im), kernel(std::move(k)) {}
+  Merger(const EztraceInputs& in, const std::vector<Sidecar>& im, KernelIndex k)
+      : inputs(in.traces), unreadable(in.unreadable), images(im), kernel(std::move(k)) {}
   void run(const std::filesystem::path& out_dir);
 
   // The spans of a kernel location, nullptr when it has no events.
@@ -137,11 +137,13 @@ struct Merger {
   void write_process_properties(Output& out, const Sidecar& p);
   void write_properties(Output& out);
   void write_user_level(Output& out);
+  std::string unreadable_summary() const;
   std::string alignment_word() const;
 
   const std::vector<EztraceInput>& inputs;
-  const std::vector<Sidecar>& images;  // every image's record, with an archive or not
-  KernelIndex kernel;                  // span summaries; the events are read again to be written
+  const std::vector<UnreadableTrace>& unreadable;  // processes merged without their user level
+  const std::vector<Sidecar>& images;              // every image's record, with an archive or not
+  KernelIndex kernel;  // span summaries; the events are read again to be written
   MergeReport report;
 
   std::map<uint32_t, KernelProcess> kprocs;

@@ -176,6 +176,8 @@ void Merger::filter_own_io() {
   for (const auto& in : inputs) traced[{in.process.pid, in.process.ctor_ns}] = &in;
   std::map<std::pair<uint32_t, uint64_t>, const Sidecar*> all;
   for (const auto& in : inputs) all[{in.process.pid, in.process.ctor_ns}] = &in.process;
+  for (const auto& u : unreadable)
+    all.emplace(std::pair{u.process.pid, u.process.ctor_ns}, &u.process);
   for (const auto& image : images) all.emplace(std::pair{image.pid, image.ctor_ns}, &image);
   // 1. Calls on files under a trace directory or the sidecar directory, anywhere.
   for (auto& [loc, kl] : kernel.locations) {
@@ -207,12 +209,16 @@ void Merger::filter_own_io() {
 }
 
 // Processes with calls in the archive but no EZTrace trace merged (forked without exec, EZTrace
-// not loaded, or it wrote nothing): said in the report and the archive, never left silent.
+// not loaded, it wrote nothing, or its trace cannot be read): said in the report and the archive,
+// never left silent. A process whose trace cannot be read is named even without calls.
 void Merger::find_untraced() {
   std::set<uint32_t> traced;
   for (const auto& in : inputs) traced.insert(in.process.pid);
   std::map<uint32_t, const Sidecar*> started;  // an image of the pid loaded EZTrace
   for (const auto& image : images) started[image.pid] = &image;
+  std::map<uint32_t, const UnreadableTrace*> broken;
+  for (const auto& u : unreadable) broken[u.process.pid] = &u;
+  report.unreadable_traces = unreadable.size();
   for (const auto& [pid, p] : kprocs) {
     if (traced.count(pid) || dropped_pids.count(pid)) continue;
     bool calls = false;
@@ -223,19 +229,30 @@ void Merger::find_untraced() {
         calls = calls || (!s.dropped && !s.call->empty());
       }
     }
-    if (!calls) continue;
+    auto b = broken.find(pid);
+    if (!calls && b == broken.end()) continue;
     auto g = kernel.defs.location_groups.find(p.group);
     std::string name = g == kernel.defs.location_groups.end() ? fmt::format("[{}]", pid)
                                                               : kernel.defs.str(g->second.name);
     report.untraced_pids.push_back(pid);
-    report.untraced.push_back(
-        started.count(pid)
-            ? fmt::format("{}: EZTrace started in it but wrote no trace (it exec'd another "
-                          "program or ended without exit handlers)",
-                          name)
-            : fmt::format("{}: not traced by EZTrace (forked without exec, or EZTrace not "
-                          "loaded)",
-                          name));
+    if (b != broken.end()) {
+      report.untraced.push_back(
+          fmt::format("{}: EZTrace's trace cannot be read ({})", name, b->second->reason));
+    } else if (started.count(pid)) {
+      report.untraced.push_back(
+          fmt::format("{}: EZTrace started in it but wrote no trace (it exec'd another program "
+                      "or ended without exit handlers)",
+                      name));
+    } else {
+      report.untraced.push_back(fmt::format(
+          "{}: not traced by EZTrace (forked without exec, or EZTrace not loaded)", name));
+    }
+  }
+  for (const auto& [pid, u] : broken) {
+    if (kprocs.count(pid) || traced.count(pid)) continue;  // the kernel never saw it
+    report.untraced_pids.push_back(pid);
+    report.untraced.push_back(fmt::format("{} [{}]: EZTrace's trace cannot be read ({})",
+                                          u->process.program, pid, u->reason));
   }
 }
 

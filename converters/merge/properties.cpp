@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <map>
+
+#include "common/version.h"
 #include "converters/merge/merger.h"
 
 // What the merge found, the kernel's node properties and the clock (docs/merge.md, "The merge",
@@ -32,8 +35,12 @@ void Merger::write_properties(Output& out) {
     if (p.owner != out.knode) continue;
     OTF2_AttributeValue v = p.value;
     if (p.type == OTF2_TYPE_STRING) v.stringRef = w.string(kd.str(v.stringRef));
-    w.system_tree_node_property(machine, kd.str(p.name), p.type, v);
+    // The merged archive's writer is the merge; the recorder's version is kept under its name.
+    std::string_view name = kd.str(p.name);
+    if (name == schema::kVersion) name = schema::kRecorderVersion;
+    w.system_tree_node_property(machine, name, p.type, v);
   }
+  w.system_tree_node_property(machine, schema::kVersion, std::string_view(version_string()));
   w.system_tree_node_property(machine, schema::kAlignmentViolations, report.violations);
   w.system_tree_node_property(machine, schema::kAlignmentCheckedCalls, report.checked_calls);
   w.system_tree_node_property(machine, schema::kAlignmentUnverifiable, report.unverifiable_calls);
@@ -61,6 +68,22 @@ std::string Merger::alignment_word() const {
   return "exact";
 }
 
+// The processes whose EZTrace archive cannot be read, with the reason, one archive at a time (MPI
+// ranks share one).
+std::string Merger::unreadable_summary() const {
+  std::map<std::filesystem::path, std::pair<std::string, std::string>> by_archive;
+  for (const auto& u : unreadable) {
+    auto& [names, reason] = by_archive[u.anchor];
+    names += fmt::format("{}{} [{}]", names.empty() ? "" : ", ", u.process.program, u.process.pid);
+    reason = u.reason;
+  }
+  std::string out;
+  for (const auto& [anchor, what] : by_archive) {
+    out += fmt::format("{}{}: {}", out.empty() ? "" : "; ", what.first, what.second);
+  }
+  return out;
+}
+
 // What the archive holds of the user level: EZIOTRACE::USER_LEVEL says it in words, the
 // processes without an EZTrace trace are counted and named.
 void Merger::write_user_level(Output& out) {
@@ -73,13 +96,20 @@ void Merger::write_user_level(Output& out) {
                               report.untraced_pids.size());
   w.system_tree_node_property(machine, schema::kPidsWithoutUserTrace, std::string_view(pids));
   std::string level = "complete";
-  if (report.processes == 0) {
+  if (report.processes == 0 && unreadable.empty()) {
     level = "missing: EZTrace wrote no trace, the archive holds the kernel layers only";
-  } else if (!report.untraced_pids.empty()) {
+  } else if (report.processes == 0) {
+    level = fmt::format(
+        "missing: EZTrace's trace cannot be read, the archive holds the kernel layers only ({})",
+        unreadable_summary());
+  } else if (!report.untraced_pids.empty() || !unreadable.empty()) {
     level = fmt::format(
         "partial: {} process(es) with kernel events have no EZTrace trace "
         "(EZIOTRACE::PIDS_WITHOUT_USER_TRACE)",
         report.untraced_pids.size());
+    if (!unreadable.empty()) {
+      level += fmt::format("; EZTrace's trace cannot be read: {}", unreadable_summary());
+    }
   }
   w.system_tree_node_property(machine, schema::kUserLevel, std::string_view(level));
   report.user_level = level;

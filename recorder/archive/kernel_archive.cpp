@@ -11,6 +11,7 @@
 #include "common/otf2/writer.h"
 #include "common/schema/properties.h"
 #include "common/schema/regions.h"
+#include "common/version.h"
 #include "recorder/archive/block_archive.h"
 #include "recorder/archive/fd_table.h"
 #include "recorder/archive/process_table.h"
@@ -400,6 +401,7 @@ class KernelArchive::Builder {
     w_.system_tree_node_property(machine_, schema::kMonotonicStartNs, info_.start_monotonic_ns);
     w_.system_tree_node_property(machine_, schema::kRealtimeStartNs, info_.start_realtime_ns);
     w_.system_tree_node_property(machine_, schema::kRecordVersion, uint64_t(EZIO_RECORD_VERSION));
+    w_.system_tree_node_property(machine_, schema::kVersion, std::string_view(version_string()));
   }
 
   const RecordingInfo& info_;
