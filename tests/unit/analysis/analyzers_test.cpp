@@ -4,14 +4,14 @@
 
 #include <fstream>
 
-#include "analysis/calls.h"
-#include "analysis/files.h"
-#include "analysis/histogram.h"
-#include "analysis/latency.h"
-#include "analysis/layers.h"
-#include "analysis/observed.h"
-#include "analysis/profile.h"
-#include "analysis/trace_reader.h"
+#include "analysis/analyzers/files.h"
+#include "analysis/analyzers/histogram.h"
+#include "analysis/analyzers/latency.h"
+#include "analysis/analyzers/layers.h"
+#include "analysis/analyzers/profile.h"
+#include "analysis/model/calls.h"
+#include "analysis/model/observed.h"
+#include "analysis/model/trace_reader.h"
 #include "common/error.h"
 #include "tests/support/run_cli.h"
 #include "tests/support/synthetic.h"
