@@ -77,8 +77,7 @@ void CallSink::begin_location(OTF2_LocationRef loc) {
   requests_.clear();
   // Block devices are locations of their own (docs/trace-model.md): their requests are the block
   // layer; a request outside any region elsewhere is asynchronous user-level I/O.
-  const LocationDef* def = defs_.location(loc);
-  request_layer_ = def && def->name.rfind("block ", 0) == 0 ? Layer::kBlock : Layer::kUser;
+  request_layer_ = defs_.is_device(loc) ? Layer::kBlock : Layer::kUser;
   any_event_ = false;
   first_ = last_ = 0;
 }

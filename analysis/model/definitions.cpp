@@ -32,6 +32,11 @@ std::string Definitions::handle_path(Ref handle) const {
   return std::string(name);
 }
 
+bool Definitions::is_device(OTF2_LocationRef loc) const {
+  const LocationDef* def = location(loc);
+  return def && def->name.starts_with("block ");
+}
+
 std::string Definitions::process_of(OTF2_LocationRef loc) const {
   auto l = locations.find(loc);
   if (l == locations.end()) return {};

@@ -56,6 +56,9 @@ struct Definitions {
   // The path of the file behind a handle: its IoFile if defined, else the handle's name without
   // eziotrace's " [pid P fd F]" suffix, else "<handle N>".
   std::string handle_path(Ref handle) const;
+  // A block device's location ("block <device>", docs/trace-model.md): its requests are device
+  // time, not any thread's.
+  bool is_device(OTF2_LocationRef loc) const;
   // Name of the process group a location belongs to ("" if unknown).
   std::string process_of(OTF2_LocationRef loc) const;
 };
