@@ -42,9 +42,16 @@ struct Unobserved {
   std::string rule, reason;
 };
 
+// A file no rule looked at: not the application's (file_origin()).
+struct LeftOut {
+  std::string path;
+  FileOrigin origin;
+};
+
 struct Advice {
   std::vector<Finding> findings;  // most severe first
   std::vector<Unobserved> unobserved;
+  std::vector<LeftOut> left_out;
   std::vector<std::string> rules;  // every rule evaluated, in order
 };
 

@@ -70,7 +70,7 @@ class EvidenceSink : public CallSink {
     std::string name = d && !d->name.empty() ? d->name : fmt::format("location {}", loc);
     device_ = nullptr;
     thread_ = nullptr;
-    if (name.rfind("block ", 0) == 0) {
+    if (defs().is_device(loc)) {
       device_ = &devices_[name];
       device_->name = name;
       depth_ = depth_since_ = 0;
@@ -326,10 +326,12 @@ void EvidenceSink::on_throttle(const Call& c) {
 }
 
 void EvidenceSink::on_stdio(const Call& c) {
+  FileEvidence* f = c.handle != OTF2_UNDEFINED_IO_HANDLE ? &file(c.handle) : nullptr;
   ++ev_.user_stdio_calls;
+  if (f) ++f->stdio_calls;
   if (stdio_syscalls_ == 0) return;
   ++ev_.user_stdio_passthrough;
-  if (c.handle != OTF2_UNDEFINED_IO_HANDLE) ++ev_.user_stdio_files[file(c.handle).path];
+  if (f) ++f->stdio_passthrough, ++ev_.user_stdio_files[f->path];
 }
 
 void EvidenceSink::finish() {
@@ -338,7 +340,10 @@ void EvidenceSink::finish() {
   for (auto& [loc, t] : threads_) {
     if (t.io_calls > 0 || t.throttles > 0) ev_.threads.push_back(std::move(t));
   }
-  for (auto& [p, f] : files_) ev_.files.push_back(std::move(f));
+  for (auto& [p, f] : files_) {
+    f.origin = file_origin(f.path, f.syscall.ops[1].count > 0 || f.access.writes > 0);
+    ev_.files.push_back(std::move(f));
+  }
   std::stable_sort(ev_.files.begin(), ev_.files.end(),
                    [](auto& a, auto& b) { return a.syscall.ticks() > b.syscall.ticks(); });
   for (Layer l : kAllLayers) {

@@ -13,6 +13,7 @@
 #include "analysis/analyzers/histogram.h"
 #include "analysis/analyzers/layer_stats.h"
 #include "analysis/analyzers/sci.h"
+#include "analysis/model/file_origin.h"
 #include "analysis/model/observed.h"
 
 namespace ezio::analysis {
@@ -29,12 +30,14 @@ struct AccessStats {
 
 struct FileEvidence {
   std::string path;
+  FileOrigin origin = FileOrigin::kApplication;  // advise speaks of the application's files only
   LayerStats syscall;  // reads/writes/other at the syscall layer (the user layer when no syscalls)
   AccessStats access;
   uint64_t opens = 0, syncs = 0;
   uint64_t sync_ticks = 0;
-  uint64_t throttles = 0, throttle_ticks = 0;  // dirty-throttling pauses inside calls on it
-  std::map<std::string, uint64_t> threads;     // thread name -> calls on this file
+  uint64_t throttles = 0, throttle_ticks = 0;       // dirty-throttling pauses inside calls on it
+  std::map<std::string, uint64_t> threads;          // thread name -> calls on this file
+  uint64_t stdio_calls = 0, stdio_passthrough = 0;  // user-level buffered calls, as Evidence's
 };
 
 struct DeviceEvidence {

@@ -9,6 +9,7 @@
 #include "analysis/analyzers/access_pattern.h"
 #include "analysis/analyzers/layer_stats.h"
 #include "analysis/analyzers/trace_run.h"
+#include "analysis/model/file_origin.h"
 
 namespace ezio::analysis {
 namespace {
@@ -29,6 +30,11 @@ struct FileStats {
            l.stats.ops[static_cast<size_t>(Op::kWrite)].bytes;
     }
     return b;
+  }
+  bool written() const {
+    return std::any_of(layers.begin(), layers.end(), [](const FileLayer& l) {
+      return l.stats.ops[static_cast<size_t>(Op::kWrite)].count > 0;
+    });
   }
 };
 
@@ -133,12 +139,14 @@ Report run_files(const FilesOptions& o) {
                {"sequential_percent", "Seq %"},
                {"random_percent", "Random %"},
                {"access_sizes", "Access sizes (log2 bucket:count)"},
-               {"throttled_s", "Throttled"}};
+               {"throttled_s", "Throttled"},
+               {"origin", "Origin"}};
   std::vector<std::pair<const std::string*, const FileStats*>> order;
   for (auto& [path, f] : sink.files_) order.emplace_back(&path, &f);
   std::stable_sort(order.begin(), order.end(),
                    [](auto& a, auto& b) { return a.second->bytes() > b.second->bytes(); });
   for (auto& [path, f] : order) {
+    std::string origin(origin_key(file_origin(*path, f->written())));
     // The throttled time goes on one row of the file, the syscall's (its first above the block
     // layer if none: a device's requests are never throttled).
     bool has_syscall = f->layers[static_cast<size_t>(Layer::kSyscall)].stats.count() > 0;
@@ -157,7 +165,8 @@ Report run_files(const FilesOptions& o) {
              share_cell(fl.sequential, classified), share_cell(fl.random, classified),
              sizes_cell(fl.sizes),
              throttle_here ? seconds_cell(static_cast<double>(f->throttled_ticks) * tick)
-                           : no_value_cell()});
+                           : no_value_cell(),
+             text_cell(origin)});
     }
   }
   report.tables.push_back(std::move(t));
@@ -165,7 +174,10 @@ Report run_files(const FilesOptions& o) {
       "Seq %: accesses starting where the previous access of the same open file ended (the "
       "first one if it starts at offset 0). Access sizes: count per power-of-two size bucket. "
       "Throttled: time the calls on the file were paused by the dirty-page limits "
-      "(writeback:balance_dirty_pages), on the file's syscall row; \"-\" on the others.");
+      "(writeback:balance_dirty_pages), on the file's syscall row; \"-\" on the others. "
+      "Origin: application, system (read by the loader, the C library or the tracer at start-up, "
+      "or /proc, /sys), inherited (a descriptor from before tracing: terminal, pipe); advise "
+      "speaks of the application's files only.");
   return report;
 }
 

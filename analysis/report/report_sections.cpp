@@ -177,6 +177,12 @@ std::string throttled_text(const Evidence& ev, uint64_t pauses, uint64_t ticks,
                      secs(ev.seconds(ticks)), pauses);
 }
 
+// A file that is not the application's (file_origin()) says so: advise leaves it out.
+std::string origin_note(FileOrigin o) {
+  if (o == FileOrigin::kApplication) return {};
+  return fmt::format(" <span class=\"na\">({}, not a finding)</span>", origin_key(o));
+}
+
 }  // namespace
 
 void write_files_section(const Evidence& ev, std::ostream& out) {
@@ -205,7 +211,7 @@ void write_files_section(const Evidence& ev, std::ostream& out) {
         "<tr><td class=\"path\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
         "<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
         "<td class=\"l\" style=\"font-size:11.5px\">{}</td></tr>\n",
-        esc(f.path), o[0].count, o[1].count, esc(human_bytes(o[0].bytes)),
+        esc(f.path) + origin_note(f.origin), o[0].count, o[1].count, esc(human_bytes(o[0].bytes)),
         esc(human_bytes(o[1].bytes)), secs(ev.seconds(f.syscall.ticks())),
         pct_text(a.sequential, a.classified()), pct_text(a.random, a.classified()),
         pct_text(a.small, a.classified()), a.misaligned_writes, f.opens, f.syncs,
