@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <unordered_map>
 
@@ -55,27 +56,95 @@ struct ThreadStats {
   std::unordered_map<Ref, RegionStats> regions;
 };
 
+// Time with at least one request in flight, from the requests' begin and completion events (in
+// time order on a device's location): overlapping requests count once, so it never exceeds the
+// time it is measured over.
+struct BusyClock {
+  uint64_t in_flight = 0, since = 0, busy = 0;
+  void change(uint64_t time, bool begin) {
+    if (in_flight > 0 && time > since) busy += time - since;
+    since = std::max(since, time);
+    if (begin) {
+      ++in_flight;
+    } else if (in_flight > 0) {
+      --in_flight;
+    }
+  }
+};
+
+// A device's requests: device time, shown apart from the threads' (no thread waited for all of
+// it, and requests overlap).
+struct DeviceStats {
+  std::unordered_map<Ref, RegionStats> regions;
+  std::array<BusyClock, kOpCount> busy;  // per operation kind
+  BusyClock any;
+  std::unordered_map<uint64_t, size_t> in_flight;  // matching id -> operation kind
+};
+
+size_t op_index(OTF2_IoOperationMode mode) {
+  return mode == OTF2_IO_OPERATION_MODE_READ ? 0 : mode == OTF2_IO_OPERATION_MODE_WRITE ? 1 : 2;
+}
+
 class ProfileSink : public CallSink {
  public:
   ProfileSink(const Definitions& defs, const Filters& f) : CallSink(defs), filters_(f) {}
 
   void begin_location(OTF2_LocationRef loc) override {
     CallSink::begin_location(loc);
-    current_ = &threads_[loc];
+    device_ = defs().is_device(loc) ? &devices_[loc] : nullptr;
+    current_ = device_ ? nullptr : &threads_[loc];
   }
   void on_call(const Call& c) override {
     if (!filters_.layer_selected(c.info->layer) || !filters_.region_selected(*c.info)) return;
-    current_->regions[c.region].add(c);
+    (device_ ? device_->regions : current_->regions)[c.region].add(c);
+  }
+  void io_begin(OTF2_LocationRef loc, uint64_t time, Ref handle, OTF2_IoOperationMode mode,
+                uint64_t bytes, uint64_t matching_id, const CallAttributes& a) override {
+    CallSink::io_begin(loc, time, handle, mode, bytes, matching_id, a);
+    if (!device_) return;
+    size_t op = op_index(mode);
+    device_->in_flight[matching_id] = op;
+    device_->busy[op].change(time, true);
+    device_->any.change(time, true);
+  }
+  void io_complete(OTF2_LocationRef loc, uint64_t time, Ref handle, uint64_t bytes,
+                   uint64_t matching_id) override {
+    CallSink::io_complete(loc, time, handle, bytes, matching_id);
+    if (device_) request_done(time, matching_id);
+  }
+  void io_cancelled(OTF2_LocationRef loc, uint64_t time, Ref handle,
+                    uint64_t matching_id) override {
+    CallSink::io_cancelled(loc, time, handle, matching_id);
+    if (device_) request_done(time, matching_id);
   }
   void on_location_done(OTF2_LocationRef, uint64_t first, uint64_t last) override {
-    current_->runtime = last - first;
+    if (current_) current_->runtime = last - first;
+    if (first == 0 && last == 0) return;
+    first_ = any_ ? std::min(first_, first) : first;
+    last_ = any_ ? std::max(last_, last) : last;
+    any_ = true;
   }
 
+  // The recording's duration: first to last event of any location read.
+  uint64_t duration() const { return last_ > first_ ? last_ - first_ : 0; }
+
   std::map<OTF2_LocationRef, ThreadStats> threads_;
+  std::map<OTF2_LocationRef, DeviceStats> devices_;
 
  private:
+  void request_done(uint64_t time, uint64_t matching_id) {
+    auto it = device_->in_flight.find(matching_id);
+    if (it == device_->in_flight.end()) return;
+    device_->busy[it->second].change(time, false);
+    device_->any.change(time, false);
+    device_->in_flight.erase(it);
+  }
+
   const Filters& filters_;
   ThreadStats* current_ = nullptr;
+  DeviceStats* device_ = nullptr;
+  uint64_t first_ = 0, last_ = 0;
+  bool any_ = false;
 };
 
 void add_rows(Table& t, const std::string& section, const ThreadStats& ts, ProfileSink& sink,
@@ -101,6 +170,55 @@ void add_rows(Table& t, const std::string& section, const ThreadStats& ts, Profi
            bytes_cell(st->bytes), st->io ? number_cell(st->sci.score(), 4) : no_value_cell()},
           section);
   }
+}
+
+// One row per kind of request and one for all of them: summed request time (overlapping), busy
+// time (overlaps counted once) and its share of the recording, which cannot exceed 100 %.
+void add_device_rows(Table& t, const std::string& section, const DeviceStats& ds, ProfileSink& sink,
+                     double tick, uint64_t duration) {
+  auto busy_pct = [&](uint64_t busy) {
+    return duration
+               ? percent_cell(100.0 * static_cast<double>(busy) / static_cast<double>(duration))
+               : no_value_cell();
+  };
+  auto row = [&](Cell name, const RegionStats& st, uint64_t busy) {
+    double request = static_cast<double>(st.inclusive) * tick;
+    t.add({std::move(name), count_cell(st.count), bytes_cell(st.bytes), seconds_cell(request),
+           seconds_cell(static_cast<double>(busy) * tick), busy_pct(busy),
+           busy ? number_cell(request / (static_cast<double>(busy) * tick), 2) : no_value_cell(),
+           seconds_cell(st.timed ? static_cast<double>(st.min) * tick : 0),
+           seconds_cell(static_cast<double>(st.max) * tick),
+           seconds_cell(st.timed ? request / static_cast<double>(st.timed) : 0)},
+          section);
+  };
+  RegionStats all;
+  std::vector<std::pair<Ref, const RegionStats*>> order;
+  for (auto& [id, st] : ds.regions) order.emplace_back(id, &st), all.merge(st);
+  std::sort(order.begin(), order.end(), [](auto& a, auto& b) { return a.first < b.first; });
+  for (auto& [id, st] : order) {
+    const RegionInfo& info = sink.region_info(id);
+    row(text_cell(info.name), *st, ds.busy[static_cast<size_t>(info.op_guess)].busy);
+  }
+  if (order.size() > 1) row(text_cell("all requests"), all, ds.any.busy);
+}
+
+Table device_table(ProfileSink& sink, const Definitions& defs, double tick) {
+  Table t;
+  t.name = "devices";
+  t.title = "Block devices (device time, not any thread's)";
+  t.section_key = "device";
+  t.columns = {{"request", "Request"},     {"count", "Count"},
+               {"bytes", "Bytes"},         {"request_s", "Request time"},
+               {"busy_s", "Busy"},         {"busy_percent", "Busy % of recording"},
+               {"in_flight", "In flight"}, {"min_s", "Min"},
+               {"max_s", "Max"},           {"average_s", "Average"}};
+  for (auto& [loc, ds] : sink.devices_) {
+    if (ds.regions.empty()) continue;
+    const LocationDef* def = defs.location(loc);
+    add_device_rows(t, def ? def->name : fmt::format("location {}", loc), ds, sink, tick,
+                    sink.duration());
+  }
+  return t;
 }
 
 }  // namespace
@@ -142,6 +260,15 @@ Report run_profile(const ProfileOptions& o) {
   }
   add_rows(t, "All threads", total, sink, tick);
   report.tables.push_back(std::move(t));
+  Table devices = device_table(sink, reader.defs(), tick);
+  if (!devices.rows.empty()) {
+    report.tables.push_back(std::move(devices));
+    report.notes.push_back(
+        "Block devices: Request time sums the requests' durations (creation to completion), "
+        "which overlap; Busy is the time at least one request was in flight, overlaps counted "
+        "once, and Busy % its share of the recording (first to last event of any location); "
+        "In flight = Request time / Busy. Device time is in no thread's % runtime.");
+  }
   report.notes.push_back(
       "Duration is inclusive; % runtime is relative to the thread's first-to-last event time "
       "(summed over threads for All threads); SCI: 0 = every call ran at the best observed speed "

@@ -12,6 +12,7 @@
 #include "common/error.h"
 #include "tests/support/run_cli.h"
 #include "tests/support/synthetic.h"
+#include "tests/support/trace_builder.h"
 #include "tests/unit/analysis/test_util.h"
 
 namespace ezio::test {
@@ -76,14 +77,51 @@ TEST_F(Basic, Profile) {
   EXPECT_EQ(all["count"], 4);
   EXPECT_DOUBLE_EQ(all["inclusive_s"].get<double>(), 1300 * kNs);
   EXPECT_NEAR(all["sci"].get<double>(), 200.0 / 1300.0, 1e-12);
-  EXPECT_NEAR(all["percent_runtime"].get<double>(), 100.0 * 1300 / (5050 + 600 + 1000), 1e-9);
+  // The device's time is no thread's: All threads' runtime is the two threads'.
+  EXPECT_NEAR(all["percent_runtime"].get<double>(), 100.0 * 1300 / (5050 + 600), 1e-9);
   EXPECT_EQ(j["meta"]["lost_events"]["syscall"], 5);
-  // The block request, timed from creation to completion.
-  json blk = find_row(t, {{"thread", "block sda"}, {"function", "write"}});
-  EXPECT_EQ(blk["layer"], "block");
+  EXPECT_TRUE(find_row(t, {{"thread", "block sda"}}).is_null());
+  // The block request, timed from creation to completion, in the devices' table; busy over the
+  // recording (1000..6050 ns).
+  json blk = find_row(j["devices"], {{"device", "block sda"}, {"request", "write"}});
   EXPECT_EQ(blk["count"], 1);
   EXPECT_EQ(blk["bytes"], 4096);
-  EXPECT_DOUBLE_EQ(blk["inclusive_s"].get<double>(), 1000 * kNs);
+  EXPECT_DOUBLE_EQ(blk["request_s"].get<double>(), 1000 * kNs);
+  EXPECT_DOUBLE_EQ(blk["busy_s"].get<double>(), 1000 * kNs);
+  EXPECT_NEAR(blk["busy_percent"].get<double>(), 100.0 * 1000 / 5050, 1e-9);
+}
+
+// Overlapping requests: their durations add up past the time they took (the "120 % runtime" of
+// issue #27); busy time counts the overlap once, and no figure is a share of a thread's runtime.
+TEST(ProfileDevices, OverlappingRequestsAreNotThreadTime) {
+  TempDir dir;
+  TraceBuilder b(dir / "trace");
+  b.rw(101, 0, 100, b.file("/data/a", 3), true, 8192);
+  b.rw(101, 9900, 10000, b.file("/data/b", 4), true, 8192);
+  b.block(1000, 3000, true, 4096, 0);
+  b.block(2000, 4000, true, 4096, 8);
+  b.block(5000, 6000, false, 4096, 64);
+  analysis::ProfileOptions o;
+  o.common.trace = b.close().string();
+  json j = as_json(analysis::run_profile(o));
+  for (auto& row : j["profile"]) {
+    EXPECT_NE(row["thread"], "block sda");
+    EXPECT_LE(row["percent_runtime"].get<double>(), 100.0) << row.dump();
+  }
+  json w = find_row(j["devices"], {{"device", "block sda"}, {"request", "write"}});
+  EXPECT_EQ(w["count"], 2);
+  EXPECT_DOUBLE_EQ(w["request_s"].get<double>(), 4000 * kNs);  // 2000 + 2000, overlapping
+  EXPECT_DOUBLE_EQ(w["busy_s"].get<double>(), 3000 * kNs);     // 1000..4000
+  EXPECT_NEAR(w["busy_percent"].get<double>(), 30.0, 1e-9);    // of 0..10000
+  EXPECT_NEAR(w["in_flight"].get<double>(), 4.0 / 3, 1e-9);
+  json all = find_row(j["devices"], {{"device", "block sda"}, {"request", "all requests"}});
+  EXPECT_EQ(all["count"], 3);
+  EXPECT_DOUBLE_EQ(all["busy_s"].get<double>(), 4000 * kNs);  // 1000..4000 and 5000..6000
+  EXPECT_NEAR(all["busy_percent"].get<double>(), 40.0, 1e-9);
+  RunResult r = run({cli_path(), "profile", o.common.trace});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("Block devices (device time, not any thread's)"), std::string::npos);
+  EXPECT_NE(r.out.find("Busy % of recording"), std::string::npos);
 }
 
 TEST_F(Basic, ProfileFilters) {
