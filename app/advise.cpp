@@ -1,5 +1,5 @@
-// `eziotrace advise TRACE`: analysis/advise.h.
-#include "analysis/advise.h"
+// `eziotrace advise TRACE`: analysis/analyzers/advise.h.
+#include "analysis/analyzers/advise.h"
 
 #include "app/analyzers.h"
 #include "common/command.h"

@@ -2,7 +2,7 @@
 // The options every analyzer subcommand shares (TRACE, --json/--csv, the filters), declared once.
 #include <CLI/CLI.hpp>
 
-#include "analysis/options.h"
+#include "analysis/analyzers/options.h"
 
 namespace ezio::app {
 

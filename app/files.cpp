@@ -1,7 +1,7 @@
-// `eziotrace files TRACE`: analysis/files.h.
-#include "analysis/files.h"
+// `eziotrace files TRACE`: analysis/analyzers/files.h.
+#include "analysis/analyzers/files.h"
 
-#include "analysis/trace_run.h"
+#include "analysis/analyzers/trace_run.h"
 #include "app/analysis_options.h"
 #include "app/analyzers.h"
 #include "common/command.h"

@@ -1,7 +1,7 @@
-// `eziotrace latency TRACE`: analysis/latency.h.
-#include "analysis/latency.h"
+// `eziotrace latency TRACE`: analysis/analyzers/latency.h.
+#include "analysis/analyzers/latency.h"
 
-#include "analysis/trace_run.h"
+#include "analysis/analyzers/trace_run.h"
 #include "app/analysis_options.h"
 #include "app/analyzers.h"
 #include "common/command.h"

@@ -1,7 +1,7 @@
-// `eziotrace layers TRACE`: analysis/layers.h.
-#include "analysis/layers.h"
+// `eziotrace layers TRACE`: analysis/analyzers/layers.h.
+#include "analysis/analyzers/layers.h"
 
-#include "analysis/trace_run.h"
+#include "analysis/analyzers/trace_run.h"
 #include "app/analysis_options.h"
 #include "app/analyzers.h"
 #include "common/command.h"

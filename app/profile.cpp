@@ -1,7 +1,7 @@
-// `eziotrace profile TRACE`: analysis/profile.h.
-#include "analysis/profile.h"
+// `eziotrace profile TRACE`: analysis/analyzers/profile.h.
+#include "analysis/analyzers/profile.h"
 
-#include "analysis/trace_run.h"
+#include "analysis/analyzers/trace_run.h"
 #include "app/analysis_options.h"
 #include "app/analyzers.h"
 #include "common/command.h"

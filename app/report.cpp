@@ -1,5 +1,5 @@
-// `eziotrace report TRACE`: analysis/report_html.h.
-#include "analysis/report_html.h"
+// `eziotrace report TRACE`: analysis/report/report_html.h.
+#include "analysis/report/report_html.h"
 #include "app/analyzers.h"
 #include "common/command.h"
 

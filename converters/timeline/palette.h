@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "analysis/layer.h"
+#include "analysis/model/layer.h"
 
 namespace ezio::converters {
 

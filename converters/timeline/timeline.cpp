@@ -5,7 +5,7 @@
 #include <string_view>
 #include <unordered_map>
 
-#include "analysis/pagecache.h"
+#include "analysis/model/pagecache.h"
 #include "common/error.h"
 #include "common/schema/attributes.h"
 #include "common/schema/properties.h"

@@ -18,8 +18,8 @@
 #include <string>
 #include <vector>
 
-#include "analysis/definitions.h"
-#include "analysis/layer.h"
+#include "analysis/model/definitions.h"
+#include "analysis/model/layer.h"
 #include "common/otf2/reader.h"
 #include "converters/timeline/palette.h"
 

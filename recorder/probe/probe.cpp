@@ -257,7 +257,7 @@ class Planner {
       if ((plan_.tracepoints[t] = try_tp(layer, t))) attached.push_back(t);
     }
     // Every hook that attached is named: the analyzers tell from it what was observed
-    // (analysis/observed.cpp).
+    // (analysis/model/observed.cpp).
     p.hook = ok.empty() ? "none" : "tp_btf/" + join(attached, ",");
     p.accuracy = ok.size() == tps.size() ? "exact" : ok.empty() ? "none" : "partial";
   }
@@ -275,7 +275,8 @@ class Planner {
       plan_.dirty_throttle_args = n;
       return;
     }
-    // Attached but unusable: the archive must not say it was observed (analysis/observed.cpp).
+    // Attached but unusable: the archive must not say it was observed
+    // (analysis/model/observed.cpp).
     std::string& hook = plan_.layers[EZIO_LAYER_PAGECACHE].hook;
     if (auto at = hook.find(",balance_dirty_pages"); at != std::string::npos) {
       hook.erase(at, std::string_view(",balance_dirty_pages").size());

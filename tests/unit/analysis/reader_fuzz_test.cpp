@@ -12,10 +12,10 @@
 #include <fstream>
 #include <random>
 
-#include "analysis/files.h"
-#include "analysis/latency.h"
-#include "analysis/layers.h"
-#include "analysis/profile.h"
+#include "analysis/analyzers/files.h"
+#include "analysis/analyzers/latency.h"
+#include "analysis/analyzers/layers.h"
+#include "analysis/analyzers/profile.h"
 #include "common/error.h"
 #include "tests/support/synthetic.h"
 #include "tests/unit/analysis/test_util.h"

@@ -6,7 +6,7 @@
 #include <sstream>
 #include <string>
 
-#include "analysis/table.h"
+#include "analysis/analyzers/table.h"
 
 namespace ezio::test {
 

@@ -1,0 +1,87 @@
+#include "analysis/model/definitions.h"
+
+#include <fmt/format.h>
+
+#include <string_view>
+
+#include "common/schema/properties.h"
+
+namespace ezio::analysis {
+
+const RegionDef* Definitions::region(Ref id) const {
+  auto it = regions.find(id);
+  return it == regions.end() ? nullptr : &it->second;
+}
+
+const LocationDef* Definitions::location(OTF2_LocationRef id) const {
+  auto it = locations.find(id);
+  return it == locations.end() ? nullptr : &it->second;
+}
+
+std::string Definitions::handle_path(Ref handle) const {
+  auto h = io_handles.find(handle);
+  if (h == io_handles.end()) return fmt::format("<handle {}>", handle);
+  if (auto f = io_files.find(h->second.file); f != io_files.end() && !f->second.empty()) {
+    return f->second;
+  }
+  std::string_view name = h->second.name;
+  if (auto pos = name.rfind(" [pid "); pos != std::string_view::npos && name.ends_with("]")) {
+    name = name.substr(0, pos);
+  }
+  if (name.empty()) return fmt::format("<handle {}>", handle);
+  return std::string(name);
+}
+
+bool Definitions::is_device(OTF2_LocationRef loc) const {
+  const LocationDef* def = location(loc);
+  return def && def->name.starts_with("block ");
+}
+
+std::string Definitions::process_of(OTF2_LocationRef loc) const {
+  auto l = locations.find(loc);
+  if (l == locations.end()) return {};
+  auto g = location_groups.find(l->second.group);
+  return g == location_groups.end() ? std::string() : g->second;
+}
+
+Definitions resolve(const otf2::Definitions& a) {
+  Definitions d;
+  d.resolution = a.resolution == 0 ? 1 : a.resolution;  // a zero resolution would divide by zero
+  d.global_offset = a.global_offset;
+  d.trace_length = a.trace_length;
+  if (a.realtime != OTF2_UNDEFINED_TIMESTAMP) d.realtime = a.realtime;
+  if (!a.nodes.empty()) d.host = a.str(a.nodes.begin()->second.name);
+  for (const auto& [id, r] : a.regions) {
+    RegionDef& reg = d.regions[id];
+    reg.name = a.str(r.name);
+    reg.canonical = a.str(r.canonical);
+    if (reg.canonical.empty()) reg.canonical = reg.name;
+    if (reg.name.empty()) reg.name = reg.canonical;
+    if (reg.name.empty()) reg.name = reg.canonical = fmt::format("<region {}>", id);
+    reg.role = r.role;
+  }
+  for (const auto& [id, g] : a.location_groups) d.location_groups[id] = a.str(g.name);
+  for (const auto& [id, l] : a.locations) d.locations[id] = {a.str(l.name), l.group};
+  for (const auto& [id, f] : a.io_files) d.io_files[id] = a.str(f.name);
+  for (const auto& [id, h] : a.io_handles) d.io_handles[id] = {a.str(h.name), h.file};
+  for (const auto& [id, attr] : a.attributes) d.attributes[id] = a.str(attr.name);
+  for (const auto& [id, m] : a.metric_members) d.metric_members[id] = a.str(m.name);
+  for (const auto& [id, c] : a.metric_classes) d.metric_classes[id] = c.members;
+  for (const auto& p : a.node_properties) {
+    const std::string& name = a.str(p.name);
+    if (p.type == OTF2_TYPE_STRING) {
+      d.node_string_properties[name] = a.str(p.value.stringRef);
+    } else if (auto v = otf2::integer_value(p.type, p.value)) {
+      d.node_uint_properties[name] = static_cast<uint64_t>(*v);
+    }
+  }
+  for (const auto& p : a.location_properties) {
+    auto v = otf2::integer_value(p.type, p.value);
+    if (v && a.str(p.name) == schema::kTid) {
+      d.location_tids[p.location] = static_cast<uint64_t>(*v);
+    }
+  }
+  return d;
+}
+
+}  // namespace ezio::analysis

@@ -1,0 +1,42 @@
+#pragma once
+// `eziotrace report`: one self-contained HTML page (inline CSS and SVG, no script, no network) of a
+// trace: header, findings, the layer funnel, timeline, latency, files, devices, threads
+// (docs/analysis.md, `report`).
+#include <ostream>
+#include <string>
+
+#include "analysis/analyzers/advise.h"
+#include "analysis/analyzers/evidence.h"
+
+namespace ezio::analysis {
+
+// The ids of the page's sections, in order; tests look for each.
+inline constexpr const char* kReportSections[] = {"header",  "findings", "funnel",  "timeline",
+                                                  "latency", "files",    "devices", "threads"};
+
+void write_report(const Evidence& ev, const Advice& advice, std::ostream& out);
+
+// Parts of the page, in report_sections.cpp and report_timeline.cpp.
+void write_header_section(const Evidence& ev, std::ostream& out);
+void write_findings_section(const Advice& advice, std::ostream& out);
+void write_funnel_section(const Evidence& ev, std::ostream& out);
+void write_timeline_section(const Evidence& ev, std::ostream& out);
+void write_latency_section(const Evidence& ev, std::ostream& out);
+void write_files_section(const Evidence& ev, std::ostream& out);
+void write_devices_section(const Evidence& ev, std::ostream& out);
+void write_threads_section(const Evidence& ev, std::ostream& out);
+
+// "not observed" note of a layer the recording could not see, else "".
+std::string not_observed_note(const Evidence& ev, Layer l);
+
+// What `eziotrace report` is told (app/report.cpp).
+struct ReportOptions {
+  std::string trace, output = "report.html", config;
+  bool force = false;
+};
+
+// Writes the page of o.trace to o.output (replacing only a page eziotrace wrote, with o.force) and
+// prints its absolute path.
+void report_command(const ReportOptions& o);
+
+}  // namespace ezio::analysis
