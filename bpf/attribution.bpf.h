@@ -182,11 +182,4 @@ static __always_inline struct inode* bio_inode(struct bio* bio) {
   return page_inode(BPF_CORE_READ(vec, bv_page));
 }
 
-/* A write of shared metadata pages (see private_pages): never attributed, whoever submits it. A
- * traced thread's sync() writes the whole device's metadata from its own context. */
-static __always_inline bool writes_shared_pages(struct bio* bio) {
-  struct inode* inode = bio_inode(bio);
-  return inode && !private_pages(inode, BPF_CORE_READ(inode, i_mode));
-}
-
 #endif

@@ -146,22 +146,25 @@ enum ezio_block_cause {
 
 #define EZIO_DISK_NAME_LEN 32
 
-/* One block request, from its creation to its completion. h.pid/h.tid are the attributed thread,
- * not the context the record was written in (completion runs in interrupt context). */
+/* One block request, from its creation to its completion, as one session owns it: the bytes of
+ * its own bios in it. h.pid/h.tid are the attributed thread, not the context the record was
+ * written in (completion runs in interrupt context). */
 struct ezio_block_rec {
   struct ezio_header h;
   __u64 call_id;    /* syscall of the attributed thread that caused it; 0 if none was in flight */
-  __u64 t_queue;    /* request created from a bio (block_io_start), else first seen */
+  __u64 t_queue;    /* the session's first bio entered the request (created it or merged) */
   __u64 t_insert;   /* inserted into the I/O scheduler, 0 if it went straight to the driver */
   __u64 t_issue;    /* handed to the driver */
   __u64 t_complete; /* completed by the driver */
   __u64 sector;
-  __u32 dev; /* kernel dev_t (MAJOR << 20 | MINOR) of the partition or disk */
-  __u32 bytes;
+  __u32 dev;       /* kernel dev_t (MAJOR << 20 | MINOR) of the partition or disk */
+  __u32 bytes;     /* of the session's bios */
   __u32 cmd_flags; /* req_opf: operation in the low 8 bits, REQ_* flags above */
   __s32 error;     /* blk_status_t at completion */
   __u32 cause;     /* enum ezio_block_cause */
-  __u32 pad;
+  /* Bytes of the request that are not this session's: other processes' bios merged with its own,
+   * shared metadata. A count only; whose they are is never recorded. */
+  __u32 shared_bytes;
   char disk[EZIO_DISK_NAME_LEN];
 };
 

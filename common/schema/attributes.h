@@ -75,6 +75,9 @@ inline constexpr AttributeSpec kFlags{"block.flags", "sync, meta, fua, preflush"
 inline constexpr AttributeSpec kCause{
     "block.cause", "submitter (the thread created it), writeback (pages it dirtied), flush",
     OTF2_TYPE_STRING};
+inline constexpr AttributeSpec kSharedBytes{
+    "block.shared_bytes", "bytes of the request that are not the target's (other processes' bios)",
+    OTF2_TYPE_UINT64};
 }  // namespace block
 
 // On a balance_dirty_pages ENTER (the page-cache layer's throttling).

@@ -113,10 +113,11 @@ BlockLayer::Device& BlockLayer::device(uint32_t dev, std::string_view kernel_nam
 void BlockLayer::define_common() {
   defined_ = true;
   namespace block = schema::block;
-  a_ = {
-      w_.attribute(block::kPid),    w_.attribute(block::kTid),     w_.attribute(schema::kCallId),
-      w_.attribute(block::kSector), w_.attribute(block::kQueueNs), w_.attribute(block::kServiceNs),
-      w_.attribute(block::kOp),     w_.attribute(block::kFlags),   w_.attribute(block::kCause)};
+  a_ = {w_.attribute(block::kPid),     w_.attribute(block::kTid),
+        w_.attribute(schema::kCallId), w_.attribute(block::kSector),
+        w_.attribute(block::kQueueNs), w_.attribute(block::kServiceNs),
+        w_.attribute(block::kOp),      w_.attribute(block::kFlags),
+        w_.attribute(block::kCause),   w_.attribute(block::kSharedBytes)};
   paradigm_ = w_.io_paradigm("linux", "Linux kernel I/O", OTF2_IO_PARADIGM_CLASS_SERIAL,
                              OTF2_IO_PARADIGM_FLAG_OS);
 }
@@ -170,7 +171,8 @@ void BlockLayer::write(Device& d, const otf2::EventWriter& evt, const PendingEve
         .add(a_.service_ns, r.t_complete > r.t_issue ? r.t_complete - r.t_issue : 0)
         .add_string(a_.op, block_op_name(r.cmd_flags))
         .add_string(a_.flags, block_flag_names(r.cmd_flags))
-        .add_string(a_.cause, cause_name(r.cause));
+        .add_string(a_.cause, cause_name(r.cause))
+        .add(a_.shared_bytes, r.shared_bytes);
     evt.io_operation_begin(t, d.handle, io_mode(r.cmd_flags), OTF2_IO_OPERATION_FLAG_NON_BLOCKING,
                            r.bytes, e.id, al);
     return;

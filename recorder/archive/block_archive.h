@@ -36,7 +36,8 @@ class BlockLayer {
   struct Device;
   struct PendingEvent;
   struct Attrs {
-    otf2::TypedAttribute pid, tid, call_id, sector, queue_ns, service_ns, op, flags, cause;
+    otf2::TypedAttribute pid, tid, call_id, sector, queue_ns, service_ns, op, flags, cause,
+        shared_bytes;
   };
   Device& device(uint32_t dev, std::string_view kernel_name);
   void define_common();

@@ -36,8 +36,7 @@ void shrink_unused_tables(eziotrace* skel, const ProbePlan& plan) {
   bool pagecache = on(EZIO_LAYER_PAGECACHE), block = on(EZIO_LAYER_BLOCK);
   const std::pair<bpf_map*, bool> tables[] = {
       {skel->maps.block_reqs, block},
-      // Only block_getrq fills it, the fallback for kernels without block_io_start (before 6.5).
-      {skel->maps.block_bios, bpf_program__autoload(skel->progs.ezio_blk_getrq)},
+      {skel->maps.block_bio_owners, block},
       {skel->maps.cache_owners, pagecache},
       {skel->maps.dirtiers, pagecache || block},  // written by page dirtying, read by writeback
       {skel->maps.files_seen, on(EZIO_LAYER_VFS)},

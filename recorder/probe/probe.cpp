@@ -109,7 +109,7 @@ class Planner {
     plan_tracepoint_layer(
         EZIO_LAYER_BLOCK,
         {"block_io_start", "block_rq_insert", "block_rq_issue", "block_rq_complete"},
-        {"block_getrq", "block_rq_merge"});
+        {"block_getrq", "block_rq_merge", "block_bio_backmerge", "block_bio_frontmerge"});
     for (auto& l : plan_.layers) {
       if (!l.on) l.accuracy = "off";
     }

@@ -384,8 +384,9 @@ void print_summary(const RecordResult& r) {
         pc.hits, pc.misses, pc.readahead, pc.dirtied, pc.faults, pc.evicted, pc.reclaimed);
   }
   for (const auto& [dev, un] : r.summary.unattributed) {
-    out += fmt::format("  block {}: {} requests not attributed to the target ({})\n", dev,
-                       un.requests, human_bytes(un.bytes));
+    // The bytes include other processes' part of requests shared with the target.
+    out += fmt::format("  block {}: {} not attributed to the target ({} requests whole)\n", dev,
+                       human_bytes(un.bytes), un.requests);
   }
   for (const auto& program : r.summary.left_at_privileged_exec) {
     out += fmt::format(

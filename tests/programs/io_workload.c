@@ -1,7 +1,8 @@
 /* The I/O patterns of the kernel-layer tests, one per mode, run under `eziotrace record`.
  * Prints "tid=<tid>" (the thread that did the I/O) and, for the modes that measure the device,
- * "stat_ios=<n>": requests /sys/block/<dev>/stat counted while the I/O ran, read from inside the
- * recording so the window matches the trace's. Exits non-zero on any failure. */
+ * "stat_ios=<n>" and "stat_sectors=<n>": requests and sectors /sys/block/<dev>/stat counted while
+ * the I/O ran, read from inside the recording so the window matches the trace's. Exits non-zero
+ * on any failure. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -37,6 +38,13 @@ static unsigned long long device_ios(const char* dev) {
   unsigned long long v[17];
   device_stat(dev, v);
   return v[0] + v[4] + v[11] + v[15];
+}
+
+/* Sectors read, written and discarded. */
+static unsigned long long device_sectors(const char* dev) {
+  unsigned long long v[17];
+  device_stat(dev, v);
+  return v[2] + v[6] + v[13];
 }
 
 /* The chdir test: opens relative to a working directory it changed, and relative to a directory
@@ -86,16 +94,19 @@ int main(int argc, char** argv) {
             "usage: %s "
             "odirect|odirect-amid-noise|odirect-forever|odirect-rw|fdatasync-clean|chdir-open|"
             "metadata-storm|buffered-fsync|buffered-syncfs|read|mmap-read|drop|pin FILE "
-            "COUNT [DEV]\n",
-            argv[0]);
+            "COUNT [DEV]\n"
+            "       %s write-wait-sync FILE BYTES GO\n",
+            argv[0], argv[0]);
     return 2;
   }
   const char* mode = argv[1];
   const char* file = argv[2];
   long count = atol(argv[3]);
-  const char* dev = argc > 4 ? argv[4] : NULL;
+  const int waits = !strcmp(mode, "write-wait-sync");
+  const char* dev = argc > 4 && !waits ? argv[4] : NULL;
   const size_t bs = 64 * 1024;
   unsigned long long before = dev ? device_ios(dev) : 0;
+  unsigned long long sectors_before = dev ? device_sectors(dev) : 0;
 
   if (!strcmp(mode, "odirect") || !strcmp(mode, "odirect-amid-noise")) {
     int fd = open(file, O_WRONLY | O_DIRECT);
@@ -188,6 +199,20 @@ int main(int argc, char** argv) {
     /* syncfs hands the writeback to the flusher kworker and waits: a kernel thread submits. */
     if (!strcmp(mode, "buffered-fsync") ? fsync(fd) : syncfs(fd)) die("sync");
     close(fd);
+  } else if (waits) {
+    /* The target of the shared-request test: writes BYTES into FILE, waits until the file GO
+     * exists (the test makes it once a bystander has written its files), then sync(): one
+     * writeback by the flusher of both processes' files, whose bios it merges. */
+    if (argc < 5) die("write-wait-sync needs GO");
+    int fd = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0) die("open");
+    void* buf = aligned_buffer(count, 't');
+    if (write(fd, buf, count) != (ssize_t)count) die("write");
+    close(fd);
+    int tries = 0;
+    for (; access(argv[4], F_OK) && tries < 60000; ++tries) usleep(1000);
+    if (tries == 60000) die("waiting for GO");
+    sync();
   } else if (!strcmp(mode, "read")) {
     close(read_blocks(file, bs, count));
   } else if (!strcmp(mode, "drop")) {
@@ -243,7 +268,10 @@ int main(int argc, char** argv) {
     fprintf(stderr, "unknown mode %s\n", mode);
     return 2;
   }
-  if (dev) printf("stat_ios=%llu\n", device_ios(dev) - before);
+  if (dev) {
+    printf("stat_ios=%llu\nstat_sectors=%llu\n", device_ios(dev) - before,
+           device_sectors(dev) - sectors_before);
+  }
   printf("tid=%ld\n", (long)syscall(SYS_gettid));
   return 0;
 }
