@@ -102,8 +102,8 @@ out=$(as_user $outsider "$prefix/eziotrace" record -o rec -- "${workload[@]}" 2>
 rc=$?
 echo "$out" | sed 's/^/  | /'
 check "$outsider's recording fails (status $rc, 1..127)" test $rc -ge 1 -a $rc -le 127
-check "the refusal is the socket's: permission denied, for the members of group eziotrace" \
-  contains "$out" "permission denied. Recording through the service is for root and the members of group eziotrace"
+check "the refusal says why: not in group eziotrace" \
+  contains "$out" "you are not in group eziotrace: recording through eziotraced"
 check "no archive for $outsider" [ ! -e /home/$outsider/rec ]
 
 # --- stopping leaves no program of eziotraced attached --------------------------------------------
