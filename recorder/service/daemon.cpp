@@ -263,7 +263,16 @@ void Daemon::on_hello(Connection& c, Message& m) {
   }
 }
 
+bool Daemon::any_session() const {
+  for (const auto& [fd, c] : connections_) {
+    if (c->has_session) return true;
+  }
+  return false;
+}
+
 void Daemon::welcome(Connection& c, SessionKernel::Opened s) {
+  // The first session hooks the programs; its application is released (TRACED) after that.
+  if (!any_session()) kernel_.attach();
   c.has_session = true;
   c.slot = s.slot;
   kernel_.set_layers(s.slot, uint32_t(c.layers));
@@ -372,6 +381,8 @@ void Daemon::drop(int fd, const std::string& why) {
   bool had_session = c.has_session;
   connections_.erase(it);
   if (had_session) {
+    // The last session gone, the programs leave every process's system calls.
+    if (!any_session()) kernel_.detach();
     log_sessions();
     spare_failed_ = false;  // a slot is free again
     // Its client has its totals and needs the service no more, and the next recording is likely
