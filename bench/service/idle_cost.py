@@ -6,7 +6,8 @@ by hand, as root, on an idle machine. Each round, interleaved:
   idle       eziotraced started, no session (its programs loaded, not attached);
   session    one session open (a recording of a command that waits), dd beside it;
   teardown   that session ended, eziotraced still running (its programs detached again).
-Prints the median of each, its ratio to plain and the cost per system call.
+Prints the median of each (wall time, and dd's own CPU time, which the other loads of a shared
+machine inflate less), its ratio to plain and the cost per system call.
 
   bench/service/idle_cost.py [-b build-dir] [-r rounds] [-n count]
 """
@@ -25,10 +26,14 @@ def args():
 
 
 def dd(count):
+    """dd's wall time and its CPU time (user + system: the programs run in its system calls), s."""
     t0 = time.monotonic_ns()
-    subprocess.run(["dd", "if=/dev/zero", "of=/dev/null", "bs=64", f"count={count}", "status=none"],
-                   check=True)
-    return (time.monotonic_ns() - t0) / 1e9
+    p = subprocess.Popen(["dd", "if=/dev/zero", "of=/dev/null", "bs=64", f"count={count}", "status=none"])
+    _, status, ru = os.wait4(p.pid, 0)
+    wall = (time.monotonic_ns() - t0) / 1e9
+    if status != 0:
+        sys.exit("dd failed")
+    return wall, ru.ru_utime + ru.ru_stime
 
 
 def links_of(pid):
@@ -95,14 +100,16 @@ def main():
             d.terminate()
             d.wait()
     shutil.rmtree(work, ignore_errors=True)
-    plain = statistics.median(res["plain"])
     print(f"dd bs=64 count={a.count} to /dev/null ({2 * a.count} system calls), beside eziotraced, "
-          f"median of {a.rounds} interleaved rounds:")
-    for mode, xs in res.items():
-        m = statistics.median(xs)
-        per_call = (m - plain) / (2 * a.count) * 1e9
-        links = f"  ({attached[mode]} links/perf events held)" if mode in attached else ""
-        print(f"  {mode:<9} {m:7.3f} s  {m / plain:5.2f}x plain  {per_call:+6.1f} ns/call{links}")
+          f"median of {a.rounds} interleaved rounds (load {os.getloadavg()[0]:.1f}):")
+    for i, what in enumerate(("wall time", "dd's CPU time (user + system)")):
+        plain = statistics.median(x[i] for x in res["plain"])
+        print(f" {what}:")
+        for mode, xs in res.items():
+            m = statistics.median(x[i] for x in xs)
+            per_call = (m - plain) / (2 * a.count) * 1e9
+            links = f"  ({attached[mode]} links/perf events held)" if mode in attached else ""
+            print(f"  {mode:<9} {m:7.3f} s  {m / plain:5.2f}x plain  {per_call:+6.1f} ns/call{links}")
 
 
 if __name__ == "__main__":
