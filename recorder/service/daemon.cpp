@@ -271,10 +271,12 @@ bool Daemon::any_session() const {
 }
 
 void Daemon::welcome(Connection& c, SessionKernel::Opened s) {
-  // The first session hooks the programs; its application is released (TRACED) after that.
-  if (!any_session()) kernel_.attach();
+  bool first = !any_session();
+  // Its session first: should the attach fail, the connection's end closes it (and unhooks).
   c.has_session = true;
   c.slot = s.slot;
+  // The first session hooks the programs; its application is released (TRACED) after that.
+  if (first) kernel_.attach();
   kernel_.set_layers(s.slot, uint32_t(c.layers));
   c.state = Connection::kOpen;
   // The facts' text with the session's fields put in front: no copy of the plan as JSON per HELLO.
