@@ -33,6 +33,7 @@ done
 [[ $(id -u) == 0 ]] || { echo "eziotrace needs root" >&2; exit 1; }
 command -v eztrace >/dev/null || { echo "no eztrace in PATH" >&2; exit 1; }
 work=$(mktemp -d /tmp/ezio-startup.XXXXXX)
+chmod 755 "$work"  # eziotraced serves a socket there: its group must reach it
 daemons=()
 stop_daemons() {
   local pid

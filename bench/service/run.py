@@ -46,6 +46,7 @@ def main():
     if os.geteuid() != 0:
         sys.exit("run as root (the in-process path and the service need it)")
     work = Path(tempfile.mkdtemp(prefix="ezio-bench-service."))
+    os.chmod(work, 0o755)  # eziotraced serves a socket there: its group must reach it
     sock = work / "eziotraced.sock"
     # Root is the only client here: group root will do where group eziotrace is not set up.
     d = subprocess.Popen([daemon, "--foreground", "--socket", sock, "--group", "root"], stdout=subprocess.PIPE,

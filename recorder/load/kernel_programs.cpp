@@ -164,20 +164,21 @@ void KernelPrograms::load(const KernelCache& cache, const std::string& core_btf,
   loaders_ = opening.get();
   for (auto& loader : loaders_) loader->share_tables(skel_.get());
   uint64_t t2 = monotonic_ns();
-  auto took = load_halves(loaders_);
+  auto took = load_halves(loaders_, attached_);
   uint64_t t3 = monotonic_ns();
   if (installed.valid()) first_ring_ = installed.get();
   spdlog::debug(
-      "BPF tables made in {:.1f} ms, the halves opened {:.1f} ms later; programs loaded and "
-      "attached in {:.1f} ms (halves of {} and {} instructions: {:.1f} and {:.1f} ms); the first "
-      "ring installed {:.1f} ms later",
-      (t1 - t0) / 1e6, (t2 - t1) / 1e6, (t3 - t2) / 1e6, sizes[0], sizes[1], took[0] / 1e6,
-      took[1] / 1e6, (monotonic_ns() - t3) / 1e6);
+      "BPF tables made in {:.1f} ms, the halves opened {:.1f} ms later; programs loaded{} in "
+      "{:.1f} ms (halves of {} and {} instructions: {:.1f} and {:.1f} ms); the first ring "
+      "installed {:.1f} ms later",
+      (t1 - t0) / 1e6, (t2 - t1) / 1e6, attached_ ? " and attached" : "", (t3 - t2) / 1e6, sizes[0],
+      sizes[1], took[0] / 1e6, took[1] / 1e6, (monotonic_ns() - t3) / 1e6);
 }
 
 KernelPrograms::KernelPrograms(const ProbePlan& plan, const KernelCache& cache,
-                               const std::string& core_btf, std::future<UniqueFd> first_ring)
-    : plan_(plan) {
+                               const std::string& core_btf, std::future<UniqueFd> first_ring,
+                               bool attach)
+    : plan_(plan), attached_(attach) {
   uint64_t t0 = monotonic_ns();
   open(core_btf);
   spdlog::debug("BPF object opened in {:.1f} ms", (monotonic_ns() - t0) / 1e6);
@@ -408,65 +409,6 @@ void KernelPrograms::close_session(unsigned slot, bool programs_ending) {
       return std::string(e.what());
     }
   });
-}
-
-std::vector<std::pair<std::string, int>> KernelPrograms::loaded_programs() const {
-  std::vector<std::pair<std::string, int>> loaded;
-  for (const auto& loader : loaders_) {
-    bpf_program* prog;
-    bpf_object__for_each_program(prog, loader->skeleton()->obj) {
-      if (int fd = bpf_program__fd(prog); fd >= 0) loaded.emplace_back(bpf_program__name(prog), fd);
-    }
-  }
-  return loaded;
-}
-
-void KernelPrograms::detach() {
-  std::vector<bpf_link*> links, kprobes;
-  for (const auto& loader : loaders_) {
-    if (!loader) continue;  // a load that failed before the halves were opened
-    const bpf_object_skeleton* s = loader->skeleton()->skeleton;
-    for (int i = 0; i < s->prog_cnt; ++i) {
-      bpf_link** link = s->progs[i].link;
-      if (!*link) continue;
-      bool kprobe = bpf_program__type(*s->progs[i].prog) == BPF_PROG_TYPE_KPROBE;
-      (kprobe ? kprobes : links).push_back(std::exchange(*link, nullptr));
-    }
-  }
-  destroy_concurrently(links, kprobes);
-}
-
-std::unique_ptr<KernelPrograms> load_kernel_programs(const LayerSet& layers, bool use_cache,
-                                                     std::future<UniqueFd> first_ring) {
-  route_libbpf_logs();
-  KernelCache cache(use_cache);
-  uint64_t t_plan = monotonic_ns();
-  std::future<std::string> core_btf = cache.core_btf();  // made while the kernel is probed
-  std::optional<ProbePlan> kept = cache.plan(layers);
-  ProbePlan plan = kept ? std::move(*kept) : plan_probes(layers);
-  std::string btf = core_btf.get();
-  if (!kept) cache.keep_plan(layers, plan);
-  spdlog::debug("hooks {} in {:.3f} s", kept ? "taken from the probe cache" : "probed",
-                (monotonic_ns() - t_plan) / 1e9);
-  uint64_t t_load = monotonic_ns();
-  std::unique_ptr<KernelPrograms> programs;
-  try {
-    programs = std::make_unique<KernelPrograms>(plan, cache, btf, std::move(first_ring));
-  } catch (const Error& e) {
-    if (!kept && btf.empty()) throw;
-    spdlog::warn("what the probe cache kept for this kernel failed to load ({}); {}", e.what(),
-                 kept ? "probing again" : "loading without the cut-down kernel types");
-    cache.forget();
-    btf.clear();
-    if (kept) {
-      plan = plan_probes(layers);
-      cache.keep_plan(layers, plan);
-    }
-    programs = std::make_unique<KernelPrograms>(plan, cache);
-  }
-  spdlog::debug("BPF programs loaded and attached in {:.3f} s{}", (monotonic_ns() - t_load) / 1e9,
-                btf.empty() ? "" : " (kernel types cut down to the programs' own)");
-  return programs;
 }
 
 }  // namespace ezio::recorder

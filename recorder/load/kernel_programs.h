@@ -1,5 +1,5 @@
 #pragma once
-// The BPF programs, loaded and attached once (every layer of the plan), serving up to
+// The BPF programs, loaded once (every layer of the plan) and attached, serving up to
 // kMaxSessions recording sessions at once, each with its own ring buffer, process tree, drop
 // counters and tables (bpf/common.bpf.h). Root only. eziotraced holds one for its lifetime; the
 // in-process recorder one per recording (slot 0). Not thread-safe: one thread opens, uses and
@@ -35,8 +35,9 @@ class KernelPrograms {
   // slot 0 of the map of rings while the programs load: the install waits for an RCU grace period
   // (docs/costs.md), hidden in the load instead of added to the start (open_session then takes it).
   // cache gives the attach points of the BTF-attached programs (recorder/probe/attach_ids.h).
+  // attach: hooked at once (the in-process recorder), else by attach() (eziotraced).
   KernelPrograms(const ProbePlan& plan, const KernelCache& cache, const std::string& core_btf = {},
-                 std::future<UniqueFd> first_ring = {});
+                 std::future<UniqueFd> first_ring = {}, bool attach = true);
   ~KernelPrograms();
   KernelPrograms(const KernelPrograms&) = delete;
   KernelPrograms& operator=(const KernelPrograms&) = delete;
@@ -90,9 +91,18 @@ class KernelPrograms {
   // (that waits for a grace period), before the slot is opened again; or with the map of rings
   // when programs_ending (the programs are destroyed next: the in-process recorder).
   void close_session(unsigned slot, bool programs_ending = false);
+  // Hooks every program (again, after a detach): eziotraced, whose programs cost every process
+  // of the machine their time while attached, attaches them while a session needs them only.
+  // Not while another thread detaches them.
+  void attach();
   // Unhooks every program (the in-process path at its end; the destructor does it too). The maps
-  // stay readable.
+  // stay readable. Touches only the links: may run on another thread than the sessions' (not
+  // meanwhile with attach()).
   void detach();
+  bool attached() const { return attached_; }
+  // Once detached: empties the tables of operations in flight (block requests, VFS and FS calls)
+  // that began while the programs were attached, whose ends no program saw.
+  void forget_in_flight() const;
   const ProbePlan& plan() const { return plan_; }
   // The loaded programs, by name, each with its fd (owned here): what the tests inspect.
   std::vector<std::pair<std::string, int>> loaded_programs() const;
@@ -122,6 +132,7 @@ class KernelPrograms {
   std::array<bool, kMaxSessions> quiesced_{};  // quiesce_session done for the slot's session
   std::array<bool, kMaxSessions> reserved_{};  // reserve_slot: not free, not open yet
   UniqueFd first_ring_;  // installed in slot 0 at load, not yet taken by open_session
+  bool attached_ = true;
   uint32_t generation_ = 0;
   // A closed session's ring leaving the map of rings, per slot. After skel_: done before the
   // programs' maps are destroyed.
@@ -132,8 +143,9 @@ class KernelPrograms {
 // recorder/probe/kernel_cache.h), then loads and attaches the programs. When what was kept fails to
 // load, the kernel changed in a way the cache's key does not see: it is forgotten and the kernel
 // probed again.
-// first_ring: see KernelPrograms (given to the first attempt only).
+// first_ring: see KernelPrograms (given to the first attempt only). attach: see KernelPrograms.
 std::unique_ptr<KernelPrograms> load_kernel_programs(const LayerSet& layers, bool use_cache,
-                                                     std::future<UniqueFd> first_ring = {});
+                                                     std::future<UniqueFd> first_ring = {},
+                                                     bool attach = true);
 
 }  // namespace ezio::recorder

@@ -85,17 +85,21 @@ void HalfLoader::share_tables(const eziotrace* owner) {
   }
 }
 
-uint64_t HalfLoader::load_and_attach() {
+uint64_t HalfLoader::load_and_attach(bool attach_now) {
   uint64_t t0 = monotonic_ns();
   if (int err = eziotrace__load(skel_.get())) {
     fail("cannot load the BPF programs: {} (run with --verbose for the verifier log)",
          errno_text(-err));
   }
   attach_ids_.reset();  // used by the load only
+  if (attach_now) attach();
+  return monotonic_ns() - t0;
+}
+
+void HalfLoader::attach() {
   if (int err = eziotrace__attach(skel_.get())) {
     fail("cannot attach the BPF programs: {}", errno_text(-err));
   }
-  return monotonic_ns() - t0;
 }
 
 HalfLoaders open_halves(const ProgramHalves& halves, const std::string& core_btf,
@@ -104,11 +108,12 @@ HalfLoaders open_halves(const ProgramHalves& halves, const std::string& core_btf
           std::make_unique<HalfLoader>(halves, 1, core_btf, ids)};
 }
 
-std::array<uint64_t, 2> load_halves(HalfLoaders& loaders) {
-  auto second =
-      std::async(std::launch::async, [&loader = *loaders[1]] { return loader.load_and_attach(); });
+std::array<uint64_t, 2> load_halves(HalfLoaders& loaders, bool attach) {
+  auto second = std::async(std::launch::async, [&loader = *loaders[1], attach] {
+    return loader.load_and_attach(attach);
+  });
   // Should this one fail, its error is the one reported; the future waits for the other.
-  uint64_t first = loaders[0]->load_and_attach();
+  uint64_t first = loaders[0]->load_and_attach(attach);
   return {first, second.get()};
 }
 

@@ -5,7 +5,8 @@
 // half as long. Both are opened from the same ELF as the tables' owner (KernelPrograms' skeleton,
 // which loads no program: it makes every table, the global variables' included) and take its
 // tables before they load (bpf_map__reuse_fd), so a program of either reads and writes the same
-// rings, tables and variables. Each attaches its programs as soon as they are loaded.
+// rings, tables and variables. Each attaches its programs as soon as they are loaded, unless its
+// owner attaches them later (eziotraced: only while a session needs them).
 #include <array>
 #include <cstdint>
 #include <memory>
@@ -51,8 +52,11 @@ class HalfLoader {
 
   // Before load_and_attach: every table is owner's (loaded), not one of its own.
   void share_tables(const eziotrace* owner);
-  // Loads and attaches its programs; fails saying which step failed. Returns the time it took (ns).
-  uint64_t load_and_attach();
+  // Loads its programs, and attaches them unless told not to; fails saying which step failed.
+  // Returns the time it took (ns).
+  uint64_t load_and_attach(bool attach = true);
+  // Attaches its loaded programs (again, after their links were destroyed: only those without one).
+  void attach();
   // Its programs' links (the skeleton's), for the owner to unhook them.
   eziotrace* skeleton() const { return skel_.get(); }
 
@@ -67,7 +71,8 @@ using HalfLoaders = std::array<std::unique_ptr<HalfLoader>, 2>;
 HalfLoaders open_halves(const ProgramHalves& halves, const std::string& core_btf,
                         const AttachIds& ids);
 
-// Loads and attaches both, at once: the second on a thread of its own. Returns each one's time.
-std::array<uint64_t, 2> load_halves(HalfLoaders& loaders);
+// Loads and attaches both (or only loads them), at once: the second on a thread of its own.
+// Returns each one's time.
+std::array<uint64_t, 2> load_halves(HalfLoaders& loaders, bool attach = true);
 
 }  // namespace ezio::recorder

@@ -72,7 +72,12 @@ std::string cache_key() {
 
 fs::path default_dir() {
   if (const char* d = getenv("EZIOTRACE_CACHE_DIR"); d && *d) return d;
-  if (geteuid() == 0) return "/run/eziotrace";
+  // A directory of its own inside eziotraced's (made 0755 as eziotraced makes it, when missing):
+  // the socket's directory stays reachable by the service's group, the cache's is 0700.
+  if (geteuid() == 0) {
+    mkdir("/run/eziotrace", 0755);
+    return "/run/eziotrace/cache";
+  }
   if (const char* x = getenv("XDG_RUNTIME_DIR"); x && *x) return fs::path(x) / "eziotrace";
   return {};
 }
@@ -87,7 +92,7 @@ bool usable(const fs::path& dir) {
   struct stat st {};
   if (lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
       (st.st_mode & 022) != 0) {
-    // Readable by others is fine (eziotraced's socket shares /run/eziotrace, mode 0755).
+    // Readable by others is fine (a socket's directory, mode 0755, may hold the cache).
     spdlog::debug("no probe cache: {} is not a directory only this user can write to",
                   dir.string());
     return false;
@@ -112,7 +117,8 @@ std::string layer_mask(const LayerSet& layers) {
 }
 
 // A file this cache wrote: a regular file named <16 hex digits of a key>.<what>. Nothing else in
-// the directory is the cache's: as root it is /run/eziotrace, where eziotraced's socket lives.
+// the directory is the cache's: it may be shared (EZIOTRACE_CACHE_DIR; as root it was once
+// /run/eziotrace itself, where eziotraced's socket lives).
 bool is_cache_file(const fs::directory_entry& e, const std::string& name) {
   std::error_code ec;
   if (!e.is_regular_file(ec) || e.is_symlink(ec) || name.size() <= 17 || name[16] != '.')

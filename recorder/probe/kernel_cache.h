@@ -1,5 +1,5 @@
 #pragma once
-// What an earlier recording learnt about this kernel, kept until reboot in /run/eziotrace (as
+// What an earlier recording learnt about this kernel, kept until reboot in /run/eziotrace/cache (as
 // root; else $XDG_RUNTIME_DIR/eziotrace; EZIOTRACE_CACHE_DIR overrides both), so that a recording
 // starts without probing again (what each saves: docs/costs.md):
 //  - the hook plan of each layer set (probing: trial loads);

@@ -263,9 +263,20 @@ void Daemon::on_hello(Connection& c, Message& m) {
   }
 }
 
+bool Daemon::any_session() const {
+  for (const auto& [fd, c] : connections_) {
+    if (c->has_session) return true;
+  }
+  return false;
+}
+
 void Daemon::welcome(Connection& c, SessionKernel::Opened s) {
+  bool first = !any_session();
+  // Its session first: should the attach fail, the connection's end closes it (and unhooks).
   c.has_session = true;
   c.slot = s.slot;
+  // The first session hooks the programs; its application is released (TRACED) after that.
+  if (first) kernel_.attach();
   kernel_.set_layers(s.slot, uint32_t(c.layers));
   c.state = Connection::kOpen;
   // The facts' text with the session's fields put in front: no copy of the plan as JSON per HELLO.
@@ -372,6 +383,8 @@ void Daemon::drop(int fd, const std::string& why) {
   bool had_session = c.has_session;
   connections_.erase(it);
   if (had_session) {
+    // The last session gone, the programs leave every process's system calls.
+    if (!any_session()) kernel_.detach();
     log_sessions();
     spare_failed_ = false;  // a slot is free again
     // Its client has its totals and needs the service no more, and the next recording is likely

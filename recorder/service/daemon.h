@@ -46,6 +46,11 @@ class SessionKernel {
   // after it is all there is, and every loss is counted.
   virtual nlohmann::json end(unsigned slot) = 0;
   virtual void close(unsigned slot) = 0;
+  // Hooks the programs (returns once they are; a detach under way is waited for first), or starts
+  // unhooking them (returns at once). Attached while a session needs them only: attached, the
+  // programs run in every process's system calls, recorded or not.
+  virtual void attach() = 0;
+  virtual void detach() = 0;
   // What a client needs to know of the programs, as a JSON object's text (made once: every HELLO
   // is answered with it): {"plan": probe plan JSON, "kernel_release"}.
   virtual const std::string& facts() const = 0;
@@ -78,6 +83,7 @@ class Daemon {
   void on_status(Connection& c);
   void drop(int fd, const std::string& why);
   void log_sessions() const;
+  bool any_session() const;  // of a client (the spare is none)
   bool spare_wanted() const;
   void refill_spare();
 

@@ -2,6 +2,10 @@
 
 #include <sys/utsname.h>
 
+#include <chrono>
+#include <future>
+
+#include "common/log.h"
 #include "recorder/load/kernel_programs.h"
 #include "recorder/probe/probe_plan_json.h"
 #include "recorder/service/protocol.h"
@@ -10,12 +14,38 @@
 namespace ezio::recorder::service {
 namespace {
 
+double ms_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
 static_assert(kAllLayers == (1u << EZIO_LAYER_COUNT) - 1, "protocol.h's layers are record.h's");
 
 class KernelSessions : public SessionKernel {
  public:
   explicit KernelSessions(std::unique_ptr<KernelPrograms> programs)
       : programs_(std::move(programs)), facts_(make_facts(*programs_)) {}
+  ~KernelSessions() override {
+    if (detaching_.valid()) detaching_.wait();  // before the programs go
+  }
+  void attach() override {
+    settle_detach();
+    if (programs_->attached()) return;
+    auto t0 = std::chrono::steady_clock::now();
+    programs_->attach();
+    spdlog::debug("BPF programs attached in {:.2f} ms", ms_since(t0));
+  }
+  void detach() override {
+    settle_detach();
+    if (!programs_->attached()) return;
+    // Unhooking waits for the kernel (a grace period per hook): not on the loop's time. Only the
+    // links are touched there; the next attach() waits for it.
+    detaching_ = std::async(std::launch::async, [this] {
+      auto t0 = std::chrono::steady_clock::now();
+      programs_->detach();
+      programs_->forget_in_flight();
+      spdlog::debug("BPF programs detached in {:.2f} ms", ms_since(t0));
+    });
+  }
   unsigned reserve() override { return programs_->reserve_slot(); }
   UniqueFd make_ring(unsigned slot, uint64_t ring_bytes) override {
     return programs_->install_ring(slot, ring_bytes);
@@ -49,14 +79,27 @@ class KernelSessions : public SessionKernel {
     return nlohmann::json{{"plan", plan_to_json(programs.plan())}, {"kernel_release", u.release}}
         .dump();
   }
+  // The detach under way finished; what failed is said (the programs may stay attached).
+  void settle_detach() {
+    if (!detaching_.valid()) return;
+    try {
+      detaching_.get();
+    } catch (const std::exception& e) {
+      spdlog::warn("detaching the BPF programs: {}", e.what());
+    }
+  }
+
   std::unique_ptr<KernelPrograms> programs_;
   std::string facts_;
+  std::future<void> detaching_;
 };
 
 }  // namespace
 
 std::unique_ptr<SessionKernel> load_kernel_sessions(const std::string& layers) {
-  return std::make_unique<KernelSessions>(load_kernel_programs(parse_layers(layers), true));
+  // Loaded now (the verifier's time), attached by the first session.
+  return std::make_unique<KernelSessions>(
+      load_kernel_programs(parse_layers(layers), true, std::future<UniqueFd>(), false));
 }
 
 }  // namespace ezio::recorder::service

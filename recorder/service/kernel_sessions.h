@@ -7,8 +7,8 @@
 
 namespace ezio::recorder::service {
 
-// Probes the hooks of `layers` (--layers syntax) as `eziotrace record` does, loads and attaches
-// the programs for every session to come.
+// Probes the hooks of `layers` (--layers syntax) as `eziotrace record` does and loads the
+// programs for every session to come; SessionKernel::attach() hooks them.
 std::unique_ptr<SessionKernel> load_kernel_sessions(const std::string& layers);
 
 }  // namespace ezio::recorder::service

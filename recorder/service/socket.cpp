@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "common/error.h"
+#include "recorder/service/socket_access.h"
 
 namespace ezio::recorder::service {
 namespace {
@@ -56,10 +57,7 @@ UniqueFd activated_socket() {
 }
 
 UniqueFd listen_at(const std::filesystem::path& path, gid_t group) {
-  std::filesystem::path dir = path.parent_path();
-  if (!dir.empty() && mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
-    fail("cannot create {}: {}", dir.string(), errno_text(errno));
-  }
+  prepare_socket_directory(path.parent_path(), group);
   remove_stale_socket(path);
   UniqueFd fd(socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0));
   if (!fd) fail("socket: {}", errno_text(errno));
@@ -83,13 +81,7 @@ UniqueFd connect_to(const std::filesystem::path& path) {
   sockaddr_un addr = address_of(path);
   if (connect(fd.get(), reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0) return fd;
   int err = errno;
-  if (err == EACCES || err == EPERM) {
-    fail(
-        "cannot connect to eziotraced at {}: permission denied. Recording through the service "
-        "is for root and the members of group {} (ask your administrator to add you; log in "
-        "again afterwards)",
-        path.string(), kDefaultGroup);
-  }
+  if (err == EACCES || err == EPERM) fail("{}", why_socket_denied(path));
   if (err == ENOENT || err == ECONNREFUSED) {
     fail(
         "eziotraced is not running ({}: {}); start it (systemctl start eziotraced.socket) or "

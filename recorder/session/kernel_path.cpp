@@ -3,6 +3,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
+
 #include "common/log.h"
 #include "recorder/service/service_source.h"
 #include "recorder/service/socket.h"
@@ -13,6 +15,15 @@ namespace {
 bool is_socket(const std::string& path) {
   struct stat st {};
   return stat(path.c_str(), &st) == 0 && S_ISSOCK(st.st_mode);
+}
+
+// A socket, or a path this user may not look into: the service is tried, and its refusal says
+// which directory is in the way (socket_access.h) instead of the in-process path's "ask for the
+// service".
+bool socket_or_hidden(const std::string& path) {
+  struct stat st {};
+  if (stat(path.c_str(), &st) == 0) return S_ISSOCK(st.st_mode);
+  return errno == EACCES;
 }
 
 std::unique_ptr<KernelSource> through_service(const RecordOptions& o, const std::string& socket,
@@ -30,7 +41,7 @@ namespace {
 bool tries_service(const RecordOptions& o, const std::string& socket) {
   using Path = RecordOptions::KernelPath;
   return o.kernel_path == Path::kService ||
-         (o.kernel_path == Path::kAuto && o.probe_cache && is_socket(socket));
+         (o.kernel_path == Path::kAuto && o.probe_cache && socket_or_hidden(socket));
 }
 
 std::string socket_of(const RecordOptions& o) {

@@ -112,11 +112,14 @@ TEST(ProbeCache, KeptFilesThatFailToLoadAreForgotten) {
   EXPECT_FALSE(has(again.err, "probing again")) << again.err;
 }
 
-// As root the cache is /run/eziotrace, beside eziotraced's socket: a new plan drops the files of
-// other keys (another kernel, another build), never anything else. (It once removed the socket:
+// A cache directory shared with eziotraced's socket (as root it was /run/eziotrace itself, now
+// its private subdirectory): a new plan drops the files of other keys (another kernel, another
+// build), never anything else. (It once removed the socket:
 // found by the qemu test under systemd, where the service's first start took the socket away.)
 TEST(ProbeCache, OnlyTheCachesOwnFilesAreDropped) {
   CacheDir c("cache_shared");
+  // Searchable, as eziotraced wants its socket's directory; still the cache's (no write by others).
+  chmod(c.dir.c_str(), 0755);
   fs::path sock = c.dir / "eziotraced.sock";
   ezio::UniqueFd listening = ezio::recorder::service::listen_at(sock, 0);  // as eziotraced does
   std::ofstream(c.dir / "notes.txt") << "mine\n";

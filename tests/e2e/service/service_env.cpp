@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <fstream>
 #include <stdexcept>
 #include <thread>
 
@@ -113,6 +114,35 @@ uid_t owner_of(const fs::path& path) {
   struct stat st {};
   if (stat(path.c_str(), &st) != 0) throw std::runtime_error("no " + path.string());
   return st.st_uid;
+}
+
+std::set<long> bpf_objects_of(pid_t pid, const std::string& key) {
+  std::set<long> ids;
+  for (const auto& e : fs::directory_iterator("/proc/" + std::to_string(pid) + "/fdinfo")) {
+    std::ifstream in(e.path());
+    std::string line;
+    while (std::getline(in, line)) {
+      if (line.starts_with(key + ":")) ids.insert(std::stol(line.substr(key.size() + 1)));
+    }
+  }
+  return ids;
+}
+
+size_t perf_events_of(pid_t pid) {
+  size_t n = 0;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator("/proc/" + std::to_string(pid) + "/fd")) {
+    n += fs::read_symlink(e.path(), ec).string() == "anon_inode:[perf_event]";
+  }
+  return n;
+}
+
+bool wait_for(const std::function<bool()>& done) {
+  for (int i = 0; i < 400; ++i) {
+    if (done()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return done();
 }
 
 }  // namespace ezio::test

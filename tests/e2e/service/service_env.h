@@ -4,8 +4,10 @@
 #include <sys/types.h>
 
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -64,5 +66,13 @@ Run as_user(const std::string& user, const std::vector<std::string>& argv,
 std::filesystem::path user_dir(const std::string& user, const std::string& name);
 // Owner uid of a file.
 uid_t owner_of(const std::filesystem::path& path);
+
+// The ids of the BPF programs ("prog_id") or links ("link_id") whose fds `pid` holds, from
+// /proc/PID/fdinfo (bpftool here cannot say which process holds what).
+std::set<long> bpf_objects_of(pid_t pid, const std::string& key);
+// The perf events whose fds pid holds (a program attached through one: kprobes, tracepoints).
+size_t perf_events_of(pid_t pid);
+// Polls `done` every 50 ms until it is true (true) or 20 s have passed (false).
+bool wait_for(const std::function<bool()>& done);
 
 }  // namespace ezio::test

@@ -1,0 +1,110 @@
+// KernelPrograms' hooks: attached at the load (the in-process recorder) or later, and again after
+// a detach (eziotraced: only while a session needs them); and load_kernel_programs, which probes
+// the hooks and loads.
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include <future>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "common/error.h"
+#include "common/log.h"
+#include "recorder/core/concurrent_close.h"
+#include "recorder/core/recording_info.h"
+#include "recorder/core/skeleton.h"
+#include "recorder/load/kernel_programs.h"
+#include "recorder/probe/kernel_cache.h"
+
+namespace ezio::recorder {
+
+std::vector<std::pair<std::string, int>> KernelPrograms::loaded_programs() const {
+  std::vector<std::pair<std::string, int>> loaded;
+  for (const auto& loader : loaders_) {
+    bpf_program* prog;
+    bpf_object__for_each_program(prog, loader->skeleton()->obj) {
+      if (int fd = bpf_program__fd(prog); fd >= 0) loaded.emplace_back(bpf_program__name(prog), fd);
+    }
+  }
+  return loaded;
+}
+
+void KernelPrograms::attach() {
+  if (attached_) return;
+  attached_ = true;  // a failure leaves some attached: detach() unhooks those
+  // Both halves at once, as they load: the kernel patches each hook in turn.
+  auto second = std::async(std::launch::async, [&loader = *loaders_[1]] { loader.attach(); });
+  loaders_[0]->attach();
+  second.get();
+}
+
+void KernelPrograms::detach() {
+  std::vector<bpf_link*> links, kprobes;
+  for (const auto& loader : loaders_) {
+    if (!loader) continue;  // a load that failed before the halves were opened
+    const bpf_object_skeleton* s = loader->skeleton()->skeleton;
+    for (int i = 0; i < s->prog_cnt; ++i) {
+      bpf_link** link = s->progs[i].link;
+      if (!*link) continue;
+      bool kprobe = bpf_program__type(*s->progs[i].prog) == BPF_PROG_TYPE_KPROBE;
+      (kprobe ? kprobes : links).push_back(std::exchange(*link, nullptr));
+    }
+  }
+  destroy_concurrently(links, kprobes);
+  attached_ = false;
+}
+
+void KernelPrograms::forget_in_flight() const {
+  if (attached_) fail("the BPF programs are attached: what is in flight is still theirs");
+  // Operations that began while the programs were attached and ended after: their ends were not
+  // seen, and no program runs to remove them.
+  for (const char* name : {"block_reqs", "flush_cause", "vfs_pending", "fs_pending"}) {
+    const bpf_map* map = bpf_object__find_map_by_name(skel_->obj, name);
+    if (!map) continue;
+    int fd = bpf_map__fd(map);
+    std::vector<char> key(bpf_map__key_size(map));
+    // No program adds any meanwhile: the first key, deleted, until there is none.
+    while (bpf_map_get_next_key(fd, nullptr, key.data()) == 0) {
+      if (bpf_map_delete_elem(fd, key.data()) != 0) break;
+    }
+  }
+}
+
+std::unique_ptr<KernelPrograms> load_kernel_programs(const LayerSet& layers, bool use_cache,
+                                                     std::future<UniqueFd> first_ring,
+                                                     bool attach) {
+  route_libbpf_logs();
+  KernelCache cache(use_cache);
+  uint64_t t_plan = monotonic_ns();
+  std::future<std::string> core_btf = cache.core_btf();  // made while the kernel is probed
+  std::optional<ProbePlan> kept = cache.plan(layers);
+  ProbePlan plan = kept ? std::move(*kept) : plan_probes(layers);
+  std::string btf = core_btf.get();
+  if (!kept) cache.keep_plan(layers, plan);
+  spdlog::debug("hooks {} in {:.3f} s", kept ? "taken from the probe cache" : "probed",
+                (monotonic_ns() - t_plan) / 1e9);
+  uint64_t t_load = monotonic_ns();
+  std::unique_ptr<KernelPrograms> programs;
+  try {
+    programs = std::make_unique<KernelPrograms>(plan, cache, btf, std::move(first_ring), attach);
+  } catch (const Error& e) {
+    if (!kept && btf.empty()) throw;
+    spdlog::warn("what the probe cache kept for this kernel failed to load ({}); {}", e.what(),
+                 kept ? "probing again" : "loading without the cut-down kernel types");
+    cache.forget();
+    btf.clear();
+    if (kept) {
+      plan = plan_probes(layers);
+      cache.keep_plan(layers, plan);
+    }
+    programs = std::make_unique<KernelPrograms>(plan, cache, std::string(), std::future<UniqueFd>(),
+                                                attach);
+  }
+  spdlog::debug("BPF programs loaded{} in {:.3f} s{}", attach ? " and attached" : "",
+                (monotonic_ns() - t_load) / 1e9,
+                btf.empty() ? "" : " (kernel types cut down to the programs' own)");
+  return programs;
+}
+
+}  // namespace ezio::recorder
