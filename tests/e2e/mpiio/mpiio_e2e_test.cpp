@@ -34,6 +34,7 @@ struct MpiioCall {
   uint64_t enter = 0;             // its ENTER's time
   uint64_t wait_end = 0;          // the end of the first MPI_Wait after it, 0 without
   bool complete_outside = false;  // for `_end`: a completion without a begin inside
+  bool completed_after = false;   // its operation completed outside any MPI_File_* call
 };
 
 class Archive {
@@ -68,6 +69,15 @@ class Archive {
       } else if (call_depth >= 0 && is_mpiio(e.ref) &&
                  (e.kind == Kind::IoOperationBegin || e.kind == Kind::IoOperationComplete)) {
         record(out.back(), e);
+      } else if (call_depth < 0 && is_mpiio(e.ref) && e.kind == Kind::IoOperationComplete) {
+        // A non-blocking operation's end, in the MPI_Wait that completed its request.
+        for (auto c = out.rbegin(); c != out.rend(); ++c) {
+          if (c->has_op && c->bytes_result == UINT64_MAX) {
+            c->bytes_result = e.a;
+            c->completed_after = true;
+            break;
+          }
+        }
       }
     }
     return out;
@@ -214,6 +224,7 @@ TEST(MpiioModule, EveryCallOfEachRankIsRecordedWithItsBytesOffsetsAndPosixWork) 
       // The non-blocking one: ROMIO hands it to glibc's POSIX AIO, whose thread makes the
       // pwrite64 while the rank waits in MPI_Wait (not a call EZTrace's posixio sees).
       if (c.name == "MPI_File_iwrite_at") {
+        EXPECT_TRUE(c.completed_after);
         EXPECT_FALSE(c.nested.count("syscall:pwrite64"));
         ASSERT_GT(c.wait_end, c.enter);
         EXPECT_TRUE(

@@ -41,9 +41,14 @@ void mpiio_leave(struct mpiio_call* call);
 void mpiio_io_begin(struct mpiio_call* call, int* region_cache, const char* name, MPI_File fh,
                     const struct mpiio_io* io);
 void mpiio_io_complete(struct mpiio_call* call, int rc, MPI_Status* status);
-// Non-blocking and split-collective starts: the bytes requested stand for the result (the
-// request is not followed to its completion).
+// Calls whose operation has no bytes to report (sync): completes with the bytes requested.
 void mpiio_io_started(struct mpiio_call* call, int rc);
+// Non-blocking starts: IoOperationIssued, and the request is followed (mpiio_requests.c) until
+// MPI_Wait/MPI_Test... completes it.
+void mpiio_request_started(struct mpiio_call* call, int rc, const MPI_Request* request);
+void mpiio_request_add(MPI_Request request, OTF2_IoHandleRef handle, uint64_t matching_id);
+// IoOperationComplete on the calling thread, with the status's bytes.
+void mpiio_write_complete(OTF2_IoHandleRef handle, uint64_t matching_id, MPI_Status* status);
 // Split collective end (after mpiio_enter): completes the operation its `_begin` started on fh.
 void mpiio_split_end(struct mpiio_call* call, MPI_File fh, int rc, MPI_Status* status);
 

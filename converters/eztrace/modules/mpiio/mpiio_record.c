@@ -91,6 +91,26 @@ void mpiio_io_complete(struct mpiio_call* call, int rc, MPI_Status* status) {
   mpiio_leave(call);
 }
 
+void mpiio_write_complete(OTF2_IoHandleRef handle, uint64_t matching_id, MPI_Status* status) {
+  if (!can_record() || recursion_shield_on()) return;
+  uint64_t bytes = bytes_done(MPI_SUCCESS, status);
+  set_recursion_shield_on();
+  OTF2_EvtWriter_IoOperationComplete(evt_writer, NULL, ezt_get_timestamp(), handle, bytes,
+                                     matching_id);
+  set_recursion_shield_off();
+}
+
+void mpiio_request_started(struct mpiio_call* call, int rc, const MPI_Request* request) {
+  if (call->region >= 0 && rc == MPI_SUCCESS && can_record()) {
+    set_recursion_shield_on();
+    OTF2_EvtWriter_IoOperationIssued(evt_writer, NULL, ezt_get_timestamp(), call->handle,
+                                     call->matching_id);
+    set_recursion_shield_off();
+    mpiio_request_add(*request, call->handle, call->matching_id);
+  }
+  mpiio_leave(call);
+}
+
 void mpiio_io_started(struct mpiio_call* call, int rc) {
   complete(call, rc == MPI_SUCCESS ? call->bytes_requested : OTF2_UNDEFINED_UINT64);
   mpiio_leave(call);
