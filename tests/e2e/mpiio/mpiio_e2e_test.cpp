@@ -21,7 +21,8 @@ namespace {
 
 // mpiio_calls.c's sizes.
 constexpr uint64_t kBlock = 4096, kAtInts = 1000, kSharedBytes = 300, kViewDisp = 16384,
-                   kViewInts = 256, kIwriteOffset = 512, kIwriteInts = 100, kSplitInts = 64;
+                   kViewInts = 256, kIwriteOffset = 512, kIwriteInts = 100, kSplitInts = 64,
+                   kOrderedInts = 16, kCOffset = 1024, kCInts = 8;
 
 // One outermost MPI_File_* call with what happened inside it.
 struct MpiioCall {
@@ -155,6 +156,10 @@ std::map<std::string, Expected> expected_ops(uint64_t rank) {
       // write_all moved the individual pointer past its kViewInts ints.
       {"MPI_File_write_all_begin", {w, coll | nb, kSplitInts * 4, off(view + kViewInts * 4)}},
       {"MPI_File_sync", {OTF2_IO_OPERATION_MODE_FLUSH, coll, 0, -1}},
+      // After MPI_File_seek(fh, 0, MPI_SEEK_SET): the view's start.
+      {"MPI_File_read", {r, 0, kViewInts * 4, off(view)}},
+      {"MPI_File_write_ordered", {w, coll, kOrderedInts * 4, -1}},
+      {"MPI_File_write_at_c", {w, 0, kCInts * 4, off(view + kCOffset * 4)}},
   };
 }
 
@@ -194,6 +199,11 @@ TEST(MpiioModule, EveryCallOfEachRankIsRecordedWithItsBytesOffsetsAndPosixWork) 
                                        {"MPI_File_write_all_end", 1},
                                        {"MPI_File_sync", 1},
                                        {"MPI_File_set_size", 1},
+                                       {"MPI_File_preallocate", 1},
+                                       {"MPI_File_seek", 1},
+                                       {"MPI_File_read", 1},
+                                       {"MPI_File_write_ordered", 1},
+                                       {"MPI_File_write_at_c", 1},
                                        {"MPI_File_close", 1}};
     if (rank == 0) want["MPI_File_delete"] = 1;
     EXPECT_EQ(count, want);
@@ -217,7 +227,8 @@ TEST(MpiioModule, EveryCallOfEachRankIsRecordedWithItsBytesOffsetsAndPosixWork) 
         EXPECT_EQ(c.bytes_result, kSplitInts * 4);
       }
       // Independent writes: ROMIO's pwrite, and its system call, lie inside the MPI-IO call.
-      if (c.name == "MPI_File_write_at" || c.name == "MPI_File_write_shared") {
+      if (c.name == "MPI_File_write_at" || c.name == "MPI_File_write_shared" ||
+          c.name == "MPI_File_write_at_c") {
         EXPECT_TRUE(c.nested.count("pwrite"));
         EXPECT_TRUE(c.nested.count("syscall:pwrite64"));
       }

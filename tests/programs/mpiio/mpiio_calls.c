@@ -1,8 +1,9 @@
 /* The MPI-IO workload of the mpiio module's test (tests/e2e/mpiio): 2 ranks share DIR/shared.dat
  * and make each kind of MPI-IO call once per rank, in this order, with the sizes below (the test
  * asserts them): open, write_at_all, write_at, write_shared, set_view, write_all, read_at_all,
- * iwrite_at + MPI_Wait, write_all_begin/end, sync, set_size, close; then rank 0 deletes the file.
- * Usage: mpiexec -np 2 mpiio_calls DIR. All MPI-IO is after MPI_Init (EZTrace starts there). */
+ * iwrite_at + MPI_Wait, write_all_begin/end, sync, set_size, preallocate, seek, read,
+ * write_ordered, write_at_c (MPI 4's large-count form), close; then rank 0 deletes the file. Usage:
+ * mpiexec -np 2 mpiio_calls DIR. All MPI-IO is after MPI_Init (EZTrace starts there). */
 #include <mpi.h>
 #include <stdio.h>
 #include <string.h>
@@ -16,7 +17,10 @@
 #define IWRITE_OFFSET 512 /* iwrite_at: IWRITE_INTS ints at etype IWRITE_OFFSET of the view */
 #define IWRITE_INTS 100
 #define SPLIT_INTS 64    /* write_all_begin/end, at the individual pointer */
-#define FINAL_SIZE 65536 /* set_size */
+#define FINAL_SIZE 65536 /* set_size, preallocate */
+#define ORDERED_INTS 16  /* write_ordered */
+#define C_OFFSET 1024    /* write_at_c: C_INTS ints at etype C_OFFSET of the view */
+#define C_INTS 8
 
 static void check(int rc, const char* what) {
   if (rc != MPI_SUCCESS) {
@@ -63,6 +67,11 @@ int main(int argc, char** argv) {
   check(MPI_File_write_all_end(fh, ints, &st), "write_all_end");
   check(MPI_File_sync(fh), "sync");
   check(MPI_File_set_size(fh, FINAL_SIZE), "set_size");
+  check(MPI_File_preallocate(fh, FINAL_SIZE), "preallocate");
+  check(MPI_File_seek(fh, 0, MPI_SEEK_SET), "seek");
+  check(MPI_File_read(fh, ints, VIEW_INTS, MPI_INT, &st), "read");
+  check(MPI_File_write_ordered(fh, ints, ORDERED_INTS, MPI_INT, &st), "write_ordered");
+  check(MPI_File_write_at_c(fh, C_OFFSET, ints, (MPI_Count)C_INTS, MPI_INT, &st), "write_at_c");
   check(MPI_File_close(&fh), "close");
   MPI_Barrier(MPI_COMM_WORLD);
   if (rank == 0) check(MPI_File_delete(path, MPI_INFO_NULL), "delete");
