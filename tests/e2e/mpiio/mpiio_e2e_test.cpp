@@ -36,6 +36,7 @@ struct MpiioCall {
   uint64_t wait_end = 0;          // the end of the first MPI_Wait after it, 0 without
   bool complete_outside = false;  // for `_end`: a completion without a begin inside
   bool completed_after = false;   // its operation completed outside any MPI_File_* call
+  std::map<std::string, uint64_t> create_attributes;  // of an IoCreateHandle inside it
 };
 
 class Archive {
@@ -70,6 +71,10 @@ class Archive {
       } else if (call_depth >= 0 && is_mpiio(e.ref) &&
                  (e.kind == Kind::IoOperationBegin || e.kind == Kind::IoOperationComplete)) {
         record(out.back(), e);
+      } else if (call_depth >= 0 && is_mpiio(e.ref) && e.kind == Kind::IoCreateHandle) {
+        for (const auto& attr : e.attributes) {
+          out.back().create_attributes[d.str(d.attributes.at(attr.id).name)] = attr.value.uint32;
+        }
       } else if (call_depth < 0 && is_mpiio(e.ref) && e.kind == Kind::IoOperationComplete) {
         // A non-blocking operation's end, in the MPI_Wait that completed its request.
         for (auto c = out.rbegin(); c != out.rend(); ++c) {
@@ -221,6 +226,11 @@ TEST(MpiioModule, EveryCallOfEachRankIsRecordedWithItsBytesOffsetsAndPosixWork) 
         if (c.name != "MPI_File_write_all_begin") {
           EXPECT_EQ(c.bytes_result, x->second.bytes);
         }
+      }
+      // Opened on MPI_COMM_WORLD: its size and this rank.
+      if (c.name == "MPI_File_open") {
+        EXPECT_EQ(c.create_attributes, (std::map<std::string, uint64_t>{
+                                           {"mpiio.comm_size", 2}, {"mpiio.comm_rank", rank}}));
       }
       if (c.name == "MPI_File_write_all_end") {
         EXPECT_TRUE(c.complete_outside);

@@ -53,7 +53,7 @@ void mpiio_write_complete(OTF2_IoHandleRef handle, uint64_t matching_id, MPI_Sta
 void mpiio_split_end(struct mpiio_call* call, MPI_File fh, int rc, MPI_Status* status);
 
 // File state events (inside an ENTER/LEAVE made by the caller).
-void mpiio_opened(struct mpiio_call* call, MPI_File fh, const char* path, int amode);
+void mpiio_opened(struct mpiio_call* call, MPI_Comm comm, MPI_File fh, const char* path, int amode);
 void mpiio_closing(struct mpiio_call* call, MPI_File fh);
 void mpiio_deleted(struct mpiio_call* call, const char* path);
 void mpiio_seeked(struct mpiio_call* call, MPI_File fh, MPI_Offset offset, int whence, int shared);

@@ -6,7 +6,7 @@ int MPI_File_open(MPI_Comm comm, const char* filename, int amode, MPI_Info info,
   struct mpiio_call call;
   mpiio_enter(&call, &region, __func__);
   int rc = PMPI_File_open(comm, filename, amode, info, fh);
-  if (rc == MPI_SUCCESS) mpiio_opened(&call, *fh, filename, amode);
+  if (rc == MPI_SUCCESS) mpiio_opened(&call, comm, *fh, filename, amode);
   mpiio_leave(&call);
   return rc;
 }

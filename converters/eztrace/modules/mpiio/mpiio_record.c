@@ -127,7 +127,26 @@ void mpiio_split_end(struct mpiio_call* call, MPI_File fh, int rc, MPI_Status* s
   mpiio_leave(call);
 }
 
-void mpiio_opened(struct mpiio_call* call, MPI_File fh, const char* path, int amode) {
+// The communicator a file was opened on, as attributes of its IoCreateHandle: its size and this
+// process's rank in it (OTF2 comms are EZTrace's, whose ids collide across ranks).
+static OTF2_AttributeList* comm_attributes(MPI_Comm comm) {
+  static int size_attribute = -1, rank_attribute = -1;
+  int size = 0, rank = 0;
+  if (PMPI_Comm_size(comm, &size) != MPI_SUCCESS || PMPI_Comm_rank(comm, &rank) != MPI_SUCCESS)
+    return NULL;
+  if (size_attribute < 0)
+    size_attribute = ezt_otf2_register_attribute("mpiio.comm_size", OTF2_TYPE_UINT32);
+  if (rank_attribute < 0)
+    rank_attribute = ezt_otf2_register_attribute("mpiio.comm_rank", OTF2_TYPE_UINT32);
+  OTF2_AttributeList* attrs = OTF2_AttributeList_New();
+  if (!attrs) return NULL;
+  OTF2_AttributeList_AddUint32(attrs, (OTF2_AttributeRef)size_attribute, (uint32_t)size);
+  OTF2_AttributeList_AddUint32(attrs, (OTF2_AttributeRef)rank_attribute, (uint32_t)rank);
+  return attrs;
+}
+
+void mpiio_opened(struct mpiio_call* call, MPI_Comm comm, MPI_File fh, const char* path,
+                  int amode) {
   OTF2_IoHandleRef h = mpiio_handle_new(fh, path);
   if (call->region < 0 || !can_record()) return;
   OTF2_IoAccessMode mode = (amode & MPI_MODE_RDWR)     ? OTF2_IO_ACCESS_MODE_READ_WRITE
@@ -140,7 +159,9 @@ void mpiio_opened(struct mpiio_call* call, MPI_File fh, const char* path, int am
   if (amode & MPI_MODE_APPEND) status |= OTF2_IO_STATUS_FLAG_APPEND;
   if (amode & MPI_MODE_DELETE_ON_CLOSE) status |= OTF2_IO_STATUS_FLAG_DELETE_ON_CLOSE;
   set_recursion_shield_on();
-  OTF2_EvtWriter_IoCreateHandle(evt_writer, NULL, ezt_get_timestamp(), h, mode, creation, status);
+  OTF2_AttributeList* attrs = comm_attributes(comm);
+  OTF2_EvtWriter_IoCreateHandle(evt_writer, attrs, ezt_get_timestamp(), h, mode, creation, status);
+  if (attrs) OTF2_AttributeList_Delete(attrs);
   set_recursion_shield_off();
 }
 
