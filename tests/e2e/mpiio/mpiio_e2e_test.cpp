@@ -255,4 +255,18 @@ TEST(MpiioModule, EveryCallOfEachRankIsRecordedWithItsBytesOffsetsAndPosixWork) 
   }
 }
 
+// Without EZTrace's MPI module the program would abort in EZTrace's finalization: refused before
+// anything runs, saying what to add.
+TEST(MpiioModule, WithoutTheMpichModuleIsRefusedWithAClearMessage) {
+  fs::path dir = ezio::test::scratch_dir("mpiio-e2e-refused");
+  for (const char* modules : {"mpiio,posixio", "openmpi,mpiio"}) {
+    SCOPED_TRACE(modules);
+    auto r = ezio::test::eziotrace({"-t", modules, "-o", (dir / "out").string(), "--", "true"});
+    EXPECT_GT(r.status, 0);
+    EXPECT_LT(r.status, 128);
+    EXPECT_NE(r.err.find("trace with -t mpich,mpiio"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(dir / "out" / "eziotrace.otf2"));
+  }
+}
+
 }  // namespace
