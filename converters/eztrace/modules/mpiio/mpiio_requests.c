@@ -199,3 +199,16 @@ int MPI_Testsome(int incount, MPI_Request requests[], int* outcount, int indices
   arrays_free(&a, statuses);
   return rc;
 }
+
+// A freed request completes unobserved: forgotten, so that MPI reusing its handle for another
+// request does not complete this operation.
+typedef int (*free_fn)(MPI_Request*);
+
+int MPI_Request_free(MPI_Request* request) {
+  NEXT(MPI_Request_free, free_fn)
+  MPI_Request before = *request;
+  int rc = next_MPI_Request_free(request);
+  struct pending p;
+  if (rc == MPI_SUCCESS && atomic_load(&outstanding)) take(before, &p);
+  return rc;
+}
