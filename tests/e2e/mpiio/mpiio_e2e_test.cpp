@@ -186,6 +186,11 @@ TEST(MpiioModule, EveryCallOfEachRankIsRecordedWithItsBytesOffsetsAndPosixWork) 
   }
   ASSERT_EQ(pid_of_rank.size(), 2u) << r.out;
 
+  // otf2-print reads the merged archive (every rank's MPI-IO definitions) without a warning.
+  auto p = ezio::test::run({"otf2-print", "-A", (out / "eziotrace.otf2").string()});
+  EXPECT_EQ(p.status, 0);
+  EXPECT_EQ(p.err, "") << "otf2-print";
+
   Archive archive(out / "eziotrace.otf2");
   for (auto [rank, pid] : pid_of_rank) {
     SCOPED_TRACE("rank " + std::to_string(rank));
