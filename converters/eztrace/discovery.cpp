@@ -9,6 +9,17 @@
 namespace ezio::converters {
 namespace {
 
+// Our own modules (docs/mpiio.md): eztrace/ beside the eziotrace binary (build tree), or
+// lib/eziotrace/eztrace/ of the install prefix. After EZTRACE_LIBRARY_PATH (the user's choice),
+// before EZTrace's own directory.
+std::vector<std::filesystem::path> own_module_dirs() {
+  std::error_code ec;
+  std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) return {};
+  return {exe.parent_path() / "eztrace",
+          (exe.parent_path() / "../lib/eziotrace/eztrace").lexically_normal()};
+}
+
 std::vector<std::filesystem::path> eztrace_library_dirs() {
   std::vector<std::filesystem::path> dirs;
   if (const char* p = std::getenv("EZTRACE_LIBRARY_PATH")) {
@@ -18,6 +29,7 @@ std::vector<std::filesystem::path> eztrace_library_dirs() {
       if (!d.empty()) dirs.emplace_back(d);
     }
   }
+  for (auto& d : own_module_dirs()) dirs.push_back(std::move(d));
   dirs.emplace_back("/usr/lib/x86_64-linux-gnu");
   dirs.emplace_back("/usr/local/lib");
   return dirs;

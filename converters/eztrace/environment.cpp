@@ -48,6 +48,14 @@ EztraceSetup prepare_eztrace(const std::vector<std::string>& module_args,
         "EZTrace 2.0 deadlocks at start-up when the posixio and pthread modules are loaded "
         "together; trace with one of them");
   }
+  if (has("mpiio") && !has("mpich")) {
+    // Measured with EZTrace 2.0: an MPI program traced without EZTrace's MPI module aborts in
+    // EZTrace's finalization, and our module is built against MPICH only (docs/mpiio.md).
+    fail(
+        "the mpiio module records MPI-IO inside EZTrace's MPI mode and is built for MPICH: "
+        "trace with -t mpich,mpiio{}",
+        has("openmpi") ? " (an Open MPI build of mpiio does not exist yet)" : "");
+  }
   // The helper goes last: its constructor then runs before EZTrace's (see eziotrace_preload.c).
   preload.push_back(preload_helper_path().string());
   if (const char* old = std::getenv("LD_PRELOAD"); old && *old) preload.emplace_back(old);
