@@ -54,7 +54,7 @@ static __always_inline __u32 inode_bdev(struct inode* inode) {
 }
 
 /* An inode's number and device for the programs that run once per page (dirtied, added, ext4's
- * write_begin), by direct loads of a tracepoint's BTF pointer: ~20 ns less per page than the probe
+ * write_end), by direct loads of a tracepoint's BTF pointer: ~20 ns less per page than the probe
  * reads above. The price is start-up: a pointer loaded from a trusted one (a tp_btf argument, the
  * task's BTF pointer; here i_sb when inode is the argument) costs the 6.x verifier four linear
  * searches of the kernel's BTF by name, ~0.4 ms each, for every verifier path that reaches the

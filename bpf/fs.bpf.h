@@ -68,9 +68,16 @@ static __always_inline void fs_emit(__u16 op, struct ezio_task* t, __u64 t_enter
   submit_task(t, r);
 }
 
-/* ext4's write_begin tracepoints fire once per page written. */
-static __always_inline bool fs_op_per_page(__u16 op) {
-  return op == EZIO_FS_TP_EXT4_DA_WRITE_BEGIN || op == EZIO_FS_TP_EXT4_WRITE_BEGIN;
+/* The tracepoints that move data, merged into runs inside a call: ext4's write_end fires once per
+ * page or folio written, xfs's and iomap's once per call, or again when the file system retries
+ * the call (xfs, after freeing space on ENOSPC). Their bytes are settled at the call's exit
+ * (fs_run_settle). */
+static __always_inline bool fs_op_merged(__u16 op) {
+  return op == EZIO_FS_TP_EXT4_DA_WRITE_END || op == EZIO_FS_TP_EXT4_WRITE_END ||
+         op == EZIO_FS_TP_EXT4_JOURNALLED_WRITE_END || op == EZIO_FS_TP_XFS_FILE_BUFFERED_READ ||
+         op == EZIO_FS_TP_XFS_FILE_BUFFERED_WRITE || op == EZIO_FS_TP_XFS_FILE_DIRECT_READ ||
+         op == EZIO_FS_TP_XFS_FILE_DIRECT_WRITE || op == EZIO_FS_TP_IOMAP_DIO_READ ||
+         op == EZIO_FS_TP_IOMAP_DIO_WRITE;
 }
 
 /* Sends the thread's run as an FS record of its own, when it cannot travel in its syscall's. */
@@ -106,14 +113,20 @@ struct fs_inode {
   __u32 dev;
 };
 
-/* A per-page hit inside a call: extends the call's run when it continues it, else starts one. */
+/* A hit inside a call: extends the call's run when it starts inside or at the end of the range
+ * the run covers, else starts one. The run's bytes are that range's length, not the sum of the
+ * hits: a range written again counts once. ext4 copies into a folio that is not up to date, when
+ * the copy from the user came short, are thrown away (write_end's copied becomes 0 after the
+ * tracepoint) and the kernel writes the same bytes again; an xfs write retried after ENOSPC hits
+ * the tracepoint again with the same range. */
 static __always_inline void fs_add_to_run(struct ezio_task* t, __u16 op,
                                           const struct fs_inode* inode, __s64 offset, __s64 bytes) {
   struct fs_run* run = &t->fs_run;
   __u64 now = bpf_ktime_get_ns();
+  __s64 end = run->part.offset + run->part.bytes;
   if (run->part.hits && run->call_id == t->call.call_id && run->part.op == op &&
-      run->inode == inode->key && offset == run->part.offset + run->part.bytes) {
-    run->part.bytes += bytes;
+      run->inode == inode->key && offset >= run->part.offset && offset <= end) {
+    if (offset + bytes > end) run->part.bytes = offset + bytes - run->part.offset;
     run->part.t_last = now;
     run->part.hits += 1;
     return;
@@ -136,7 +149,7 @@ static __always_inline void fs_point(__u16 op, const struct fs_inode* inode, __s
                                      __s64 bytes) {
   struct ezio_task* t = traced_task(EZIO_LAYER_FS);
   if (!t) return;
-  if (fs_op_per_page(op) && t->call.active) {
+  if (fs_op_merged(op) && t->call.active) {
     fs_add_to_run(t, op, inode, offset, bytes);
     return;
   }
@@ -152,7 +165,7 @@ static __always_inline void fs_point_read(__u16 op, struct inode* inode, __s64 o
   fs_point(op, &i, offset, bytes);
 }
 
-/* ext4's write_begin: once per page written, by direct loads. */
+/* ext4's write_end: once per page or folio written, by direct loads. */
 static __always_inline void fs_point_page(__u16 op, struct inode* inode, __s64 offset,
                                           __s64 bytes) {
   struct fs_inode i = {.key = (__u64)inode};
@@ -242,10 +255,33 @@ EZIO_FS_FUNCTIONS(EZIO_FS_PROGS)
 
 /* ---- fallback: the file systems' tracepoints ---- */
 
+/* The bytes of the call's run, when its return says how many the file system moved: read, write
+ * and their vector forms on one file, whose return is what read_iter or write_iter returned. A
+ * hit's length can be more: xfs's and iomap's tracepoints give the length asked for (a read
+ * crossing the end of the file, a write cut short when the disk fills up), and ext4 may write
+ * again bytes it copied before (fs_add_to_run), a copy thrown away when the call then ends. A
+ * failed call moved nothing. Other calls (sendfile, splice, copy_file_range, io_uring_enter)
+ * return something else, or bytes of two files: their runs keep the hits' lengths. */
+static __always_inline void fs_run_settle(struct ezio_task* t, long ret) {
+  struct fs_run* run = &t->fs_run;
+  if (!run->part.hits || run->call_id != t->call.call_id) return;
+  __u8 vop = vfs_op_of_nr[t->call.nr & (EZIO_MAX_SYSCALL_NR - 1)];
+  if (vop != EZIO_VFS_READ && vop != EZIO_VFS_WRITE && vop != EZIO_VFS_READV &&
+      vop != EZIO_VFS_WRITEV)
+    return;
+  if (ret < 0) ret = 0;
+  if (run->part.bytes > ret) run->part.bytes = ret;
+}
+
 /* The shapes of bpf/hooks.h's EZIO_FS_TRACEPOINTS. */
-/* ext4_da_write_begin, ext4_write_begin: once per page */
-#define EZIO_TP_PAGE_PARAMS struct inode* inode, loff_t pos, unsigned int len
-#define EZIO_TP_PAGE_ENTRY(op) fs_point_page(op, inode, pos, len)
+/* ext4_da_write_end, ext4_write_end, ext4_journalled_write_end: once per page or folio. Their
+ * bytes are `copied`, what this step copied into the page cache. Not write_begin's length: where
+ * ext4 caches large folios, that is what remains of the write up to the largest folio size, and
+ * the folio the step then gets may be smaller, or not the size asked for: only write_end knows
+ * what was copied. */
+#define EZIO_TP_WRITE_END_PARAMS \
+  struct inode* inode, loff_t pos, unsigned int len, unsigned int copied
+#define EZIO_TP_WRITE_END_ENTRY(op) fs_point_page(op, inode, pos, copied)
 /* ext4_sync_file_enter and _exit: a pair */
 #define EZIO_TP_SYNC_ENTER_PARAMS struct file* f, int datasync
 #define EZIO_TP_SYNC_ENTER_ENTRY(op) fs_begin(op, BPF_CORE_READ(f, f_inode), -1, -1)

@@ -58,9 +58,10 @@
 /* X(fs, tracepoint, op, shape): the fallback of a file system whose functions did not all attach,
  * each tracepoint that attaches taken. */
 #define EZIO_FS_TRACEPOINTS(X)                                                     \
-  /* once per page written: merged into runs (bpf/fs.bpf.h) */                     \
-  X(ext4, ext4_da_write_begin, TP_EXT4_DA_WRITE_BEGIN, TP_PAGE)                    \
-  X(ext4, ext4_write_begin, TP_EXT4_WRITE_BEGIN, TP_PAGE)                          \
+  /* once per page or folio written: merged into runs (bpf/fs.bpf.h) */            \
+  X(ext4, ext4_da_write_end, TP_EXT4_DA_WRITE_END, TP_WRITE_END)                   \
+  X(ext4, ext4_write_end, TP_EXT4_WRITE_END, TP_WRITE_END)                         \
+  X(ext4, ext4_journalled_write_end, TP_EXT4_JOURNALLED_WRITE_END, TP_WRITE_END)   \
   /* a pair: one event with its duration */                                        \
   X(ext4, ext4_sync_file_enter, TP_EXT4_SYNC_FILE, TP_SYNC_ENTER)                  \
   X(ext4, ext4_sync_file_exit, TP_EXT4_SYNC_FILE, TP_SYNC_EXIT)                    \

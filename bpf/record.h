@@ -302,7 +302,7 @@ struct ezio_file_rec {
   X(BTRFS_FILE_READ_ITER, 7, "btrfs_file_read_iter", R)                                 \
   X(BTRFS_FILE_WRITE_ITER, 8, "btrfs_file_write_iter", W)                               \
   X(BTRFS_SYNC_FILE, 9, "btrfs_sync_file", S)                                           \
-  /* tracepoints (fallback) */                                                          \
+  /* tracepoints (fallback; ext4's write_begin ones no longer hooked: bpf/fs.bpf.h) */  \
   X(TP_EXT4_DA_WRITE_BEGIN, 10, "ext4_da_write_begin", W)                               \
   X(TP_EXT4_WRITE_BEGIN, 11, "ext4_write_begin", W)                                     \
   /* the ext4_sync_file_enter/exit pair: a duration */                                  \
@@ -315,19 +315,25 @@ struct ezio_file_rec {
   /* iomap_dio_rw_begin, by the direction of its iov_iter: the tracepoint gives none */ \
   X(TP_IOMAP_DIO_READ, 18, "iomap_dio_read", R)                                         \
   X(TP_BTRFS_SYNC_FILE, 19, "btrfs_sync_file", S)                                       \
-  X(TP_IOMAP_DIO_WRITE, 20, "iomap_dio_write", W)
+  X(TP_IOMAP_DIO_WRITE, 20, "iomap_dio_write", W)                                       \
+  /* ext4's write_end: once per page or folio written */                                \
+  X(TP_EXT4_DA_WRITE_END, 21, "ext4_da_write_end", W)                                   \
+  X(TP_EXT4_WRITE_END, 22, "ext4_write_end", W)                                         \
+  X(TP_EXT4_JOURNALLED_WRITE_END, 23, "ext4_journalled_write_end", W)
 
 #define EZIO_FS_OP_ENUM_(op, value, name, dir) EZIO_FS_##op = value,
 enum ezio_fs_op {
   EZIO_FS_NONE = 0,
-  EZIO_FS_OPS(EZIO_FS_OP_ENUM_) EZIO_FS_OP_COUNT = 21,
+  EZIO_FS_OPS(EZIO_FS_OP_ENUM_) EZIO_FS_OP_COUNT = 24,
 };
 #undef EZIO_FS_OP_ENUM_
 
 #define EZIO_FSF_POINT 1u /* a single tracepoint: t_exit == t_enter, no duration */
-/* Hits of a per-page tracepoint (ext4 write_begin) in one call, one after the other on one file,
- * merged: t_enter/t_exit are the first and last hit, offset the first, bytes the sum, hits their
- * number. A 1 MiB write is one event, not 256. Set with EZIO_FSF_POINT. */
+/* The hits of the tracepoints that move data (ext4's write_end, xfs's and iomap's reads and
+ * writes) in one call, on one file, each starting inside the range of those before, merged:
+ * t_enter/t_exit are the first and last hit, offset the first, bytes the length of the range they
+ * cover (bpf/fs.bpf.h), hits their number. A 1 MiB write is one event, not 256. Set with
+ * EZIO_FSF_POINT. */
 #define EZIO_FSF_RUN 2u
 
 struct ezio_fs_rec {
@@ -337,7 +343,7 @@ struct ezio_fs_rec {
   __u64 t_exit;
   __u64 ino;
   __s64 offset; /* -1 if the hook does not give it */
-  __s64 bytes;  /* length asked for (write_begin, read/write_iter entry), -1 if not given */
+  __s64 bytes;  /* length asked for (read/write_iter entry), bytes moved (a run); -1: not given */
   __s64 ret;    /* return value for fexit and exit tracepoints, 0 otherwise */
   __u32 dev;
   __u16 op;    /* enum ezio_fs_op */

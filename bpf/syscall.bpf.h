@@ -81,6 +81,7 @@ int BPF_PROG(ezio_sys_exit, struct pt_regs* regs, long ret) {
     fs_flush_run(t);
     return 0;
   }
+  fs_run_settle(t, ret);
   __u64 pid_tgid = bpf_get_current_pid_tgid();
   /* Resolved once for both kinds of call, so that its load through the task's BTF pointer is
    * verified on one path (attribution.bpf.h, tp_inode_ident). */

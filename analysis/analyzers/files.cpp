@@ -10,6 +10,7 @@
 #include "analysis/analyzers/layer_stats.h"
 #include "analysis/analyzers/trace_run.h"
 #include "analysis/model/file_origin.h"
+#include "analysis/model/observed.h"
 
 namespace ezio::analysis {
 namespace {
@@ -111,6 +112,32 @@ Cell sizes_cell(const Log2Histogram& h) {
   return Cell{value, text.empty() ? "-" : text, false};
 }
 
+// A file's FS counts and bytes, "not observed" for an operation the VFS saw on the file and the
+// FS hooks, seeing none or only some of its kind (analysis/model/observed.h), did not: an ext4 file's
+// reads when ext4 took its tracepoints, a btrfs file's reads and writes. The other layers see all
+// or nothing of a kind, or have no VFS call above them.
+struct FsCells {
+  std::array<Observed, kOpCount> seen{};
+  bool unseen(const FileStats& f, Op op) const {
+    size_t i = static_cast<size_t>(op);
+    return op != Op::kOther && f.layers[static_cast<size_t>(Layer::kFs)].stats.ops[i].count == 0 &&
+           f.layers[static_cast<size_t>(Layer::kVfs)].stats.ops[i].count > 0 &&
+           shown_as_not_observed(0, seen[i]);
+  }
+  // A file the VFS saw reading or writing with no FS event the hooks could have missed gets an FS
+  // row that says so, rather than none.
+  bool unseen(const FileStats& f) const { return unseen(f, Op::kRead) || unseen(f, Op::kWrite); }
+  Cell count(const FileStats& f, Layer l, Op op) const {
+    uint64_t n = f.layers[static_cast<size_t>(l)].stats.ops[static_cast<size_t>(op)].count;
+    return l == Layer::kFs && unseen(f, op) ? not_observed() : count_cell(n);
+  }
+  Cell bytes(const FileStats& f, Layer l, Op op) const {
+    uint64_t n = f.layers[static_cast<size_t>(l)].stats.ops[static_cast<size_t>(op)].bytes;
+    return l == Layer::kFs && unseen(f, op) ? not_observed() : bytes_cell(n);
+  }
+  static Cell not_observed() { return Cell{"not observed", "not observed", true}; }
+};
+
 Cell share_cell(uint64_t part, uint64_t total) {
   if (total == 0) return no_value_cell();
   return percent_cell(100.0 * static_cast<double>(part) / static_cast<double>(total));
@@ -141,6 +168,11 @@ Report run_files(const FilesOptions& o) {
                {"access_sizes", "Access sizes (log2 bucket:count)"},
                {"throttled_s", "Throttled"},
                {"origin", "Origin"}};
+  FsCells fs;
+  for (Op op : kAllOps) {
+    fs.seen[static_cast<size_t>(op)] =
+        observed(reader.defs().node_string_properties, Layer::kFs, op);
+  }
   std::vector<std::pair<const std::string*, const FileStats*>> order;
   for (auto& [path, f] : sink.files_) order.emplace_back(&path, &f);
   std::stable_sort(order.begin(), order.end(),
@@ -153,15 +185,15 @@ Report run_files(const FilesOptions& o) {
     bool throttle_shown = false;
     for (Layer l : kAllLayers) {
       const FileLayer& fl = f->layers[static_cast<size_t>(l)];
-      if (fl.stats.count() == 0) continue;
+      if (fl.stats.count() == 0 && (l != Layer::kFs || !fs.unseen(*f))) continue;
       bool throttle_here =
           !throttle_shown && l != Layer::kBlock && (!has_syscall || l == Layer::kSyscall);
       throttle_shown = throttle_shown || throttle_here;
-      auto& ops = fl.stats.ops;
       uint64_t classified = fl.sequential + fl.random;
-      t.add({text_cell(*path), text_cell(std::string(layer_key(l))), count_cell(ops[0].count),
-             count_cell(ops[1].count), count_cell(ops[2].count), bytes_cell(ops[0].bytes),
-             bytes_cell(ops[1].bytes), seconds_cell(static_cast<double>(fl.stats.ticks()) * tick),
+      t.add({text_cell(*path), text_cell(std::string(layer_key(l))), fs.count(*f, l, Op::kRead),
+             fs.count(*f, l, Op::kWrite), fs.count(*f, l, Op::kOther), fs.bytes(*f, l, Op::kRead),
+             fs.bytes(*f, l, Op::kWrite),
+             seconds_cell(static_cast<double>(fl.stats.ticks()) * tick),
              share_cell(fl.sequential, classified), share_cell(fl.random, classified),
              sizes_cell(fl.sizes),
              throttle_here ? seconds_cell(static_cast<double>(f->throttled_ticks) * tick)

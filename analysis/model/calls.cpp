@@ -232,6 +232,8 @@ void CallSink::io_cancelled(OTF2_LocationRef, uint64_t time, Ref handle, uint64_
     return;
   }
   attach_handle(handle);
+  // The call failed: it moved nothing, whatever it asked for (a write on a full disk).
+  stack_.back().io_completed = true;
 }
 
 void CallSink::io_seek(OTF2_LocationRef, uint64_t time, Ref handle, uint64_t offset) {

@@ -11,6 +11,7 @@
 
 #include "common/error.h"
 #include "common/log.h"
+#include "recorder/core/bpf_object.h"
 #include "recorder/core/concurrent_close.h"
 #include "recorder/core/recording_info.h"
 #include "recorder/core/skeleton.h"

@@ -15,7 +15,7 @@ check "probes: kprobe/ext4_sync_file denied" \
   grep -Eq '^  fs +kprobe/ext4_sync_file +no: kprobe hooks denied' "$EZIO_OUT/probes.txt"
 check "probes: VFS derived" grep -Eq '^vfs +derived +derived from tp_btf/sys_exit' "$EZIO_OUT/probes.txt"
 check "probes: ext4 uses its tracepoints" grep -Eq \
-  '^fs +derived +ext4: tp_btf/ext4_da_write_begin,ext4_write_begin,ext4_sync_file_enter,ext4_sync_file_exit(;|$)' \
+  '^fs +derived +ext4: tp_btf/ext4_da_write_end,ext4_write_end,ext4_journalled_write_end,ext4_sync_file_enter,ext4_sync_file_exit(;|$)' \
   "$EZIO_OUT/probes.txt"
 mkdir -p "$EZIO_DISK/w"
 check "record of the workload with all layers succeeds" \

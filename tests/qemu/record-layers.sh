@@ -99,13 +99,13 @@ fact "lost${tab}fs${tab}0"
 ext4_functions='ext4_file_read_iter,ext4_file_write_iter,ext4_sync_file'
 fsync="syscall:fsync>vfs:vfs_fsync_range>fs:ext4_sync_file|$d/data"
 if [ "$mode" = tracepoint ]; then
-  # ext4's tracepoints: one write_begin per page written (each write one page, so one event per
+  # ext4's tracepoints: one write_end per page written (each write one page, so one event per
   # call), the sync_file enter/exit pair, no read event; 6.1 has no iomap_dio_rw_begin, so no FS
   # event for direct I/O.
-  probe_is fs "^ext4: tp_btf/ext4_da_write_begin,ext4_write_begin,ext4_sync_file_enter,ext4_sync_file_exit(;| )"
-  expect "pair${tab}vfs:vfs_write>fs:ext4_da_write_begin${tab}16"
+  probe_is fs "^ext4: tp_btf/ext4_da_write_end,ext4_write_end,ext4_journalled_write_end,ext4_sync_file_enter,ext4_sync_file_exit(;| )"
+  expect "pair${tab}vfs:vfs_write>fs:ext4_da_write_end${tab}16"
   expect "pair${tab}vfs:vfs_fsync_range>fs:ext4_sync_file${tab}1"
-  fact "fs${tab}syscall:write>vfs:vfs_write>fs:ext4_da_write_begin|$d/data${tab}16${tab}65536${tab}491520${tab}-"
+  fact "fs${tab}syscall:write>vfs:vfs_write>fs:ext4_da_write_end|$d/data${tab}16${tab}65536${tab}491520${tab}-"
   fact "fs${tab}$fsync${tab}1${tab}-${tab}-${tab}0"
   fact "fs_inside${tab}$fsync${tab}1"
 else

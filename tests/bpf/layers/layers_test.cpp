@@ -103,8 +103,8 @@ TEST(Layers, Ext4) {
   Summary s = record_workload(lfs);
   check_vfs(s, lfs, "ext4");
   if (s.probes["fs"].find("ext4: tp_btf/") != std::string::npos) {
-    // One delayed-allocation write_begin per page: one per 4 KiB write.
-    EXPECT_EQ(at(s.pairs, "vfs:vfs_write>fs:ext4_da_write_begin"), 16);
+    // One delayed-allocation write_end per page, merged per call: one per 4 KiB write.
+    EXPECT_EQ(at(s.pairs, "vfs:vfs_write>fs:ext4_da_write_end"), 16);
     EXPECT_EQ(at(s.pairs, "vfs:vfs_fsync_range>fs:ext4_sync_file"), 1);
     EXPECT_EQ(at(s.pairs, "vfs:vfs_write>fs:iomap_dio_write"), 4);
   } else {

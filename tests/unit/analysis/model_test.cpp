@@ -272,7 +272,8 @@ TEST(Observed, FromTheProbeProperties) {
   std::map<std::string, std::string> tp = {
       {"EZIOTRACE::PROBE::syscall", "tp_btf/sys_enter+sys_exit (exact)"},
       {"EZIOTRACE::PROBE::fs",
-       "ext4: tp_btf/ext4_da_write_begin,ext4_write_begin,ext4_sync_file_enter,"
+       "ext4: tp_btf/ext4_da_write_end,ext4_write_end,ext4_journalled_write_end,"
+       "ext4_sync_file_enter,"
        "ext4_sync_file_exit; xfs: tp_btf/xfs_file_buffered_read,xfs_file_buffered_write,"
        "xfs_file_fsync; btrfs: none; iomap: tp_btf/iomap_dio_rw_begin (derived)"},
       {"EZIOTRACE::PROBE::pagecache",

@@ -1,0 +1,237 @@
+// Exactness of every layer, one row per I/O shape × file system × the hook mode this kernel
+// gives: each shape recorded alone on a private loop device, its figures compared with what the
+// workload's calls returned and with the device's own counters (docs/kernel-layers.md, "What
+// each layer observes").
+//
+// For each row: the syscall, VFS and FS layers moved the bytes the calls returned, on the file
+// (FS: "not observed" where the hook mode has no FS event for the shape, never a number); the
+// page cache dirtied the pages the written range touches (none for O_DIRECT and reads); the block
+// requests on the device (attributed to the target, or not) add up to the sectors
+// /sys/block/<dev>/stat counted while the recording ran.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "figures.h"
+#include "loop_fs.h"
+#include "run.h"
+
+namespace ezio::test {
+namespace {
+
+constexpr int64_t KiB = 1024, MiB = 1024 * KiB;
+constexpr int64_t kReadFileSize = 16 * MiB;
+
+struct Shape {
+  const char* name;
+  int64_t offset, len, count;
+  std::vector<std::string> options;  // shape_io's: direct, append, vectors=N
+  int64_t existing = 0;  // bytes the file holds beforehand (written, synced, out of the cache)
+  bool disk_full = false;
+  bool direct() const {
+    return std::find(options.begin(), options.end(), "direct") != options.end();
+  }
+};
+
+const std::vector<Shape> kWrites = {
+    {"1B", 0, 1, 1, {}},
+    {"1B-unaligned", 5000, 1, 1, {}},
+    {"4KiB", 0, 4 * KiB, 1, {}},
+    {"4KiB-unaligned", 2048, 4 * KiB, 1, {}},
+    {"512KiB-x10", 0, 512 * KiB, 10, {}},
+    {"512KiB-x10-unaligned", 2048, 512 * KiB, 10, {}},
+    {"8MiB", 0, 8 * MiB, 1, {}},
+    {"8MiB-unaligned", 1000, 8 * MiB, 1, {}},
+    {"append-100000-x3", 0, 100000, 3, {"append"}, 5000},
+    {"pwritev-5-vectors-x2", 777, 15000, 2, {"vectors=5"}},
+    {"odirect-512KiB-x4", 0, 512 * KiB, 4, {"direct"}},
+    {"crosses-eof", MiB - 1000, 512 * KiB, 1, {}, MiB + 100},
+    // Last: it leaves the disk full.
+    {"short-disk-full-512KiB-x32", 0, 512 * KiB, 32, {}, 0, true},
+};
+
+const std::vector<Shape> kReads = {
+    {"read-1B", 5000, 1, 1, {}},
+    {"read-4KiB", 0, 4 * KiB, 1, {}},
+    {"read-512KiB-x10-unaligned", 2048, 512 * KiB, 10, {}},
+    {"read-64KiB-x128-readahead", 0, 64 * KiB, 128, {}},
+    {"read-8MiB-unaligned", 1000, 8 * MiB, 1, {}},
+    {"read-crosses-eof", kReadFileSize - 1000, MiB, 1, {}},
+    {"preadv-4-vectors-x3", 777, 40000, 3, {"vectors=4"}},
+    {"read-odirect-512KiB-x4", 0, 512 * KiB, 4, {"direct"}},
+    {"read-odirect-crosses-eof", kReadFileSize - 4 * KiB, 64 * KiB, 1, {"direct"}},
+};
+
+// The hook mode of file system `fs` in the recording: its part of EZIOTRACE::PROBE::fs.
+std::string hook_mode(const std::string& probe, const std::string& fs) {
+  auto at = probe.find(fs + ": ");
+  std::string part = at == std::string::npos ? "" : probe.substr(at, probe.find(';', at) - at);
+  if (part.find("fentry/fexit") != std::string::npos) return "fentry";
+  if (part.find("kprobe/kretprobe") != std::string::npos) return "kprobe";
+  if (part.find("tp_btf/") != std::string::npos) return "tracepoint";
+  return "none";
+}
+
+// Whether the FS layer has an event for the shape in that mode (docs/kernel-layers.md): the exact
+// hooks see every call; the tracepoints see ext4's buffered writes and its direct I/O when iomap's
+// tracepoint is there (not on 6.1), all of xfs's calls, none of btrfs's.
+bool fs_sees(const std::string& probe, const std::string& fs, bool write, bool direct) {
+  std::string mode = hook_mode(probe, fs);
+  if (mode == "fentry" || mode == "kprobe") return true;
+  if (mode != "tracepoint") return false;
+  if (fs == "ext4") return direct ? hook_mode(probe, "iomap") == "tracepoint" : write;
+  return fs == "xfs";
+}
+
+// Layers below the FS found inexact by this test and not fixed yet: the row still runs and prints
+// both figures, but they are not asserted. Each one is for the page-cache or block layer to fix.
+struct Gap {
+  const char* fs;
+  const char* row;  // "" for every row
+  const char* check;
+  const char* why;
+};
+const std::vector<Gap> kGaps = {
+    {"btrfs", "", "pages dirtied",
+     "btrfs's own metadata pages, dirtied by the writing thread, count too"},
+    {"ext4", "short-disk-full-512KiB-x32", "pages dirtied",
+     "pages of the calls that failed with ENOSPC count as dirtied"},
+    {"ext4", "short-disk-full-512KiB-x32", "device bytes",
+     "block requests around ENOSPC are sometimes missing from the archive"},
+    {"", "", "device bytes read",
+     "read requests (readahead) are sometimes missing from the archive, on every file system"},
+};
+
+const Gap* known_gap(const std::string& fs, const std::string& row, const std::string& check) {
+  for (const Gap& g : kGaps) {
+    bool any_fs = std::string(g.fs).empty(), any_row = std::string(g.row).empty();
+    if ((any_fs || fs == g.fs) && (any_row || row == g.row) && check == g.check) return &g;
+  }
+  return nullptr;
+}
+
+int64_t value_of(const std::string& out, const std::string& key) {
+  auto at = out.find(key + "=");
+  if (at == std::string::npos) throw std::runtime_error("shape_io did not print " + key + out);
+  return std::stoll(out.substr(at + key.size() + 1));
+}
+
+void write_file(const std::string& path, int64_t bytes) {
+  must_run({"dd", "if=/dev/zero", "of=" + path, "bs=" + std::to_string(bytes), "count=1",
+            "conv=fsync", "status=none"});
+}
+
+// Fills the file system but for about `keep` of the bytes any writer may use (f_bavail: ext4's
+// blocks reserved for root are left out too). btrfs refuses to allocate all it says is free: the
+// filler shrinks until it fits.
+void fill_disk(const LoopFs& fs, int64_t keep) {
+  struct statvfs s {};
+  if (statvfs(fs.mount_point().c_str(), &s)) throw std::runtime_error("statvfs failed");
+  int64_t size = static_cast<int64_t>(s.f_bavail) * static_cast<int64_t>(s.f_frsize) - keep;
+  auto filler = (fs / "filler").string();
+  for (; size > 0; size -= 4 * MiB) {
+    if (run({"fallocate", "-l", std::to_string(size), filler}).status == 0) break;
+  }
+  if (size <= 0) throw std::runtime_error("cannot fill " + fs.mount_point().string());
+  must_run({"sync"});
+}
+
+class Exactness : public ::testing::TestWithParam<std::string> {
+ protected:
+  // Records `shape` on `file` (prepared beforehand) and checks every layer against the calls'
+  // returns and the device's counters.
+  void check(LoopFs& fs, const Shape& shape, bool write, const std::string& file) {
+    fs.remount();  // nothing cached, nothing dirty from the rows before
+    auto dir = fs.mount_point().parent_path() / "trace";
+    std::vector<std::string> argv{EZIO_BIN,
+                                  "record",
+                                  "-f",
+                                  "-o",
+                                  dir.string(),
+                                  "--",
+                                  EZIO_SHAPE_IO,
+                                  write ? "write" : "read",
+                                  file,
+                                  std::to_string(shape.offset),
+                                  std::to_string(shape.len),
+                                  std::to_string(shape.count)};
+    argv.insert(argv.end(), shape.options.begin(), shape.options.end());
+    int64_t device_before = device_stat_bytes(fs.device());
+    ezio::test::Run r = run(argv);
+    int64_t device_delta = device_stat_bytes(fs.device()) - device_before;
+    ASSERT_EQ(r.status, 0) << r.err << r.out;
+    int64_t start = value_of(r.out, "start"), moved = value_of(r.out, "moved");
+    Figures f = figures_of(dir / "eziotrace.otf2", file, fs.device(), write);
+    std::string mode = hook_mode(f.fs_probe, GetParam());
+    SCOPED_TRACE(fmt_row(shape, mode, start, moved, f.fs_probe));
+
+    if (shape.disk_full) {
+      EXPECT_GT(moved, 0) << "the disk was too full: nothing written";
+      EXPECT_LT(moved, shape.len * shape.count) << "the disk was not full enough";
+    } else if (write) {
+      EXPECT_EQ(moved, shape.len * shape.count);
+    } else {
+      EXPECT_EQ(moved, std::min(shape.len * shape.count, kReadFileSize - shape.offset));
+    }
+    EXPECT_EQ(f.file.syscall, moved);
+    EXPECT_EQ(f.file.vfs, moved);
+    if (fs_sees(f.fs_probe, GetParam(), write, shape.direct())) {
+      ASSERT_TRUE(f.file.fs.has_value()) << "FS layer said not observed";
+      EXPECT_EQ(*f.file.fs, moved);
+      EXPECT_GE(f.file.fs_events, 1);
+      EXPECT_FALSE(f.file.fs_row_not_observed);
+    } else {
+      EXPECT_FALSE(f.file.fs.has_value()) << "FS layer gave " << *f.file.fs << " bytes";
+      EXPECT_TRUE(f.file.fs_row_not_observed) << "`layers` gave the FS a number";
+    }
+    int64_t dirtied = write && !shape.direct() ? pages_touched(start, moved) : 0;
+    expect_equal(shape, "pages dirtied", f.pages_dirtied, dirtied);
+    expect_equal(shape, write ? "device bytes" : "device bytes read", f.device_bytes, device_delta);
+  }
+
+  void expect_equal(const Shape& shape, const std::string& check, const nlohmann::json& recorded,
+                    int64_t oracle) {
+    if (const Gap* g = known_gap(GetParam(), shape.name, check)) {
+      std::cout << "known gap: " << shape.name << " on " << GetParam() << ": " << check
+                << " recorded " << recorded << ", oracle " << oracle << " (" << g->why << ")\n";
+      return;
+    }
+    EXPECT_EQ(recorded, oracle) << check;
+  }
+
+  std::string fmt_row(const Shape& s, const std::string& mode, int64_t start, int64_t moved,
+                      const std::string& probe) {
+    return std::string(s.name) + " on " + GetParam() + ", " + mode + " (" + probe +
+           "): start=" + std::to_string(start) + " moved=" + std::to_string(moved);
+  }
+};
+
+TEST_P(Exactness, Writes) {
+  LoopFs fs(GetParam());
+  for (const Shape& shape : kWrites) {
+    std::string file = (std::filesystem::canonical(fs.mount_point()) / shape.name).string();
+    if (shape.existing) write_file(file, shape.existing);
+    if (shape.disk_full) fill_disk(fs, 2 * MiB);
+    check(fs, shape, true, file);
+  }
+}
+
+TEST_P(Exactness, Reads) {
+  LoopFs fs(GetParam());
+  std::string file = (std::filesystem::canonical(fs.mount_point()) / "data").string();
+  write_file(file, kReadFileSize);
+  for (const Shape& shape : kReads) check(fs, shape, false, file);
+}
+
+INSTANTIATE_TEST_SUITE_P(FileSystems, Exactness, ::testing::Values("ext4", "xfs", "btrfs"));
+
+}  // namespace
+}  // namespace ezio::test

@@ -1,0 +1,88 @@
+#include "figures.h"
+
+#include <fstream>
+#include <stdexcept>
+
+#include "loop_fs.h"
+#include "run.h"
+
+namespace ezio::test {
+namespace {
+
+using nlohmann::json;
+
+json analyzer(const std::string& command, const std::filesystem::path& anchor) {
+  return json::parse(must_run({EZIO_BIN, command, "--json", anchor.string()}));
+}
+
+int64_t number(const json& v) { return v.is_number() ? v.get<int64_t>() : 0; }
+
+// The bytes of the file's row of `layer` in `eziotrace files --json`, 0 without a row.
+const json* file_row(const json& files, const std::string& file, const std::string& layer) {
+  for (const auto& row : files["files"]) {
+    if (row["file"] == file && row["layer"] == layer) return &row;
+  }
+  return nullptr;
+}
+
+const json& layers_row(const json& layers, const std::string& title) {
+  for (const auto& row : layers["layers"]) {
+    if (row["layer"] == title) return row;
+  }
+  throw std::runtime_error("no " + title + " row in " + layers.dump());
+}
+
+// Requests on the device, as python3-otf2 reads them, and its unattributed bytes.
+int64_t device_bytes(const json& dump, const std::string& dev) {
+  int64_t bytes = 0;
+  for (auto& [ref, loc] : dump["locations"].items()) {
+    if (loc["name"] != "block " + dev) continue;
+    bytes += number(loc["props"].value("EZIOTRACE::UNATTRIBUTED_BYTES", json()));
+    for (const auto& io : loc.value("loose_io", json::array())) {
+      if (io["kind"] == "IoOperationBegin") bytes += number(io.value("bytes_request", json()));
+    }
+  }
+  return bytes;
+}
+
+}  // namespace
+
+Figures figures_of(const std::filesystem::path& anchor, const std::string& file,
+                   const std::string& dev, bool write) {
+  json files = analyzer("files", anchor), layers = analyzer("layers", anchor);
+  std::string bytes_key = write ? "write_bytes" : "read_bytes";
+  std::string count_key = write ? "writes" : "reads";
+  Figures f;
+  auto bytes_of = [&](const std::string& layer) {
+    const json* row = file_row(files, file, layer);
+    return row ? number((*row)[bytes_key]) : 0;
+  };
+  f.file.syscall = bytes_of("syscall");
+  f.file.vfs = bytes_of("vfs");
+  const json* fs = file_row(files, file, "fs");
+  if (fs) f.file.fs_events = number((*fs)[count_key]);
+  if (!fs || (*fs)[bytes_key] != "not observed") f.file.fs = bytes_of("fs");
+  f.file.fs_row_not_observed = layers_row(layers, "FS")[bytes_key] == "not observed";
+  f.pages_dirtied = layers_row(layers, "Page cache")["writes"];
+  json dump = dump_archive(anchor);
+  f.fs_probe = dump["properties"].value("EZIOTRACE::PROBE::fs", "");
+  f.device_bytes = device_bytes(dump, dev);
+  return f;
+}
+
+int64_t device_stat_bytes(const std::string& dev) {
+  std::ifstream in("/sys/block/" + dev + "/stat");
+  int64_t v[17] = {};
+  for (auto& x : v) {
+    if (!(in >> x)) throw std::runtime_error("/sys/block/" + dev + "/stat: fewer than 17 fields");
+  }
+  // Sectors read, written and discarded (Documentation/block/stat.rst).
+  return (v[2] + v[6] + v[13]) * 512;
+}
+
+int64_t pages_touched(int64_t start, int64_t bytes) {
+  if (bytes <= 0) return 0;
+  return (start + bytes + 4095) / 4096 - start / 4096;
+}
+
+}  // namespace ezio::test
