@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // `eziotrace advise TRACE`: analysis/analyzers/advise.h.
 #include "analysis/analyzers/advise.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // The options every analyzer subcommand shares (TRACE, --json/--csv, the filters), declared once.
 #include <CLI/CLI.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // The analyzers' subcommands, one file each. They need only the analysis library (no recorder), so
 // that tests/support/cli_main.cpp can drive them on a bare command line.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "app/command_split.h"
 
 namespace ezio::app {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // `eziotrace [options] [--] command [args…]`: separates our options from the command, so that the
 // command's own options are never taken for ours and ours are checked strictly.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // The subcommands of eziotrace, one file each (the analyzers' in app/analyzers.h). command: the
 // application's words, split off the command line by split_command_line() before CLI11 parses

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // eziotraced: the recording service (docs/service.md). Root; loads the BPF programs once and
 // serves recording sessions to root and the members of a group over a Unix socket.
 #include <signal.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // `eziotrace files TRACE`: analysis/analyzers/files.h.
 #include "analysis/analyzers/files.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // `eziotrace latency TRACE`: analysis/analyzers/latency.h.
 #include "analysis/analyzers/latency.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // `eziotrace layers TRACE`: analysis/analyzers/layers.h.
 #include "analysis/analyzers/layers.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // `eziotrace merge EZTRACE_ARCHIVE KERNEL_ARCHIVE -o OUT`: converters/merge_command.h.
 #include "app/commands.h"
 #include "converters/merge_command.h"

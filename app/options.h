@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // Options shared between subcommands: `run` (and the default mode) takes every option of
 // `record` but --eztrace-alignment (run merges right away: it always has the alignment data),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // `eziotrace probes`: the hook each layer would use on this kernel, and with -v every hook tried.
 #include <fmt/format.h>
 

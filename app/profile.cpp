@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // `eziotrace profile TRACE`: analysis/analyzers/profile.h.
 #include "analysis/analyzers/profile.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // `eziotrace record [options] [--] command [args...]`: converters/record_command.h.
 #include "app/commands.h"
 #include "app/options.h"

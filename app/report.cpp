@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // `eziotrace report TRACE`: analysis/report/report_html.h.
 #include "analysis/report/report_html.h"
 #include "app/analyzers.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // `eziotrace [options] [--] command [args...]` (`eziotrace run`): converters/run_command.h.
 #include "app/commands.h"
 #include "app/options.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // `eziotrace service install|status`: sets up eziotraced (docs/service.md), or asks it what it
 // serves.
 #include <spawn.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "app/timeline_options.h"
 
 namespace ezio::app {

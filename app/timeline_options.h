@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // The options `export` and `view` share: which archive, and which part of it to draw.
 #include <CLI/CLI.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // `eziotrace view TRACE`: converters/timeline/export_command.h.
 #include "app/commands.h"
 #include "app/timeline_options.h"

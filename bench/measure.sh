@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # Sourced by the bench scripts: a scratch directory ($EZIO_BENCH_DIR, else a fresh one removed at
 # exit) and measure CMD... -> "seconds kilobytes" (wall time and peak RSS from /usr/bin/time -v).
 scratch=${EZIO_BENCH_DIR:-$(mktemp -d)}

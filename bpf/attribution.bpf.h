@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Attribution: which traced thread (and which of its calls) caused a piece of kernel I/O.
  * - The current thread, when it belongs to the target tree (synchronous I/O).
  * - For writeback submitted by someone else (flusher kworkers, syncfs helpers): the last traced

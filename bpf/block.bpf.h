@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Block layer: one record per request the driver completed and per recording session whose
  * bios are in it, keyed by struct request * until its completion. Bios merged into a request create
  * no request (block_rq_merge frees an absorbed one); a split bio gives several requests, each

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Maps and helpers shared by every layer's programs. Included once, by eziotrace.bpf.c. */
 #ifndef EZIO_COMMON_BPF_H
 #define EZIO_COMMON_BPF_H

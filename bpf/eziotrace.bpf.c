@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* The BPF object of eziotrace: one compilation unit so that all layers share the ring buffer, the
  * drop counters and the target-process table. Each layer lives in its own header. */
 #include "common.bpf.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* fd -> struct file -> inode, device, file-system type and path, with CO-RE reads only, so it runs
  * from any hook (tp_btf/sys_exit in the derived VFS mode, fentry/fexit otherwise). */
 #ifndef EZIO_FILE_INFO_BPF_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* File-system layer (ext4, xfs, btrfs), its hooks listed in bpf/hooks.h and generated from there
  * (bpf/variants.bpf.h). Exact mode: fentry/fexit on each file system's read_iter / write_iter /
  * fsync file operations, else kprobe/kretprobe on the same functions (same handlers, same

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* The kernel hooks of the VFS and FS layers, one line each: the BPF programs (bpf/vfs.bpf.h,
  * bpf/fs.bpf.h) are generated from these lines, and the recorder's probe plan
  * (recorder/probe/probe.cpp) takes from them what it tries and which programs it loads. Shared by

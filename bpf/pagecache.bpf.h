@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Page-cache layer: per traced thread, pages looked up, hit, added (misses and readahead), mapped
  * by faults, dirtied and evicted, from the filemap and writeback tracepoints, which run in the
  * context of the thread doing the work. Counters live in the kernel; a snapshot record goes out at

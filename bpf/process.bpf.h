@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Follows the target process tree in the kernel, so a child is traced from its first
  * instruction without the recorder having to notice it. */
 #ifndef EZIO_PROCESS_BPF_H

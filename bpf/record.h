@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Record layout shared by the BPF programs (bpf/) and the recorder (recorder/).
  * Every ring-buffer record starts with struct ezio_header; `kind` says which struct follows.
  * Fixed layouts only: the recorder checks `version` and the size of each kind. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Syscall layer: entry and exit of the I/O syscalls of the target tree, paired in the kernel into
  * one record per call. Which syscalls, and where their arguments are, comes from the recorder
  * (sc_desc, set before load), so this code has no syscall numbers in it. */

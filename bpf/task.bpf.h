@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Per-thread state of the target's threads, in one task-local storage: the syscall in flight, the
  * page-cache counters and the files the VFS layer resolved last. A thread gets its storage
  * when it is created in an active traced process, or when its exec activates its process, so

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* The program generators of the hook table (bpf/hooks.h): from one line, the programs of every
  * kind of hook that can serve it, written once here for all layers.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* VFS layer. Two modes, chosen by the recorder at run time (recorder/probe/probe.cpp):
  * - exact: the functions of bpf/hooks.h's EZIO_VFS_FUNCTIONS (vfs_read, vfs_write, vfs_readv,
  *   vfs_writev, vfs_iter_read/write, vfs_fsync_range, vfs_open) hooked by fentry/fexit, else by

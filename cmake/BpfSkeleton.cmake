@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # Compiles bpf/<name>.bpf.c to BPF bytecode (CO-RE) and generates <name>.skel.h with bpftool.
 find_program(BPF_CLANG clang REQUIRED)
 find_program(BPFTOOL bpftool PATHS /usr/sbin /sbin REQUIRED)

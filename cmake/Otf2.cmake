@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # OTF2 ships otf2-config rather than a CMake package.
 find_program(OTF2_CONFIG otf2-config REQUIRED)
 execute_process(COMMAND ${OTF2_CONFIG} --cflags OUTPUT_VARIABLE _otf2_cflags OUTPUT_STRIP_TRAILING_WHITESPACE)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // The one error-reporting path: code throws ezio::Error with the message the user should read and
 // the exit status the process should end with; main() catches it, prints it once, and exits.

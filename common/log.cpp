@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "log.h"
 
 #include <spdlog/sinks/stdout_color_sinks.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // Where an archive goes, how it gets there without ever looking complete while it is not, and what
 // eziotrace may remove. One rule for `record`, `run` and `merge`: eziotrace removes a directory

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // An output file (an export, a report), written beside its final path and renamed there only when
 // complete, so that a half-written file is never presented as complete. An existing file is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // Where a command word leads, as execvp would find it.
 #include <filesystem>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "common/version.h"
 
 // Generated at configure time (common/CMakeLists.txt): only this file is rebuilt when the commit

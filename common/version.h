@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // Which eziotrace this is: the project's version (CMakeLists.txt) and the git commit the build
 // was configured from. `--version` prints it; every archive eziotrace writes carries it

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // `eziotrace merge` (its command line: app/merge.cpp).
 #include <string>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // `eziotrace record [options] [--] command [args...]` (its command line: app/record.cpp): the
 // kernel layers only, no EZTrace; the alignment data of the processes that run EZTrace themselves

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // `eziotrace [options] [--] command [args...]` (`eziotrace run`; its command line: app/run.cpp):
 // the command runs under EZTrace while the kernel layers are recorded; both end up merged in one

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* The bundled demo workload: what a small data-processing job does with its files.
  * Two threads each write a 32 MiB output through stdio (buffered: absorbed by the page cache),
  * one of them syncs its file to disk; then the main thread reads a part of both back with pread

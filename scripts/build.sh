@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Configures and builds eziotrace in ./build (CI sets CI=true: warnings become errors).
 #   build.sh            everything the installed packages allow (the tests when GoogleTest is there)
 #   build.sh main       only what the main job runs: eziotrace, eziotraced, the preload helper, the demo

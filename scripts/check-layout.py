@@ -1,8 +1,9 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-only
 """Checks the source tree against docs/layout.md: every #include "..." points to a folder at or
 below the including file's own in the documented order, no source file is over 500 lines, and a
 path in a comment or in the documentation (README.md, docs/, tests/) that starts with one of the
-tree's folders names a file that exists.
+tree's folders names a file that exists, and every source file carries its SPDX license line.
 
     scripts/check-layout.py [SOURCE_DIR]     (default: this script's repository)
 
@@ -12,6 +13,8 @@ import re
 import sys
 
 MAX_LINES = 500
+# Every source file says its license as the BPF programs say theirs to the kernel ("GPL").
+SPDX = "SPDX-License-Identifier: GPL-2.0-only"
 # Files allowed over MAX_LINES while they are being split (none today): each one named, with why.
 ALLOWED_LONG: set[str] = set()
 # Folders of no layer: the build's and the packaging's own files, the scripts.
@@ -129,6 +132,8 @@ def main():
             problems.append(f"{path}: its folder is not in docs/layout.md's order")
         if CODE.search(path):
             check_includes(root, path, lines, order, problems)
+        if not any(SPDX in line for line in lines[:3]):
+            problems.append(f"{path}: no '{SPDX}' in its first lines (LICENSE)")
         check_comment_paths(root, path, lines, top_folders, problems)
     for path in markdown_files(root):
         with open(os.path.join(root, path), errors="replace") as f:

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Quick start command 1: set up, build, record the bundled demo workload and print its analysis.
 set -euo pipefail
 cd "$(dirname "$0")/.."

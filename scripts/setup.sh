@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Installs the Debian 12 packages eziotrace needs, only those missing. Quiet when nothing is missing.
 #   setup.sh        what the main job needs: build eziotrace, record, analyse (scripts/demo.sh)
 #   setup.sh test   that, plus what the test suite needs (scripts/test.sh)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Screenshots of the demo in ViTE, as a newcomer opens it: the layered Pajé timeline
 # (`eziotrace export --format paje`) and the plain OTF2 archive. Writes docs/view-paje.png and
 # docs/view-otf2.png. Needs root (recording), a built tree (scripts/build.sh), Xvfb, vite, xwd and

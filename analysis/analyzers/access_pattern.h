@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // Sequential or random: where the next implicit-offset access of an open file starts, and where its
 // last access ended (docs/analysis.md, `files`). Shared by `files` and the report's evidence.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // `eziotrace advise`: findings from rules over a trace's evidence (evidence.h), each with a level,
 // the numbers that triggered it, where it happened and what to do. Thresholds have documented

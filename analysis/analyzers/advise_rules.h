@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // The rules of `eziotrace advise` as data: each rule is a name, the thresholds it reads (with their
 // defaults, docs/analysis.md) and a small function over the evidence. advise() evaluates them in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The rules about how the application accesses its files: request sizes, order, alignment,
 // metadata calls, buffering and reopening.
 #include <fmt/format.h>

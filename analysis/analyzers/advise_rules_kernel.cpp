@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The rules about what the kernel did with the application's I/O: syncs, the page cache, dirty
 // throttling, device queues, and threads slowing each other down.
 #include <fmt/format.h>

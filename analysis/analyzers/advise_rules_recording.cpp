@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The rules about the recording itself: whether its figures can be trusted.
 #include <fmt/format.h>
 

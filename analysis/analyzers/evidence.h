@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // Everything `advise` and `report` look at, gathered in one streaming pass over a trace: per-layer
 // totals (the `layers` figures), per-file access patterns, per-thread time and SCI, per-device

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "analysis/analyzers/files.h"
 
 #include <fmt/format.h>
@@ -113,9 +114,9 @@ Cell sizes_cell(const Log2Histogram& h) {
 }
 
 // A file's FS counts and bytes, "not observed" for an operation the VFS saw on the file and the
-// FS hooks, seeing none or only some of its kind (analysis/model/observed.h), did not: an ext4 file's
-// reads when ext4 took its tracepoints, a btrfs file's reads and writes. The other layers see all
-// or nothing of a kind, or have no VFS call above them.
+// FS hooks, seeing none or only some of its kind (analysis/model/observed.h), did not: an ext4
+// file's reads when ext4 took its tracepoints, a btrfs file's reads and writes. The other layers
+// see all or nothing of a kind, or have no VFS call above them.
 struct FsCells {
   std::array<Observed, kOpCount> seen{};
   bool unseen(const FileStats& f, Op op) const {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // `eziotrace files`: per file and layer, what Darshan reports per file (operations, bytes, access
 // sizes, sequential share, time) plus the kernel layers below the application.

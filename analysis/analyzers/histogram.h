@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // Fixed-size log2 histogram: bucket 0 holds 0 and 1, bucket k holds [2^k, 2^(k+1)). Percentiles
 // are interpolated linearly inside their bucket and clamped to the observed min/max, so they are

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // `eziotrace latency`: log2 latency histograms per layer and operation, as terminal bars, tables
 // and an SVG picture (--svg FILE).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // Per-layer accumulation shared by `layers`, `files` and `latency`: operation counts, bytes, time
 // and a log2 latency histogram per operation kind.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // `eziotrace layers`: one row per I/O layer (User, Syscall, VFS, FS, Page cache, Block) with
 // read/write/other counts, bytes, time and latency percentiles, optionally per file/thread/process,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // Options shared by the analyzer subcommands, and the filters they understand (their command-line
 // form: app/analysis_options.h).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // `eziotrace profile`: per thread and in total, per region: inclusive/exclusive time, share of the
 // runtime, count, min/max/average and the interference score SCI (docs/analysis.md).

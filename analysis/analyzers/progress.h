@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // A one-line progress indicator on stderr, shown only when stderr is a terminal and only once
 // reading has taken more than a second, so that quick runs and scripts see nothing.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // Single-pass interference score (SCI). Calls of one region are split into size classes
 // (0: no byte count, k: bytes in [2^(k-1), 2^k)). A call's time at the best observed speed is the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // Draws latency histograms as a self-contained SVG document (text, no library).
 #include <string>

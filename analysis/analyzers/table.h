@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // The result of an analyzer as named tables of typed cells, printed as aligned text (default),
 // JSON or CSV. Every cell carries its machine value (JSON/CSV) and its human text.

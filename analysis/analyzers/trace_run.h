@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // Reading a trace for an analyzer: progress on stderr, warnings about losses and defects, and the
 // "meta" object of the report (trace path, events read, losses, completeness).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // Turns a location's ENTER/LEAVE and I/O events into completed calls: one Call per region
 // instance, with its exclusive time, bytes moved, file handle and layer. Only the call stack of

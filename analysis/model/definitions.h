@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // An archive's definitions as the analyzers use them: names resolved, kernel regions under their
 // canonical "<layer>:<name>" (docs/trace-model.md), eziotrace's properties picked out. Dangling

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "analysis/model/file_origin.h"
 
 #include <array>

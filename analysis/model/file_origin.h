@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // Whose I/O a file is: the application's own, or the start-up around it (the dynamic loader's
 // libraries and cache, the C library's locale files, /etc, /proc and /sys, EZTrace's and

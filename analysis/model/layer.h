@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // Which I/O layer a region belongs to and which kind of operation it performs, from the naming
 // conventions of docs/trace-model.md.

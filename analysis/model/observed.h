@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // What a recording could observe, per layer and operation, read from the hooks the recorder wrote
 // into the archive (EZIOTRACE::PROBE::<layer>): a count of 0 where the kernel offered no hook is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // The page-cache samples of an archive (docs/trace-model.md, Page-cache layer): each Metric event
 // of a page-cache location is one thread's cumulative counters. Archives written before the

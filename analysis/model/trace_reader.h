@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // The analyzers' reader: an archive's definitions resolved (definitions.h) and its events decoded
 // into the calls and I/O operations the sinks count, streamed location by location from

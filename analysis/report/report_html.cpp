@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "analysis/report/report_html.h"
 
 #include <fmt/format.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // `eziotrace report`: one self-contained HTML page (inline CSS and SVG, no script, no network) of a
 // trace: header, findings, the layer funnel, timeline, latency, files, devices, threads

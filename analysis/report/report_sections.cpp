@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The report's sections other than the timeline (report_timeline.cpp).
 #include <fmt/format.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The report's drawings: the layer funnel and the timeline (inline SVG).
 #include <fmt/format.h>
 

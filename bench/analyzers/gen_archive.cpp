@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Writes a synthetic eziotrace archive of about N events for the analyzer benchmark: T threads
 // doing syscall writes (with a nested vfs_write) and reads on a few files each, and a block
 // device location, following docs/trace-model.md. Usage: gen_archive OUT_DIR EVENTS [THREADS]

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Analyzer benchmark: generates synthetic archives of 5 M and 50 M events and times each analyzer
 # (profile, layers, files, latency, advise, report) against `otf2-print --silent` on the same
 # archive in the same run (wall time and peak RSS from /usr/bin/time -v), then prints the ratios.

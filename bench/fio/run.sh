@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # The FIO scenarios of the EZIOTracer talk: sequential writes, sync engine, 4 KiB blocks, threads;
 # buffered 100 MiB and direct+fsync 10 MiB per job, 1/2/4/8 jobs. Each scenario runs plain, under
 # EZTrace (posixio module) and under `eziotrace record` (all layers), in the same session, so the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Cost of the syscall hooks per call: times 1-byte write()s to /dev/null, the cheapest hooked call
 // there is, in batches, and prints the fastest batch's time per call, the one the host's noise left
 // alone (this VM's wall times drift by tens of percent; the fastest of 400 batches does not). A

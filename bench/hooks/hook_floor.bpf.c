@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* The floor under eziotrace's syscall hooks: programs on the same two tracepoints that do nothing.
  * What they cost is the kernel's (the syscall slow path taken once a syscall tracepoint is on, the
  * tracepoint, the BPF dispatch), paid by any tool that hooks syscalls this way. */

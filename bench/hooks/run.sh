@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # What the syscall hooks cost per call, measured on 1-byte write()s to /dev/null (the cheapest call
 # eziotrace hooks), in five settings: no BPF at all; empty programs on the same tracepoints (the
 # kernel's share, paid by any tool that hooks syscalls this way); a process that is not traced

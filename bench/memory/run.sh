@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Memory and loss against the length of a recording: 1-byte dd (the cheapest syscalls there are,
 # more than the recorder can write on a small machine) recorded with all layers at 1, 5 and 20 M
 # syscall events. Prints the recorder's peak RSS, its ratio to the recorder's floor

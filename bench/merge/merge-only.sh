@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # The merge alone: records `dd bs=1` of a short and a long length under
 # `eziotrace --keep-parts`, then times `eziotrace merge` of the kept parts, each repeated, and
 # prints per length the events written, the merge's wall time, events/s, its CPU time (user +

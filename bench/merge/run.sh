@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # The main command's cost: each workload runs plain, under `eziotrace record` (all
 # layers), under `eziotrace -- cmd` (EZTrace + kernel layers, merged) and under `eztrace -t posixio`
 # alone, interleaved in each repetition so that the ratios compare like with like. Per tool: wall

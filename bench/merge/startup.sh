@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Start-up and small-archive cost (target: `eziotrace -- true` <= 90 ms): the wall time of
 #   plain `true`, `eztrace -t posixio true` (EZTrace alone: what the merged mode cannot go below),
 #   `eziotrace -- true` (merged, BPF programs loaded in-process), the same through an eziotraced

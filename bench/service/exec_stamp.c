@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Writes CLOCK_MONOTONIC (ns) at the start of main to the file named by its argument: the instant
  * the application's exec completed, for the start-up bench (bench/service/run.py). Then, on the
  * same line, the CPU time (ns) its parent had used until then (/proc/PPID/schedstat, first field;

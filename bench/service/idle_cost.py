@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
 """What eziotraced costs the processes it does not record: `dd if=/dev/zero of=/dev/null bs=64
 count=2000000` (4 M cheap system calls), run beside the service, never recorded. Not a test: run
 by hand, as root, on an idle machine. Each round, interleaved:

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
 """Start-up and overhead of recording through eziotraced vs in-process. Not a test: run
 by hand, as root, on an idle machine. In one session, interleaved repetitions of:
   start-up   the command to the application's exec (bench/service/exec_stamp), plain / in-process

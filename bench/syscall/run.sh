@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Syscall-layer overhead: 4 KiB buffered writes into the page cache (dd), plain vs `eziotrace record`,
 # measured in the same run; then the highest event rate recorded without loss.
 #   bench/syscall/run.sh [BUILD_DIR]     (root; prints figures, asserts nothing)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Timeline export benchmark: a synthetic archive (bench/analyzers/gen_archive.cpp, 10 M events by
 # default) exported to Pajé and to Perfetto JSON, each timed against `otf2-print --silent` on the
 # same archive in the same run (wall time and peak RSS from /usr/bin/time -v), then the ratios;

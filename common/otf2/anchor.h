@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // The anchor (.otf2) file of an archive a user names, checked before OTF2 is given it.
 #include <filesystem>

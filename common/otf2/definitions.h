@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // An archive's global definitions as it wrote them: maps keyed by the archive's own ids (EZTrace's
 // are sparse, duplicated or dangling, so no arrays and no assumptions), names left as string refs,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // A copy of every event an ArchiveWriter's typed EventWriter writes, as a reader of the archive
 // would decode it (events.h), delivered right after OTF2 took it. The merged mode's merge takes

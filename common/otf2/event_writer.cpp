@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "common/otf2/event_writer.h"
 
 #include "common/error.h"

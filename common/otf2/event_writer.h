@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // Typed events of one location of an ArchiveWriter: what eziotrace's own archives hold (ENTER and
 // LEAVE, I/O handles and operations, metrics), each written through the one error path

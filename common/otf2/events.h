@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // An archive's events as it wrote them, one record kind per EventKind with its fields kept, so
 // that a converter can write them again and an analyzer can decode what it needs.

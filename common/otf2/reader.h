@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // Reads an OTF2 archive through OTF2's C API; every reader of eziotrace goes through here. The
 // global definitions are read once, as the archive wrote them (definitions.h); then the events are

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "common/otf2/writer.h"
 
 #include <cstdlib>

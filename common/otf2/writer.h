@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // Writes one OTF2 archive: definitions are registered (and de-duplicated) while events are written,
 // then everything is written in the order OTF2 readers expect when close() is called.

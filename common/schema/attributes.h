@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // The attributes the kernel layers put on their events (docs/trace-model.md): each one's name,
 // description and OTF2 type in one place, for the recorder that writes them, the synthetic

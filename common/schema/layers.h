@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // The layers of a trace by the names the archive gives them (EZIOTRACE::LOST::<layer>,
 // EZIOTRACE::PROBE::<layer>, the "<layer>:" prefix of region canonical names, --layers).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // The names of the page-cache layer in an archive (docs/trace-model.md, Page-cache layer), shared
 // by the recorder that writes them and the readers: one METRIC location per process, whose Metric

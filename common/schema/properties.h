@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // The EZIOTRACE::* properties of an archive (docs/trace-model.md describes each): written by the
 // recorder and the merge, read by the merge's checks, the timeline and the analyzers.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // How the kernel layers name their regions: the canonical name is "<layer>:<function>" (e.g.
 // "syscall:read", "vfs:vfs_write", "fs:ext4_file_write_iter"), which the analyzers and the merge's

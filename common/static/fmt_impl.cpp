@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // fmt's compiled part, built into the programs instead of loaded from libfmt.so: with spdlog's
 // (spdlog_impl.cpp), libstdc++ and OTF2 linked statically, eziotrace loads no C++ shared library
 // when it starts, which is on the way to every recorded application's start (docs/service.md).

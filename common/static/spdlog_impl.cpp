@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // spdlog's compiled part, built into the programs instead of loaded from libspdlog.so (see
 // fmt_impl.cpp): its implementation headers, and the templates the programs use instantiated.
 #include <spdlog/common-inl.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // `eziotrace record` keeps the helper's alignment data with the kernel archive, so that
 // `eziotrace merge` needs nothing else.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // Where EZTrace and eziotrace's preload helper are installed.
 #include <filesystem>

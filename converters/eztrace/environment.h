@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // The environment that runs a command under EZTrace with eziotrace's preload helper:
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "common/program_path.h"
 #include "converters/eztrace/environment.h"
 

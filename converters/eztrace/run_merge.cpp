@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "converters/eztrace/run_merge.h"
 
 #include <spdlog/spdlog.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // Running the merge of a recording: after `eziotrace -- cmd` (finish_eztrace) or for
 // `eziotrace merge` of archives recorded separately (merge_recorded).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // The alignment data the preload helper (converters/eztrace/preload/) writes for every process
 // image that loads EZTrace: one JSON line per image in <sidecar dir>/<pid>.<ctor_ns>.json

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // The archives as the merge sees them: common/otf2's model of definitions and events, and the
 // summary of an EZTrace archive (inputs.cpp reads it).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // The archives `eziotrace merge EZTRACE_ARCHIVE KERNEL_ARCHIVE` is given, checked before anything
 // is written: each argument is used as given (never a path recorded at run time instead), and what

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // EZTrace's groups and communicators, repaired and renumbered into the merged archive.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // Renumbers one input archive's definitions into the merged archive, lazily: only what the
 // written events use is defined, densely, and ArchiveWriter de-duplicates what both inputs share

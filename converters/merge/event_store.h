@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // Events kept in an unlinked temporary file next to the output, in a compact binary form (times
 // as deltas, fields and attribute values as varints: ~20-30 bytes an event), location by

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // The merge's inputs: which EZTrace archive, and which of its locations, belong to which process
 // image of the recording (docs/merge.md, "The merge", step 1).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // The merge's writer of kernel spans among a thread's user events (interleave.cpp).
 #include <functional>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // A kernel thread's events cut into top-level spans (a syscall's ENTER ... LEAVE with everything
 // nested in it), the unit the merge moves around, filters and checks. The merge decides on a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // Merges EZTrace's user-level archives with eziotrace's kernel archive into one OTF2 archive
 // whose user and kernel events share CLOCK_MONOTONIC and the kernel's thread locations.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // The merge's state, shared by its stages (internal to converters/merge/):
 //   inputs.cpp         which EZTrace archive and locations belong to which process image

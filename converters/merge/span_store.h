@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // The kernel spans' summaries of a merge, kept in an unlinked temporary file instead of memory
 // (~40 bytes a span, read and written a chunk at a time): the merge's memory stays the same

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // The merge's scratch files: unlinked at once, on the output's file system.
 #include <filesystem>

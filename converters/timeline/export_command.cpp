@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // `eziotrace export` and `eziotrace view`: the layered timeline as a Pajé trace (ViTE) or as
 // Chrome Trace Event JSON (Perfetto), and ViTE started on a Pajé conversion.
 #include "converters/timeline/export_command.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // `eziotrace export` and `eziotrace view` (their command line: app/export.cpp, app/view.cpp).
 #include <cstdint>

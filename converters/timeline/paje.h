@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // `eziotrace export --format paje`: the layered timeline (timeline.h) as a Pajé trace, the
 // native format of ViTE (docs/timeline.md gives the container and type hierarchy).

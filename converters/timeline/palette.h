@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // The fixed colours of the timeline exports: one family per layer, one shade per kind of
 // operation, the same in every trace (docs/timeline.md, "The views and their colours"). The OTF2

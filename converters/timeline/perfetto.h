@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // `eziotrace export --format perfetto`: the layered timeline (timeline.h) as Chrome Trace Event
 // JSON, which ui.perfetto.dev and chrome://tracing open. Written as the archive is read: memory

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // Puts the lines of several time-ordered streams into one time-ordered output, in bounded
 // memory: each stream (a location's lines) is appended to an unlinked temporary file as one

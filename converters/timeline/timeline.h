@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // The layered timeline that the Pajé and Perfetto exports draw, read from an archive in one
 // streaming walk per kind of location (docs/timeline.md):

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "recorder/archive/block_archive.h"
 
 #include <fmt/format.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // The block layer of an archive: one location per block device the target used, each completed
 // request as IoOperationBegin (created) / IoOperationIssued (sent to the driver) /

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "recorder/archive/fd_table.h"
 
 #include <fmt/format.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // Follows each process's file descriptors through the recording, so that every I/O event lands on
 // the IoHandle of the file that fd referred to at that moment.

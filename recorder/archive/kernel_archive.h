@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // Turns the records of a recording into an OTF2 archive (see docs/trace-model.md).
 #include <array>

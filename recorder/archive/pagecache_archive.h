@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // The page-cache layer of an archive: per traced process, one METRIC location in its group whose
 // Metric events carry the process's cumulative page counters, each event also carrying, as

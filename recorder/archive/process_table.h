@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // The processes and threads of a recording, named and given OTF2 location ids as their records
 // arrive.

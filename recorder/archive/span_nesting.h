@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // Nests the VFS and FS layers, and the dirty-throttling pauses of the page-cache layer, inside the
 // syscalls on each thread's location (syscall -> VFS -> FS -> pagecache:balance_dirty_pages

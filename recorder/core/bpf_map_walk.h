@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // Walks the keys of a BPF hash map from user space (the tables read at the end of a recording).
 #include <bpf/bpf.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "recorder/core/bpf_object.h"
 
 #include <bpf/libbpf.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // The embedded BPF object and libbpf, as every stage of the recorder uses them: the probe cuts the
 // kernel's BTF down to the object's types (recorder/probe/core_btf.h), load opens it.

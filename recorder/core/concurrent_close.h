@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // Closing a BPF link waits until the kernel has unhooked the program (docs/costs.md, Teardown);
 // closing twenty links one after the other adds those waits up along start-up and teardown. These

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "recorder/core/device_use.h"
 
 #include <bpf/bpf.h>

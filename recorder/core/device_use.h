@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // What the kernel tables say at the end of a recording: the block devices the target used and the
 // requests on them that could not be attributed to it (recorder/load/kernel_programs.h reads them).

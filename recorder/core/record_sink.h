@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // Where RingReader hands the ring's records: RecordStore in the recorder, a checker in the tests
 // of the reader itself.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // What is known about a recording besides its events: clock, losses, how it ended.
 #include <sys/types.h>

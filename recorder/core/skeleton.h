@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // The BPF skeleton bpftool generates (eziotrace.skel.h) names the record layout's types
 // (bpf/record.h) in its declarations without including it: the recorder includes it through this

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // The I/O syscalls of the syscall layer: where their arguments are (for the BPF program) and what
 // they mean for the trace (for the OTF2 writer). x86-64 numbering.

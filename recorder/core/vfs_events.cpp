@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "recorder/core/vfs_events.h"
 
 #include <cstring>

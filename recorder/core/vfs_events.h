@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // Names of the VFS layer's events and which syscalls stand for which VFS call in the derived mode.
 #include <cstdint>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // Names of the file-system layer's events (enum ezio_fs_op).
 #include <cstdint>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // Holds the records received from the kernel, validated and decoded, until the archive is written.
 #include <array>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // The kernel side of a recording run as root without eziotraced: the recorder loads the programs
 // itself, takes their slot 0 and reads its ring buffer in-process.

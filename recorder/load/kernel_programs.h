@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // The BPF programs, loaded once (every layer of the plan) and attached, serving up to
 // kMaxSessions recording sessions at once, each with its own ring buffer, process tree, drop

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // KernelPrograms' hooks: attached at the load (the in-process recorder) or later, and again after
 // a detach (eziotraced: only while a session needs them); and load_kernel_programs, which probes
 // the hooks and loads.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // What record() (recorder/session/record.cpp) needs from the kernel. The same loop writes the same
 // archive whether the programs were loaded in-process (root: InProcessSource, in_process_source.h)

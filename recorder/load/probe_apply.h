@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // Applies a ProbePlan to the opened (not yet loaded) BPF skeleton: unchosen programs get
 // autoload=false, the derived VFS mode is switched on or off.

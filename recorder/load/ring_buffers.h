@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // The sessions' ring buffers and the map of rings the programs find them in (bpf/common.bpf.h,
 // session_ring), made apart from the programs: the in-process recorder makes its ring while they

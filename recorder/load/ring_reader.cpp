@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "recorder/load/ring_reader.h"
 
 #include <linux/bpf.h>

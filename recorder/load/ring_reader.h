@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // Reads one BPF ring buffer through its fd with mmap only, so that it works for a user who received
 // the fd from eziotraced. libbpf's ring_buffer cannot serve here: ring_buffer__add() asks the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "recorder/load/split_load.h"
 
 #include <bpf/libbpf.h>

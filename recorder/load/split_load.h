@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // The selected BPF programs loaded by two objects at once, on two threads. The kernel verifies one
 // object's programs one after the other (docs/costs.md), and the application waits at the

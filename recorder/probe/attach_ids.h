@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // The attach points of the BTF-attached programs (tp_btf/, fentry/, fexit/), as ids in the kernel's
 // BTF, given to libbpf instead of letting it find them: to find them libbpf parses the kernel's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // The kernel types the BPF programs read, cut out of the kernel's BTF by `bpftool gen
 // min_core_btf` (BTFGen): handed to libbpf as btf_custom_path, it makes the same CO-RE relocations

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // What an earlier recording learnt about this kernel, kept until reboot in /run/eziotrace/cache (as
 // root; else $XDG_RUNTIME_DIR/eziotrace; EZIOTRACE_CACHE_DIR overrides both), so that a recording

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // Run-time choice of the hook of every layer (`--layers`, `eziotrace probes`): each layer has a
 // preferred hook and fallbacks, and the first one that really loads and attaches is taken.

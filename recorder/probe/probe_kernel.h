@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // Asks the running kernel whether a hook can be used, by really loading and attaching a minimal
 // program (as bcc's libbpf-tools do), never by guessing from the kernel version.

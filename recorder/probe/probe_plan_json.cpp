@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "recorder/probe/probe_plan_json.h"
 
 namespace ezio::recorder {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // A probe plan as JSON, so that what probing found can be kept between recordings
 // (recorder/probe/kernel_cache.h).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // eziotrace's side of the protocol (protocol.h): one connection, one session.
 #include <sys/types.h>

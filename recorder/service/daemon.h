@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // eziotraced's loop: one thread, one epoll set; every connection is a small state machine
 // (protocol.h) over a session of the loaded programs.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // The daemon's SessionKernel over the programs loaded once (KernelPrograms, recorder/load/).
 #include <memory>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // What one user may hold in the service at once: sessions, and ring buffer memory (locked kernel
 // memory the user does not pay for otherwise).

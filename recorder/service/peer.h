@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // Who is on the other end of the socket, and whether the process it asks to trace is its own
 // child that has not run a program of its own yet (docs/service.md, "Security checks").

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "recorder/service/protocol.h"
 
 #include <sys/socket.h>

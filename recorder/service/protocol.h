@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // The messages between eziotrace (client) and eziotraced (docs/service.md): one SOCK_SEQPACKET
 // datagram each, a fixed header then a JSON body, at most one fd beside it (SCM_RIGHTS).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "recorder/service/ring_maker.h"
 
 #include <sys/eventfd.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // eziotraced's thread for the slow part of opening a session (SessionKernel::make_ring: the ring
 // buffer's memory and the kernel's RCU grace period, 5-20 ms), so that the daemon's loop, the only

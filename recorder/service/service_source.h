@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // record()'s KernelSource through eziotraced: the session's ring buffer read here, through the fd
 // the service sent (mmap only, no bpf() call: the user needs no privilege); everything else is a

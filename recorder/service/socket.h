@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // The service's Unix socket: made by eziotraced (or handed over by systemd's eziotraced.socket),
 // connected to by eziotrace.

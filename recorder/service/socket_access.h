@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // Whether the members of the service's group can reach its socket: they need search permission on
 // every directory above it, then write permission on the socket itself. eziotraced checks the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // A session's totals (what the kernel tables hold at its end) as the TOTALS message carries them.
 #include <array>

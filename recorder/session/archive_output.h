@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // Where a recording command's archive goes (eziotrace record, eziotrace run): the directory -o
 // names (else <program>_eziotrace in the working directory), staged from before anything runs, so

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // Which path a recording takes (--service / --no-service, docs/service.md): eziotraced when asked
 // for or when its socket is there, else the programs loaded in this process.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // Starts the application stopped before execve, so that the BPF programs are already filtering on
 // its pid when its first instruction runs; or, gated, exec'd at once with its program's own code

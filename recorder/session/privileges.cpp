@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "recorder/session/privileges.h"
 
 #include <grp.h>

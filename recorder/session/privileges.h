@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // Who the recorder is, and who the application runs as.
 #include <sys/types.h>

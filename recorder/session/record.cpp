@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "recorder/session/record.h"
 
 #include <sys/resource.h>

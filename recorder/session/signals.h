@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // SIGINT/SIGTERM/SIGHUP to the recorder are meant for the application: they are caught and handed
 // on, and the recording goes on until the application has ended.

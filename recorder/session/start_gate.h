@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // Whether a command's program can be held at the start gate of eziotrace's preload helper
 // (converters/eztrace/preload): started at once, its own code (constructors, main) waiting until

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Workloads that each trigger one `eziotrace advise` rule (tests/e2e/report/report_test.cpp), and
  * one well-behaved workload that triggers none.
  *   advise_workload MODE DIR

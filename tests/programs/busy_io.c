@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Reads and writes a file until killed or until N seconds passed: unrelated I/O for the isolation
  * test, and a long-running application for the interruption tests.
  *   busy_io FILE SECONDS [crash]   ("crash": dereference NULL after the first writes) */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* A small I/O workload recorded by EZTrace in the profile cross-check test: writes, reads, a seek
  * and stdio calls on files under the directory given as argv[1], from two threads. */
 #include <fcntl.h>

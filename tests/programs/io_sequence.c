@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* A known I/O sequence for the recorder's integration tests.
  *   io_sequence DATA_FILE CHILD_PROGRAM CHILD_FILE
  * Main thread: open DATA_FILE, 100 x 64 KiB writes, fsync, 10 x 4 KiB preads at offsets

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* The I/O patterns of the kernel-layer tests, one per mode, run under `eziotrace record`.
  * Prints "tid=<tid>" (the thread that did the I/O) and, for the modes that measure the device,
  * "stat_ios=<n>" and "stat_sectors=<n>": requests and sectors /sys/block/<dev>/stat counted while

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The workload of the layer tests: known numbers of buffered writes, reads, one fsync and direct
 // writes on files of the directory given, so that every layer's count is exact; then one open of
 // a path relative to a working directory it changed to.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* One write() through fake_write.c's write, which makes no system call: under `eziotrace run`
  * the merge finds a user call without its system call (an alignment violation). */
 #include <fcntl.h>

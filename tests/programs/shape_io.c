@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* One I/O shape of the exactness test (tests/bpf/exactness), run under `eziotrace record`:
  *
  *   shape_io write|read FILE OFFSET LEN COUNT [direct] [append] [vectors=N]

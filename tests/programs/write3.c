@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Writes 3 x 1000 bytes to the file named by its argument. */
 #include <fcntl.h>
 #include <string.h>

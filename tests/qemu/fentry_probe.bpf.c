@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 // Counts vfs_write calls of one process with fentry, and the bytes they returned with fexit.
 // Built by tests/qemu/CMakeLists.txt; run inside the qemu VM by guest-fentry-smoke.sh.
 #include "vmlinux.h"

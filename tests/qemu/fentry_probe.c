@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // fentry_probe [N]: loads and attaches fentry/fexit programs on vfs_write for this process, does N
 // 4 KiB writes to a file in the current directory, and checks that both programs saw exactly those
 // writes. Exit 0: fentry and fexit work here; 2: load failed; 3: attach failed; 1: wrong counts.

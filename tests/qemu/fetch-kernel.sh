@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Makes sure everything run-in-vm.sh needs is on this machine: qemu-system-x86_64, a static busybox,
 # and Debian's 6.1 kernel (vmlinuz + its module tree) extracted into a cache directory. Never installs
 # that kernel on the host. Idempotent: once the cache is complete, a second run returns at once.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # Guest script of ctest's qemu_fentry_smoke (busybox sh, inside the VM of run-in-vm.sh): the VM runs
 # Debian's 6.1 kernel with BTF and ftrace, and fentry/fexit programs load, attach and count exactly.
 failed=0

@@ -1,4 +1,5 @@
 #!/bin/busybox sh
+# SPDX-License-Identifier: GPL-2.0-only
 # /init of the initramfs that `run-in-vm.sh --systemd` builds. Makes the guest's root out of the
 # host's own / (virtio-9p, read-only) with a tmpfs overlay on top (so /etc and /var are writable
 # and every write is lost at power-off), adds the test's units, and hands PID 1 to the host's

@@ -1,4 +1,5 @@
 #!/bin/busybox sh
+# SPDX-License-Identifier: GPL-2.0-only
 # /init of the initramfs that run-in-vm.sh builds (PID 1 inside the VM). Mounts the kernel file
 # systems, loads the modules listed in /ezio/modules.list, mounts the virtio disk, runs the guest
 # script between two markers that run-in-vm.sh looks for on the serial console, and powers off.

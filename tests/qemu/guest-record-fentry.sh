@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # Guest script of ctest's qemu_record_layers (busybox sh, inside the VM of run-in-vm.sh, Debian's
 # 6.1 kernel): `eziotrace probes` must choose fentry/fexit for the VFS and ext4 layers and find the
 # page-cache and block tracepoints, and a recording of the layer workload with every layer (the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # Guest script of ctest's qemu_record_vfs_kprobe (busybox sh, inside the VM of run-in-vm.sh,
 # Debian's 6.1 kernel, which has fentry and kprobes): with fentry denied (EZIOTRACE_DENY_HOOKS),
 # `eziotrace probes` must choose kprobe/kretprobe for every VFS function and for ext4's three file

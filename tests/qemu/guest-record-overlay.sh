@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # Guest script of ctest's qemu_record_overlay (busybox sh, inside the VM of run-in-vm.sh --module
 # overlay, Debian's 6.1 kernel): an overlayfs mount whose lower, upper and work dirs are on the
 # ext4 disk, and one recording of the same dd workload into and out of a file of it with the exact

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # Guest script of ctest's qemu_record_tracepoints (busybox sh, inside the VM of run-in-vm.sh,
 # Debian's 6.1 kernel): with fentry and kprobes denied (EZIOTRACE_DENY_HOOKS), `eziotrace probes`
 # must fall back to the derived VFS layer and ext4's tracepoints, and a recording of the layer

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # Runs the guest script between the markers run-in-vm.sh looks for on the console, with the
 # EZIO_* environment, then syncs and unmounts the disk (--out reads its image). Run by both guest
 # inits: guest-init.sh (busybox sh, PID 1) and, under --systemd, ezio-test.service (bash); $1 is

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # Guest script of ctest's qemu_systemd_install (bash, as root, inside `run-in-vm.sh --systemd`:
 # the host's own Debian root with its systemd as PID 1). `eziotrace service install` end to end
 # under a real systemd: the group, the units, the socket systemd binds, socket activation of

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Host side of ctest's qemu_record_layers (MODE fentry), qemu_record_vfs_kprobe (MODE kprobe) and
 # qemu_record_tracepoints (MODE tracepoint): runs guest-record-<MODE>.sh in the VM (Debian's 6.1
 # kernel, which has fentry and kprobes), then reads the archive it recorded with python3-otf2 and

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Host side of ctest's qemu_record_overlay: runs guest-record-overlay.sh in the VM (Debian's 6.1
 # kernel, overlay module loaded), then reads its two recordings (VFS hooks on fentry/fexit, then on
 # kprobe/kretprobe) with python3-otf2. overlayfs calls the VFS again on the backing file of each

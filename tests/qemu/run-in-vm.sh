@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Boots Debian's 6.1 kernel in qemu (TCG, no KVM) with a busybox initramfs, runs a guest script in it
 # and exits with that script's exit status. See docs/qemu-test.md.
 #

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Test driver: the analyzer subcommands on a bare command line, with the same error contract as
 // the eziotrace program (message on stderr, non-zero exit), so that tests do not depend on the
 // recorder being buildable.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // A private file system on a private loop device for one test: image in a temporary directory,
 // losetup, mkfs, mount; all undone in the destructor, whatever the test did.

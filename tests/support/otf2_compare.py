@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-only
 """Compares two OTF2 archives as `otf2-print -A` shows them, with what differs between two
 recordings of the same run masked: timestamps (events, clock properties, the *_NS and EZTrace
 time properties), the trace identifier, and with --normalize-ids the process and thread ids

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-only
 """Dumps an OTF2 archive as JSON with python3-otf2, a reader independent of ours.
 
 Per location: its properties and the syscall-layer calls (ENTER/LEAVE of `syscall:*` regions) with

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // A test suite sharing one private ext4 loop device, recording workloads on it with eziotrace.
 #include <gtest/gtest.h>

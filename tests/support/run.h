@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // Test helpers: run a program and capture what it prints; read an archive through python3-otf2.
 #include <sys/types.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "tests/support/run_cli.h"
 
 #include <fcntl.h>

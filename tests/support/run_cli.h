@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // Runs a program in a child process with a time limit and captures its output, so that a test
 // can tell a clean error exit from a crash or a hang.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // Small archives written with the project's ArchiveWriter, following docs/trace-model.md, whose
 // analyses are known exactly (the expected figures are derived in analyzers_test.cpp).

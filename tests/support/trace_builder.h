@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // A small archive written call by call by a test, in the shapes of docs/trace-model.md: threads of
 // process 100 making system calls on files, user-level calls around them, one block device's

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Reads an archive that eziotrace recorded of tests/programs/layers_workload.cpp in the qemu VM, through
 the one python OTF2 oracle (otf2_dump.events, python3-otf2: Debian's /usr/bin/python3), and prints, one per line and tab-separated, the facts
 tests/qemu/record-layers.sh asserts on beyond `tests/support/otf2_dump.py --tsv`:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* LD_PRELOADed next to EZTrace (after its libraries) in every traced process.
  *
  * It writes one record per process image into $EZIOTRACE_SIDECAR_DIR/<pid>.<ctor_ns>.json: the

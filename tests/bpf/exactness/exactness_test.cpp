@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Exactness of every layer, one row per I/O shape × file system × the hook mode this kernel
 // gives: each shape recorded alone on a private loop device, its figures compared with what the
 // workload's calls returned and with the device's own counters (docs/kernel-layers.md, "What

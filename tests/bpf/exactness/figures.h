@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // What one recording of the exactness test says about one file and one device, from the analyzers
 // (`eziotrace files --json`, `eziotrace layers --json`) and, for the block layer, from the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // A block request carrying the bios of two processes: the flusher writes back a bystander's small
 // files and the target's one file in one plug, and neighbouring blocks merge into one request.
 // The target is charged the bytes of its own bios; the bystander's are a count (the request's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The block and page-cache layers against an exact oracle: a private loop device whose
 // /sys/block/<dev>/stat counts every request it completed, and workloads whose I/O is known.
 #include <fcntl.h>

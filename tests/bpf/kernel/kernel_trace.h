@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // The kernel-layer tests' view of a recording: `eziotrace record` of a workload on a private loop
 // device, and its archive as the independent python3-otf2 reader sees it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // VFS and FS layers recorded for real on private loop devices with ext4, xfs and btrfs: exact
 // numbers of VFS events nested in their syscalls, the file's path and file-system type, and the
 // file system's own events nested in the VFS events. Needs root; never skips: a missing

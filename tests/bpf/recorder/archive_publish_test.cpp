@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // An archive is published only once it reads back: on a disk that fills up at any point of the
 // recording or of the merge, eziotrace either leaves a complete, readable archive or exits 1 with
 // a clear message and nothing at the output path, and the application's own run is unaffected.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The command line as a user meets it: help texts, the options `run` shares with `record`, and
 // `run`'s exit status.
 #include <gtest/gtest.h>

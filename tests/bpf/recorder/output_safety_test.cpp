@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // What `eziotrace record`, `eziotrace run` and `eziotrace merge` may remove: only what eziotrace
 // can prove it made, never without --force, never through a symbolic link. In every case a
 // user's file survives.

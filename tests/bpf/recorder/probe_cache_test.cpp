@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // What one recording learns about the kernel serves the next (recorder/probe/kernel_cache.h), and
 // what was kept never makes a recording fail: damaged or failing files are dropped and the kernel
 // is probed again.

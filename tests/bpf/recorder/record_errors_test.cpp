@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // How `eziotrace record` fails and ends: bad commands, signals, crashes, privileges.
 #include <fcntl.h>
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // An unrelated process doing I/O during a recording must not appear in it.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The recorder's memory does not grow with the length of a recording: the peak resident memory of
 // a long recording of the cheapest syscalls there are (1-byte dd, faster than the recorder can
 // write them, so that its queues are as full as they get) against that of a short one, measured

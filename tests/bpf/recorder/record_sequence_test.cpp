@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Records tests/programs/io_sequence (known calls, a second thread, a forked child that execs) and
 // checks every call the archive holds against what the program did.
 #include <gtest/gtest.h>

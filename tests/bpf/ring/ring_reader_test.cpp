@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // RingReader against a real BPF ring buffer (recorder/load/ring_reader.h): tests/bpf/ring/
 // ring_writer.bpf.c writes records of the sizes and bytes the test chooses. The reader maps the
 // ring's data by windows as the records reach them; records that straddle two windows, or the end

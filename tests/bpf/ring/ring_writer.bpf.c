@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Writes one record of a chosen size into a ring buffer per run (BPF_PROG_TEST_RUN): the bytes are
 // what the test put in `payload` beforehand. For the tests of RingReader (ring_reader_test.cpp).
 #include "vmlinux.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Recording sessions on one set of loaded programs (recorder/load/kernel_programs.h), real BPF:
 // each session's ring holds its own processes' events only, one session's full ring costs the
 // other nothing, and a closed session's slot is reused without its leftovers. Root.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // `eziotrace merge` of a recording whose EZTrace trace is broken (root, BPF, EZTrace): the
 // archive was recorded whole, then one of its EZTrace archives cut short, as EZTrace was seen to
 // leave one. The process of a trace that cannot be read is merged without its user level, named,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The merge through the real binary, real EZTrace and real BPF (root):
 // - an MPI program under `eziotrace -t mpich,posixio -- mpirun -np 2 prog` (EZTrace's MPI mode);
 // - `eziotrace record -- eztrace -t posixio prog` then `eziotrace merge`, with the alignment data

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Through the real binary, EZTrace and BPF (root): `eziotrace merge` uses the EZTrace
 // archive it is given and says what is wrong with a bad one; a run whose EZTrace wrote no trace
 // keeps the kernel archive; EZTrace's own work (its `rm` child, /proc/self/cmdline, host lookups)

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Do two builds merge the same recordings into the same archive? For changes to the merge that must
 # not change its output (archives identical before and after). Records the merge tests'
 # workloads once with NEW (`eziotrace --keep-parts`), merges each recording's parts with OLD and

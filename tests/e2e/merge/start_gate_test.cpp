@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The start gate (docs/merge.md, Start-up) through the real binary, EZTrace and BPF (root):
 // `eziotrace -- prog` starts a dynamically linked program at once, held at the preload helper's
 // gate while the kernel side loads; a statically linked one, which the helper cannot hold, waits

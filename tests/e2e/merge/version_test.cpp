@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Which eziotrace wrote what (root, BPF for the recordings): `--version` of eziotrace and
 // eziotraced, EZIOTRACE::VERSION in a kernel archive and a merged one (read by python3-otf2), and
 // "eziotrace_version" in the analyzers' JSON.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The mpiio EZTrace module (docs/mpiio.md) end to end: tests/programs/mpiio/mpiio_calls.c under
 // `eziotrace -t mpich,mpiio,posixio -- mpiexec.mpich -np 2`, read back from the merged archive.
 // Per rank: how often each MPI_File_* region was entered, each call's MPI-IO operation (mode,

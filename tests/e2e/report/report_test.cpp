@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // `eziotrace advise` and `eziotrace report` end to end: each rule's workload
 // (tests/programs/advise_workload.c) recorded on a private ext4 loop device must trigger that rule,
 // the well-behaved one none; the HTML report of the demo and of two workloads is rendered by

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // End to end: `eziotrace --keep-parts -- io_threads DIR io_child`
 // through the real binary, real EZTrace and real BPF (root). One recording; every expected value
 // is derived from what the programs do (io_threads.h), never copied from an output.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // What the service tests share: real users (two in group eziotrace, one not), an eziotraced of
 // the test's own on a private socket, commands run as one of the users.

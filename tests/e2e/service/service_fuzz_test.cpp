@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // eziotraced against garbage: truncated, oversized, wrong-version and out-of-order messages,
 // fds where none belong, abrupt disconnects. After each the daemon must still be there, have
 // freed what the connection held, and serve a normal session.

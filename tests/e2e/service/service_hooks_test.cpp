@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // eziotraced's programs run in every process's system calls while they are attached, recorded or
 // not: they are loaded once, at the start, but attached only while a session needs them (the
 // first session attaches them, the end of the last detaches them), and the sessions record fully

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The members of group eziotrace reach eziotraced's socket, whatever root ran before (the probe
 // cache, as root, once made /run/eziotrace 0700); a socket they could not reach is refused at the
 // service's start; and a refused user is told which of the two it is: not in the group, or a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // eziotraced with real users and real BPF (root): a user records through the service and gets
 // what the in-process path records; sessions of two users stay apart; what a user may not have
 // traced is refused; a client or a service that dies leaves nothing behind.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // A client of eziotraced that asks for what eziotrace never would, for the security tests:
 //   trace_client SOCKET own-child      its own child, waiting before its exec (accepted)
 //   trace_client SOCKET exec-child     its own child after the child ran `sleep` (refused)

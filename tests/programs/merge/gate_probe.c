@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* The program's own first I/O: its constructor writes <dir>/ctor.txt, main <dir>/main.txt. A
  * recording holds both whether the program waited at eziotrace's start gate (dynamically linked)
  * or before its exec (statically linked: built twice, tests/e2e/merge/start_gate_test.cpp). */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* The program io_threads' spawner thread execs:  io_child FILE
  * (what it does: io_threads.h) */
 #define _GNU_SOURCE

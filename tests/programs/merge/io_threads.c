@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* The merge's workload, recorded by the merge and end-to-end tests:  io_threads DIR CHILD_PROGRAM
  * Three threads, run one after the other (each is joined before the next starts) so that each user
  * call's system calls are unambiguous: stdio, posix, spawner (fork + exec of CHILD_PROGRAM

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* What io_threads and its child do, shared by the programs and the tests, which derive every
  * expected count from these numbers. */
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* The MPI workload of the merge tests (tests/unit/merge, tests/e2e/merge): 2 ranks, each writes
  * then reads back its own file with POSIX calls, then MPI_Barrier and one MPI_Send/MPI_Recv from
  * rank 0 to rank 1.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Processes EZTrace sees, and one it does not:  spawn_children MODE N DIR
  * exec: forks N children that each exec this program again as `spawn_children child I DIR`
  *       (N processes of one program: each must keep its own EZTrace trace);

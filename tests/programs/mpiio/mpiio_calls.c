@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* The MPI-IO workload of the mpiio module's test (tests/e2e/mpiio): 2 ranks share DIR/shared.dat
  * and make each kind of MPI-IO call once per rank, in this order, with the sizes below (the test
  * asserts them): open, write_at_all, write_at, write_shared, set_view, write_all, read_at_all,

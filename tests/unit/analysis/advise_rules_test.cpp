@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Every rule of `eziotrace advise` on two small archives written here: one where it fires, one
 // where it does not, in each of advise's outputs (text and --json). Thresholds are lowered with
 // --config so that a few calls make the case.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Exact answers of the analyzers on the synthetic archive of synthetic.cpp. Durations are in ns
 // (resolution 1e9), so seconds below are ns * 1e-9.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The analyzers on a real EZTrace 2.0 archive (with its definition defects), recorded here with
 // `eztrace -t posixio`: the profile must match per-region counts and times computed independently
 // with python3-otf2, and the file view must see exactly the bytes the program wrote.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The trace model (analysis/model/) on the synthetic archive of synthetic.cpp and on events fed by
 // hand: definitions, event streaming, call pairing, layer names, what a recording observed, whose
 // files are whose; and the analyzers' clean failure on broken archives.

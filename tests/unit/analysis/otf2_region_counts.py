@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-only
 """Independent reference for the profile test: per region name, the number of ENTER events and
 the summed inclusive time in ticks, computed with python3-otf2's low-level bindings (run with
 /usr/bin/python3). The high-level otf2.reader refuses EZTrace archives (duplicate definition

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Mutation fuzzing of the reading path: a valid synthetic archive is damaged in many random ways
 // (flipped bytes, truncation, zeroed or inserted ranges, in any of its files) and every analyzer
 // runs on it in a forked child. The child must end with success or a clean ezio::Error, never a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // What the loader, the C library and the tracer's start-up read, and the descriptors inherited from
 // the launcher, are not the application's I/O: advise speaks of the application's files only and
 // names the others as left out; `files` marks each file's origin (issue #27).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // Helpers shared by the analyzer tests: fresh temporary directories and reports as JSON.
 #include <cstdlib>

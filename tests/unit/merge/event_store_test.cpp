@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The merge's event store (converters/merge/event_store.h): what is appended comes back exactly,
 // whatever the kinds, fields, attribute types and record sizes, from a file nobody else sees.
 #include "converters/merge/event_store.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The merge on a real EZTrace run of io_threads with a synthesized kernel archive: EZTrace's
 // groups and communicators, and what the merge drops with EZTrace's own I/O.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // What the merge's tests share: real EZTrace runs of io_threads (3 threads, an exec'd child) and of
 // mpi_io under mpirun in EZTrace's MPI mode, each merged with a kernel archive synthesized from

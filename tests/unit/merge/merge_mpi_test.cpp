@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The merge on a real EZTrace run of mpi_io under mpirun in EZTrace's MPI mode, with a
 // synthesized kernel archive: the ranks' shared archive, their clocks, communicators and MPI
 // events.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The merge on a real EZTrace run of io_threads (3 threads, an exec'd child) with a kernel
 // archive synthesized from it (synthetic_kernel.cpp): alignment, the self-check, one-for-one user
 // events, the user handle -> kernel file tie, and the readers' verdicts (otf2-print, python3-otf2,

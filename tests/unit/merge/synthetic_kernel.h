@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // A kernel archive written the way docs/trace-model.md says the recorder writes it, built from a
 // real EZTrace run: every user call that always reaches the kernel gets its system call strictly

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // A process whose EZTrace archive cannot be read (EZTrace wrote it corrupt, or it was cut short)
 // is merged as a process without user trace, named with the reason, while the other processes
 // merge as usual; with no readable archive left, the result is the kernel archive saying why.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The typed event helpers of common/otf2 (EventWriter, EventAttributes): each attribute's value
 // is written with the type common/schema/attributes.h gives it, as an independent reader
 // (python3-otf2, tests/support/otf2_dump.py) reads it, and a value of the wrong kind is refused.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The OTF2 writing of the recorder, on synthetic records: round trip through an independent reader.
 #include "recorder/archive/kernel_archive.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The probe plan kept between recordings (recorder/probe/kernel_cache.h) reads back as it was
 // written.
 #include "recorder/probe/probe_plan_json.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "recorder/decode/record_store.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The HTML report as a person sees it: headless Chromium renders the report of the demo and of two
 // advise workloads to PNG (kept under the build tree's scratch directory), loads it without a
 // console error, shows every section, and its funnel's numbers equal `eziotrace layers --json`.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // A Pajé file as the tests read it: calls per row, block requests per lane, links by key.
 #include <cstdint>

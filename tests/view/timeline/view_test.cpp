@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The timeline exports on real recordings: the Pajé file holds exactly the calls per
 // layer row, the block requests and the call -> request links that python3-otf2 finds in the
 // archive; links start inside their call and end at their request; lanes never overlap. ViTE

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // The rows ViTE gives the locations of an OTF2 archive, as a person sees them: the leaf
 // containers (one per location) of ViTE's SVG export, named and in its order, and their heights

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The `mpiio` EZTrace module (docs/mpiio.md): MPI_File_* calls wrapped through PMPI and recorded
 // into EZTrace's own archive, with EZTrace's clock and event writer, as OTF2 I/O operations of the
 // "MPI-IO" paradigm inside a region named after the function.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // MPI_File_* calls that change a file's state.
 #include "mpiio.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // One OTF2 I/O handle per MPI_File, and one IoFile per handle or deleted path.
 #include <pthread.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Registration with EZTrace and the definitions written at the end of the run.
 #include <eztrace-lib/eztrace.h>
 #include <eztrace-lib/eztrace_module.h>

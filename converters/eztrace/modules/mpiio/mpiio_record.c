@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Writing the module's events with EZTrace's event writer and clock.
 #include <eztrace-lib/eztrace.h>
 #include <stdatomic.h>

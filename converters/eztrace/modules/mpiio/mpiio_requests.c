@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Non-blocking MPI-IO operations end when their request completes: MPI_Wait, MPI_Test and their
 // -all, -any and -some forms.
 #define _GNU_SOURCE

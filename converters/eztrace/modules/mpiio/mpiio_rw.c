@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The data-moving MPI_File_* wrappers with `int` counts, and the split collectives' ends.
 #include "mpiio_rw.inc"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // MPI 4's large-count `_c` forms (MPICH 4.0 has them; an MPI 3 library, Open MPI 4.1, does not).
 #include <mpi.h>
 
