@@ -67,18 +67,29 @@ std::unique_ptr<KernelSource> open_service_or(
     }
     return through_service(o, socket, ring_bytes, store, first);
   }
+  // A user who cannot look into the socket's directory cannot tell a running service from a
+  // directory an older version left closed: both reasons are said when neither path records.
+  std::string service_refusal;
   if (tries_service(o, socket)) {
     try {
       return through_service(o, socket, ring_bytes, store, first);
     } catch (const Error& e) {
-      if (geteuid() != 0) throw;
-      spdlog::warn("{}; recording without it (--no-service does so from the start)", e.what());
+      if (geteuid() != 0 && is_socket(socket)) throw;
+      if (geteuid() != 0) {
+        service_refusal = e.what();
+      } else {
+        spdlog::warn("{}; recording without it (--no-service does so from the start)", e.what());
+      }
     }
   }
   try {
     return in_process();
   } catch (const Error& e) {
     if (geteuid() == 0 || o.kernel_path == Path::kInProcess) throw;
+    if (!service_refusal.empty()) {
+      fail_with(e.exit_code(), "{} And through the recording service: {}.", e.what(),
+                service_refusal);
+    }
     if (!o.probe_cache && is_socket(socket)) {
       fail_with(e.exit_code(),
                 "{} (--no-probe-cache records without eziotraced, whose programs were loaded when "

@@ -166,12 +166,18 @@ static void stdio_passthrough(void) {
   fclose(f);
 }
 
-/* Four threads writing 64 KiB O_DIRECT records to their own file on the same device at once. */
+/* Eight threads writing 64 KiB O_DIRECT records to their own file on the same device at once. They
+ * start their writes together (a barrier): a thread created late could otherwise write most of its
+ * records alone, waiting for nobody, and the interference the rule looks for would depend on how
+ * the scheduler ordered the threads' start. */
+static pthread_barrier_t writers_ready;
+
 static void* direct_writer(void* arg) {
   char name[PATH_MAX];
   snprintf(name, sizeof(name), "%s/thread-%ld.dat", dir, (long)arg);
   int fd = open_or_die(name, O_WRONLY | O_CREAT | O_TRUNC | O_DIRECT);
   char* b = aligned(1 << 16);
+  pthread_barrier_wait(&writers_ready);
   for (int i = 0; i < 400; i++)
     if (write(fd, b, 1 << 16) != 1 << 16) die("write");
   close(fd);
@@ -180,9 +186,11 @@ static void* direct_writer(void* arg) {
 }
 
 static void threads(void) {
-  pthread_t t[4];
-  for (long i = 0; i < 4; i++) pthread_create(&t[i], NULL, direct_writer, (void*)i);
-  for (int i = 0; i < 4; i++) pthread_join(t[i], NULL);
+  pthread_t t[8];
+  pthread_barrier_init(&writers_ready, NULL, 8);
+  for (long i = 0; i < 8; i++) pthread_create(&t[i], NULL, direct_writer, (void*)i);
+  for (int i = 0; i < 8; i++) pthread_join(t[i], NULL);
+  pthread_barrier_destroy(&writers_ready);
 }
 
 /* 96 MiB of buffered 1 MiB writes, as fast as the page cache takes them: with the device's BDI
