@@ -18,6 +18,12 @@ test_suite=(
   fio strace xvfb x11-apps imagemagick librsvg2-bin chromium xfsprogs btrfs-progs e2fsprogs util-linux procps git
   man-db bash-completion  # tests/e2e/docs: man -l, complete -p
   systemd passwd  # tests/e2e/service: systemd-analyze verify, systemd-socket-activate; useradd/groupadd
+  # The HPC stack's top (docs/mpiio.md, docs/hdf5.md): both MPIs, HDF5 in its three flavours, programs
+  # nobody here wrote (h5py with mpi4py, nccopy).
+  libopenmpi-dev openmpi-bin libhdf5-dev libhdf5-mpich-dev libhdf5-openmpi-dev hdf5-tools
+  python3-h5py-mpi python3-mpi4py netcdf-bin
+  # Many nodes and always-on metrics (docs/cluster.md, docs/metrics.md): the cluster's own engine.
+  slurm-wlm munge libslurm-dev prometheus
 )
 
 case "${1:-main}" in
