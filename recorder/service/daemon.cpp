@@ -99,9 +99,9 @@ void Daemon::run(int listen_fd) {
   refill_spare();
   for (;;) {
     epoll_event ev[16];
-    // Idle for 20 ms: time to make the next spare session. Not as soon as one is taken: the
-    // kernel's zeroing of its memory slows down its client's start (made at the TRACE, the
-    // application's exec took 6 ms instead of 0.3).
+    // Idle for a moment: time to make the next spare session. Not as soon as one is taken: the
+    // kernel's zeroing of its memory would slow down the start of the client that took it
+    // (docs/costs.md).
     int n = epoll_wait(epoll_.get(), ev, 16, spare_wanted() ? 20 : -1);
     if (n == 0) refill_spare();
     if (n < 0 && errno == EINTR) continue;

@@ -96,9 +96,9 @@ class Daemon {
   // Makes the sessions' rings apart from the loop (ring_maker.h); made in run() (the daemon may
   // fork before it, and the thread must not take the signals).
   std::unique_ptr<RingMaker> maker_;
-  // A session opened in advance, with the ring size clients ask for by default: opening one costs
-  // 5-20 ms (the ring's memory, and the kernel waits for an RCU grace period when the ring joins
-  // the programs' ring table), which would otherwise delay the application's start.
+  // A session opened in advance, with the ring size clients ask for by default: opening one (the
+  // ring's memory, and the kernel's RCU grace period when the ring joins the programs' ring
+  // table; docs/costs.md) would otherwise delay the application's start.
   std::optional<SessionKernel::Opened> spare_;
   unsigned making_spare_ = RingMaker::kNoSlot;  // the slot of the spare being made, if any
   bool spare_failed_ = false;  // no free slot (or no memory) last time: wait for a session to close

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // eziotraced's thread for the slow part of opening a session (SessionKernel::make_ring: the ring
-// buffer's memory and the kernel's RCU grace period, 5-20 ms), so that the daemon's loop, the only
+// buffer's memory and the kernel's RCU grace period; docs/costs.md), so that the daemon's loop, the only
 // thread that answers clients, never waits for it: no client waits behind another's session.
 // The loop owns the slots (reserved before a job, opened or given back after it); this thread
 // only makes and installs, or removes, the ring of the slot it is given.

@@ -60,6 +60,21 @@ class ServiceDaemon {
   std::unique_ptr<Background> daemon_;
 };
 
+// What one test suite shares: the users and an eziotraced of its own, made by the suite's
+// SetUpTestSuite (start) and ended by its TearDownTestSuite (stop), daemon first.
+struct SuiteServices {
+  std::unique_ptr<TestUsers> users;
+  std::unique_ptr<ServiceDaemon> daemon;
+  void start(const std::string& name) {
+    users = std::make_unique<TestUsers>();
+    daemon = std::make_unique<ServiceDaemon>(name);
+  }
+  void stop() {
+    daemon.reset();
+    users.reset();
+  }
+};
+
 // argv run as `user` (runuser), in directory `cwd`.
 Run as_user(const std::string& user, const std::vector<std::string>& argv,
             const std::filesystem::path& cwd = "/tmp");

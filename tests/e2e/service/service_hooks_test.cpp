@@ -18,23 +18,17 @@ using nlohmann::json;
 namespace ezio::test {
 namespace {
 
-TestUsers* users = nullptr;
-ServiceDaemon* daemon = nullptr;
+SuiteServices suite;
 
 class Hooks : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() {
-    users = new TestUsers();
-    daemon = new ServiceDaemon("hooks");
-  }
-  static void TearDownTestSuite() {
-    delete daemon;
-    delete users;
-  }
+  static void SetUpTestSuite() { suite.start("hooks"); }
+  static void TearDownTestSuite() { suite.stop(); }
 };
 
 bool attached() {
-  return !bpf_objects_of(daemon->pid(), "link_id").empty() || perf_events_of(daemon->pid()) > 0;
+  return !bpf_objects_of(suite.daemon->pid(), "link_id").empty() ||
+         perf_events_of(suite.daemon->pid()) > 0;
 }
 
 // `dd` writing `blocks` blocks of 4 KiB to `file` (nothing on stderr: its only writes are these).
@@ -45,8 +39,9 @@ std::string dd(const fs::path& file, int blocks) {
 
 // `eziotrace record` through the test's service of `sh -c script`, as user A.
 std::vector<std::string> record_sh(const fs::path& out, const std::string& script) {
-  return {EZIO_BINARY, "record", "--service=" + daemon->socket(), "-o", out.string(), "--", "sh",
-          "-c",        script};
+  return {EZIO_BINARY, "record",     "--service=" + suite.daemon->socket(),
+          "-o",        out.string(), "--",
+          "sh",        "-c",         script};
 }
 
 // The write calls the syscall layer recorded, and their bytes.
@@ -61,10 +56,10 @@ std::pair<long, long> syscall_writes(const fs::path& archive) {
 }
 
 TEST_F(Hooks, IdleServiceHasNoProgramAttached) {
-  ASSERT_TRUE(daemon->wait_sessions(0));
-  EXPECT_FALSE(bpf_objects_of(daemon->pid(), "prog_id").empty()) << "no program loaded";
-  EXPECT_TRUE(bpf_objects_of(daemon->pid(), "link_id").empty());
-  EXPECT_EQ(perf_events_of(daemon->pid()), 0u);
+  ASSERT_TRUE(suite.daemon->wait_sessions(0));
+  EXPECT_FALSE(bpf_objects_of(suite.daemon->pid(), "prog_id").empty()) << "no program loaded";
+  EXPECT_TRUE(bpf_objects_of(suite.daemon->pid(), "link_id").empty());
+  EXPECT_EQ(perf_events_of(suite.daemon->pid()), 0u);
 }
 
 TEST_F(Hooks, ASessionAttachesThemAndItsEndDetachesThem) {
@@ -83,7 +78,7 @@ TEST_F(Hooks, ASessionAttachesThemAndItsEndDetachesThem) {
   std::ofstream(dir / "go").flush();
   t.join();
   ASSERT_EQ(r.status, 0) << r.err;
-  ASSERT_TRUE(daemon->wait_sessions(0));
+  ASSERT_TRUE(suite.daemon->wait_sessions(0));
   EXPECT_TRUE(wait_for([] { return !attached(); })) << "no session, the programs stay attached";
   auto [writes, bytes] = syscall_writes(dir / "trace");
   EXPECT_EQ(writes, 50);
@@ -112,7 +107,7 @@ TEST_F(Hooks, OverlappingSessionsBothRecordFully) {
   ASSERT_EQ(ra.status, 0) << ra.err;
   EXPECT_EQ(syscall_writes(da / "trace"), std::make_pair(25L, 25L * 4096));
   EXPECT_EQ(syscall_writes(db / "trace"), std::make_pair(7L, 7L * 4096));
-  ASSERT_TRUE(daemon->wait_sessions(0));
+  ASSERT_TRUE(suite.daemon->wait_sessions(0));
   EXPECT_TRUE(wait_for([] { return !attached(); }));
 }
 

@@ -23,19 +23,12 @@ using nlohmann::json;
 namespace ezio::test {
 namespace {
 
-TestUsers* users = nullptr;
-ServiceDaemon* daemon = nullptr;
+SuiteServices suite;
 
 class Service : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() {
-    users = new TestUsers();
-    daemon = new ServiceDaemon("main");
-  }
-  static void TearDownTestSuite() {
-    delete daemon;
-    delete users;
-  }
+  static void SetUpTestSuite() { suite.start("main"); }
+  static void TearDownTestSuite() { suite.stop(); }
 };
 
 std::vector<std::string> record_argv(const std::string& socket, const fs::path& out,
@@ -117,9 +110,9 @@ TEST_F(Service, UserRecordingMatchesInProcessAndDiskStats) {
   fs::path dir = user_dir(kUserA, "match");
   std::vector<std::string> work{EZIO_WORKLOAD, "odirect", file, "16", fs.device()};
   ezio::test::Run viaservice =
-      as_user(kUserA, record_argv(daemon->socket(), dir / "service", work), dir);
+      as_user(kUserA, record_argv(suite.daemon->socket(), dir / "service", work), dir);
   ASSERT_EQ(viaservice.status, 0) << viaservice.err;
-  EXPECT_EQ(owner_of(dir / "service" / "eziotrace.otf2"), users->uid(kUserA));
+  EXPECT_EQ(owner_of(dir / "service" / "eziotrace.otf2"), suite.users->uid(kUserA));
   Seen s = seen_in(dir / "service", fs.device());
   EXPECT_EQ(s.requests_on_device, value_of(viaservice.out, "stat_ios"));
   EXPECT_EQ(s.props["EZIOTRACE::RECORDING_PATH"], "eziotraced");
@@ -160,8 +153,8 @@ std::pair<ezio::test::Run, ezio::test::Run> both_at_once(const std::vector<std::
 
 TEST_F(Service, TwoUsersAtOnceSeeOnlyTheirOwn) {
   fs::path da = user_dir(kUserA, "both"), db = user_dir(kUserB, "both");
-  auto [ra, rb] = both_at_once(busy_io_argv(daemon->socket(), da, "a.bin"), da,
-                               busy_io_argv(daemon->socket(), db, "b.bin"), db);
+  auto [ra, rb] = both_at_once(busy_io_argv(suite.daemon->socket(), da, "a.bin"), da,
+                               busy_io_argv(suite.daemon->socket(), db, "b.bin"), db);
   ASSERT_EQ(ra.status, 0) << ra.err;
   ASSERT_EQ(rb.status, 0) << rb.err;
   Seen a = seen_in(da / "trace", "-"), b = seen_in(db / "trace", "-");
@@ -170,7 +163,7 @@ TEST_F(Service, TwoUsersAtOnceSeeOnlyTheirOwn) {
   EXPECT_FALSE(a.files.count((db / "b.bin").string()));
   EXPECT_FALSE(b.files.count((da / "a.bin").string()));
   for (long pid : a.pids) EXPECT_FALSE(b.pids.count(pid)) << pid;
-  EXPECT_EQ(owner_of(db / "trace" / "eziotrace.otf2"), users->uid(kUserB));
+  EXPECT_EQ(owner_of(db / "trace" / "eziotrace.otf2"), suite.users->uid(kUserB));
 }
 
 // Operations a layer recorded (0 when the archive says it was not observed).
@@ -187,9 +180,9 @@ long operations(std::map<std::string, json>& counts, const std::string& layer) {
 // others, while a recording at the same time on the same service gets every layer.
 TEST_F(Service, EachRecordingGetsTheLayersItAskedFor) {
   fs::path da = user_dir(kUserA, "layers"), db = user_dir(kUserB, "layers");
-  std::vector<std::string> few = busy_io_argv(daemon->socket(), da, "a.bin");
+  std::vector<std::string> few = busy_io_argv(suite.daemon->socket(), da, "a.bin");
   few.insert(few.begin() + 2, "--layers=syscall");
-  auto [ra, rb] = both_at_once(few, da, busy_io_argv(daemon->socket(), db, "b.bin"), db);
+  auto [ra, rb] = both_at_once(few, da, busy_io_argv(suite.daemon->socket(), db, "b.bin"), db);
   ASSERT_EQ(ra.status, 0) << ra.err;
   ASSERT_EQ(rb.status, 0) << rb.err;
   EXPECT_EQ(ra.err.find("not applied"), std::string::npos) << ra.err;
@@ -208,7 +201,7 @@ TEST_F(Service, EachRecordingGetsTheLayersItAskedFor) {
 // --no-probe-cache cannot reach the service's programs, loaded once: refused, not ignored.
 TEST_F(Service, NoProbeCacheIsRefusedThroughTheService) {
   fs::path dir = user_dir(kUserA, "nocache");
-  std::vector<std::string> argv = record_argv(daemon->socket(), dir / "trace", {"true"});
+  std::vector<std::string> argv = record_argv(suite.daemon->socket(), dir / "trace", {"true"});
   argv.insert(argv.begin() + 2, "--no-probe-cache");
   ezio::test::Run r = as_user(kUserA, argv, dir);
   EXPECT_NE(r.status, 0);
@@ -219,8 +212,10 @@ TEST_F(Service, NoProbeCacheIsRefusedThroughTheService) {
 
 TEST_F(Service, RefusesProcessesNotTheUsersWaitingChild) {
   // Positive control: its own child before exec is accepted.
-  EXPECT_EQ(as_user(kUserA, {EZIO_TRACE_CLIENT, daemon->socket(), "own-child"}).out, "accepted\n");
-  ezio::test::Run after_exec = as_user(kUserA, {EZIO_TRACE_CLIENT, daemon->socket(), "exec-child"});
+  EXPECT_EQ(as_user(kUserA, {EZIO_TRACE_CLIENT, suite.daemon->socket(), "own-child"}).out,
+            "accepted\n");
+  ezio::test::Run after_exec =
+      as_user(kUserA, {EZIO_TRACE_CLIENT, suite.daemon->socket(), "exec-child"});
   EXPECT_NE(after_exec.out.find("refused: eziotraced refuses to trace"), std::string::npos)
       << after_exec.out << after_exec.err;
   EXPECT_NE(after_exec.out.find("exec"), std::string::npos) << after_exec.out;
@@ -231,29 +226,31 @@ TEST_F(Service, RefusesProcessesNotTheUsersWaitingChild) {
     SCOPED_TRACE(what);
     pid_t sleeper = child_of(bg->pid());  // runuser's child, the sleep
     ASSERT_GT(sleeper, 0);
-    ezio::test::Run r =
-        as_user(kUserA, {EZIO_TRACE_CLIENT, daemon->socket(), "pid", std::to_string(sleeper)});
+    ezio::test::Run r = as_user(
+        kUserA, {EZIO_TRACE_CLIENT, suite.daemon->socket(), "pid", std::to_string(sleeper)});
     // Killed now: runuser's death would leave it running as the test user.
     end_process(sleeper);
     EXPECT_NE(r.out.find("is not a child of the requesting process"), std::string::npos) << r.out;
   }
   // Root's client, whose child became another user before asking: refused on the uid.
-  ezio::test::Run setuid = run(
-      {EZIO_TRACE_CLIENT, daemon->socket(), "setuid-child", std::to_string(users->uid(kUserB))});
+  ezio::test::Run setuid = run({EZIO_TRACE_CLIENT, suite.daemon->socket(), "setuid-child",
+                                std::to_string(suite.users->uid(kUserB))});
   EXPECT_NE(setuid.out.find("not as the requesting user"), std::string::npos) << setuid.out;
-  EXPECT_TRUE(daemon->wait_sessions(0));
+  EXPECT_TRUE(suite.daemon->wait_sessions(0));
 }
 
 TEST_F(Service, UserOutsideTheGroupIsRefusedClearly) {
   fs::path dir = user_dir(kUserC, "refused");
-  ezio::test::Run r = as_user(kUserC, record_argv(daemon->socket(), dir / "trace", {"true"}), dir);
+  ezio::test::Run r =
+      as_user(kUserC, record_argv(suite.daemon->socket(), dir / "trace", {"true"}), dir);
   EXPECT_NE(r.status, 0);
   EXPECT_NE(r.err.find("you are not in group eziotrace"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(dir / "trace"));
   // The daemon refuses C itself too, even where the socket lets C in.
-  chmod(daemon->socket().c_str(), 0666);
-  ezio::test::Run direct = as_user(kUserC, {EZIO_TRACE_CLIENT, daemon->socket(), "own-child"});
-  chmod(daemon->socket().c_str(), 0660);
+  chmod(suite.daemon->socket().c_str(), 0666);
+  ezio::test::Run direct =
+      as_user(kUserC, {EZIO_TRACE_CLIENT, suite.daemon->socket(), "own-child"});
+  chmod(suite.daemon->socket().c_str(), 0660);
   EXPECT_NE(direct.out.find("may not record through eziotraced"), std::string::npos) << direct.out;
 }
 
@@ -263,7 +260,7 @@ TEST_F(Service, SetuidProgramLeavesTheRecording) {
   fs::path dir = user_dir(kUserA, "setuid");
   std::string mine = (dir / "done").string();
   ezio::test::Run r = as_user(kUserA,
-                              record_argv(daemon->socket(), dir / "trace",
+                              record_argv(suite.daemon->socket(), dir / "trace",
                                           {"sh", "-c", "mount >/dev/null; echo done > " + mine}),
                               dir);
   ASSERT_EQ(r.status, 0) << r.err;
@@ -279,38 +276,40 @@ TEST_F(Service, SetuidProgramLeavesTheRecording) {
 
 // One user cannot take every connection: the 17th of a user's is refused, root's are not counted.
 TEST_F(Service, ConnectionsPerUserAreLimited) {
-  ezio::test::Run r = as_user(kUserA, {EZIO_TRACE_CLIENT, daemon->socket(), "connections", "16"});
+  ezio::test::Run r =
+      as_user(kUserA, {EZIO_TRACE_CLIENT, suite.daemon->socket(), "connections", "16"});
   EXPECT_NE(r.out.find("refused: you have 16 connections to eziotraced open already"),
             std::string::npos)
       << r.out << r.err;
-  EXPECT_EQ(as_user(kUserA, {EZIO_TRACE_CLIENT, daemon->socket(), "connections", "15"}).out,
+  EXPECT_EQ(as_user(kUserA, {EZIO_TRACE_CLIENT, suite.daemon->socket(), "connections", "15"}).out,
             "accepted\n");
-  EXPECT_TRUE(daemon->wait_sessions(0));
+  EXPECT_TRUE(suite.daemon->wait_sessions(0));
 }
 
 // The service's connections in all are limited too (root's count there): the 257th is refused.
 TEST_F(Service, ConnectionsInAllAreLimited) {
-  ASSERT_TRUE(daemon->wait_sessions(0));
-  EXPECT_NE(must_run({EZIO_TRACE_CLIENT, daemon->socket(), "connections", "256"})
+  ASSERT_TRUE(suite.daemon->wait_sessions(0));
+  EXPECT_NE(must_run({EZIO_TRACE_CLIENT, suite.daemon->socket(), "connections", "256"})
                 .find("refused: eziotraced serves too many connections"),
             std::string::npos);
-  EXPECT_EQ(must_run({EZIO_TRACE_CLIENT, daemon->socket(), "connections", "255"}), "accepted\n");
-  EXPECT_TRUE(daemon->wait_sessions(0));
+  EXPECT_EQ(must_run({EZIO_TRACE_CLIENT, suite.daemon->socket(), "connections", "255"}),
+            "accepted\n");
+  EXPECT_TRUE(suite.daemon->wait_sessions(0));
 }
 
 TEST_F(Service, KilledClientFreesItsSession) {
-  ASSERT_TRUE(daemon->wait_sessions(0));
+  ASSERT_TRUE(suite.daemon->wait_sessions(0));
   fs::path dir = user_dir(kUserA, "killed");
   Background client({"runuser", "-u", kUserA, "--", EZIO_BINARY, "record",
-                     "--service=" + daemon->socket(), "-o", (dir / "trace").string(), "--", "sleep",
-                     "8"});
-  ASSERT_TRUE(daemon->wait_sessions(1)) << daemon->status().dump();
-  json st = daemon->status();
+                     "--service=" + suite.daemon->socket(), "-o", (dir / "trace").string(), "--",
+                     "sleep", "8"});
+  ASSERT_TRUE(suite.daemon->wait_sessions(1)) << suite.daemon->status().dump();
+  json st = suite.daemon->status();
   ASSERT_EQ(st["visible"].size(), 1u);
   pid_t pid = st["visible"][0]["pid"];
   pid_t application = child_of(pid);
   ASSERT_EQ(kill(pid, SIGKILL), 0);
-  EXPECT_TRUE(daemon->wait_sessions(0)) << daemon->status().dump();
+  EXPECT_TRUE(suite.daemon->wait_sessions(0)) << suite.daemon->status().dump();
   end_process(application);  // left running untraced by its killed recorder
 }
 
