@@ -101,6 +101,9 @@ struct hdf5_call {
   OTF2_IoHandleRef handle;
   uint64_t matching_id;
   uint64_t bytes;
+  // The ENTER's time, also the IoOperationBegin's; the IoOperationComplete's, also the LEAVE's
+  // (0: none yet). One clock read each: the operation is the call.
+  uint64_t entered, completed;
 };
 // What the ENTER (or an IoOperationBegin) says about the object, as OTF2 attributes.
 struct hdf5_describe {

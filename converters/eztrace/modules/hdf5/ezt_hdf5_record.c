@@ -74,13 +74,15 @@ int hdf5_enter(struct hdf5_call* call, int* region_cache, const char* name,
   call->handle = OTF2_UNDEFINED_IO_HANDLE;
   call->matching_id = 0;
   call->bytes = 0;
+  call->entered = call->completed = 0;
   if (depth++ > 0 || !can_record() || recursion_shield_on()) return 0;
   set_recursion_shield_on();
   if (*region_cache < 0) *region_cache = ezt_otf2_register_function(name);
   call->region = *region_cache;
   if (call->region >= 0) {
     OTF2_AttributeList* list = attributes(describe);
-    OTF2_EvtWriter_Enter(evt_writer, list, ezt_get_timestamp(), (OTF2_RegionRef)call->region);
+    call->entered = ezt_get_timestamp();
+    OTF2_EvtWriter_Enter(evt_writer, list, call->entered, (OTF2_RegionRef)call->region);
   }
   set_recursion_shield_off();
   return call->region >= 0;
@@ -91,7 +93,8 @@ void hdf5_leave(struct hdf5_call* call, const struct hdf5_describe* describe) {
   if (call->region < 0 || !can_record()) return;
   set_recursion_shield_on();
   OTF2_AttributeList* list = attributes(describe);
-  OTF2_EvtWriter_Leave(evt_writer, list, ezt_get_timestamp(), (OTF2_RegionRef)call->region);
+  uint64_t t = call->completed ? call->completed : ezt_get_timestamp();
+  OTF2_EvtWriter_Leave(evt_writer, list, t, (OTF2_RegionRef)call->region);
   set_recursion_shield_off();
 }
 
@@ -105,7 +108,7 @@ void hdf5_io_begin(struct hdf5_call* call, OTF2_IoHandleRef handle, OTF2_IoOpera
                                                                : OTF2_IO_OPERATION_FLAG_NONE;
   set_recursion_shield_on();
   OTF2_AttributeList* list = attributes(describe);
-  OTF2_EvtWriter_IoOperationBegin(evt_writer, list, ezt_get_timestamp(), handle, mode, flags, bytes,
+  OTF2_EvtWriter_IoOperationBegin(evt_writer, list, call->entered, handle, mode, flags, bytes,
                                   call->matching_id);
   set_recursion_shield_off();
 }
@@ -113,7 +116,8 @@ void hdf5_io_begin(struct hdf5_call* call, OTF2_IoHandleRef handle, OTF2_IoOpera
 void hdf5_io_complete(struct hdf5_call* call, int succeeded) {
   if (call->region < 0 || !call->matching_id || !can_record()) return;
   set_recursion_shield_on();
-  OTF2_EvtWriter_IoOperationComplete(evt_writer, NULL, ezt_get_timestamp(), call->handle,
+  call->completed = ezt_get_timestamp();
+  OTF2_EvtWriter_IoOperationComplete(evt_writer, NULL, call->completed, call->handle,
                                      succeeded ? call->bytes : 0, call->matching_id);
   set_recursion_shield_off();
 }
