@@ -52,6 +52,8 @@ const struct hdf5_api* hdf5_api(void);
 // dataset's extent (H5S_ALL; in HDF5 1.14 also H5S_BLOCK and H5S_PLIST, ids 1 and 2).
 uint64_t hdf5_points(hid_t dataset, hid_t mem_space, hid_t file_space);
 uint64_t hdf5_points_of_space(hid_t space);
+// The size of a type (H5Tget_size; predefined native types from a table read once).
+uint64_t hdf5_type_size(hid_t type);
 // 1 when the transfer plist asks for collective I/O (parallel HDF5), else 0.
 int hdf5_xfer_collective(hid_t dxpl);
 // Whether a libhdf5 is loaded in this process.

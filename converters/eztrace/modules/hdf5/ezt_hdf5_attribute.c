@@ -75,7 +75,7 @@ static void transfer_begin(struct hdf5_call* call, OTF2_IoOperationMode mode, hi
                            hid_t mem_type_id) {
   struct hdf5_object o;
   hdf5_object_get(attr_id, 1, &o);
-  uint64_t bytes = o.points * hdf5_api()->Tget_size(mem_type_id);
+  uint64_t bytes = o.points * hdf5_type_size(mem_type_id);
   struct hdf5_describe d = {o.name, HDF5_LAYOUT_NONE, 0, 0};
   hdf5_io_begin(call, o.handle, mode, bytes, &d);
 }

@@ -82,8 +82,7 @@ static void transfer_begin(struct hdf5_call* call, OTF2_IoOperationMode mode, hi
                            hid_t dxpl_id) {
   struct hdf5_object o;
   hdf5_object_get(dset_id, 0, &o);
-  const struct hdf5_api* h5 = hdf5_api();
-  uint64_t bytes = hdf5_points(dset_id, mem_space_id, file_space_id) * h5->Tget_size(mem_type_id);
+  uint64_t bytes = hdf5_points(dset_id, mem_space_id, file_space_id) * hdf5_type_size(mem_type_id);
   struct hdf5_describe d = {o.name, o.layout, o.chunk_bytes, hdf5_xfer_collective(dxpl_id)};
   hdf5_io_begin(call, o.handle, mode, bytes, &d);
 }

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // Describing objects: their path in the file and a dataset's layout.
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <pthread.h>
 #include <string.h>
 
 #include "ezt_hdf5.h"
@@ -74,4 +77,40 @@ int hdf5_xfer_collective(hid_t dxpl) {
   // H5P_DEFAULT is independent, and serial HDF5 has no collective I/O.
   if (dxpl == H5P_DEFAULT || !h5->Pget_dxpl_mpio) return 0;
   return h5->Pget_dxpl_mpio(dxpl, &mode) >= 0 && mode == 1;
+}
+
+// HDF5's predefined native types cannot be changed (H5Tset_size fails on them): their sizes are
+// read once, which spares most transfers an API call. Their ids are the library's globals.
+static const char* const native_types[] = {
+    "H5T_NATIVE_SCHAR_g",   "H5T_NATIVE_UCHAR_g",  "H5T_NATIVE_SHORT_g",  "H5T_NATIVE_USHORT_g",
+    "H5T_NATIVE_INT_g",     "H5T_NATIVE_UINT_g",   "H5T_NATIVE_LONG_g",   "H5T_NATIVE_ULONG_g",
+    "H5T_NATIVE_LLONG_g",   "H5T_NATIVE_ULLONG_g", "H5T_NATIVE_FLOAT_g",  "H5T_NATIVE_DOUBLE_g",
+    "H5T_NATIVE_LDOUBLE_g", "H5T_NATIVE_INT8_g",   "H5T_NATIVE_UINT8_g",  "H5T_NATIVE_INT16_g",
+    "H5T_NATIVE_UINT16_g",  "H5T_NATIVE_INT32_g",  "H5T_NATIVE_UINT32_g", "H5T_NATIVE_INT64_g",
+    "H5T_NATIVE_UINT64_g",  "H5T_NATIVE_HSIZE_g",  "H5T_NATIVE_HBOOL_g",  "H5T_NATIVE_B8_g",
+};
+enum { kNativeTypes = sizeof native_types / sizeof *native_types };
+static hid_t native_id[kNativeTypes];
+static size_t native_size[kNativeTypes];
+static pthread_once_t natives_once = PTHREAD_ONCE_INIT;
+
+// At the first transfer: the library is initialized by then (a dataset or attribute is open).
+// The global in use is the first definition (a program that names H5T_NATIVE_INT has its own copy,
+// which libhdf5 uses too), else libhdf5's own where it was loaded RTLD_LOCAL.
+static void read_natives(void) {
+  const struct hdf5_api* h5 = hdf5_api();
+  for (int i = 0; i < kNativeTypes; i++) {
+    const hid_t* id = dlsym(RTLD_DEFAULT, native_types[i]);
+    if (!id) id = hdf5_real_symbol(native_types[i]);
+    native_id[i] = id && *id > 0 && h5->Tget_size ? *id : -1;
+    native_size[i] = native_id[i] > 0 ? h5->Tget_size(native_id[i]) : 0;
+  }
+}
+
+uint64_t hdf5_type_size(hid_t type) {
+  pthread_once(&natives_once, read_natives);
+  for (int i = 0; i < kNativeTypes; i++)
+    if (native_id[i] == type) return native_size[i];
+  const struct hdf5_api* h5 = hdf5_api();
+  return h5->Tget_size ? h5->Tget_size(type) : 0;
 }
