@@ -6,6 +6,7 @@
 #include "common/error.h"
 #include "common/schema/files.h"
 #include "converters/eztrace/alignment_capture.h"
+#include "converters/eztrace/module_use.h"
 #include "converters/merge/arguments.h"
 
 namespace ezio::converters {
@@ -122,6 +123,7 @@ MergeSummary merge_from(MergeSources sources, const std::filesystem::path& kerne
 MergeSummary finish_eztrace(const EztraceSetup& setup, const std::filesystem::path& kernel_anchor,
                             const std::filesystem::path& out_dir,
                             std::unique_ptr<EventStore> kernel_events) {
+  warn_unused_modules(setup.modules, setup.sidecar_dir);
   // EZTRACE_TRACE_DIR is private to the run: everything in it is EZTrace's.
   MergeSources sources{setup.sidecar_dir, {setup.trace_dir}, [](const Sidecar& s) {
                          return std::vector{s.trace_dir() / "eztrace_log.otf2"};

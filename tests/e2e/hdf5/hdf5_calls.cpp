@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "hdf5_calls.h"
+
+namespace ezio::test {
+
+using Kind = ezio::otf2::EventKind;
+
+Hdf5Archive::Hdf5Archive(const std::filesystem::path& anchor)
+    : a_(ezio::otf2::read_archive(anchor)) {}
+
+bool Hdf5Archive::of_paradigm(uint64_t handle, const char* paradigm) const {
+  auto h = a_.defs.io_handles.find(static_cast<ezio::otf2::Ref>(handle));
+  if (h == a_.defs.io_handles.end()) return false;
+  auto p = a_.defs.io_paradigms.find(h->second.paradigm);
+  return p != a_.defs.io_paradigms.end() && a_.defs.str(p->second.identification) == paradigm;
+}
+
+void Hdf5Archive::attributes(const ezio::otf2::Event& e,
+                             std::map<std::string, std::string>& strings,
+                             std::map<std::string, uint64_t>* numbers) const {
+  for (const auto& attr : e.attributes) {
+    std::string name = a_.defs.str(a_.defs.attributes.at(attr.id).name);
+    if (attr.type == OTF2_TYPE_STRING) {
+      strings[name] = a_.defs.str(attr.value.stringRef);
+    } else if (numbers) {
+      (*numbers)[name] = attr.value.uint64;
+    }
+  }
+}
+
+// An event inside an outermost HDF5 call: its own HDF5 events, and the writes made under it.
+void Hdf5Archive::nested_event(Hdf5Call& c, const ezio::otf2::Event& e,
+                               const std::string& region) const {
+  bool hdf5 = ezio::otf2::is_io_event(e.kind) && of_paradigm(e.ref, "HDF5");
+  if (hdf5 && e.kind == Kind::IoOperationBegin) {
+    c.has_op = true;
+    c.mode = e.f1;
+    c.flags = e.f2;
+    c.bytes_request = e.a;
+    attributes(e, c.op, &c.op_number);
+    c.handle_path = a_.defs.handle_path(e.ref).value_or("");
+  } else if (hdf5 && e.kind == Kind::IoOperationComplete) {
+    c.bytes_result = e.a;
+  } else if (hdf5 && e.kind == Kind::IoCreateHandle) {
+    c.created_handle = true;
+    c.handle_path = a_.defs.handle_path(e.ref).value_or("");
+  } else if (hdf5 && e.kind == Kind::IoDestroyHandle) {
+    c.destroyed_handle = true;
+  } else if (e.kind == Kind::IoOperationComplete && (region == "pwrite" || region == "write") &&
+             e.a != UINT64_MAX) {
+    c.posix_write_bytes += e.a;
+  } else if (e.kind == Kind::Enter && (region == "syscall:pwrite64" || region == "syscall:write")) {
+    for (const auto& attr : e.attributes) {
+      if (a_.defs.str(a_.defs.attributes.at(attr.id).name) == "syscall.bytes") {
+        c.syscall_write_bytes += attr.value.uint64;
+      }
+    }
+  }
+}
+
+std::vector<Hdf5Call> Hdf5Archive::calls(uint64_t location) const {
+  const auto& d = a_.defs;
+  std::vector<Hdf5Call> out;
+  auto ev = a_.events.find(location);
+  if (ev == a_.events.end()) return out;
+  int call_depth = -1;
+  std::vector<std::string> stack;
+  for (const auto& e : ev->second) {
+    if (e.kind == Kind::Enter) {
+      std::string name = d.str(d.regions.at(e.ref).canonical);
+      if (call_depth < 0 && name.starts_with("H5")) {
+        call_depth = static_cast<int>(stack.size());
+        out.emplace_back();
+        out.back().name = name;
+        attributes(e, out.back().enter, &out.back().enter_number);
+      } else if (call_depth >= 0) {
+        ++out.back().nested[name];
+      }
+      stack.push_back(name);
+      if (call_depth >= 0) nested_event(out.back(), e, name);
+    } else if (e.kind == Kind::Leave) {
+      if (!stack.empty()) stack.pop_back();
+      if (call_depth >= 0 && static_cast<int>(stack.size()) == call_depth) {
+        attributes(e, out.back().leave, nullptr);
+        call_depth = -1;
+      }
+    } else if (call_depth >= 0) {
+      nested_event(out.back(), e, stack.empty() ? "" : stack.back());
+    }
+  }
+  return out;
+}
+
+std::map<std::string, int> count_names(const std::vector<Hdf5Call>& calls) {
+  std::map<std::string, int> count;
+  for (const auto& c : calls) ++count[c.name];
+  return count;
+}
+
+}  // namespace ezio::test
