@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // The MPI module chosen for the application (docs/recording.md, "MPI programs"), under MPICH and
-// Open MPI: `-t posixio` alone gets the program's MPI module and mpiio, said once; an MPI module
-// that is not the program's is refused before anything runs. And an application that aborts inside
-// a collective write still leaves a readable archive that says what it lacks.
+// Open MPI, and for a Python program with mpi4py: `-t posixio` alone gets the program's MPI module
+// and mpiio, said once; an MPI module that is not the program's is refused before anything runs.
+// And an application that aborts inside a collective write still leaves a readable archive that
+// says what it lacks.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <regex>
 
 #include "mpiio_archive.h"
@@ -100,6 +102,40 @@ TEST_P(MpiChoice, AnAbortInsideACollectiveWriteLeavesAReadableArchiveSayingSo) {
   EXPECT_NE(r.err.find("user level: " + level), std::string::npos) << r.err;
   for (auto [rank, pid] : pids) {
     EXPECT_GE(archive.entered(pid, mpi.syscall_write), 1u) << "rank " << rank;
+  }
+}
+
+// A Python program is not linked against MPI: under a launcher, mpi4py's MPI is chosen (Debian's
+// python3-mpi4py is built against Open MPI), and its MPI-IO calls are recorded.
+TEST(MpiChoicePython, Mpi4pyUnderTheLauncherGetsItsMpiModuleAndMpiio) {
+  fs::path dir = ezio::test::scratch_dir("mpiio-choice-python");
+  fs::path script = dir / "write.py";
+  {
+    std::ofstream py(script);
+    py << "import os, sys\n"
+          "from mpi4py import MPI\n"
+          "c = MPI.COMM_WORLD\n"
+          "f = MPI.File.Open(c, sys.argv[1] + '/py.dat', MPI.MODE_CREATE | MPI.MODE_WRONLY)\n"
+          "f.Write_at_all(c.rank * 4096, bytearray(b'x' * 4096))\n"
+          "f.Close()\n"
+          "print(f'rank={c.rank} pid={os.getpid()} done', flush=True)\n";
+  }
+  auto r = ezio::test::eziotrace({"-t", "posixio", "-o", (dir / "out").string(), "--",
+                                  "mpirun.openmpi", "--allow-run-as-root", "-np", "2",
+                                  "/usr/bin/python3", script.string(), dir.string()});
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_EQ(occurrences(r.err, "uses Open MPI (libmpi.so.40 needed by "), 1u) << r.err;
+  EXPECT_NE(r.err.find("mpi4py/MPI."), std::string::npos) << r.err;
+  auto pids = pids_of_ranks(r.out, "done");
+  ASSERT_EQ(pids.size(), 2u) << r.out;
+  MpiioArchive archive(dir / "out" / "eziotrace.otf2");
+  for (auto [rank, pid] : pids) {
+    std::map<std::string, int> count;
+    for (const auto& c : archive.calls(pid)) ++count[c.name];
+    EXPECT_EQ(count,
+              (std::map<std::string, int>{
+                  {"MPI_File_open", 1}, {"MPI_File_write_at_all", 1}, {"MPI_File_close", 1}}))
+        << "rank " << rank;
   }
 }
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
-// The mpiio EZTrace module (docs/mpiio.md) end to end, under MPICH and Open MPI:
+// The mpiio EZTrace module (docs/mpiio.md) end to end, under MPICH and Open MPI (OMPIO, and ROMIO
+// with --mca io romio321):
 // tests/programs/mpiio/mpiio_calls.c built for each MPI, under `eziotrace -t <mpi>,mpiio,posixio
 // -- <its launcher> -np 2`, writing on a private loop device, read back from the merged archive.
 // Per rank: how often each MPI_File_* region was entered, each call's MPI-IO operation (mode,
@@ -122,7 +123,7 @@ TEST_P(MpiioModule, EveryCallOfEachRankIsRecordedWithItsBytesOffsetsAndPosixWork
   ASSERT_TRUE(fs::exists(fs::path(EZIO_BINARY).parent_path() / "eztrace" / mpi.name /
                          "libeztrace-mpiio.so"))
       << "the mpiio module was not built for " << mpi.name;
-  fs::path dir = ezio::test::scratch_dir("mpiio-e2e-" + mpi.name);
+  fs::path dir = ezio::test::scratch_dir("mpiio-e2e-" + mpi.label);
   fs::path out = dir / "out";
   // Without a journal: ext4's journal thread commits on its own timer, at times after the
   // recording ended but before the device's counters are read.
@@ -171,7 +172,7 @@ TEST_P(MpiioModule, EveryCallOfEachRankIsRecordedWithItsBytesOffsetsAndPosixWork
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Mpis, MpiioModule, testing::ValuesIn(ezio::test::mpis()),
+INSTANTIATE_TEST_SUITE_P(Mpis, MpiioModule, testing::ValuesIn(ezio::test::mpiio_implementations()),
                          ezio::test::mpi_name);
 
 // Without EZTrace's MPI module (none named, none found in the program) the program would abort

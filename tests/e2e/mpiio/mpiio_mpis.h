@@ -15,6 +15,7 @@ struct Mpi {
   std::vector<std::string> launcher;       // up to the program: {"mpiexec.mpich", "-np", "2"}
   bool large_count = false;                // the MPI has MPI 4's `_c` forms
   std::string posix_write, syscall_write;  // what its independent MPI-IO writes call
+  std::string label = name;                // the test's name for it
 
   // The program built for this MPI, under its launcher with 2 ranks.
   std::vector<std::string> command(const std::string& prog,
@@ -37,8 +38,18 @@ inline std::vector<Mpi> mpis() {
 }
 
 // gtest names a failing parameter by it.
-inline void PrintTo(const Mpi& mpi, std::ostream* os) { *os << mpi.name; }
+inline void PrintTo(const Mpi& mpi, std::ostream* os) { *os << mpi.label; }
 
-inline std::string mpi_name(const testing::TestParamInfo<Mpi>& info) { return info.param.name; }
+// And Open MPI with ROMIO instead of its default OMPIO.
+inline std::vector<Mpi> mpiio_implementations() {
+  std::vector<Mpi> out = mpis();
+  Mpi romio = out.back();
+  romio.launcher.insert(romio.launcher.begin() + 1, {"--mca", "io", "romio321"});
+  romio.label = "openmpi_romio";
+  out.push_back(romio);
+  return out;
+}
+
+inline std::string mpi_name(const testing::TestParamInfo<Mpi>& info) { return info.param.label; }
 
 }  // namespace ezio::test
