@@ -99,6 +99,9 @@ TEST_P(MpiChoice, AnAbortInsideACollectiveWriteLeavesAReadableArchiveSayingSo) {
   MpiioArchive archive(out / "eziotrace.otf2");
   std::string level = archive.node_string("EZIOTRACE::USER_LEVEL");
   EXPECT_TRUE(level.starts_with("missing: EZTrace wrote no trace")) << level;
+  // The kernel layers are whole; the application's end is the launcher's status.
+  EXPECT_EQ(archive.node_string("EZIOTRACE::STATUS"), "complete");
+  EXPECT_EQ(archive.node_string("EZIOTRACE::APPLICATION_END"), "exit status 7");
   EXPECT_NE(r.err.find("user level: " + level), std::string::npos) << r.err;
   for (auto [rank, pid] : pids) {
     EXPECT_GE(archive.entered(pid, mpi.syscall_write), 1u) << "rank " << rank;
