@@ -91,11 +91,15 @@ MpiUse mpi_of_python(const fs::path& python, const std::vector<std::string>& env
   return {};
 }
 
+bool is_python(const fs::path& program) {
+  static const std::regex python(R"(python[0-9.]*)");
+  return std::regex_match(program.filename().string(), python);
+}
+
 }  // namespace
 
 MpiUse mpi_of_program(const fs::path& program, const std::vector<std::string>& env) {
-  static const std::regex python(R"(python[0-9.]*)");
-  if (std::regex_match(program.filename().string(), python)) return mpi_of_python(program, env);
+  if (is_python(program)) return mpi_of_python(program, env);
   return mpi_of_elf(program, env);
 }
 
@@ -111,8 +115,7 @@ std::vector<std::string> modules_for(const std::vector<std::string>& modules,
   // A Python interpreter's MPI is mpi4py's: only under an MPI launcher, where the script is an
   // MPI program (alone, a Python script with mpi4py installed may well use no MPI).
   bool launched = !command.empty() && !launcher_mpi(command.front(), env).empty();
-  static const std::regex python(R"(python[0-9.]*)");
-  if (app.empty() || (!launched && std::regex_match(app.filename().string(), python))) {
+  if (app.empty() || (!launched && is_python(app))) {
     return modules;
   }
   MpiUse use = mpi_of_program(app, env);
