@@ -2,6 +2,8 @@
 #pragma once
 // The two MPIs the mpiio module's tests run under: the same programs, built for each
 // (tests/programs/mpiio), under each MPI's own launcher.
+#include <gtest/gtest.h>
+
 #include <ostream>
 #include <string>
 #include <vector>
