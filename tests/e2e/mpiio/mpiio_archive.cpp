@@ -87,16 +87,17 @@ size_t MpiioArchive::entered(uint64_t location, const std::string& name) const {
   return n;
 }
 
-uint64_t MpiioArchive::device_bytes(const std::string& dev) const {
+MpiioArchive::DeviceBytes MpiioArchive::device_bytes(const std::string& dev) const {
   const auto& d = a_.defs;
-  uint64_t bytes = 0;
+  DeviceBytes bytes;
   for (const auto& [loc, def] : d.locations) {
     if (d.str(def.name) != "block " + dev) continue;
-    bytes += d.location_property(loc, "EZIOTRACE::UNATTRIBUTED_BYTES").value_or(0);
+    bytes.unattributed += d.location_property(loc, "EZIOTRACE::UNATTRIBUTED_BYTES").value_or(0);
     auto ev = a_.events.find(loc);
     if (ev == a_.events.end()) continue;
     for (const auto& e : ev->second) {
-      if (e.kind == Kind::IoOperationBegin) bytes += e.a;
+      if (e.kind != Kind::IoOperationBegin) continue;
+      (e.f1 == OTF2_IO_OPERATION_MODE_READ ? bytes.read : bytes.written) += e.a;
     }
   }
   return bytes;
@@ -135,14 +136,14 @@ void MpiioArchive::record(MpiioCall& c, const ezio::otf2::Event& e) const {
   }
 }
 
-int64_t device_bytes_served(const std::string& dev) {
+DeviceStat device_bytes_served(const std::string& dev) {
   std::ifstream in("/sys/block/" + dev + "/stat");
   int64_t v[17] = {};
   for (auto& x : v) {
     if (!(in >> x)) throw std::runtime_error("/sys/block/" + dev + "/stat: fewer than 17 fields");
   }
   // Sectors read, written and discarded (Documentation/block/stat.rst), 512 bytes each.
-  return (v[2] + v[6] + v[13]) * 512;
+  return {v[2] * 512, (v[6] + v[13]) * 512};
 }
 
 }  // namespace ezio::test

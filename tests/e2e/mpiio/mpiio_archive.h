@@ -44,9 +44,12 @@ class MpiioArchive {
   // How many times location `location` entered region `name`.
   size_t entered(uint64_t location, const std::string& name) const;
 
-  // Bytes of the block requests recorded on device `dev` ("loop3"): its requests and the bytes
-  // the recorder counted without a request (EZIOTRACE::UNATTRIBUTED_BYTES).
-  uint64_t device_bytes(const std::string& dev) const;
+  // The block requests recorded on device `dev` ("loop3"): bytes read and written by its requests,
+  // and the bytes the recorder counted without a request (EZIOTRACE::UNATTRIBUTED_BYTES).
+  struct DeviceBytes {
+    uint64_t read = 0, written = 0, unattributed = 0;
+  };
+  DeviceBytes device_bytes(const std::string& dev) const;
 
   // A string / UINT64 property of the machine node ("" / nullopt without).
   std::string node_string(const std::string& name) const;
@@ -61,7 +64,10 @@ class MpiioArchive {
   ezio::otf2::Archive a_;
 };
 
-// Bytes device `dev` read, wrote and discarded so far (/sys/block/<dev>/stat).
-int64_t device_bytes_served(const std::string& dev);
+// Bytes device `dev` read, and wrote or discarded, so far (/sys/block/<dev>/stat).
+struct DeviceStat {
+  int64_t read = 0, written = 0;
+};
+DeviceStat device_bytes_served(const std::string& dev);
 
 }  // namespace ezio::test
