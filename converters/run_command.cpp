@@ -13,6 +13,7 @@
 #include "common/schema/files.h"
 #include "converters/eztrace/discovery.h"
 #include "converters/eztrace/environment.h"
+#include "converters/eztrace/mpi_detect.h"
 #include "converters/eztrace/run_merge.h"
 #include "converters/merge/event_store.h"
 #include "recorder/session/archive_output.h"
@@ -49,7 +50,9 @@ void run_command(const RunCommandOptions& o) {
   const fs::path& parts = parts_scratch.dir();
   if (o.keep_parts) parts_scratch.keep();  // kept whatever happens: that is what was asked
 
-  auto setup = prepare_eztrace(o.modules, parts / "eztrace");
+  // The MPI module follows the application's MPI (checked before anything runs).
+  std::vector<std::string> command_env = recorder::current_environment();
+  auto setup = prepare_eztrace(modules_for(o.modules, rec.command, command_env), parts / "eztrace");
   // EZTrace writes its trace from the application's process: under sudo that is the user.
   recorder::give_to(parts / "eztrace", recorder::target_user());
   recorder::RecordOptions kernel = rec;
@@ -58,7 +61,7 @@ void run_command(const RunCommandOptions& o) {
   // Read back by the merge (its definitions, and the event counts the recorder's copy must match),
   // then removed: only a kept one is read back on its own.
   kernel.read_back = o.keep_parts;
-  kernel.environment = recorder::current_environment();
+  kernel.environment = std::move(command_env);
   kernel.command = eztrace_command(setup, rec.command, kernel.environment);
   // Its gate lets EZTrace start up while the kernel side loads (docs/merge.md, Start-up).
   kernel.gate_helper = preload_helper_path().string();

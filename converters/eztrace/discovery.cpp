@@ -11,17 +11,23 @@ namespace ezio::converters {
 namespace {
 
 // Our own modules (docs/mpiio.md): eztrace/ beside the eziotrace binary (build tree), or
-// lib/eziotrace/eztrace/ of the install prefix. After EZTRACE_LIBRARY_PATH (the user's choice),
-// before EZTrace's own directory.
-std::vector<std::filesystem::path> own_module_dirs() {
+// lib/eziotrace/eztrace/ of the install prefix, the MPI-specific ones in eztrace/<mpi>/ (first,
+// when the run's MPI is known; all of them, to list what exists). After EZTRACE_LIBRARY_PATH
+// (the user's choice), before EZTrace's own directory.
+std::vector<std::filesystem::path> own_module_dirs(const std::vector<std::string>& mpis) {
   std::error_code ec;
   std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
   if (ec) return {};
-  return {exe.parent_path() / "eztrace",
-          (exe.parent_path() / "../lib/eziotrace/eztrace").lexically_normal()};
+  std::vector<std::filesystem::path> out;
+  for (auto base : {exe.parent_path() / "eztrace",
+                    (exe.parent_path() / "../lib/eziotrace/eztrace").lexically_normal()}) {
+    for (const auto& mpi : mpis) out.push_back(base / mpi);
+    out.push_back(base);
+  }
+  return out;
 }
 
-std::vector<std::filesystem::path> eztrace_library_dirs() {
+std::vector<std::filesystem::path> eztrace_library_dirs(const std::vector<std::string>& mpis) {
   std::vector<std::filesystem::path> dirs;
   if (const char* p = std::getenv("EZTRACE_LIBRARY_PATH")) {
     std::stringstream ss(p);
@@ -30,7 +36,7 @@ std::vector<std::filesystem::path> eztrace_library_dirs() {
       if (!d.empty()) dirs.emplace_back(d);
     }
   }
-  for (auto& d : own_module_dirs()) dirs.push_back(std::move(d));
+  for (auto& d : own_module_dirs(mpis)) dirs.push_back(std::move(d));
   dirs.emplace_back("/usr/lib/x86_64-linux-gnu");
   dirs.emplace_back("/usr/local/lib");
   return dirs;
@@ -38,8 +44,11 @@ std::vector<std::filesystem::path> eztrace_library_dirs() {
 
 }  // namespace
 
-std::optional<std::filesystem::path> find_eztrace_library(const std::string& file) {
-  for (const auto& d : eztrace_library_dirs()) {
+std::optional<std::filesystem::path> find_eztrace_library(const std::string& file,
+                                                          const std::string& mpi) {
+  std::vector<std::string> mpis;
+  if (!mpi.empty()) mpis.push_back(mpi);
+  for (const auto& d : eztrace_library_dirs(mpis)) {
     if (std::filesystem::exists(d / file)) return d / file;
   }
   return std::nullopt;
@@ -47,7 +56,7 @@ std::optional<std::filesystem::path> find_eztrace_library(const std::string& fil
 
 std::vector<std::string> available_eztrace_modules() {
   std::vector<std::string> out;
-  for (const auto& d : eztrace_library_dirs()) {
+  for (const auto& d : eztrace_library_dirs(module_mpis())) {
     std::error_code ec;
     for (const auto& e : std::filesystem::directory_iterator(d, ec)) {
       std::string f = e.path().filename().string();

@@ -20,6 +20,10 @@ struct EztraceSetup {
   std::vector<std::string> modules;   // as loaded, e.g. {"posixio"}
 };
 
+// The module names of `-t` arguments, each of which may hold several separated by ',' or ' ', in
+// order, each once.
+std::vector<std::string> split_modules(const std::vector<std::string>& module_args);
+
 // Builds the environment the `eztrace -t` launcher would (LD_PRELOAD of libeztrace-lib.so and
 // libeztrace-<module>.so, EZTRACE_TRACE) plus the preload helper, with EZTrace's output and the
 // alignment files in work_dir (created; should be private and empty). modules: names as
@@ -29,9 +33,10 @@ EztraceSetup prepare_eztrace(const std::vector<std::string>& modules,
                              const std::filesystem::path& work_dir);
 
 // The command line that runs `command` under EZTrace as set up: setup.env is added to env, except
-// when the command is MPICH's launcher (mpiexec.hydra, also as mpirun): then the settings reach
-// the ranks only, through -genv, because EZTrace's MPI module preloaded into the launcher and its
-// proxies (which never call MPI_Init) makes them abort at exit.
+// when the command is an MPI launcher (MPICH's mpiexec.hydra, Open MPI's orterun, also as mpirun,
+// mpiexec, mpirun.openmpi...): then the settings reach the ranks only, through -genv or -x,
+// because EZTrace's MPI module preloaded into the launcher and its proxies or daemons (which
+// never call MPI_Init) makes them abort at exit (mpi_launcher.cpp).
 std::vector<std::string> eztrace_command(const EztraceSetup& setup,
                                          const std::vector<std::string>& command,
                                          std::vector<std::string>& env);

@@ -29,7 +29,8 @@ TEST(Hdf5Parallel, CollectiveAndIndependentWritesHoldTheirMpiIoAndPosixCalls) {
   ASSERT_TRUE(fs::exists(program("hdf5_parallel")))
       << "hdf5_parallel was not built: libhdf5-mpich-dev or MPICH is missing (scripts/setup.sh)";
   ASSERT_TRUE(fs::exists(fs::path(EZIO_BINARY).parent_path() / "eztrace/libeztrace-hdf5.so"));
-  ASSERT_TRUE(fs::exists(fs::path(EZIO_BINARY).parent_path() / "eztrace/libeztrace-mpiio.so"));
+  ASSERT_TRUE(
+      fs::exists(fs::path(EZIO_BINARY).parent_path() / "eztrace/mpich/libeztrace-mpiio.so"));
   fs::path dir = ezio::test::scratch_dir("hdf5-e2e-parallel");
   fs::path out = dir / "out";
   auto r =

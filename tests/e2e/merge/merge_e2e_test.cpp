@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // The merge through the real binary, real EZTrace and real BPF (root):
-// - an MPI program under `eziotrace -t mpich,posixio -- mpirun -np 2 prog` (EZTrace's MPI mode);
+// - an MPI program under `eziotrace -t mpich,posixio -- mpirun.mpich -np 2 prog` (EZTrace's MPI
+//   mode), and the same program built for Open MPI under `-t openmpi -- mpirun.openmpi`;
 // - `eziotrace record -- eztrace -t posixio prog` then `eziotrace merge`, with the alignment data
 //   carried by the kernel archive;
 // - `eziotrace merge` of a kernel archive without alignment data: a clear error.
@@ -98,13 +99,24 @@ void expect_readers_accept(const fs::path& anchor) {
 // --- MPI
 // ------------------------------------------------------------------------------------------
 
-TEST(MergeEndToEnd, MpiRanksUnderEziotraceAreMergedAndAligned) {
-  ASSERT_TRUE(fs::exists(program("mpi_io")))
-      << "mpi_io was not built: MPICH is missing (run scripts/setup.sh)";
-  fs::path dir = ezio::test::scratch_dir("merge-e2e-mpi");
+// An MPI, its EZTrace module, its launcher and mpi_io built for it.
+struct MpiRun {
+  std::string module, program;
+  std::vector<std::string> launcher;
+};
+
+class MpiMerge : public testing::TestWithParam<MpiRun> {};
+
+TEST_P(MpiMerge, MpiRanksUnderEziotraceAreMergedAndAligned) {
+  const MpiRun& mpi = GetParam();
+  ASSERT_TRUE(fs::exists(program(mpi.program)))
+      << mpi.program << " was not built: its MPI is missing (run scripts/setup.sh)";
+  fs::path dir = ezio::test::scratch_dir("merge-e2e-mpi-" + mpi.module);
   fs::path out = dir / "out";
-  auto r = ezio::test::eziotrace({"-t", "mpich,posixio", "-o", out.string(), "--", "mpirun.mpich",
-                                  "-np", "2", program("mpi_io"), dir.string()});
+  std::vector<std::string> args = {"-t", mpi.module + ",posixio", "-o", out.string(), "--"};
+  args.insert(args.end(), mpi.launcher.begin(), mpi.launcher.end());
+  args.insert(args.end(), {program(mpi.program), dir.string()});
+  auto r = ezio::test::eziotrace(args);
   ASSERT_EQ(r.status, 0) << r.out << r.err;
   std::map<int, uint32_t> pid_of_rank;
   std::regex line(R"(rank=(\d) pid=(\d+) token=42)");
@@ -178,6 +190,17 @@ TEST(MergeEndToEnd, MpiRanksUnderEziotraceAreMergedAndAligned) {
   EXPECT_EQ(p.status, 0);
   EXPECT_EQ(p.err, "") << "otf2-print";
 }
+
+// As root, Open MPI's launcher wants --allow-run-as-root.
+INSTANTIATE_TEST_SUITE_P(Mpis, MpiMerge,
+                         testing::Values(MpiRun{"mpich", "mpi_io", {"mpirun.mpich", "-np", "2"}},
+                                         MpiRun{"openmpi",
+                                                "mpi_io_openmpi",
+                                                {"mpirun.openmpi", "--allow-run-as-root",
+                                                 "--oversubscribe", "-np", "2"}}),
+                         [](const testing::TestParamInfo<MpiRun>& info) {
+                           return info.param.module;
+                         });
 
 // --- eziotrace record, then eziotrace merge -----------------------------------------------------
 

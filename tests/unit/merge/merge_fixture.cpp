@@ -45,7 +45,8 @@ const MpiFixture& mpi_traced_run() {
     std::vector<std::string> env;
     auto cmd = converters::eztrace_command(
         x.setup, {"mpirun.mpich", "-np", "2", program("mpi_io"), x.dir.string()}, env);
-    // The launcher gets EZTrace's libraries through -genv only (converters/eztrace/mpich.cpp).
+    // The launcher gets EZTrace's libraries through -genv only
+    // (converters/eztrace/mpi_launcher.cpp).
     EXPECT_EQ(cmd[1], "-genv");
     for (const auto& e : env) EXPECT_FALSE(e.starts_with("LD_PRELOAD=")) << e;
     cmd.insert(cmd.begin(), {"timeout", "120"});

@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "converters/eztrace/mpi_detect.h"
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <spdlog/spdlog.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <regex>
+
+#include "common/error.h"
+#include "common/unique_fd.h"
+#include "converters/eztrace/discovery.h"
+#include "converters/eztrace/elf_needed.h"
+#include "converters/eztrace/environment.h"
+#include "converters/eztrace/mpi_launcher.h"
+
+namespace fs = std::filesystem;
+
+namespace ezio::converters {
+namespace {
+
+// The MPI of a library name: MPICH's ABI (libmpich.so.12, and MPICH's libmpi.so.12), Open MPI's
+// (libmpi.so.40 in 3.x-4.x).
+std::string mpi_of_library(const std::string& name) {
+  if (name.starts_with("libmpich.so") || name == "libmpi.so.12") return "mpich";
+  if (name.starts_with("libmpi.so.")) return "openmpi";
+  return "";
+}
+
+const char* title(const std::string& mpi) { return mpi == "mpich" ? "MPICH" : "Open MPI"; }
+
+MpiUse mpi_of_elf(const fs::path& file, const std::vector<std::string>& env) {
+  MpiUse use;
+  visit_needed(file, env_value(env, "LD_LIBRARY_PATH").value_or(""),
+               [&](const std::string& name, const fs::path& by) {
+                 use.mpi = mpi_of_library(name);
+                 if (use.mpi.empty()) return false;
+                 use.library = name;
+                 use.via = by;
+                 return true;
+               });
+  return use;
+}
+
+// Where `python` finds mpi4py's package directory, with env (PYTHONPATH, a virtualenv): asked of
+// the interpreter itself. find_spec locates the package without importing it.
+fs::path mpi4py_dir(const fs::path& python, const std::vector<std::string>& env) {
+  int pipe_fds[2];
+  if (pipe2(pipe_fds, O_CLOEXEC) != 0) return {};
+  UniqueFd read_end(pipe_fds[0]), write_end(pipe_fds[1]);
+  posix_spawn_file_actions_t io;
+  posix_spawn_file_actions_init(&io);
+  posix_spawn_file_actions_adddup2(&io, write_end.get(), 1);
+  posix_spawn_file_actions_addopen(&io, 2, "/dev/null", O_WRONLY, 0);
+  std::string code =
+      "import importlib.util as u\n"
+      "s = u.find_spec('mpi4py')\n"
+      "print(s.submodule_search_locations[0] if s and s.submodule_search_locations else '')\n";
+  std::vector<std::string> args = {python.string(), "-c", code};
+  std::vector<char*> argv, envp;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::vector<std::string> env_copy = env;
+  for (auto& e : env_copy) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  pid_t pid = 0;
+  int err = posix_spawn(&pid, argv[0], &io, nullptr, argv.data(), envp.data());
+  posix_spawn_file_actions_destroy(&io);
+  write_end = UniqueFd();
+  if (err != 0) return {};
+  std::string out;
+  char buf[4096];
+  for (ssize_t n; (n = read(read_end.get(), buf, sizeof buf)) > 0;) out.append(buf, n);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? fs::path(out) : fs::path();
+}
+
+MpiUse mpi_of_python(const fs::path& python, const std::vector<std::string>& env) {
+  fs::path dir = mpi4py_dir(python, env);
+  std::error_code ec;
+  if (dir.empty()) return {};
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    std::string f = e.path().filename().string();
+    if (f.starts_with("MPI.") && e.path().extension() == ".so") return mpi_of_elf(e.path(), env);
+  }
+  return {};
+}
+
+bool is_python(const fs::path& program) {
+  static const std::regex python(R"(python[0-9.]*)");
+  return std::regex_match(program.filename().string(), python);
+}
+
+}  // namespace
+
+MpiUse mpi_of_program(const fs::path& program, const std::vector<std::string>& env) {
+  if (is_python(program)) return mpi_of_python(program, env);
+  return mpi_of_elf(program, env);
+}
+
+std::vector<std::string> modules_for(const std::vector<std::string>& modules,
+                                     const std::vector<std::string>& command,
+                                     const std::vector<std::string>& env) {
+  std::vector<std::string> names = split_modules(modules);
+  std::string named;
+  for (const auto& m : names) {
+    if (m == "mpich" || m == "openmpi") named = m;
+  }
+  fs::path app = application_of(command, env);
+  // A Python interpreter's MPI is mpi4py's: only under an MPI launcher, where the script is an
+  // MPI program (alone, a Python script with mpi4py installed may well use no MPI).
+  bool launched = !command.empty() && !launcher_mpi(command.front(), env).empty();
+  if (app.empty() || (!launched && is_python(app))) {
+    return modules;
+  }
+  MpiUse use = mpi_of_program(app, env);
+  if (use.mpi.empty()) return modules;
+  if (!named.empty() && named != use.mpi) {
+    fail(
+        "-t {} is EZTrace's module for {}, but {} uses {} ({} needed by {}): trace with -t {}, "
+        "or name no MPI module and eziotrace chooses it",
+        named, title(named), app.filename().string(), title(use.mpi), use.library, use.via.string(),
+        use.mpi);
+  }
+  if (!named.empty()) return modules;
+  std::vector<std::string> out = modules;
+  out.push_back(use.mpi);
+  // mpiio too, where it is built for that MPI.
+  bool add_mpiio = std::find(names.begin(), names.end(), "mpiio") == names.end() &&
+                   find_eztrace_library("libeztrace-mpiio.so", use.mpi);
+  if (add_mpiio) out.emplace_back("mpiio");
+  spdlog::info(
+      "{} uses {} ({} needed by {}): tracing with the {} EZTrace module{} too (an MPI module "
+      "named with -t overrides this)",
+      app.filename().string(), title(use.mpi), use.library, use.via.string(), use.mpi,
+      add_mpiio ? " and mpiio" : "");
+  return out;
+}
+
+}  // namespace ezio::converters
