@@ -91,6 +91,7 @@ void write_report(const Evidence& ev, const Advice& advice, std::ostream& out) {
   write_header_section(ev, out);
   write_findings_section(advice, out);
   write_funnel_section(ev, out);
+  write_collective_section(ev, out);
   write_timeline_section(ev, out);
   write_latency_section(ev, out);
   write_files_section(ev, out);
