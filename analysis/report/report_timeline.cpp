@@ -100,7 +100,10 @@ void stack_path(const Evidence& ev, std::ostream& out) {
     for (Layer l : kAllLayers) {
       if (l == Layer::kPageCache || !ev.observed[static_cast<size_t>(l)].observed) continue;
       if (!path.empty()) path += " → ";
-      path += fmt::format("{} {}", layer_title(l), esc(human_bytes(ev.layer(l).ops[op].bytes)));
+      const OpStats& s = ev.layer(l).ops[op];
+      bool na = shown_as_not_observed(s.count, ev.op_observed[static_cast<size_t>(l)][op]);
+      path += fmt::format("{} {}", layer_title(l),
+                          na ? std::string("not observed") : esc(human_bytes(s.bytes)));
     }
     if (path.empty()) continue;
     out << fmt::format("<b>{} down the stack:</b> {}<br>", op == 0 ? "Reads" : "Writes", path);

@@ -12,7 +12,7 @@
 #include "converters/timeline/perfetto.h"
 #include "converters/timeline/timeline.h"
 #include "stack_archive.h"
-#include "test_util.h"
+#include "tests/unit/analysis/test_util.h"
 
 namespace ezio {
 namespace {
