@@ -12,6 +12,7 @@
 #include "analysis/analyzers/latency.h"
 #include "analysis/analyzers/layers.h"
 #include "analysis/analyzers/profile.h"
+#include "analysis/model/nesting.h"
 #include "run_cli.h"
 #include "stack_archive.h"
 #include "synthetic.h"
@@ -55,6 +56,42 @@ TEST(StackModel, LayersFromTheSchema) {
   EXPECT_EQ(analysis::layer_key(Layer::kBlock), "block");
   EXPECT_TRUE(analysis::may_nest(Layer::kHdf5, Layer::kSyscall));
   EXPECT_FALSE(analysis::may_nest(Layer::kUser, Layer::kMpiIo));
+}
+
+// Calls as CallSink delivers them: innermost first, each with its depth.
+TEST(StackNesting, TransparentCallsPassTheirChildrenUp) {
+  analysis::RegionInfo h5{"H5Dwrite", "H5Dwrite", Layer::kHdf5}, main{"main", "main", Layer::kUser},
+      pw{"pwrite", "pwrite", Layer::kUser}, sc{"pwrite64", "syscall:pwrite64", Layer::kSyscall},
+      mpi{"MPI_File_write", "MPI_File_write", Layer::kMpiIo};
+  auto call = [](const analysis::RegionInfo& r, uint64_t start, uint32_t depth) {
+    analysis::Call c;
+    c.info = &r;
+    c.start = start;
+    c.depth = depth;
+    return c;
+  };
+  analysis::NestingCheck n;
+  n.begin_location();
+  // main ⊃ H5Dwrite ⊃ {barrier (not I/O) ⊃ pwrite ⊃ pwrite64}; then an MPI_File_write in a pwrite.
+  n.add(call(sc, 30, 4), true);
+  n.add(call(pw, 20, 3), true);
+  n.add(call(main, 15, 2), false);  // MPI_Barrier-like: transparent
+  n.add(call(h5, 10, 1), true);
+  n.add(call(mpi, 60, 2), true);
+  n.add(call(pw, 50, 1), true);
+  n.add(call(main, 0, 0), false);  // the outermost region is not I/O: its children are outermost
+  n.end_location();
+  auto at = [&](Layer outer, Layer inner) {
+    return n.inside[static_cast<size_t>(outer)][static_cast<size_t>(inner)];
+  };
+  EXPECT_EQ(at(Layer::kUser, Layer::kSyscall), 1u);
+  EXPECT_EQ(at(Layer::kHdf5, Layer::kUser), 1u);  // through the transparent call
+  EXPECT_EQ(at(Layer::kUser, Layer::kMpiIo), 1u);
+  EXPECT_EQ(n.outermost[static_cast<size_t>(Layer::kHdf5)], 1u);
+  EXPECT_EQ(n.outermost[static_cast<size_t>(Layer::kUser)], 1u);
+  EXPECT_EQ(n.inversions, 1u);
+  ASSERT_EQ(n.inversion_details.size(), 1u);
+  EXPECT_NE(n.inversion_details[0].find("MPI-IO call inside pwrite"), std::string::npos);
 }
 
 TEST_F(Stack, LayersFromHdf5ToTheDevice) {
