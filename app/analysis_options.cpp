@@ -16,8 +16,9 @@ void add_filter_options(CLI::App& cmd, analysis::Filters& f, bool with_region) {
   cmd.add_option("--thread", f.threads,
                  "only this thread: location id, TID, or part of the location name (repeatable)")
       ->allow_extra_args(false);
-  cmd.add_option("--layer", f.layers,
-                 "only this layer: user, syscall, vfs, fs, pagecache, block (repeatable)")
+  cmd.add_option(
+         "--layer", f.layers,
+         "only this layer: hdf5, mpiio, user, syscall, vfs, fs, pagecache, block (repeatable)")
       ->allow_extra_args(false);
   if (with_region) {
     cmd.add_option("--region", f.regions, "only regions whose name contains this text (repeatable)")

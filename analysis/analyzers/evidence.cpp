@@ -54,7 +54,7 @@ bool is_stdio(std::string_view n) {
 class EvidenceSink : public CallSink {
  public:
   EvidenceSink(const Definitions& defs, Evidence& ev, const EvidenceOptions& o)
-      : CallSink(defs), ev_(ev), o_(o) {
+      : CallSink(defs), ev_(ev), o_(o), collectives_(defs) {
     bool syscalls = layer_observation(defs, Layer::kSyscall, false).observed;
     app_layer_ = syscalls ? Layer::kSyscall : Layer::kUser;
     auto probe = defs.node_string_properties.find(schema::probe_property("pagecache"));
@@ -67,6 +67,7 @@ class EvidenceSink : public CallSink {
 
   void begin_location(OTF2_LocationRef loc) override {
     CallSink::begin_location(loc);
+    collectives_.begin_location(loc);
     const LocationDef* d = defs().location(loc);
     std::string name = d && !d->name.empty() ? d->name : fmt::format("location {}", loc);
     device_ = nullptr;
@@ -119,6 +120,7 @@ class EvidenceSink : public CallSink {
   void on_seek(Ref handle, uint64_t offset) override { positions_[handle].seek(offset); }
 
   void on_call(const Call& c) override {
+    collectives_.add(c);
     if (c.info->canonical == kThrottleRegion) return on_throttle(c);
     if (!counts_as_io(c)) return;
     Layer l = c.info->layer;
@@ -149,6 +151,7 @@ class EvidenceSink : public CallSink {
   }
 
   void finish();
+  const std::vector<CollectiveOp>& collectives() const { return collectives_.ops(); }
 
  private:
   void depth_change(uint64_t time, int delta);
@@ -161,6 +164,7 @@ class EvidenceSink : public CallSink {
 
   Evidence& ev_;
   const EvidenceOptions& o_;
+  CollectiveTracker collectives_;
   Layer app_layer_;
   std::map<std::string, DeviceEvidence> devices_;
   std::map<OTF2_LocationRef, ThreadEvidence> threads_;
@@ -351,8 +355,7 @@ void EvidenceSink::finish() {
     bool seen = l == Layer::kPageCache ? !pagecache_.empty() : ev_.layer(l).count() > 0;
     ev_.observed[static_cast<size_t>(l)] = layer_observation(defs(), l, seen);
     for (Op op : kAllOps) {
-      ev_.op_observed[static_cast<size_t>(l)][static_cast<size_t>(op)] =
-          observed(defs().node_string_properties, l, op);
+      ev_.op_observed[static_cast<size_t>(l)][static_cast<size_t>(op)] = observed(defs(), l, op);
     }
   }
 }
@@ -429,6 +432,7 @@ Evidence collect_evidence(const std::string& trace, const EvidenceOptions& o) {
   Report meta;
   run_trace(reader, sink, Filters{}, meta);
   sink.finish();
+  ev.collectives = sink.collectives();
   ev.events = meta.meta.value("events", uint64_t{0});
   return ev;
 }

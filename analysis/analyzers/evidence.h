@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/analyzers/collective.h"
 #include "analysis/analyzers/histogram.h"
 #include "analysis/analyzers/layer_stats.h"
 #include "analysis/analyzers/sci.h"
@@ -118,7 +119,8 @@ struct Evidence {
   uint64_t user_stdio_calls = 0;  // user-level buffered calls (fwrite, fread...)
   uint64_t user_stdio_passthrough = 0;  // of them, those that made a read/write system call
   std::map<std::string, uint64_t> user_stdio_files;
-  std::vector<SlowCall> slowest;  // longest first
+  std::vector<SlowCall> slowest;          // longest first
+  std::vector<CollectiveOp> collectives;  // collective MPI-IO operations (`eziotrace collective`)
   Timeline timeline;
   // writeback:balance_dirty_pages was recorded (EZIOTRACE::PROBE::pagecache names it, or pauses
   // are in the trace); pauses and their durations (ns).

@@ -72,6 +72,18 @@ inline LayerStats pagecache_layer(const std::map<std::string, uint64_t>& totals)
   return s;
 }
 
+// The layer the application's bytes are measured at: the highest of the stack that moved any
+// (HDF5, MPI-IO, EZTrace's POSIX calls), else the system calls. `bytes_at(layer)` gives a layer's
+// bytes of one operation.
+template <class BytesAt>
+Layer application_layer(BytesAt bytes_at) {
+  for (Layer l : kAllLayers) {
+    if (!is_user_level(l)) break;
+    if (bytes_at(l) > 0) return l;
+  }
+  return Layer::kSyscall;
+}
+
 // User-level regions are only I/O when they carry I/O events or the FILE_IO role (EZTrace also
 // records "Working", main, OpenMP...); every kernel-layer region is I/O.
 // Page-cache regions are not I/O calls: the layer's reads and writes are its page counters, and

@@ -8,6 +8,7 @@
 
 #include "analysis/analyzers/layer_stats.h"
 #include "analysis/analyzers/trace_run.h"
+#include "analysis/model/nesting.h"
 #include "analysis/model/observed.h"
 
 namespace ezio::analysis {
@@ -30,9 +31,12 @@ class LayersSink : public CallSink {
       if (location_key_.empty()) location_key_ = "(unknown process)";
     }
     current_ = o_.group == GroupBy::kFile ? nullptr : &groups_[location_key_];
+    nesting_.begin_location();
   }
+  void on_location_done(OTF2_LocationRef, uint64_t, uint64_t) override { nesting_.end_location(); }
 
   void on_call(const Call& c) override {
+    nesting_.add(c, counts_as_io(c));
     if (!counts_as_io(c) || !o_.common.filters.layer_selected(c.info->layer) ||
         !o_.common.filters.region_selected(*c.info)) {
       return;
@@ -48,6 +52,7 @@ class LayersSink : public CallSink {
 
   std::map<std::string, PerLayer> groups_;
   PageCacheThreads pagecache_;
+  NestingCheck nesting_;
 
  private:
   const std::string& file_key(Ref handle) {
@@ -72,7 +77,7 @@ using Observation = std::array<Observed, kOpCount>;
 
 Observation observation(const Definitions& defs, Layer l) {
   Observation o;
-  for (Op op : kAllOps) o[static_cast<size_t>(op)] = observed(defs.node_string_properties, l, op);
+  for (Op op : kAllOps) o[static_cast<size_t>(op)] = observed(defs, l, op);
   return o;
 }
 
@@ -154,8 +159,7 @@ Table cache_table(const PerLayer& all) {
     auto bytes_at = [&](Layer l) {
       return all[static_cast<size_t>(l)].ops[static_cast<size_t>(op)].bytes;
     };
-    // The application's view is the highest layer that saw bytes: EZTrace's, else the syscalls.
-    Layer source = bytes_at(Layer::kUser) > 0 ? Layer::kUser : Layer::kSyscall;
+    Layer source = application_layer(bytes_at);
     uint64_t app = bytes_at(source), block = bytes_at(Layer::kBlock);
     double pct = app ? 100.0 * static_cast<double>(block) / static_cast<double>(app) : 0.0;
     t.add({text_cell(std::string(op_name(op))), text_cell(std::string(layer_key(source))),
@@ -163,6 +167,42 @@ Table cache_table(const PerLayer& all) {
            percent_cell(pct)});
   }
   return t;
+}
+
+// The stack's containment (analysis/model/nesting.h): which layer's calls lie directly inside
+// which, and the inversions, whose count the `containment` table gives (0 is the guarantee).
+void nesting_tables(const NestingCheck& n, Report& report) {
+  Table t;
+  t.name = "nesting";
+  t.title = "Calls by the layer of the I/O call directly around them";
+  t.columns = {
+      {"layer", "Layer"}, {"inside", "Inside"}, {"calls", "Calls"}, {"inverted", "Inverted"}};
+  uint64_t checked = 0;
+  for (Layer inner : kAllLayers) {
+    size_t i = static_cast<size_t>(inner);
+    if (n.outermost[i] > 0) {
+      t.add({text_cell(std::string(layer_title(inner))), text_cell("(none)"),
+             count_cell(n.outermost[i]), text_cell("no")});
+    }
+    checked += n.outermost[i];
+    for (Layer outer : kAllLayers) {
+      uint64_t calls = n.inside[static_cast<size_t>(outer)][i];
+      if (calls == 0) continue;
+      checked += calls;
+      t.add({text_cell(std::string(layer_title(inner))), text_cell(std::string(layer_title(outer))),
+             count_cell(calls), text_cell(may_nest(outer, inner) ? "no" : "yes")});
+    }
+  }
+  report.tables.push_back(std::move(t));
+  Table c;
+  c.name = "containment";
+  c.title = "Stack containment check";
+  c.columns = {{"calls", "Calls checked"}, {"inversions", "Inversions"}};
+  c.add({count_cell(checked), count_cell(n.inversions)});
+  report.tables.push_back(std::move(c));
+  for (const std::string& d : n.inversion_details) {
+    report.notes.push_back("Inverted nesting: " + d + ".");
+  }
 }
 
 std::map<std::string, uint64_t> pagecache_totals(const LayersSink& sink) {
@@ -243,6 +283,7 @@ Report run_layers(const LayersOptions& o) {
   }
   report.tables.push_back(std::move(t));
   report.tables.push_back(cache_table(all));
+  if (o.group == GroupBy::kNone) nesting_tables(sink.nesting_, report);
   if (o.common.filters.layer_selected(Layer::kPageCache)) {
     report.tables.push_back(pagecache_table(sink, reader.defs()));
   }

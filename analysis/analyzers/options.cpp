@@ -41,7 +41,8 @@ bool Filters::region_selected(const RegionInfo& r) const {
 void Filters::validate() const {
   for (auto& s : layers) {
     if (!parse_layer(s)) {
-      fail("unknown layer '{}' (expected user, syscall, vfs, fs, pagecache or block)", s);
+      fail("unknown layer '{}' (expected hdf5, mpiio, user, syscall, vfs, fs, pagecache or block)",
+           s);
     }
   }
 }

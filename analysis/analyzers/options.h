@@ -12,7 +12,7 @@ namespace ezio::analysis {
 
 struct Filters {
   std::vector<std::string> threads;  // location id, TID, or part of the location name
-  std::vector<std::string> layers;   // user, syscall, vfs, fs, pagecache, block
+  std::vector<std::string> layers;   // hdf5, mpiio, user, syscall, vfs, fs, pagecache, block
   std::vector<std::string> regions;  // part of the region (canonical) name
 
   bool location_selected(const Definitions& defs, OTF2_LocationRef loc) const;

@@ -24,7 +24,7 @@ RegionInfo make_info(const RegionDef& def) {
   info.canonical = def.canonical;
   info.layer = layer_of(def.canonical);
   info.name = std::string(short_name(def.canonical));
-  if (info.layer == Layer::kUser && !def.name.empty()) info.name = def.name;
+  if (is_user_level(info.layer) && !def.name.empty()) info.name = def.name;
   info.op_guess = op_from_name(info.name);
   info.file_io_role = def.role == OTF2_REGION_ROLE_FILE_IO;
   return info;
@@ -141,7 +141,12 @@ void CallSink::close_top(uint64_t time, const CallAttributes* leave_attrs) {
   } else if (a.has_bytes && c.op != Op::kOther) {  // mmap's length is not data moved
     c.has_bytes = true;
     c.bytes = a.bytes;
+  } else if (f.io_mode_known && c.op != Op::kOther) {
+    // An operation completed elsewhere (MPI-IO's non-blocking ones, in MPI_Wait): what it asked.
+    c.has_bytes = true;
+    c.bytes = f.io_requested;
   }
+  c.depth = static_cast<uint32_t>(stack_.size());
   c.point = a.point;
   c.call_id = a.call_id;
   if (a.has_offset && a.offset >= 0) {
@@ -181,7 +186,7 @@ void CallSink::attach_handle(Ref handle) {
 }
 
 void CallSink::io_begin(OTF2_LocationRef, uint64_t time, Ref handle, OTF2_IoOperationMode mode,
-                        uint64_t, uint64_t matching_id, const CallAttributes&) {
+                        uint64_t requested, uint64_t matching_id, const CallAttributes& attrs) {
   touch(time);
   if (stack_.empty()) {
     if (requests_.size() >= kMaxInFlight) {
@@ -194,7 +199,14 @@ void CallSink::io_begin(OTF2_LocationRef, uint64_t time, Ref handle, OTF2_IoOper
   attach_handle(handle);
   Frame& f = stack_.back();
   f.io_mode_known = true;
+  f.io_requested += requested;
   f.call.op = kAllOps[mode_index(mode)];
+  f.call.collective = f.call.collective || attrs.collective;
+  // MPI-IO and HDF5 give the offset on the operation, not on the call's ENTER.
+  if (attrs.has_offset && !f.attrs.has_offset) {
+    f.attrs.has_offset = true;
+    f.attrs.offset = attrs.offset;
+  }
 }
 
 void CallSink::io_complete(OTF2_LocationRef, uint64_t time, Ref handle, uint64_t bytes,

@@ -34,9 +34,11 @@ struct Call {
   Ref handle = OTF2_UNDEFINED_IO_HANDLE;  // own or inherited from the enclosing call
   bool owns_io = false;                   // the I/O events were inside this call (not inherited)
   bool has_offset = false;
-  uint64_t offset = 0;   // explicit offset of the access, when given
-  bool point = false;    // a tracepoint without duration (fs.point): counted, but not timed
-  uint64_t call_id = 0;  // call.id of a kernel call (block requests refer to it), 0 if none
+  uint64_t offset = 0;      // explicit offset of the access, when given
+  bool point = false;       // a tracepoint without duration (fs.point): counted, but not timed
+  uint64_t call_id = 0;     // call.id of a kernel call (block requests refer to it), 0 if none
+  uint32_t depth = 0;       // calls open around it on its location when it ended (0: outermost)
+  bool collective = false;  // an I/O operation of it had OTF2's COLLECTIVE flag (MPI-IO, HDF5)
   bool is_io() const { return owns_io || handle != OTF2_UNDEFINED_IO_HANDLE; }
   uint64_t duration() const { return end > start ? end - start : 0; }
   uint64_t exclusive() const { return duration() > children ? duration() - children : 0; }
@@ -87,6 +89,7 @@ class CallSink : public EventSink {
     bool io_mode_known = false;
     bool io_completed = false;
     uint64_t io_bytes = 0;
+    uint64_t io_requested = 0;  // bytes its operations asked for (IoOperationBegin)
   };
   void touch(uint64_t time);
   void attach_handle(Ref handle);

@@ -64,6 +64,7 @@ Definitions resolve(const otf2::Definitions& a) {
   for (const auto& [id, g] : a.location_groups) d.location_groups[id] = a.str(g.name);
   for (const auto& [id, l] : a.locations) d.locations[id] = {a.str(l.name), l.group};
   for (const auto& [id, f] : a.io_files) d.io_files[id] = a.str(f.name);
+  for (const auto& [id, p] : a.io_paradigms) d.io_paradigms[id] = a.str(p.identification);
   for (const auto& [id, h] : a.io_handles) d.io_handles[id] = {a.str(h.name), h.file};
   for (const auto& [id, attr] : a.attributes) d.attributes[id] = a.str(attr.name);
   for (const auto& [id, m] : a.metric_members) d.metric_members[id] = a.str(m.name);

@@ -42,7 +42,8 @@ struct Definitions {
   std::map<Ref, RegionDef> regions;
   std::map<Ref, std::string> location_groups;  // name
   std::map<OTF2_LocationRef, LocationDef> locations;
-  std::map<Ref, std::string> io_files;  // path
+  std::map<Ref, std::string> io_files;      // path
+  std::map<Ref, std::string> io_paradigms;  // identification ("MPI-IO", "HDF5", "POSIX I/O"...)
   std::map<Ref, IoHandleDef> io_handles;
   std::map<Ref, std::string> attributes;           // name
   std::map<Ref, std::string> metric_members;       // name (e.g. "pagecache.hits")

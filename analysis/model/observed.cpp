@@ -58,9 +58,29 @@ Observed pagecache_observed(std::string_view hooks, Op op) {
   return contains(hooks, tp) ? Observed::kAll : Observed::kNone;
 }
 
+// HDF5 and MPI-IO are recorded by modules of our own, which define their IoParadigm and name
+// their regions after the functions: either in the archive says the module was there.
+bool upper_layer_recorded(const Definitions& defs, Layer layer) {
+  for (const auto& [id, p] : defs.io_paradigms) {
+    if (layer_of_paradigm(p) == layer) return true;
+  }
+  for (const auto& [id, r] : defs.regions) {
+    if (layer_of(r.canonical) == layer) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
+Observed observed(const Definitions& defs, Layer layer, Op op) {
+  if (is_user_level(layer) && layer != Layer::kUser) {
+    return upper_layer_recorded(defs, layer) ? Observed::kAll : Observed::kNone;
+  }
+  return observed(defs.node_string_properties, layer, op);
+}
+
 Observed observed(const std::map<std::string, std::string>& props, Layer layer, Op op) {
+  if (is_user_level(layer) && layer != Layer::kUser) return Observed::kUnknown;
   auto any = props.lower_bound(std::string(kPrefix));
   if (any == props.end() || !any->first.starts_with(kPrefix)) return Observed::kUnknown;
   // A kernel recording merged with EZTrace's trace has the merge's alignment verdict; without it
@@ -86,13 +106,13 @@ LayerObservation layer_observation(const Definitions& defs, Layer layer, bool ev
   const auto& props = defs.node_string_properties;
   bool unknown = false, any = false;
   for (Op op : kAllOps) {
-    Observed v = observed(props, layer, op);
+    Observed v = observed(defs, layer, op);
     unknown |= v == Observed::kUnknown;
     any |= v == Observed::kAll || v == Observed::kPartial;
   }
   LayerObservation o;
   o.observed = events_seen || (!unknown && any);
-  if (layer == Layer::kUser) {
+  if (is_user_level(layer)) {
     if (o.observed) o.probe = "EZTrace";
     return o;
   }

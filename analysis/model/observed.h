@@ -20,7 +20,12 @@ enum class Observed {
 };
 
 // props: the archive's string properties of the machine (Definitions::node_string_properties).
+// HDF5 and MPI-IO are kUnknown here: what says whether they were recorded is in the definitions.
 Observed observed(const std::map<std::string, std::string>& props, Layer layer, Op op);
+// The same for every layer: HDF5 and MPI-IO are kAll when the archive defines their IoParadigm
+// or regions (their module was loaded), kNone otherwise: a layer absent from the recording is
+// "not observed", not 0.
+Observed observed(const Definitions& defs, Layer layer, Op op);
 
 // A count of 0 that no hook (or only some hooks) could have made larger is shown as "not
 // observed", never as 0.

@@ -59,10 +59,12 @@ class Decoder : public otf2::EventVisitor {
       case K::Leave:
         sink_.leave(loc, e.time, e.ref, attributes(e));
         break;
-      case K::IoOperationBegin:
-        sink_.io_begin(loc, e.time, e.ref, static_cast<OTF2_IoOperationMode>(e.f1), e.a, e.b,
-                       attributes(e));
+      case K::IoOperationBegin: {
+        CallAttributes a = attributes(e);
+        a.collective = (e.f2 & OTF2_IO_OPERATION_FLAG_COLLECTIVE) != 0;
+        sink_.io_begin(loc, e.time, e.ref, static_cast<OTF2_IoOperationMode>(e.f1), e.a, e.b, a);
         break;
+      }
       case K::IoOperationComplete:
         sink_.io_complete(loc, e.time, e.ref, e.a, e.b);
         break;

@@ -30,6 +30,7 @@ struct CallAttributes {
   bool has_sector = false;
   uint64_t queue_ns = 0;    // *.queue_ns: creation -> issue
   uint64_t service_ns = 0;  // *.service_ns: issue -> completion
+  bool collective = false;  // an IoOperationBegin's COLLECTIVE flag (MPI-IO, HDF5)
 };
 
 // Receives the events; default implementations ignore them.

@@ -82,8 +82,10 @@ void write_report(const Evidence& ev, const Advice& advice, std::ostream& out) {
       << "</title><style>" << kStyle << "</style></head><body>\n";
   out << "<header class=\"top\"><h1>I/O report</h1><div class=\"cmd\">"
       << xml_escape(ev.command.empty() ? ev.trace : ev.command) << "</div></header>\n<nav>";
-  static constexpr const char* titles[] = {"Overview", "Findings", "Layers",  "Timeline",
-                                           "Latency",  "Files",    "Devices", "Threads"};
+  static constexpr const char* titles[] = {"Overview",   "Findings", "Layers",
+                                           "Collective", "Timeline", "Latency",
+                                           "Files",      "Devices",  "Threads"};
+  static_assert(std::size(titles) == std::size(kReportSections));
   for (size_t i = 0; i < std::size(kReportSections); ++i) {
     out << fmt::format("<a href=\"#{}\">{}</a>", kReportSections[i], titles[i]);
   }
@@ -91,6 +93,7 @@ void write_report(const Evidence& ev, const Advice& advice, std::ostream& out) {
   write_header_section(ev, out);
   write_findings_section(advice, out);
   write_funnel_section(ev, out);
+  write_collective_section(ev, out);
   write_timeline_section(ev, out);
   write_latency_section(ev, out);
   write_files_section(ev, out);

@@ -12,8 +12,9 @@
 namespace ezio::analysis {
 
 // The ids of the page's sections, in order; tests look for each.
-inline constexpr const char* kReportSections[] = {"header",  "findings", "funnel",  "timeline",
-                                                  "latency", "files",    "devices", "threads"};
+inline constexpr const char* kReportSections[] = {"header",     "findings", "funnel",
+                                                  "collective", "timeline", "latency",
+                                                  "files",      "devices",  "threads"};
 
 void write_report(const Evidence& ev, const Advice& advice, std::ostream& out);
 
@@ -21,6 +22,7 @@ void write_report(const Evidence& ev, const Advice& advice, std::ostream& out);
 void write_header_section(const Evidence& ev, std::ostream& out);
 void write_findings_section(const Advice& advice, std::ostream& out);
 void write_funnel_section(const Evidence& ev, std::ostream& out);
+void write_collective_section(const Evidence& ev, std::ostream& out);  // report_collective.cpp
 void write_timeline_section(const Evidence& ev, std::ostream& out);
 void write_latency_section(const Evidence& ev, std::ostream& out);
 void write_files_section(const Evidence& ev, std::ostream& out);

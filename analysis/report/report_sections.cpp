@@ -46,6 +46,10 @@ std::string not_observed_note(const Evidence& ev, Layer l) {
   if (o.observed) return "";
   if (o.accuracy == "none") return "not observed: this kernel offers no hook for it";
   if (l == Layer::kUser) return "not observed: recorded without EZTrace (eziotrace record)";
+  if (is_user_level(l)) {
+    return fmt::format("not observed: recorded without EZTrace's {} module (-t {})", layer_key(l),
+                       layer_key(l));
+  }
   return "not observed: not recorded in this trace";
 }
 

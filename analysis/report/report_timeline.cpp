@@ -14,8 +14,8 @@ namespace {
 
 constexpr const char* kRead = "#2f6fb0";
 constexpr const char* kWrite = "#e07b24";
-constexpr std::array<const char*, kLayerCount> kLayerColour = {"#6c5ce7", "#2f6fb0", "#16a085",
-                                                               "#27ae60", "#8e44ad", "#c0392b"};
+constexpr std::array<const char*, kLayerCount> kLayerColour = {
+    "#b8860b", "#d35400", "#6c5ce7", "#2f6fb0", "#16a085", "#27ae60", "#8e44ad", "#c0392b"};
 
 std::string esc(const std::string& s) { return xml_escape(s); }
 
@@ -91,12 +91,33 @@ void funnel_row(const Evidence& ev, Layer l, uint64_t max, std::ostream& out) {
       pc(ev, "dirtied"), pc(ev, "evicted"), pc(ev, "faults"));
 }
 
+// The bytes asked at each observed layer, from the top of the stack (HDF5 when recorded) down to
+// the device: one line per direction.
+void stack_path(const Evidence& ev, std::ostream& out) {
+  out << "<p class=\"lead\" id=\"stack-path\" style=\"margin-top:10px\">";
+  for (size_t op = 0; op < 2; ++op) {
+    std::string path;
+    for (Layer l : kAllLayers) {
+      if (l == Layer::kPageCache || !ev.observed[static_cast<size_t>(l)].observed) continue;
+      if (!path.empty()) path += " → ";
+      const OpStats& s = ev.layer(l).ops[op];
+      bool na = shown_as_not_observed(s.count, ev.op_observed[static_cast<size_t>(l)][op]);
+      path += fmt::format("{} {}", layer_title(l),
+                          na ? std::string("not observed") : esc(human_bytes(s.bytes)));
+    }
+    if (path.empty()) continue;
+    out << fmt::format("<b>{} down the stack:</b> {}<br>", op == 0 ? "Reads" : "Writes", path);
+  }
+  out << "</p>\n";
+}
+
 // What the layers between the application and the device absorbed, as `layers`' cache table.
 void absorbed_summary(const Evidence& ev, std::ostream& out) {
+  stack_path(ev, out);
   if (!ev.observed[static_cast<size_t>(Layer::kBlock)].observed) return;
   out << "<p class=\"lead\" style=\"margin-top:10px\">";
   for (size_t op = 0; op < 2; ++op) {
-    Layer src = ev.layer(Layer::kUser).ops[op].bytes > 0 ? Layer::kUser : Layer::kSyscall;
+    Layer src = application_layer([&](Layer l) { return ev.layer(l).ops[op].bytes; });
     uint64_t app = ev.layer(src).ops[op].bytes, dev = ev.layer(Layer::kBlock).ops[op].bytes;
     uint64_t absorbed = app > dev ? app - dev : 0;
     out << fmt::format(
@@ -114,7 +135,8 @@ void absorbed_summary(const Evidence& ev, std::ostream& out) {
 
 void write_funnel_section(const Evidence& ev, std::ostream& out) {
   out << "<section id=\"funnel\"><h2>The I/O stack, layer by layer</h2><p class=\"lead\">Each "
-         "request as every layer saw it, from the application (User: EZTrace; Syscall) down "
+         "request as every layer saw it, from the application (HDF5, MPI-IO, User: EZTrace; "
+         "Syscall) down "
          "through the kernel's VFS, file system and page cache to the block device. What a layer "
          "does not pass down was absorbed: cached, merged or deferred. Bars: bytes "
          "(<span style=\"color:#2f6fb0\">■ read</span>, <span style=\"color:#e07b24\">■ "

@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -47,6 +48,9 @@ struct RegionCheck {
   std::string name;
   const std::set<std::string>* syscalls = nullptr;  // it must contain one of these
   bool watched = false;                             // the kernel archive defines one of them
+  // Its place in the user-level stack (schema::kUserLayers: HDF5, MPI-IO, POSIX) when it is one
+  // of the stack's calls: an HDF5 or MPI-IO function, or a POSIX call that reaches the kernel.
+  std::optional<size_t> stack_layer;
 };
 // A user call open on a thread's stack while its system calls go by.
 struct OpenCall {
@@ -119,9 +123,23 @@ class ThreadChecker : public otf2::EventVisitor {
     }
   }
 
+  // An upper layer's call inside a lower one's (MPI_File_write inside pwrite, H5Dwrite inside
+  // MPI_File_write_all) is not how the stack nests: EZTrace's events or the modules are wrong.
+  void check_layers(const RegionCheck& inner, uint64_t time) {
+    if (!inner.stack_layer) return;
+    for (const OpenCall& o : stack_) {
+      if (!o.check->stack_layer || *o.check->stack_layer <= *inner.stack_layer) continue;
+      m_.violation(fmt::format("tid {}: {} call {} at {} inside {} call {}", tid_,
+                               schema::kUserLayers[*inner.stack_layer].title, inner.name, time,
+                               schema::kUserLayers[*o.check->stack_layer].title, o.check->name));
+      return;
+    }
+  }
+
   void user(const Event& e) {
     if (e.kind == EventKind::Enter) {
       if (stack_.empty()) kernel_file_.reset();
+      check_layers(check_of(e.ref), e.time + t0_);
       stack_.push_back({&check_of(e.ref), e.time + t0_, false});
     } else if (e.kind == EventKind::Leave && !stack_.empty()) {
       check_call(m_, stack_.back(), e.time + t0_, tid_);
@@ -144,6 +162,8 @@ class ThreadChecker : public otf2::EventVisitor {
       for (const auto& sc : d->second) c.watched = c.watched || m_.traced_syscalls.count(sc);
     }
     c.watched = c.watched && kspans_;
+    size_t layer = schema::user_layer_of_region(c.name);
+    if (layer + 1 < schema::kUserLayers.size() || c.syscalls) c.stack_layer = layer;
     return c;
   }
 

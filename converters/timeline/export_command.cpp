@@ -45,7 +45,8 @@ TimelineOptions timeline_options(const ExportOptions& o) {
       std::string name = rest.substr(0, comma);
       auto layer = analysis::parse_layer(name);
       if (!layer)
-        fail("--layers: unknown layer '{}' (user, syscall, vfs, fs, pagecache, block)", name);
+        fail("--layers: unknown layer '{}' (hdf5, mpiio, user, syscall, vfs, fs, pagecache, block)",
+             name);
       t.layers.set(static_cast<size_t>(*layer));
       rest = comma == std::string::npos ? "" : rest.substr(comma + 1);
     }

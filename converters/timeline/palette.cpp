@@ -9,10 +9,12 @@
 namespace ezio::converters {
 namespace {
 
-// Rows: [layer][read, write, sync, metadata]. Families: user teal, syscall blue, VFS orange,
-// FS purple; writes darker than reads, syncs light, metadata pale, so that the kind reads the
-// same in every layer.
-constexpr std::array<std::array<Rgb, kOpKindCount>, 4> kCallColours = {{
+// Rows: [layer][read, write, sync, metadata], in Layer order (the timeline's rows). Families:
+// HDF5 olive, MPI-IO pink, user teal, syscall blue, VFS orange, FS purple; writes darker than
+// reads, syncs light, metadata pale, so that the kind reads the same in every layer.
+constexpr std::array<std::array<Rgb, kOpKindCount>, 6> kCallColours = {{
+    {{{158, 157, 36}, {85, 90, 20}, {212, 225, 87}, {240, 244, 195}}},
+    {{{216, 27, 96}, {136, 14, 79}, {240, 98, 146}, {248, 187, 208}}},
     {{{0, 150, 136}, {0, 90, 80}, {77, 208, 196}, {178, 223, 219}}},
     {{{30, 136, 229}, {13, 60, 150}, {100, 181, 246}, {187, 222, 251}}},
     {{{251, 140, 0}, {191, 54, 12}, {255, 193, 7}, {255, 224, 178}}},

@@ -23,7 +23,7 @@ std::string_view op_kind_name(OpKind k);
 // From the function's name (without layer prefix): "fsync" syncs, "pwrite64" writes.
 OpKind op_kind_of(std::string_view name);
 
-// Layers drawn as rows of a thread: user, syscall, VFS, FS.
+// Layers drawn as rows of a thread: HDF5, MPI-IO, user, syscall, VFS, FS.
 Rgb call_colour(analysis::Layer layer, OpKind kind);
 
 // Block requests: read, write, flush (discards count as writes, as in the archive's modes).

@@ -2,7 +2,8 @@
 #pragma once
 // The layered timeline that the Pajé and Perfetto exports draw, read from an archive in one
 // streaming walk per kind of location (docs/timeline.md):
-//  - each thread's calls, one row per layer (user, syscall, VFS, FS), nested within a row;
+//  - each thread's calls, one row per layer (HDF5, MPI-IO, user, syscall, VFS, FS), nested
+//    within a row;
 //  - each block device's requests, a request on the first lane free when it was created,
 //    queued then in service;
 //  - a link from the syscall that caused a request (the request's call.id) to the request;
@@ -38,16 +39,21 @@ struct TimelineOptions {
 };
 
 // Rows of a thread: the layers drawn one under the other, in stack order.
-inline constexpr std::array<Layer, 4> kRowLayers = {Layer::kUser, Layer::kSyscall, Layer::kVfs,
-                                                    Layer::kFs};
+inline constexpr std::array<Layer, 6> kRowLayers = {Layer::kHdf5,    Layer::kMpiIo, Layer::kUser,
+                                                    Layer::kSyscall, Layer::kVfs,   Layer::kFs};
 size_t row_index(Layer l);  // into kRowLayers; only for those layers
 
 struct ThreadSummary {
   OTF2_LocationRef location;
   Ref group;
-  uint64_t first = 0;                // first time drawn
-  std::array<uint64_t, 4> states{};  // calls drawn per row (kRowLayers order)
-  bool drawn() const { return states[0] + states[1] + states[2] + states[3] > 0; }
+  uint64_t first = 0;                                // first time drawn
+  std::array<uint64_t, kRowLayers.size()> states{};  // calls drawn per row (kRowLayers order)
+  bool drawn() const {
+    for (uint64_t n : states) {
+      if (n > 0) return true;
+    }
+    return false;
+  }
 };
 
 struct DeviceSummary {

@@ -93,7 +93,7 @@ TEST_F(Basic, ReaderStreamsEveryEvent) {
 class BadInput : public Basic {
  protected:
   void expect_clean_failure(const std::string& path, const std::string& words) {
-    for (const char* cmd : {"profile", "layers", "files", "latency"}) {
+    for (const char* cmd : {"profile", "layers", "files", "latency", "collective"}) {
       RunResult r = run({cli_path(), cmd, path}, 30);
       EXPECT_FALSE(r.timed_out) << cmd << " " << path;
       EXPECT_EQ(r.signal, 0) << cmd << " " << path;

@@ -13,6 +13,7 @@
 #include <fstream>
 #include <random>
 
+#include "analysis/analyzers/collective.h"
 #include "analysis/analyzers/files.h"
 #include "analysis/analyzers/latency.h"
 #include "analysis/analyzers/layers.h"
@@ -44,6 +45,9 @@ int run_analyzers(const fs::path& anchor, const fs::path& svg) {
     t.common.trace = anchor.string();
     t.svg = svg.string();
     analysis::run_latency(t);
+    analysis::CollectiveOptions c;
+    c.common.trace = anchor.string();
+    analysis::run_collective(c);
     return kOk;
   } catch (const ezio::Error&) {
     return kCleanError;
