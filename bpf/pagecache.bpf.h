@@ -140,7 +140,7 @@ static __always_inline void count_reclaim(struct folio* folio) {
 
 SEC("tp_btf/mm_filemap_add_to_page_cache")
 int BPF_PROG(ezio_pc_add, struct folio* folio) {
-  /* Loaded before any branch, to be verified once (attribution.bpf.h, tp_inode_ident). */
+  /* Loaded before any branch, to be verified once (inode.bpf.h, tp_inode_ident). */
   struct address_space* m = folio->mapping;
   barrier_var(m);
   struct ezio_task* t = pc_task();
