@@ -130,20 +130,34 @@ struct MetricsServer::Loop {
   UniqueFd epoll{epoll_create1(EPOLL_CLOEXEC)};
   std::map<int, Conn> conns;
 
+  // At the bound, newcomers wait in the listen backlog (the socket is not watched) until a
+  // connection ends: answered late, never refused by us; the idle ones end at their deadline.
+  bool accepting = true;
+  void accepting_if(bool want) {
+    if (want == accepting) return;
+    accepting = want;
+    if (want) {
+      watch(epoll.get(), server.listen_.get(), EPOLLIN);
+    } else {
+      epoll_ctl(epoll.get(), EPOLL_CTL_DEL, server.listen_.get(), nullptr);
+    }
+  }
+
   void accept_all() {
-    for (;;) {
+    while (conns.size() < server.config_.max_connections) {
       UniqueFd fd(accept4(server.listen_.get(), nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC));
-      if (!fd) return;  // EAGAIN, or a connection reset before it was taken
-      if (conns.size() >= server.config_.max_connections) continue;  // closed at once
+      if (!fd) break;  // EAGAIN, or a connection reset before it was taken
       int key = fd.get();
       watch(epoll.get(), key, EPOLLIN | EPOLLRDHUP);
       conns[key] = Conn{std::move(fd), {}, {}, 0, Clock::now() + server.config_.client_deadline};
     }
+    accepting_if(conns.size() < server.config_.max_connections);
   }
 
   void drop(int fd) {
     epoll_ctl(epoll.get(), EPOLL_CTL_DEL, fd, nullptr);
     conns.erase(fd);
+    if (server.listen_) accepting_if(true);
   }
 
   void readable(int fd, Conn& c) {
@@ -181,6 +195,7 @@ struct MetricsServer::Loop {
       if (it->second.deadline <= now) {
         epoll_ctl(epoll.get(), EPOLL_CTL_DEL, it->first, nullptr);
         it = conns.erase(it);
+        if (server.listen_) accepting_if(true);
       } else {
         next = std::min(next, it->second.deadline);
         ++it;

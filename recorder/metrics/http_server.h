@@ -3,7 +3,8 @@
 // A minimal HTTP/1.x server for GET /metrics, in its own thread, with the textfile writer beside
 // it. Hardened rather than general: one request per connection (closed after the answer), a
 // request head of at most 8 KiB, a deadline per connection (a slow or silent client is cut off), a
-// bound on connections at once; anything else is answered 400/404/405 or closed.
+// bound on connections at once (the others wait in the listen backlog); anything else is answered
+// 400/404/405/431.
 #include <chrono>
 #include <cstdint>
 #include <functional>
