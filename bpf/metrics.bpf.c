@@ -201,8 +201,8 @@ static __always_inline __u64 current_job(void) {
   return bpf_get_current_cgroup_id();
 }
 
-/* A clean folio became dirty, in the dirtier's context: its cgroup is remembered for the
- * writeback, usually submitted later by a flusher. */
+/* A clean folio became dirty, in the dirtier's context: its pages are counted, and its cgroup is
+ * remembered for the writeback, usually submitted later by a flusher. */
 SEC("tp_btf/writeback_dirty_folio")
 int BPF_PROG(ezio_m_dirty, struct folio* folio, struct address_space* mapping) {
   if (!mapping) return 0;
@@ -213,7 +213,10 @@ int BPF_PROG(ezio_m_dirty, struct folio* folio, struct address_space* mapping) {
   __u32 dev;
   tp_inode_ident(host, &ino, &dev);
   __u64 job = current_job();
-  if (!job || !private_pages(host, host->i_mode)) return 0;
+  if (!job) return 0;
+  struct ezio_metric_value* v = series_of(job, 0, EZIO_M_PC_DIRTIED);
+  if (v) __sync_fetch_and_add(&v->count, folio_pages(folio));
+  if (!private_pages(host, host->i_mode)) return 0;
   __u64 key = (__u64)host;
   struct dirtier* known = bpf_map_lookup_elem(&dirtiers, &key);
   if (known && known->ino == ino && known->dev == dev) {

@@ -26,7 +26,8 @@ enum ezio_metric_op {
   EZIO_M_BLK_FLUSH = 10,
   EZIO_M_BLK_DISCARD = 11,
   EZIO_M_BLK_OTHER = 12,
-  EZIO_M_OP_COUNT = 13,
+  EZIO_M_PC_DIRTIED = 13, /* page-cache pages dirtied (count: pages) */
+  EZIO_M_OP_COUNT = 14,
 };
 
 /* Latency buckets, log2 of nanoseconds: bucket 0 holds below 2^EZIO_M_HIST_SHIFT ns, bucket i

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <functional>
+#include <iterator>
 
 namespace ezio::recorder::metrics {
 namespace {
@@ -89,15 +90,18 @@ const char* content_type(Format f) {
 }
 
 const char* op_name(uint16_t op) {
-  static const char* const names[EZIO_M_OP_COUNT] = {
-      "none", "read",  "write", "fsync",   "fdatasync", "sync_file_range", "open", "close",
-      "read", "write", "flush", "discard", "other"};
+  static const char* const names[] = {
+      "none",  "read", "write", "fsync", "fdatasync", "sync_file_range", "open",
+      "close", "read", "write", "flush", "discard",   "other",           "dirtied"};
+  static_assert(std::size(names) == EZIO_M_OP_COUNT, "a name for each enum ezio_metric_op");
   return op < EZIO_M_OP_COUNT ? names[op] : "unknown";
 }
 
 std::string expose(const Snapshot& s, Format fmt) {
   std::string out;
-  Pick syscall = [](const NamedSeries& n) { return !is_block(n.s.key.op); };
+  Pick syscall = [](const NamedSeries& n) {
+    return n.s.key.op >= EZIO_M_SC_READ && n.s.key.op <= EZIO_M_SC_CLOSE;
+  };
   Pick block = [](const NamedSeries& n) { return is_block(n.s.key.op); };
   Pick timed_block = [](const NamedSeries& n) { return is_block(n.s.key.op) && n.s.value.sum_ns; };
   counter(out, s, fmt, {"eziotrace_syscall_calls", "counter", "I/O system calls, by cgroup v2"},
@@ -130,11 +134,18 @@ std::string expose(const Snapshot& s, Format fmt) {
   histogram(out, s, fmt,
             {"eziotrace_block_service_seconds", "histogram", "block request issue to completion"},
             timed_block);
+  counter(
+      out, s, fmt,
+      {"eziotrace_pagecache_dirtied_pages", "counter",
+       "page-cache pages made dirty (by writes, by stores to shared file mappings)"},
+      [](const NamedSeries& n) { return n.s.key.op == EZIO_M_PC_DIRTIED; },
+      [](const ezio_metric_value& v) { return v.count; });
   header(out, {"eziotrace_overflow_events", "counter", "events that found no room in the table"},
          fmt);
   for (uint16_t op = 1; op < EZIO_M_OP_COUNT; ++op) {
-    out += fmt::format("eziotrace_overflow_events_total{{layer=\"{}\",op=\"{}\"}} {}\n",
-                       is_block(op) ? "block" : "syscall", op_name(op), s.overflow[op]);
+    const char* layer = is_block(op) ? "block" : op == EZIO_M_PC_DIRTIED ? "pagecache" : "syscall";
+    out += fmt::format("eziotrace_overflow_events_total{{layer=\"{}\",op=\"{}\"}} {}\n", layer,
+                       op_name(op), s.overflow[op]);
   }
   header(out, {"eziotrace_series_limit", "gauge", "room in the table (--metrics-max-series)"}, fmt);
   out += fmt::format("eziotrace_series_limit {}\n", s.max_series);

@@ -63,6 +63,9 @@ TEST(Metrics, TwoCgroupsAreEachChargedOnlyTheirOwnIo) {
   EXPECT_EQ(sum("syscall_calls_total", {{"cgroup", ca.path()}, {"op", "fsync"}}), 3);
   EXPECT_EQ(sum("syscall_bytes_total", {{"cgroup", cb.path()}, {"op", "write"}}), 3000 * 4096.0);
   EXPECT_EQ(sum("syscall_calls_total", {{"cgroup", cb.path()}, {"op", "fsync"}}), 0);
+  // Each 4 KiB block written once: one page dirtied.
+  EXPECT_EQ(sum("pagecache_dirtied_pages_total", {{"cgroup", ca.path()}}), 3 * 2048);
+  EXPECT_EQ(sum("pagecache_dirtied_pages_total", {{"cgroup", cb.path()}}), 3000);
 
   // Every request the devices completed is charged, to the job that caused it and nobody else.
   long da = a1.requests() - a0.requests(), db = b1.requests() - b0.requests();
