@@ -6,11 +6,17 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <chrono>
 #include <cstdio>
+#include <filesystem>
+#include <memory>
 
 #include "common/error.h"
 #include "common/log.h"
 #include "common/version.h"
+#include "recorder/metrics/collector.h"
+#include "recorder/metrics/http_server.h"
+#include "recorder/metrics/metrics_programs.h"
 #include "recorder/service/daemon.h"
 #include "recorder/service/kernel_sessions.h"
 #include "recorder/service/socket.h"
@@ -28,6 +34,10 @@ struct Args {
   unsigned sessions_per_user = Limits{}.sessions_per_user;
   uint64_t ring_mib_per_user = Limits{}.ring_bytes_per_user >> 20;
   bool verbose = false;
+  std::string metrics;           // [ADDR:]PORT, "" for no HTTP endpoint
+  std::string metrics_textfile;  // node_exporter textfile, "" for none
+  double metrics_textfile_period = 15;
+  uint32_t metrics_max_series = 16384;
 };
 
 void add_options(CLI::App& app, Args& a) {
@@ -42,6 +52,56 @@ void add_options(CLI::App& app, Args& a) {
                  "ring buffer memory per user, in MiB, over all their recordings")
       ->check(CLI::Range(1, 1 << 20));
   app.add_flag("-v,--verbose", a.verbose, "debug messages");
+  app.add_option("--metrics", a.metrics,
+                 "always-on per-cgroup I/O metrics, served as OpenMetrics over HTTP at "
+                 "[ADDR:]PORT/metrics (localhost when no ADDR; docs/metrics.md)")
+      ->check(
+          [](const std::string& spec) {
+            try {
+              ezio::recorder::metrics::parse_listen(spec);
+              return std::string();
+            } catch (const ezio::Error& e) {
+              return std::string(e.what());
+            }
+          },
+          "[ADDR:]PORT");
+  app.add_option("--metrics-textfile", a.metrics_textfile,
+                 "also write the metrics to this file (node_exporter's textfile collector)");
+  app.add_option("--metrics-textfile-period", a.metrics_textfile_period,
+                 "seconds between two writes of the textfile (default 15)")
+      ->check(CLI::Range(0.1, 86400.0));
+  app.add_option("--metrics-max-series", a.metrics_max_series,
+                 "series the kernel keeps at most (cgroup x operation x device; the rest is "
+                 "counted as overflow; default 16384)")
+      ->check(CLI::Range(1u, 1u << 24));
+  // The same settings from a file, one `option = value` a line (e.g. metrics = "127.0.0.1:9464").
+  app.set_config("--config", "", "read these options from an INI/TOML file");
+}
+
+// The always-on metrics, when asked for: their programs attached for the service's lifetime.
+struct Metrics {
+  std::unique_ptr<ezio::recorder::metrics::MetricsPrograms> programs;
+  std::unique_ptr<ezio::recorder::metrics::Collector> collector;
+  std::unique_ptr<ezio::recorder::metrics::MetricsServer> server;
+};
+
+Metrics start_metrics(const Args& a) {
+  namespace m = ezio::recorder::metrics;
+  Metrics out;
+  if (a.metrics.empty() && a.metrics_textfile.empty()) return out;
+  m::ServerConfig config;
+  config.listen = a.metrics;
+  config.textfile = a.metrics_textfile;
+  config.textfile_period = std::chrono::milliseconds(int64_t(a.metrics_textfile_period * 1000));
+  std::filesystem::path mount = m::cgroup2_mount();
+  out.programs = std::make_unique<m::MetricsPrograms>(a.metrics_max_series);
+  out.collector = std::make_unique<m::Collector>(*out.programs, mount);
+  out.server = std::make_unique<m::MetricsServer>(
+      config, [c = out.collector.get()](m::Format f) { return c->scrape(f); });
+  spdlog::info("metrics of every cgroup under {}{}{}", mount.string(),
+               a.metrics.empty() ? "" : fmt::format(", served at port {}", out.server->port()),
+               a.metrics_textfile.empty() ? "" : ", written to " + a.metrics_textfile);
+  return out;
 }
 
 // Away from the terminal, logging to syslog: the parent returns once the child serves.
@@ -84,6 +144,7 @@ void serve(const Args& a) {
   bool activated = bool(sock);
   if (!activated) sock = listen_at(a.socket, *group);
   std::unique_ptr<SessionKernel> kernel = load_kernel_sessions(a.layers);
+  Metrics metrics = start_metrics(a);
   Daemon daemon(*kernel, config);
   spdlog::info("serving {} for root and group {}", activated ? "systemd's socket" : a.socket,
                a.group);
@@ -93,6 +154,7 @@ void serve(const Args& a) {
   } else {
     daemonize();
   }
+  if (metrics.server) metrics.server->start();  // after the fork: its thread would not survive it
   daemon.run(sock.get());
   if (!activated) unlink(a.socket.c_str());
 }

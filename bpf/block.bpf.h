@@ -12,6 +12,7 @@
 
 #include "attribution.bpf.h"
 #include "common.bpf.h"
+#include "request.bpf.h"
 
 /* Sessions one request can be charged to; a further one is counted lost. */
 #define EZIO_BLOCK_OWNERS 4
@@ -87,20 +88,6 @@ struct {
   __type(key, __u32); /* dev_t */
   __type(value, struct ezio_cause);
 } flush_cause SEC(".maps");
-
-#define EZIO_REQ_OP_MASK 0xff
-
-static __always_inline __u32 rq_dev(struct request* rq) {
-  struct block_device* part = BPF_CORE_READ(rq, part);
-  if (part) return BPF_CORE_READ(part, bd_dev);
-  return BPF_CORE_READ(rq, q, disk, part0, bd_dev);
-}
-
-static __always_inline bool rq_wants_flush(__u32 cmd_flags) {
-  __u32 preflush = 1u << bpf_core_enum_value(enum req_flag_bits, __REQ_PREFLUSH);
-  __u32 fua = 1u << bpf_core_enum_value(enum req_flag_bits, __REQ_FUA);
-  return (cmd_flags & EZIO_REQ_OP_MASK) == REQ_OP_FLUSH || (cmd_flags & (preflush | fua));
-}
 
 /* Who owns bio, entering a request in the current context: the traced thread submitting it, or,
  * for a write someone else submits (a flusher kworker), the traced thread that last dirtied its

@@ -158,7 +158,7 @@ static __always_inline void fs_point(__u16 op, const struct fs_inode* inode, __s
 }
 
 /* An inode met once per call (xfs, iomap, btrfs, fsync): probe reads, which cost the verifier
- * nothing (attribution.bpf.h, tp_inode_ident). */
+ * nothing (inode.bpf.h, tp_inode_ident). */
 static __always_inline void fs_point_read(__u16 op, struct inode* inode, __s64 offset,
                                           __s64 bytes) {
   struct fs_inode i = {.key = (__u64)inode};

@@ -46,39 +46,6 @@ static __always_inline void pc_maybe_send(struct ezio_task* t) {
   }
 }
 
-/* folio_nr_pages() without the inline helpers: order-0 folios have no PG_head; a large folio's size
- * is _nr_pages (64-bit, newer kernels), else _folio_nr_pages or _folio_order (6.1), else the order
- * in the low byte of _flags_1 (in between). 6.1 has a _flags_1 too, but there it holds the tail
- * page's flags, not the order: the order fields are tried first.
- * The layouts are flavours, not vmlinux.h's struct folio: 6.18 wraps the flags word in
- * memdesc_flags_t and libbpf refuses a field whose kind differs between the object and the kernel
- * (a struct against 6.1's unsigned long: "failed to resolve CO-RE relocation ... struct
- * folio.flags"), so each kernel reads it through the flavour that matches it. */
-static __always_inline __u64 folio_pages(struct folio* folio) {
-  struct ezio_folio_flags {
-    unsigned long f;
-  } __attribute__((preserve_access_index));
-  struct folio___memdesc {
-    struct ezio_folio_flags flags;
-    unsigned int _nr_pages;
-  } __attribute__((preserve_access_index));
-  struct folio___word {
-    unsigned long flags;
-    unsigned long _flags_1;
-    unsigned char _folio_order;
-    unsigned int _folio_nr_pages;
-  } __attribute__((preserve_access_index));
-  struct folio___memdesc* fm = (void*)folio;
-  struct folio___word* fw = (void*)folio;
-
-  unsigned long flags = bpf_core_field_exists(fm->flags.f) ? fm->flags.f : fw->flags;
-  if (!(flags & (1ul << bpf_core_enum_value(enum pageflags, PG_head)))) return 1;
-  if (bpf_core_field_exists(fm->_nr_pages)) return fm->_nr_pages;
-  if (bpf_core_field_exists(fw->_folio_nr_pages)) return fw->_folio_nr_pages;
-  if (bpf_core_field_exists(fw->_folio_order)) return 1ul << fw->_folio_order;
-  return 1ul << (fw->_flags_1 & 0xff);
-}
-
 /* The traced thread that last brought an inode's pages into the cache or dirtied them: the one a
  * reclaim of those pages (by kswapd, or another process) takes them from. Keyed by inode pointer;
  * ino and dev guard against a freed inode's memory reused for another file. A quarter of
@@ -140,7 +107,7 @@ static __always_inline void count_reclaim(struct folio* folio) {
 
 SEC("tp_btf/mm_filemap_add_to_page_cache")
 int BPF_PROG(ezio_pc_add, struct folio* folio) {
-  /* Loaded before any branch, to be verified once (attribution.bpf.h, tp_inode_ident). */
+  /* Loaded before any branch, to be verified once (inode.bpf.h, tp_inode_ident). */
   struct address_space* m = folio->mapping;
   barrier_var(m);
   struct ezio_task* t = pc_task();

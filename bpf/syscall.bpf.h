@@ -85,7 +85,7 @@ int BPF_PROG(ezio_sys_exit, struct pt_regs* regs, long ret) {
   fs_run_settle(t, ret);
   __u64 pid_tgid = bpf_get_current_pid_tgid();
   /* Resolved once for both kinds of call, so that its load through the task's BTF pointer is
-   * verified on one path (attribution.bpf.h, tp_inode_ident). */
+   * verified on one path (inode.bpf.h, tp_inode_ident). */
   __u8 op = EZIO_VFS_NONE;
   struct file* f = session_wants(t->session, EZIO_LAYER_VFS) ? vfs_derived_file(c, d, ret, &op) : 0;
   if (d->cls == EZIO_SC_OPEN) {

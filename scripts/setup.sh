@@ -24,6 +24,7 @@ test_suite=(
   python3-h5py-mpi python3-mpi4py netcdf-bin
   # Many nodes and always-on metrics (docs/cluster.md, docs/metrics.md): the cluster's own engine.
   slurm-wlm munge libslurm-dev prometheus
+  bpftrace  # bench/metrics: the aggregate script our peers measure with, beside eziotraced --metrics
 )
 
 case "${1:-main}" in

@@ -150,7 +150,7 @@ std::future<UniqueFd> KernelPrograms::make_tables(std::future<UniqueFd> first_ri
 
 void KernelPrograms::load(const KernelCache& cache, const std::string& core_btf,
                           std::future<UniqueFd> first_ring) {
-  AttachIds ids = cache.attach_ids(btf_attach_sections(skel_.get()));
+  AttachIds ids = cache.attach_ids(btf_attach_sections(skel_->obj));
   const ProgramSplit split = split_programs(skel_.get());
   const ProgramHalves& halves = split.halves;
   const std::array<size_t, 2>& sizes = split.instructions;

@@ -66,7 +66,7 @@ HalfLoader::HalfLoader(const ProgramHalves& halves, int half, const std::string&
       fail("cannot select BPF program {}: {}", bpf_program__name(prog), errno_text(-err));
     }
   }
-  attach_ids_ = std::make_unique<AttachIdsInUse>(skel_.get(), ids);
+  attach_ids_ = std::make_unique<AttachIdsInUse>(skel_->obj, ids);
 }
 
 HalfLoader::~HalfLoader() = default;

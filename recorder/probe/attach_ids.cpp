@@ -87,10 +87,10 @@ std::map<std::string, UniqueFd> open_module_btfs(const std::set<std::string>& wa
 
 }  // namespace
 
-std::vector<std::string> btf_attach_sections(const eziotrace* skel) {
+std::vector<std::string> btf_attach_sections(const bpf_object* obj) {
   std::vector<std::string> sections;
   bpf_program* prog;
-  bpf_object__for_each_program(prog, skel->obj) {
+  bpf_object__for_each_program(prog, obj) {
     if (attached_by_btf(prog)) sections.push_back(bpf_program__section_name(prog));
   }
   return sections;
@@ -144,11 +144,11 @@ void register_attach_handlers() {
   });
 }
 
-AttachIdsInUse::AttachIdsInUse(eziotrace* skel, const AttachIds& ids) {
+AttachIdsInUse::AttachIdsInUse(bpf_object* obj, const AttachIds& ids) {
   std::vector<std::pair<bpf_program*, const AttachId*>> used;
   std::set<std::string> modules;  // of the programs loaded: the table may name others
   bpf_program* prog;
-  bpf_object__for_each_program(prog, skel->obj) {
+  bpf_object__for_each_program(prog, obj) {
     if (!attached_by_btf(prog)) continue;
     auto it = ids.find(bpf_program__section_name(prog));
     if (it == ids.end()) fail("no attach point for BPF program {}", bpf_program__name(prog));

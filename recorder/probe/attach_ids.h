@@ -21,7 +21,7 @@
 
 #include "common/unique_fd.h"
 
-struct eziotrace;
+struct bpf_object;
 struct bpf_program;
 
 namespace ezio::recorder {
@@ -33,8 +33,9 @@ struct AttachId {
 // By section name, e.g. "tp_btf/sys_exit".
 using AttachIds = std::map<std::string, AttachId>;
 
-// The sections of the programs selected to load that attach by BTF.
-std::vector<std::string> btf_attach_sections(const eziotrace* skel);
+// The sections of the programs selected to load that attach by BTF (of the recorder's object or
+// the metrics').
+std::vector<std::string> btf_attach_sections(const bpf_object* obj);
 
 // Finds the attach points in the kernel's BTF (parsing it). Fails on one it lacks.
 AttachIds find_attach_ids(const std::vector<std::string>& sections);
@@ -46,11 +47,11 @@ AttachIds attach_ids_from_json(const nlohmann::json& j);
 // Once per process, before the skeleton is opened: the section handlers above.
 void register_attach_handlers();
 
-// While it lives, the selected BTF-attached programs of skel load with their ids in ids (each
+// While it lives, the selected BTF-attached programs of obj load with their ids in ids (each
 // must be there), the modules' BTF named by them held open.
 class AttachIdsInUse {
  public:
-  AttachIdsInUse(eziotrace* skel, const AttachIds& ids);
+  AttachIdsInUse(bpf_object* obj, const AttachIds& ids);
   ~AttachIdsInUse();
   AttachIdsInUse(const AttachIdsInUse&) = delete;
   AttachIdsInUse& operator=(const AttachIdsInUse&) = delete;

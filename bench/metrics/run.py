@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""What the always-on metrics cost: `dd bs=4k count=200000` (issue #30's workload: 200 000 reads
+and 200 000 writes), interleaved rounds of
+  plain      nothing attached;
+  metrics    eziotraced --metrics running (no recording);
+  bpftrace   a bpftrace script keeping the same kind of aggregate (per cgroup and syscall: calls,
+             bytes, log2 latency; read and write only), when bpftrace is installed (our peers'
+             way).
+Two targets: of=/dev/null (the system calls alone) and a file in a temporary directory (the page
+cache too). Prints the medians (wall, and dd's CPU time), their ratio to plain and the ns added
+per system call. Not a test: run by hand as root; no assertion.
+
+  bench/metrics/run.py [-b build-dir] [-r rounds] [-n count]
+"""
+import argparse, os, shutil, socket, statistics, subprocess, sys, tempfile, time
+from pathlib import Path
+
+BPFTRACE = r"""
+tracepoint:raw_syscalls:sys_enter /args->id == 0 || args->id == 1/ { @start[tid] = nsecs; }
+tracepoint:raw_syscalls:sys_exit /@start[tid]/ {
+  @calls[cgroup, args->id] = count();
+  @bytes[cgroup, args->id] = sum(args->ret > 0 ? args->ret : 0);
+  @lat[cgroup, args->id] = hist(nsecs - @start[tid]);
+  delete(@start[tid]);
+}
+"""
+
+
+def args():
+    p = argparse.ArgumentParser()
+    p.add_argument("-b", "--build", default="build")
+    p.add_argument("-r", "--rounds", type=int, default=5)
+    p.add_argument("-n", "--count", type=int, default=200000)
+    return p.parse_args()
+
+
+def dd(target, count):
+    t0 = time.monotonic_ns()
+    p = subprocess.Popen(["dd", "if=/dev/zero", f"of={target}", "bs=4096", f"count={count}",
+                          "status=none"])
+    _, status, ru = os.wait4(p.pid, 0)
+    if status != 0:
+        sys.exit("dd failed")
+    return (time.monotonic_ns() - t0) / 1e9, ru.ru_utime + ru.ru_stime
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def start_metrics(build, tmp):
+    port = free_port()
+    p = subprocess.Popen([str(Path(build) / "bin" / "eziotraced"), "--foreground", "--socket",
+                          str(Path(tmp) / "sock"), "--group", "root", "--metrics", str(port)],
+                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    if p.stdout.readline().strip() != "eziotraced: ready":
+        sys.exit("eziotraced did not start")
+    return p
+
+
+def start_bpftrace(tmp):
+    script = Path(tmp) / "agg.bt"
+    script.write_text(BPFTRACE)
+    # bpftrace 0.17 finds tracepoints in tracefs, which this host does not mount: mounted in a
+    # mount namespace of its own, the machine's mounts are left as they are.
+    p = subprocess.Popen(["unshare", "-m", "sh", "-c", "mount -t tracefs nodev /sys/kernel/tracing"
+                          f" && exec bpftrace {script}"], stdout=subprocess.PIPE,
+                         stderr=subprocess.DEVNULL, text=True)
+    if "Attaching" not in p.stdout.readline():
+        sys.exit("bpftrace did not start")
+    return p
+
+
+def stop(p):
+    p.terminate()
+    p.wait()
+
+
+def main():
+    a = args()
+    if os.geteuid() != 0:
+        sys.exit("run as root")
+    modes = ["plain", "metrics"] + (["bpftrace"] if shutil.which("bpftrace") else [])
+    tmp = tempfile.mkdtemp(prefix="ezio-metrics-bench-")
+    os.chmod(tmp, 0o755)  # eziotraced wants its socket reachable by its group
+    targets = {"/dev/null": "/dev/null", "file": str(Path(tmp) / "out")}
+    res = {(m, t): [] for m in modes for t in targets}
+    for r in range(a.rounds):
+        for m in modes:
+            p = start_metrics(a.build, tmp) if m == "metrics" else (
+                start_bpftrace(tmp) if m == "bpftrace" else None)
+            for t, path in targets.items():
+                res[(m, t)].append(dd(path, a.count))
+            if p:
+                stop(p)
+        print(f"round {r + 1}/{a.rounds} done", file=sys.stderr)
+    calls = 2 * a.count
+    print(f"dd bs=4k count={a.count} ({calls} system calls), median of {a.rounds} rounds")
+    print(f"{'target':10} {'mode':9} {'wall s':>8} {'cpu s':>8} {'ratio':>7} {'ns/call':>8}")
+    for t in targets:
+        base = statistics.median(c for _, c in res[("plain", t)])
+        for m in modes:
+            wall = statistics.median(w for w, _ in res[(m, t)])
+            cpu = statistics.median(c for _, c in res[(m, t)])
+            print(f"{t:10} {m:9} {wall:8.3f} {cpu:8.3f} {cpu / base:7.3f} "
+                  f"{(cpu - base) / calls * 1e9:8.0f}")
+    print("ratio and ns/call from dd's CPU time (user + system), against plain")
+    shutil.rmtree(tmp)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,339 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The always-on metrics (docs/metrics.md): for every process of the node, per cgroup v2 (the job),
+ * operation and device, counts, bytes, errors and log2 latency histograms kept in one table
+ * (metrics.h), read by eziotraced's collector. An object of its own, loaded and attached only
+ * when eziotraced is asked for metrics: without them, not one program more runs. Who owns a block
+ * request is decided as the recorder decides it (inode.bpf.h): the submitter, or for the
+ * writeback of a file's pages the cgroup that dirtied them; shared metadata is no one's. */
+#include "vmlinux.h"
+/* After the kernel's types, which they use. */
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+#include "inode.bpf.h"
+#include "metrics.h"
+#include "record.h"
+#include "request.bpf.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* enum ezio_metric_op of each syscall number, 0 for those not counted: set by the collector from
+ * the recorder's syscall table (recorder/core/syscall_table.h) before the load. */
+const volatile __u8 syscall_op[EZIO_MAX_SYSCALL_NR] = {};
+
+/* The series. Its size is eziotraced's --metrics-max-series (set before the load); a series that
+ * finds no room is counted in overflow, by operation, never dropped silently. */
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(max_entries, 16384);
+  __uint(map_flags, BPF_F_NO_PREALLOC);
+  __type(key, struct ezio_metric_key);
+  __type(value, struct ezio_metric_value);
+} series SEC(".maps");
+
+struct {
+  __uint(type, BPF_MAP_TYPE_ARRAY);
+  __uint(max_entries, EZIO_M_OP_COUNT);
+  __type(key, __u32);
+  __type(value, __u64);
+} overflow SEC(".maps");
+
+/* A new series starts from this (a map value: 300 bytes do not fit the programs' stack twice). */
+const struct ezio_metric_value zero_value = {};
+
+/* The syscall in flight of each thread that made a counted one. */
+struct sc_start {
+  __u64 t_enter;
+  __u32 nr;
+  __u32 pad;
+};
+
+struct {
+  __uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+  __uint(map_flags, BPF_F_NO_PREALLOC);
+  __type(key, int);
+  __type(value, struct sc_start);
+} sc_starts SEC(".maps");
+
+/* The owner of a block request from its start (or first issue) to its completion. */
+struct rq_owner {
+  __u64 cgroup; /* 0: no one's */
+  __u64 t_issue;
+  __u32 bytes;
+  __u16 op;
+  __u8 writeback;
+  __u8 pad;
+};
+
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(max_entries, 32768);
+  __uint(map_flags, BPF_F_NO_PREALLOC);
+  __type(key, __u64); /* struct request * */
+  __type(value, struct rq_owner);
+} rq_owners SEC(".maps");
+
+/* The cgroup that last dirtied pages of an inode (ino and dev checked: a freed inode's memory
+ * reused for another file is not taken for it). */
+struct dirtier {
+  __u64 cgroup;
+  __u64 ino;
+  __u32 dev;
+  __u32 pad;
+};
+
+struct {
+  __uint(type, BPF_MAP_TYPE_LRU_HASH);
+  __uint(max_entries, 65536);
+  __type(key, __u64); /* struct inode * */
+  __type(value, struct dirtier);
+} dirtiers SEC(".maps");
+
+/* The cgroup that last asked each device for a cache flush: the flush request the block layer
+ * sends for it (blk-flush.c's flush_rq) never passes block_io_start and is issued from kblockd. */
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(max_entries, 1024);
+  __type(key, __u32); /* dev_t */
+  __type(value, __u64);
+} flush_askers SEC(".maps");
+
+static __always_inline void count_overflow(__u32 op) {
+  __u64* n = bpf_map_lookup_elem(&overflow, &op);
+  if (n) __sync_fetch_and_add(n, 1);
+}
+
+/* The series of (cgroup, dev, op), made when missing; NULL (counted) when the table is full. */
+static __always_inline struct ezio_metric_value* series_of(__u64 cgroup, __u32 dev, __u16 op) {
+  struct ezio_metric_key key = {.cgroup = cgroup, .dev = dev, .op = op};
+  struct ezio_metric_value* v = bpf_map_lookup_elem(&series, &key);
+  if (v) return v;
+  /* Another CPU may make it meanwhile: then its series is this one. */
+  long err = bpf_map_update_elem(&series, &key, &zero_value, BPF_NOEXIST);
+  if (err && err != -17 /* EEXIST */) {
+    count_overflow(op);
+    return 0;
+  }
+  return bpf_map_lookup_elem(&series, &key);
+}
+
+static __always_inline __u32 hist_bucket(__u64 ns) {
+  __u64 v = ns >> EZIO_M_HIST_SHIFT;
+  __u32 b = 0;
+  /* The position of the highest bit set, plus one: 0 for v == 0. */
+  if (v >> 32) {
+    b += 32;
+    v >>= 32;
+  }
+  if (v >> 16) {
+    b += 16;
+    v >>= 16;
+  }
+  if (v >> 8) {
+    b += 8;
+    v >>= 8;
+  }
+  if (v >> 4) {
+    b += 4;
+    v >>= 4;
+  }
+  if (v >> 2) {
+    b += 2;
+    v >>= 2;
+  }
+  if (v >> 1) {
+    b += 1;
+    v >>= 1;
+  }
+  b += v;
+  return b < EZIO_M_HIST ? b : EZIO_M_HIST - 1;
+}
+
+static __always_inline void add_latency(struct ezio_metric_value* v, __u64 ns) {
+  __sync_fetch_and_add(&v->sum_ns, ns);
+  __u32 b = hist_bucket(ns);
+  __sync_fetch_and_add(&v->hist[b & (EZIO_M_HIST - 1)], 1);
+}
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(ezio_m_sys_enter, struct pt_regs* regs, long id) {
+  if (id < 0 || id >= EZIO_MAX_SYSCALL_NR || !syscall_op[id]) return 0;
+  struct sc_start* s = bpf_task_storage_get(&sc_starts, bpf_get_current_task_btf(), 0,
+                                            BPF_LOCAL_STORAGE_GET_F_CREATE);
+  if (!s) {
+    count_overflow(syscall_op[id]);
+    return 0;
+  }
+  s->t_enter = bpf_ktime_get_ns();
+  s->nr = id;
+  return 0;
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(ezio_m_sys_exit, struct pt_regs* regs, long ret) {
+  long id = regs->orig_ax;
+  if (id < 0 || id >= EZIO_MAX_SYSCALL_NR) return 0;
+  __u16 op = syscall_op[id];
+  if (!op) return 0;
+  struct sc_start* s = bpf_task_storage_get(&sc_starts, bpf_get_current_task_btf(), 0, 0);
+  if (!s || !s->t_enter || s->nr != id) return 0; /* no entry seen (attached meanwhile) */
+  __u64 ns = bpf_ktime_get_ns() - s->t_enter;
+  s->t_enter = 0;
+  struct ezio_metric_value* v = series_of(bpf_get_current_cgroup_id(), 0, op);
+  if (!v) return 0;
+  __sync_fetch_and_add(&v->count, 1);
+  if (ret < 0) {
+    __sync_fetch_and_add(&v->errors, 1);
+  } else if (op == EZIO_M_SC_READ || op == EZIO_M_SC_WRITE) {
+    __sync_fetch_and_add(&v->bytes, ret);
+  }
+  add_latency(v, ns);
+  return 0;
+}
+
+#define EZIO_PF_KTHREAD 0x00200000
+
+/* The current thread's cgroup, 0 for a kernel thread (a flusher, kblockd: no job's). */
+static __always_inline __u64 current_job(void) {
+  struct task_struct* task = bpf_get_current_task_btf();
+  if (task->flags & EZIO_PF_KTHREAD) return 0;
+  return bpf_get_current_cgroup_id();
+}
+
+/* A clean folio became dirty, in the dirtier's context: its pages are counted, and its cgroup is
+ * remembered for the writeback, usually submitted later by a flusher. */
+SEC("tp_btf/writeback_dirty_folio")
+int BPF_PROG(ezio_m_dirty, struct folio* folio, struct address_space* mapping) {
+  if (!mapping) return 0;
+  struct inode* host = mapping->host; /* before any branch: inode.bpf.h, tp_inode_ident */
+  barrier_var(host);
+  if (!host) return 0;
+  __u64 ino;
+  __u32 dev;
+  tp_inode_ident(host, &ino, &dev);
+  __u64 job = current_job();
+  if (!job) return 0;
+  struct ezio_metric_value* v = series_of(job, 0, EZIO_M_PC_DIRTIED);
+  if (v) __sync_fetch_and_add(&v->count, folio_pages(folio));
+  if (!private_pages(host, host->i_mode)) return 0;
+  __u64 key = (__u64)host;
+  struct dirtier* known = bpf_map_lookup_elem(&dirtiers, &key);
+  if (known && known->ino == ino && known->dev == dev) {
+    if (known->cgroup != job) known->cgroup = job;
+    return 0;
+  }
+  struct dirtier d = {.cgroup = job, .ino = ino, .dev = dev};
+  bpf_map_update_elem(&dirtiers, &key, &d, BPF_ANY);
+  return 0;
+}
+
+static __always_inline __u64 dirtier_of(struct inode* inode) {
+  __u64 key = (__u64)inode;
+  struct dirtier* d = bpf_map_lookup_elem(&dirtiers, &key);
+  if (!d || d->ino != BPF_CORE_READ(inode, i_ino) || d->dev != inode_dev(inode)) return 0;
+  return d->cgroup;
+}
+
+static __always_inline __u16 block_op(__u32 cmd_flags) {
+  switch (cmd_flags & EZIO_REQ_OP_MASK) {
+    case REQ_OP_READ:
+      return EZIO_M_BLK_READ;
+    case REQ_OP_WRITE:
+      return EZIO_M_BLK_WRITE;
+    case REQ_OP_FLUSH:
+      return EZIO_M_BLK_FLUSH;
+    case REQ_OP_DISCARD:
+      return EZIO_M_BLK_DISCARD;
+    default:
+      return EZIO_M_BLK_OTHER;
+  }
+}
+
+/* The owner of a request entering the block layer, in the submitting context: a write of a file's
+ * pages is its dirtier's (writeback: set when that is not the submitter), a write of shared
+ * metadata no one's, anything else the submitter's. */
+static __always_inline __u64 request_owner(struct bio* bio, __u32 cmd_flags, __u8* writeback) {
+  __u64 self = current_job();
+  if ((cmd_flags & EZIO_REQ_OP_MASK) != REQ_OP_WRITE) return self;
+  struct inode* inode = bio_inode(bio);
+  if (!inode) return self; /* direct I/O, an empty flush */
+  if (!private_pages(inode, BPF_CORE_READ(inode, i_mode))) return 0;
+  __u64 dirtier = dirtier_of(inode);
+  if (!dirtier) return self;
+  *writeback = dirtier != self;
+  return dirtier;
+}
+
+SEC("tp_btf/block_io_start")
+int BPF_PROG(ezio_m_io_start, struct request* rq) {
+  __u32 cmd_flags = BPF_CORE_READ(rq, cmd_flags);
+  struct rq_owner o = {.op = block_op(cmd_flags)};
+  o.cgroup = request_owner(BPF_CORE_READ(rq, bio), cmd_flags, &o.writeback);
+  if (o.cgroup && rq_wants_flush(cmd_flags)) {
+    __u32 dev = rq_dev(rq);
+    bpf_map_update_elem(&flush_askers, &dev, &o.cgroup, BPF_ANY);
+  }
+  __u64 key = (__u64)rq;
+  if (bpf_map_update_elem(&rq_owners, &key, &o, BPF_ANY)) count_overflow(o.op);
+  return 0;
+}
+
+/* Requests that did not pass block_io_start (a flush's, requests started before the attach, a
+ * kernel without the tracepoint) get their owner here: a flush the asker's, the others no one's. */
+SEC("tp_btf/block_rq_issue")
+int BPF_PROG(ezio_m_rq_issue, struct request* rq) {
+  __u64 now = bpf_ktime_get_ns();
+  __u64 key = (__u64)rq;
+  __u32 bytes = BPF_CORE_READ(rq, __data_len);
+  struct rq_owner* known = bpf_map_lookup_elem(&rq_owners, &key);
+  if (known) {
+    if (!known->t_issue) { /* a requeued request keeps its first issue */
+      known->t_issue = now;
+      known->bytes = bytes;
+    }
+    return 0;
+  }
+  struct rq_owner o = {
+      .op = block_op(BPF_CORE_READ(rq, cmd_flags)), .t_issue = now, .bytes = bytes};
+  if (o.op == EZIO_M_BLK_FLUSH) {
+    __u32 dev = rq_dev(rq);
+    __u64* asker = bpf_map_lookup_elem(&flush_askers, &dev);
+    if (asker) {
+      o.cgroup = *asker;
+      bpf_map_delete_elem(&flush_askers, &dev);
+    }
+  }
+  if (bpf_map_update_elem(&rq_owners, &key, &o, BPF_ANY)) count_overflow(o.op);
+  return 0;
+}
+
+SEC("tp_btf/block_rq_merge")
+int BPF_PROG(ezio_m_rq_merge, struct request* rq) {
+  /* Absorbed by a neighbour, freed without completing: the disk statistics count it as a merge. */
+  __u64 key = (__u64)rq;
+  bpf_map_delete_elem(&rq_owners, &key);
+  return 0;
+}
+
+/* Every request counts once, at its (first) completion, as the disk statistics count it; one the
+ * flush machinery finished without sending it to the driver (an empty PREFLUSH write) has no
+ * latency. */
+SEC("tp_btf/block_rq_complete")
+int BPF_PROG(ezio_m_rq_complete, struct request* rq, blk_status_t error, unsigned int nr_bytes) {
+  __u64 key = (__u64)rq;
+  struct rq_owner* found = bpf_map_lookup_elem(&rq_owners, &key);
+  if (!found) return 0;
+  struct rq_owner o = *found;
+  if (bpf_map_delete_elem(&rq_owners, &key)) return 0; /* counted by another CPU */
+  struct ezio_metric_value* v = series_of(o.cgroup, rq_dev(rq), o.op);
+  if (!v) return 0;
+  __sync_fetch_and_add(&v->count, 1);
+  if (error) __sync_fetch_and_add(&v->errors, 1);
+  if (o.writeback) __sync_fetch_and_add(&v->writeback, 1);
+  if (o.t_issue) {
+    __sync_fetch_and_add(&v->bytes, o.bytes);
+    add_latency(v, bpf_ktime_get_ns() - o.t_issue);
+  }
+  return 0;
+}

@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The always-on metrics' tables, shared by their BPF programs (metrics.bpf.c) and eziotraced's
+ * collector (recorder/metrics/): one series per cgroup v2 (the job), operation and device, counted
+ * in the kernel for every process of the node; nothing goes through a ring buffer. */
+#ifndef EZIO_METRICS_H
+#define EZIO_METRICS_H
+
+#ifdef __bpf__
+/* vmlinux.h provides __u16 … __u64 */
+#else
+#include <linux/types.h>
+#endif
+
+/* What a series counts. 0 is no operation (the syscalls the metrics do not count). */
+enum ezio_metric_op {
+  EZIO_M_NONE = 0,
+  EZIO_M_SC_READ = 1,  /* read, pread64, readv, preadv, preadv2 */
+  EZIO_M_SC_WRITE = 2, /* write, pwrite64, writev, pwritev, pwritev2 */
+  EZIO_M_SC_FSYNC = 3,
+  EZIO_M_SC_FDATASYNC = 4,
+  EZIO_M_SC_SYNC_FILE_RANGE = 5,
+  EZIO_M_SC_OPEN = 6, /* open, openat, openat2, creat */
+  EZIO_M_SC_CLOSE = 7,
+  EZIO_M_BLK_READ = 8, /* block requests, by the operation of the request */
+  EZIO_M_BLK_WRITE = 9,
+  EZIO_M_BLK_FLUSH = 10,
+  EZIO_M_BLK_DISCARD = 11,
+  EZIO_M_BLK_OTHER = 12,
+  EZIO_M_PC_DIRTIED = 13, /* page-cache pages dirtied (count: pages) */
+  EZIO_M_OP_COUNT = 14,
+};
+
+/* Latency buckets, log2 of nanoseconds: bucket 0 holds below 2^EZIO_M_HIST_SHIFT ns, bucket i
+ * [2^(i-1+SHIFT), 2^(i+SHIFT)), the last everything above. */
+#define EZIO_M_HIST 32
+#define EZIO_M_HIST_SHIFT 10
+
+struct ezio_metric_key {
+  __u64 cgroup; /* cgroup v2 id (the directory's inode number); 0: no one's (block requests) */
+  __u32 dev;    /* kernel dev_t of a block series, 0 for the others */
+  __u16 op;     /* enum ezio_metric_op */
+  __u16 pad;
+};
+
+struct ezio_metric_value {
+  __u64 count;     /* calls, requests, pages */
+  __u64 bytes;     /* moved (a call's result, a request's data) */
+  __u64 errors;    /* calls that failed, requests completed with an error */
+  __u64 writeback; /* block: requests charged through the dirtier of their pages, not submitted by
+                      it */
+  __u64 sum_ns;    /* the latencies' sum: syscall entry to exit, block issue to completion */
+  __u64 hist[EZIO_M_HIST];
+};
+
+#endif

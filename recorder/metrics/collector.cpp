@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "recorder/metrics/collector.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <set>
+#include <system_error>
+#include <vector>
+
+namespace ezio::recorder::metrics {
+
+Collector::Collector(const MetricsPrograms& programs, std::filesystem::path cgroup_mount)
+    : programs_(programs), names_(std::move(cgroup_mount)) {}
+
+// Kernel dev_t (MAJOR << 20 | MINOR) to the disk's name in /sys/dev/block.
+std::string Collector::device_name(uint32_t dev) {
+  auto it = devices_.find(dev);
+  if (it != devices_.end()) return it->second;
+  std::string numbers = fmt::format("{}:{}", dev >> 20, dev & ((1u << 20) - 1));
+  std::error_code ec;
+  auto target = std::filesystem::read_symlink("/sys/dev/block/" + numbers, ec);
+  std::string name = ec ? numbers : target.filename().string();
+  // Loop devices are set up again under the same numbers: their names are not kept.
+  if (!ec) devices_[dev] = name;
+  return name;
+}
+
+Snapshot Collector::snapshot() {
+  std::lock_guard lock(mutex_);
+  Snapshot snap;
+  snap.max_series = programs_.max_series();
+  snap.overflow = programs_.overflow();
+  names_.refresh();
+  std::vector<ezio_metric_key> ended;
+  std::set<uint64_t> ended_ids;
+  for (const Series& s : programs_.read()) {
+    NamedSeries n{s, {}, {}, {}};
+    uint64_t id = s.key.cgroup;
+    if (id != 0) {
+      std::optional<std::string> path = names_.path_of(id);
+      if (!path) {  // ended: this is its last report
+        ended.push_back(s.key);
+        ended_ids.insert(id);
+        path = names_.last_path_of(id);
+      }
+      n.cgroup = path ? *path : fmt::format("(ended, id {})", id);
+      if (auto job = slurm_job_id(n.cgroup)) n.job_id = *job;
+    }
+    if (s.key.dev) n.device = device_name(s.key.dev);
+    snap.series.push_back(std::move(n));
+  }
+  programs_.forget(ended);
+  ended_ += ended_ids.size();
+  snap.ended_cgroups = ended_;
+  return snap;
+}
+
+std::string Collector::scrape(Format f) { return expose(snapshot(), f); }
+
+}  // namespace ezio::recorder::metrics

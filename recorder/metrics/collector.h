@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#pragma once
+// The metrics' table read and named: each series' cgroup path and Slurm job id, each device's
+// name. A cgroup that ended is reported once more (its last counts), then its series leave the
+// table. Thread-safe: the HTTP endpoint and the textfile writer both scrape.
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+
+#include "recorder/metrics/cgroup_names.h"
+#include "recorder/metrics/exposition.h"
+#include "recorder/metrics/metrics_programs.h"
+
+namespace ezio::recorder::metrics {
+
+class Collector {
+ public:
+  Collector(const MetricsPrograms& programs, std::filesystem::path cgroup_mount);
+  // The metrics now, as text of format f.
+  std::string scrape(Format f);
+  // The snapshot itself (the tests look at it).
+  Snapshot snapshot();
+
+ private:
+  std::string device_name(uint32_t dev);
+  const MetricsPrograms& programs_;
+  CgroupNames names_;
+  std::map<uint32_t, std::string> devices_;
+  uint64_t ended_ = 0;
+  std::mutex mutex_;
+};
+
+}  // namespace ezio::recorder::metrics

@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "recorder/metrics/exposition.h"
+
+#include <fmt/format.h>
+
+#include <functional>
+#include <iterator>
+
+namespace ezio::recorder::metrics {
+namespace {
+
+bool is_block(uint16_t op) { return op >= EZIO_M_BLK_READ && op <= EZIO_M_BLK_OTHER; }
+
+// A label value escaped as both formats want it.
+std::string escaped(const std::string& v) {
+  std::string out;
+  for (char c : v) {
+    if (c == '\\' || c == '"') out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  return out;
+}
+
+std::string labels(const NamedSeries& n, const std::string& extra = {}) {
+  std::string out;
+  auto add = [&out](const char* k, const std::string& v) {
+    if (v.empty()) return;
+    out += fmt::format("{}{}=\"{}\"", out.empty() ? "" : ",", k, escaped(v));
+  };
+  add("cgroup", n.cgroup);
+  add("job_id", n.job_id);
+  add("device", n.device);
+  add("op", op_name(n.s.key.op));
+  if (!extra.empty()) out += (out.empty() ? "" : ",") + extra;
+  return out;
+}
+
+struct Family {
+  const char* name;  // without _total
+  const char* type;  // counter, histogram, gauge
+  const char* help;
+};
+
+void header(std::string& out, const Family& f, Format fmt) {
+  bool counter_04 = fmt == Format::kPrometheus && std::string_view(f.type) == "counter";
+  std::string name = counter_04 ? fmt::format("{}_total", f.name) : f.name;
+  out += fmt::format("# HELP {} {}\n# TYPE {} {}\n", name, f.help, name, f.type);
+}
+
+using Pick = std::function<bool(const NamedSeries&)>;
+using Value = std::function<uint64_t(const ezio_metric_value&)>;
+
+void counter(std::string& out, const Snapshot& s, Format fmt, const Family& f, const Pick& pick,
+             const Value& value) {
+  header(out, f, fmt);
+  for (const NamedSeries& n : s.series) {
+    if (pick(n)) out += fmt::format("{}_total{{{}}} {}\n", f.name, labels(n), value(n.s.value));
+  }
+}
+
+// Bucket i's upper bound, in seconds (metrics.h: 2^(i + SHIFT) ns).
+double bucket_le(unsigned i) { return double(1ull << (i + EZIO_M_HIST_SHIFT)) / 1e9; }
+
+void histogram(std::string& out, const Snapshot& s, Format fmt, const Family& f, const Pick& pick) {
+  header(out, f, fmt);
+  for (const NamedSeries& n : s.series) {
+    if (!pick(n)) continue;
+    const ezio_metric_value& v = n.s.value;
+    uint64_t cumulative = 0;
+    for (unsigned i = 0; i < EZIO_M_HIST; ++i) {
+      cumulative += v.hist[i];
+      std::string le = i + 1 == EZIO_M_HIST ? "+Inf" : fmt::format("{:g}", bucket_le(i));
+      out += fmt::format("{}_bucket{{{}}} {}\n", f.name, labels(n, fmt::format("le=\"{}\"", le)),
+                         cumulative);
+    }
+    out += fmt::format("{}_count{{{}}} {}\n", f.name, labels(n), cumulative);
+    out += fmt::format("{}_sum{{{}}} {:.9f}\n", f.name, labels(n), v.sum_ns / 1e9);
+  }
+}
+
+}  // namespace
+
+const char* content_type(Format f) {
+  return f == Format::kOpenMetrics ? "application/openmetrics-text; version=1.0.0; charset=utf-8"
+                                   : "text/plain; version=0.0.4; charset=utf-8";
+}
+
+const char* op_name(uint16_t op) {
+  static const char* const names[] = {
+      "none",  "read", "write", "fsync", "fdatasync", "sync_file_range", "open",
+      "close", "read", "write", "flush", "discard",   "other",           "dirtied"};
+  static_assert(std::size(names) == EZIO_M_OP_COUNT, "a name for each enum ezio_metric_op");
+  return op < EZIO_M_OP_COUNT ? names[op] : "unknown";
+}
+
+std::string expose(const Snapshot& s, Format fmt) {
+  std::string out;
+  Pick syscall = [](const NamedSeries& n) {
+    return n.s.key.op >= EZIO_M_SC_READ && n.s.key.op <= EZIO_M_SC_CLOSE;
+  };
+  Pick block = [](const NamedSeries& n) { return is_block(n.s.key.op); };
+  Pick timed_block = [](const NamedSeries& n) { return is_block(n.s.key.op) && n.s.value.sum_ns; };
+  counter(out, s, fmt, {"eziotrace_syscall_calls", "counter", "I/O system calls, by cgroup v2"},
+          syscall, [](const ezio_metric_value& v) { return v.count; });
+  counter(
+      out, s, fmt,
+      {"eziotrace_syscall_bytes", "counter", "bytes read or written by the system calls"},
+      [](const NamedSeries& n) {
+        return n.s.key.op == EZIO_M_SC_READ || n.s.key.op == EZIO_M_SC_WRITE;
+      },
+      [](const ezio_metric_value& v) { return v.bytes; });
+  counter(out, s, fmt, {"eziotrace_syscall_errors", "counter", "system calls that failed"}, syscall,
+          [](const ezio_metric_value& v) { return v.errors; });
+  histogram(out, s, fmt,
+            {"eziotrace_syscall_latency_seconds", "histogram", "system call entry to exit"},
+            syscall);
+  counter(out, s, fmt,
+          {"eziotrace_block_requests", "counter",
+           "block requests completed, charged to the cgroup that issued them or dirtied their "
+           "pages (no cgroup label: no one's)"},
+          block, [](const ezio_metric_value& v) { return v.count; });
+  counter(out, s, fmt, {"eziotrace_block_bytes", "counter", "bytes of the block requests"}, block,
+          [](const ezio_metric_value& v) { return v.bytes; });
+  counter(out, s, fmt,
+          {"eziotrace_block_writeback_requests", "counter",
+           "block requests charged through the dirtier of their pages (writeback)"},
+          block, [](const ezio_metric_value& v) { return v.writeback; });
+  counter(out, s, fmt, {"eziotrace_block_errors", "counter", "block requests that failed"}, block,
+          [](const ezio_metric_value& v) { return v.errors; });
+  histogram(out, s, fmt,
+            {"eziotrace_block_service_seconds", "histogram", "block request issue to completion"},
+            timed_block);
+  counter(
+      out, s, fmt,
+      {"eziotrace_pagecache_dirtied_pages", "counter",
+       "page-cache pages made dirty (by writes, by stores to shared file mappings)"},
+      [](const NamedSeries& n) { return n.s.key.op == EZIO_M_PC_DIRTIED; },
+      [](const ezio_metric_value& v) { return v.count; });
+  header(out, {"eziotrace_overflow_events", "counter", "events that found no room in the table"},
+         fmt);
+  for (uint16_t op = 1; op < EZIO_M_OP_COUNT; ++op) {
+    const char* layer = is_block(op) ? "block" : op == EZIO_M_PC_DIRTIED ? "pagecache" : "syscall";
+    out += fmt::format("eziotrace_overflow_events_total{{layer=\"{}\",op=\"{}\"}} {}\n", layer,
+                       op_name(op), s.overflow[op]);
+  }
+  header(out, {"eziotrace_series_limit", "gauge", "room in the table (--metrics-max-series)"}, fmt);
+  out += fmt::format("eziotrace_series_limit {}\n", s.max_series);
+  header(out, {"eziotrace_series", "gauge", "series in the table"}, fmt);
+  out += fmt::format("eziotrace_series {}\n", s.series.size());
+  header(out, {"eziotrace_ended_cgroups", "counter", "cgroups reported for the last time"}, fmt);
+  out += fmt::format("eziotrace_ended_cgroups_total {}\n", s.ended_cgroups);
+  if (fmt == Format::kOpenMetrics) out += "# EOF\n";
+  return out;
+}
+
+}  // namespace ezio::recorder::metrics
