@@ -10,14 +10,6 @@
 #include "inode.bpf.h"
 #include "task.bpf.h"
 
-struct ezio_cause {
-  __u32 pid;
-  __u32 tid;
-  __u64 call_id;
-  __u32 session; /* the thread's: the completion, in another context, records into its ring */
-  __u32 pad;
-};
-
 /* The inode pointer is the key; ino and dev are checked at lookup so that an inode freed and its
  * memory reused for another file is not taken for the one that was dirtied. */
 struct ezio_dirtier {

@@ -14,27 +14,8 @@
 #include "common.bpf.h"
 #include "request.bpf.h"
 
-/* Sessions one request can be charged to; a further one is counted lost. */
-#define EZIO_BLOCK_OWNERS 4
 /* Bios looked through per request: a request holds at most max_sectors of them. */
 #define EZIO_BLOCK_WALK_MAX 4096
-
-/* A session's part of a request: its bios. */
-struct blk_owner {
-  struct ezio_cause who; /* the owner of the first of its bios in the request */
-  __u64 t_queue;         /* when the first of its bios entered the request */
-  __u32 bytes;           /* its bios' bytes */
-  __u32 cause;           /* enum ezio_block_cause of that first bio */
-};
-
-struct blk_req_state {
-  __u64 t_insert;
-  __u64 t_issue;
-  __u64 sector;
-  __u32 bytes; /* the whole request's */
-  __u32 owners_n;
-  struct blk_owner owners[EZIO_BLOCK_OWNERS];
-};
 
 /* Entries allocated as requests come (a few per millisecond at most), not preallocated: 32768
  * entries would cost megabytes of zeroed pages at every start for the rare machine with that many
@@ -44,7 +25,7 @@ struct {
   __uint(max_entries, 32768);
   __uint(map_flags, BPF_F_NO_PREALLOC);
   __type(key, __u64); /* struct request * */
-  __type(value, struct blk_req_state);
+  __type(value, struct ezio_blk_req);
 } block_reqs SEC(".maps");
 
 /* The owner of a bio of a traced thread's, from where it entered a request to the first issue of
@@ -136,12 +117,12 @@ static __always_inline bool take_bio_owner(struct bio* bio, struct blk_bio_owner
 }
 
 /* Adds a bio of bytes owned by o to its session's part of the request. */
-static __always_inline void charge_owner(struct blk_req_state* s, const struct blk_bio_owner* o,
+static __always_inline void charge_owner(struct ezio_blk_req* s, const struct blk_bio_owner* o,
                                          __u32 bytes) {
   __u32 n = s->owners_n;
 #pragma unroll
   for (int i = 0; i < EZIO_BLOCK_OWNERS; ++i) {
-    struct blk_owner* p = &s->owners[i];
+    struct ezio_blk_owner* p = &s->owners[i];
     if (i == n) {
       p->who = o->who;
       p->t_queue = o->t_queue;
@@ -161,7 +142,7 @@ static __always_inline void charge_owner(struct blk_req_state* s, const struct b
 
 struct bio_walk {
   struct bio* bio; /* the next bio of the request's chain */
-  struct blk_req_state s;
+  struct ezio_blk_req s;
 };
 
 /* One bio of a request being issued: its bytes to its owner's session, if it has one. A bpf_loop
@@ -227,7 +208,7 @@ int BPF_PROG(ezio_blk_io_start, struct request* rq) {
   note_flush_asker(cmd_flags, dev, &who);
   /* The creator is the first owner even when a bio merged in front of its own, and stays one
    * for a request without bio. */
-  struct blk_req_state s = {};
+  struct ezio_blk_req s = {};
   s.owners_n = 1;
   s.owners[0].who = who;
   s.owners[0].t_queue = now;
@@ -282,7 +263,7 @@ int BPF_PROG(ezio_blk_bio_frontmerge, struct bio* bio) {
 SEC("tp_btf/block_rq_insert")
 int BPF_PROG(ezio_blk_rq_insert, struct request* rq) {
   __u64 key = (__u64)rq;
-  struct blk_req_state* s = bpf_map_lookup_elem(&block_reqs, &key);
+  struct ezio_blk_req* s = bpf_map_lookup_elem(&block_reqs, &key);
   if (s && !s->t_insert) s->t_insert = bpf_ktime_get_ns();
   return 0;
 }
@@ -299,7 +280,7 @@ int BPF_PROG(ezio_blk_rq_merge, struct request* rq) {
 }
 
 /* The traced thread that asked the device for the flush the block layer now issues. */
-static __always_inline void charge_flush(struct request* rq, struct blk_req_state* s, __u64 now) {
+static __always_inline void charge_flush(struct request* rq, struct ezio_blk_req* s, __u64 now) {
   __u32 dev = rq_dev(rq);
   struct ezio_cause* who = bpf_map_lookup_elem(&flush_cause, &dev);
   /* The asker's session closed meanwhile: the flush is no one's. */
@@ -315,7 +296,7 @@ SEC("tp_btf/block_rq_issue")
 int BPF_PROG(ezio_blk_rq_issue, struct request* rq) {
   __u64 now = bpf_ktime_get_ns();
   __u64 key = (__u64)rq;
-  struct blk_req_state* old = bpf_map_lookup_elem(&block_reqs, &key);
+  struct ezio_blk_req* old = bpf_map_lookup_elem(&block_reqs, &key);
   if (old && old->t_issue) return 0; /* a requeued request keeps its first issue */
   struct bio_walk w = {};
   if (old) w.s = *old;
@@ -356,8 +337,8 @@ static __always_inline void count_unattributed(__u32 dev, __u64 requests, __u64 
 }
 
 /* The record of one owner's part of a completed request, into its session's ring. */
-static __always_inline void record_part(struct request* rq, const struct blk_req_state* s,
-                                        const struct blk_owner* o, __u32 dev, int error,
+static __always_inline void record_part(struct request* rq, const struct ezio_blk_req* s,
+                                        const struct ezio_blk_owner* o, __u32 dev, int error,
                                         __u64 now) {
   __u32 session = o->who.session;
   struct ezio_block_rec* r = reserve(session, sizeof(*r), EZIO_LAYER_BLOCK);
@@ -385,7 +366,7 @@ static __always_inline void record_part(struct request* rq, const struct blk_req
 SEC("tp_btf/block_rq_complete")
 int BPF_PROG(ezio_blk_rq_complete, struct request* rq, blk_status_t error, unsigned int nr_bytes) {
   __u64 key = (__u64)rq;
-  struct blk_req_state* s = bpf_map_lookup_elem(&block_reqs, &key);
+  struct ezio_blk_req* s = bpf_map_lookup_elem(&block_reqs, &key);
   if (!s) return 0;
   /* Not issued: a request the flush machinery finished without sending it to the driver (an
    * empty PREFLUSH bio's own request), or one that failed before; the disk statistics do not

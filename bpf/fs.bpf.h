@@ -239,12 +239,12 @@ static __always_inline void fs_exit(__u16 op, void* seen, long ret) { fs_end(op,
 
 /* The shapes of bpf/hooks.h's EZIO_FS_FUNCTIONS (bpf/variants.bpf.h). */
 /* <fs>_file_read_iter, <fs>_file_write_iter */
-#define EZIO_FS_ITER_PARAMS struct kiocb* iocb, struct iov_iter* it
+#define EZIO_FS_ITER_PARAMS struct kiocb *iocb, struct iov_iter *it
 #define EZIO_FS_ITER_RET long
 #define EZIO_FS_ITER_ENTRY(op) iter_begin(op, iocb, it)
 #define EZIO_FS_ITER_SEEN 0
 /* ext4_sync_file, xfs_file_fsync, btrfs_sync_file: the file operation fsync */
-#define EZIO_FS_FSYNC_PARAMS struct file* f, loff_t start, loff_t end, int datasync
+#define EZIO_FS_FSYNC_PARAMS struct file *f, loff_t start, loff_t end, int datasync
 #define EZIO_FS_FSYNC_RET int
 #define EZIO_FS_FSYNC_ENTRY(op) fsync_begin(op, f, start, end)
 #define EZIO_FS_FSYNC_SEEN 0
@@ -256,20 +256,23 @@ EZIO_FS_FUNCTIONS(EZIO_FS_PROGS)
 
 /* ---- fallback: the file systems' tracepoints ---- */
 
-/* The bytes of the call's run, when its return says how many the file system moved: read, write
- * and their vector forms on one file, whose return is what read_iter or write_iter returned. A
- * hit's length can be more: xfs's and iomap's tracepoints give the length asked for (a read
- * crossing the end of the file, a write cut short when the disk fills up), and ext4 may write
- * again bytes it copied before (fs_add_to_run), a copy thrown away when the call then ends. A
- * failed call moved nothing. Other calls (sendfile, splice, copy_file_range, io_uring_enter)
- * return something else, or bytes of two files: their runs keep the hits' lengths. */
+/* Per syscall number: whether the call's return bounds the bytes the file system moved on each
+ * of its files (recorder/load/probe_apply.cpp): read, write and their vector forms, whose return
+ * is what read_iter or write_iter returned, and sendfile, splice and copy_file_range, which move
+ * as many bytes out of one file as into the other. */
+const volatile bool fs_capped_nr[EZIO_MAX_SYSCALL_NR] = {};
+
+/* The bytes of the call's run, capped at the call's return where fs_capped_nr says it bounds
+ * them. A hit's length can be more: xfs's and iomap's tracepoints give the length asked for (a
+ * read crossing the end of the file, a write cut short when the disk fills up), and ext4 may
+ * write again bytes it copied before (fs_add_to_run), a copy thrown away when the call then ends.
+ * A failed call moved nothing. Only the call's last run is capped: a sendfile between two files
+ * of one file system hooked by tracepoints (xfs) alternates its runs, and those sent before keep
+ * their hits' lengths. io_uring_enter returns a count of requests: its runs are not capped. */
 static __always_inline void fs_run_settle(struct ezio_task* t, long ret) {
   struct fs_run* run = &t->fs_run;
   if (!run->part.hits || run->call_id != t->call.call_id) return;
-  __u8 vop = vfs_op_of_nr[t->call.nr & (EZIO_MAX_SYSCALL_NR - 1)];
-  if (vop != EZIO_VFS_READ && vop != EZIO_VFS_WRITE && vop != EZIO_VFS_READV &&
-      vop != EZIO_VFS_WRITEV)
-    return;
+  if (!fs_capped_nr[t->call.nr & (EZIO_MAX_SYSCALL_NR - 1)]) return;
   if (ret < 0) ret = 0;
   if (run->part.bytes > ret) run->part.bytes = ret;
 }
@@ -281,21 +284,21 @@ static __always_inline void fs_run_settle(struct ezio_task* t, long ret) {
  * the folio the step then gets may be smaller, or not the size asked for: only write_end knows
  * what was copied. */
 #define EZIO_TP_WRITE_END_PARAMS \
-  struct inode* inode, loff_t pos, unsigned int len, unsigned int copied
+  struct inode *inode, loff_t pos, unsigned int len, unsigned int copied
 #define EZIO_TP_WRITE_END_ENTRY(op) fs_point_page(op, inode, pos, copied)
 /* ext4_sync_file_enter and _exit: a pair */
-#define EZIO_TP_SYNC_ENTER_PARAMS struct file* f, int datasync
+#define EZIO_TP_SYNC_ENTER_PARAMS struct file *f, int datasync
 #define EZIO_TP_SYNC_ENTER_ENTRY(op) fs_begin(op, BPF_CORE_READ(f, f_inode), -1, -1)
-#define EZIO_TP_SYNC_EXIT_PARAMS struct inode* inode, int ret
+#define EZIO_TP_SYNC_EXIT_PARAMS struct inode *inode, int ret
 #define EZIO_TP_SYNC_EXIT_ENTRY(op) fs_end(op, ret)
 /* xfs_file_buffered_read/write, xfs_file_direct_read/write: once per call */
-#define EZIO_TP_ITER_PARAMS struct kiocb* iocb, struct iov_iter* it
+#define EZIO_TP_ITER_PARAMS struct kiocb *iocb, struct iov_iter *it
 #define EZIO_TP_ITER_ENTRY(op) iter_point(op, iocb, it)
 /* xfs_file_fsync */
 #define EZIO_TP_XFS_INODE_PARAMS struct xfs_inode* ip
 #define EZIO_TP_XFS_INODE_ENTRY(op) fs_point_read(op, &ip->i_vnode, -1, -1)
 /* btrfs_sync_file */
-#define EZIO_TP_FILE_PARAMS const struct file* f, int datasync
+#define EZIO_TP_FILE_PARAMS const struct file *f, int datasync
 #define EZIO_TP_FILE_ENTRY(op) fs_point_read(op, BPF_CORE_READ(f, f_inode), -1, -1)
 
 /* One tp_btf program per FS tracepoint. */
@@ -318,12 +321,13 @@ static __always_inline bool iter_is_source(struct iov_iter* it) {
 /* Loaded when ext4 takes its tracepoints (recorder/probe/probe.cpp), which see no direct I/O; xfs
  * has direct-I/O tracepoints of its own and a file system hooked by fentry or kprobes its read_iter
  * and write_iter events, so only ext4's files are recorded here: a call is never counted twice.
- * op is the read; a write is told by the iterator's direction, which the tracepoint does not give. */
+ * op is the read; a write is told by the iterator's direction, which the tracepoint does not give.
+ */
 static __always_inline void iomap_dio_point(__u16 op, struct kiocb* iocb, struct iov_iter* it) {
   if (BPF_CORE_READ(iocb, ki_filp, f_inode, i_sb, s_magic) != EZIO_EXT4_SUPER_MAGIC) return;
   iter_point(iter_is_source(it) ? EZIO_FS_TP_IOMAP_DIO_WRITE : op, iocb, it);
 }
-#define EZIO_TP_IOMAP_DIO_PARAMS struct kiocb* iocb, struct iov_iter* it
+#define EZIO_TP_IOMAP_DIO_PARAMS struct kiocb *iocb, struct iov_iter *it
 #define EZIO_TP_IOMAP_DIO_ENTRY(op) iomap_dio_point(op, iocb, it)
 EZIO_FS_IOMAP_TRACEPOINT(EZIO_FS_TP_PROGS)
 

@@ -59,12 +59,23 @@ static __always_inline bool fs_on_bdev(struct inode* inode) {
   return BPF_CORE_READ(bdev, bd_holder) != 0;
 }
 
+#define EZIO_BTRFS_SUPER_MAGIC 0x9123683E
+#define EZIO_BTRFS_BTREE_INODE_OBJECTID 1
+
+/* btrfs's btree inode, whose pages hold the file system's trees: a writer dirties them itself
+ * (fsync's log tree), whatever the i_mode the kernel gives it (the exactness test saw them
+ * counted as a regular file's). */
+static __always_inline bool btrfs_btree_inode(struct inode* inode) {
+  return BPF_CORE_READ(inode, i_ino) == EZIO_BTRFS_BTREE_INODE_OBJECTID &&
+         BPF_CORE_READ(inode, i_sb, s_magic) == EZIO_BTRFS_SUPER_MAGIC;
+}
+
 /* Whether the writeback of inode's pages can belong to the one process that dirtied them: a
  * regular file's, or a raw block device's, data. Not metadata: the pages of a block device a file
- * system is mounted on, a directory's, btrfs's btree inode (i_mode 0). mode: the inode's i_mode. */
+ * system is mounted on, a directory's, btrfs's btree inode. mode: the inode's i_mode. */
 static __always_inline bool private_pages(struct inode* inode, __u32 mode) {
   __u32 type = mode & EZIO_S_IFMT;
-  if (type == EZIO_S_IFREG) return true;
+  if (type == EZIO_S_IFREG) return !btrfs_btree_inode(inode);
   return type == EZIO_S_IFBLK && !fs_on_bdev(inode);
 }
 

@@ -193,12 +193,14 @@ int BPF_PROG(ezio_pc_dirty, struct folio* folio, struct address_space* mapping) 
   barrier_var(host);
   struct ezio_task* t = pc_task();
   if (!t) return 0;
+  bool data = !host;
   if (host) {
     __u64 ino;
     __u32 dev;
     tp_inode_ident(host, &ino, &dev);
+    data = private_pages(host, host->i_mode);
     /* Shared metadata pages get no dirtier: their writeback is no one process's. */
-    if (private_pages(host, host->i_mode)) {
+    if (data) {
       struct ezio_cause who;
       cause_of(t, &who);
       note_dirtier(host, ino, dev, &who);
@@ -207,7 +209,9 @@ int BPF_PROG(ezio_pc_dirty, struct folio* folio, struct address_space* mapping) 
   }
   struct pc_state* s = &t->pc;
   __u64 n = folio_pages(folio);
-  s->dirtied += n;
+  /* Dirtied counts data pages: a file system's own metadata (btrfs's btree, which a writer
+   * dirties itself) is not what the application wrote. */
+  if (data) s->dirtied += n;
   /* Pages a write just inserted are dirtied right away: they were created, not missed. */
   __u64 created = s->pending_added < n ? s->pending_added : n;
   s->created += created;

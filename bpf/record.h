@@ -65,8 +65,9 @@ enum ezio_kind {
   EZIO_REC_SYSCALL_VFS = 11, /* struct ezio_syscall_vfs_rec: a syscall, its derived VFS call and
                                 the FS tracepoint hits inside */
   EZIO_REC_THROTTLE = 12,    /* struct ezio_throttle_rec: a pause of balance_dirty_pages */
-  EZIO_REC_LEAVE = 13, /* struct ezio_proc_rec: the process left the traced tree at an exec that
-                          gains privileges (filename: the program); nothing of it is recorded after */
+  EZIO_REC_LEAVE =
+      13, /* struct ezio_proc_rec: the process left the traced tree at an exec that
+             gains privileges (filename: the program); nothing of it is recorded after */
 };
 
 /* How the syscall-layer program treats a syscall number. */
@@ -167,6 +168,39 @@ struct ezio_block_rec {
    * shared metadata. A count only; whose they are is never recorded. */
   __u32 shared_bytes;
   char disk[EZIO_DISK_NAME_LEN];
+};
+
+/* A traced thread and the call it was in: who caused a piece of kernel I/O (bpf/attribution.bpf.h).
+ */
+struct ezio_cause {
+  __u32 pid;
+  __u32 tid;
+  __u64 call_id;
+  __u32 session; /* the thread's: the completion, in another context, records into its ring */
+  __u32 pad;
+};
+
+/* Sessions one request can be charged to; a further one is counted lost. */
+#define EZIO_BLOCK_OWNERS 4
+
+/* A session's part of a block request: its bios. */
+struct ezio_blk_owner {
+  struct ezio_cause who; /* the owner of the first of its bios in the request */
+  __u64 t_queue;         /* when the first of its bios entered the request */
+  __u32 bytes;           /* its bios' bytes */
+  __u32 cause;           /* enum ezio_block_cause of that first bio */
+};
+
+/* Value of the kernel table block_reqs (bpf/block.bpf.h), keyed by struct request *, from the
+ * request's creation or issue to its completion. The recorder reads it at a session's end: a
+ * request of the session's still there has not completed, so it is not recorded yet. */
+struct ezio_blk_req {
+  __u64 t_insert;
+  __u64 t_issue;
+  __u64 sector;
+  __u32 bytes; /* the whole request's */
+  __u32 owners_n;
+  struct ezio_blk_owner owners[EZIO_BLOCK_OWNERS];
 };
 
 /* Requests the recorder could not attribute, per device (BPF map block_unattributed). */

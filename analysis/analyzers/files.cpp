@@ -46,8 +46,15 @@ class FilesSink : public CallSink {
       : CallSink(defs), o_(o), ns_per_tick_(1e9 / static_cast<double>(defs.resolution)) {}
 
   void on_call(const Call& c) override {
-    if (c.handle == OTF2_UNDEFINED_IO_HANDLE || !o_.common.filters.layer_selected(c.info->layer) ||
+    if (!o_.common.filters.layer_selected(c.info->layer) ||
         !o_.common.filters.region_selected(*c.info)) {
+      return;
+    }
+    if (c.handle == OTF2_UNDEFINED_IO_HANDLE) {
+      // FS events inside a call with no file of its own (sendfile, splice): bytes of some file.
+      if (c.info->layer == Layer::kFs && c.op != Op::kOther && c.has_bytes) {
+        unplaced_fs_bytes[static_cast<size_t>(c.op)] += c.bytes;
+      }
       return;
     }
     FileStats* f = file(c.handle);
@@ -70,6 +77,8 @@ class FilesSink : public CallSink {
   void on_seek(Ref handle, uint64_t offset) override { handles_[handle].seek(offset); }
 
   std::map<std::string, FileStats> files_;
+  // FS bytes per operation that no file can be named for (on_call).
+  std::array<uint64_t, kOpCount> unplaced_fs_bytes{};
 
  private:
   FileStats* file(Ref handle) {
@@ -113,21 +122,33 @@ Cell sizes_cell(const Log2Histogram& h) {
   return Cell{value, text.empty() ? "-" : text, false};
 }
 
-// A file's FS counts and bytes, "not observed" for an operation the VFS saw on the file and the
-// FS hooks, seeing none or only some of its kind (analysis/model/observed.h), did not: an ext4
-// file's reads when ext4 took its tracepoints, a btrfs file's reads and writes. The other layers
-// see all or nothing of a kind, or have no VFS call above them.
+// A file's FS counts and bytes, "not observed" for an operation the FS hooks, seeing none or
+// only some of its kind (analysis/model/observed.h), did not see on the file while the VFS did
+// (an ext4 file's reads when ext4 took its tracepoints, a btrfs file's reads and writes), or on
+// one of the application's files: sendfile and splice move its bytes with no VFS event above
+// them. The other layers see all or nothing of a kind, or have no VFS call above them.
+//
+// FS events inside a call that names no file (sendfile and splice move bytes between two
+// descriptors; the archive gives them no I/O handle) belong to a file no row can name: then every
+// file's FS cells of that operation are "not observed", as any of them may lack those bytes.
 struct FsCells {
   std::array<Observed, kOpCount> seen{};
+  std::array<uint64_t, kOpCount> unplaced{};  // FilesSink::unplaced_fs_bytes
+  bool application = false;                   // the file of the row: origin "application"
   bool unseen(const FileStats& f, Op op) const {
     size_t i = static_cast<size_t>(op);
-    return op != Op::kOther && f.layers[static_cast<size_t>(Layer::kFs)].stats.ops[i].count == 0 &&
-           f.layers[static_cast<size_t>(Layer::kVfs)].stats.ops[i].count > 0 &&
+    if (op == Op::kOther) return false;
+    if (unplaced[i] > 0) return true;
+    return f.layers[static_cast<size_t>(Layer::kFs)].stats.ops[i].count == 0 &&
+           (application || f.layers[static_cast<size_t>(Layer::kVfs)].stats.ops[i].count > 0) &&
            shown_as_not_observed(0, seen[i]);
   }
   // A file the VFS saw reading or writing with no FS event the hooks could have missed gets an FS
   // row that says so, rather than none.
-  bool unseen(const FileStats& f) const { return unseen(f, Op::kRead) || unseen(f, Op::kWrite); }
+  bool unseen(const FileStats& f) const {
+    if (f.layers[static_cast<size_t>(Layer::kSyscall)].stats.count() == 0) return false;
+    return unseen(f, Op::kRead) || unseen(f, Op::kWrite);
+  }
   Cell count(const FileStats& f, Layer l, Op op) const {
     uint64_t n = f.layers[static_cast<size_t>(l)].stats.ops[static_cast<size_t>(op)].count;
     return l == Layer::kFs && unseen(f, op) ? not_observed() : count_cell(n);
@@ -174,12 +195,15 @@ Report run_files(const FilesOptions& o) {
     fs.seen[static_cast<size_t>(op)] =
         observed(reader.defs().node_string_properties, Layer::kFs, op);
   }
+  fs.unplaced = sink.unplaced_fs_bytes;
   std::vector<std::pair<const std::string*, const FileStats*>> order;
   for (auto& [path, f] : sink.files_) order.emplace_back(&path, &f);
   std::stable_sort(order.begin(), order.end(),
                    [](auto& a, auto& b) { return a.second->bytes() > b.second->bytes(); });
   for (auto& [path, f] : order) {
-    std::string origin(origin_key(file_origin(*path, f->written())));
+    FileOrigin kind = file_origin(*path, f->written());
+    std::string origin(origin_key(kind));
+    fs.application = kind == FileOrigin::kApplication;
     // The throttled time goes on one row of the file, the syscall's (its first above the block
     // layer if none: a device's requests are never throttled).
     bool has_syscall = f->layers[static_cast<size_t>(Layer::kSyscall)].stats.count() > 0;
@@ -211,6 +235,14 @@ Report run_files(const FilesOptions& o) {
       "Origin: application, system (read by the loader, the C library or the tracer at start-up, "
       "or /proc, /sys), inherited (a descriptor from before tracing: terminal, pipe); advise "
       "speaks of the application's files only.");
+  auto unplaced = [&](Op op) { return fs.unplaced[static_cast<size_t>(op)]; };
+  if (unplaced(Op::kRead) + unplaced(Op::kWrite) > 0) {
+    report.notes.push_back(fmt::format(
+        "The FS layer read {} and wrote {} bytes inside calls that name no file (sendfile, "
+        "splice): `eziotrace layers` counts them, no file here can; the FS columns of those "
+        "operations read \"not observed\".",
+        unplaced(Op::kRead), unplaced(Op::kWrite)));
+  }
   return report;
 }
 

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <fstream>
+#include <thread>
 
 #include "record.h"
 #include "recorder/core/bpf_map_walk.h"
@@ -20,6 +21,31 @@ std::map<uint32_t, UnattributedIo> read_unattributed(int unattributed_fd) {
     if (bpf_map_lookup_elem(unattributed_fd, &dev, &v) == 0) out[dev] = {v.requests, v.bytes};
   });
   return out;
+}
+
+uint64_t unfinished_requests(int block_reqs_fd, uint32_t id) {
+  uint64_t n = 0;
+  for_each_key<uint64_t>(block_reqs_fd, [&](uint64_t rq) {
+    ezio_blk_req v{};
+    if (bpf_map_lookup_elem(block_reqs_fd, &rq, &v) != 0) return;  // completed meanwhile
+    for (uint32_t i = 0; i < v.owners_n && i < EZIO_BLOCK_OWNERS; ++i) {
+      if (v.owners[i].who.session == id) {
+        ++n;
+        return;
+      }
+    }
+  });
+  return n;
+}
+
+uint64_t wait_requests_done(int block_reqs_fd, uint32_t id, std::chrono::milliseconds limit) {
+  auto until = std::chrono::steady_clock::now() + limit;
+  uint64_t left;
+  while ((left = unfinished_requests(block_reqs_fd, id)) > 0 &&
+         std::chrono::steady_clock::now() < until) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return left;
 }
 
 std::string device_name(uint32_t dev, std::string_view kernel_name) {

@@ -2,6 +2,7 @@
 #pragma once
 // What the kernel tables say at the end of a recording: the block devices the target used and the
 // requests on them that could not be attributed to it (recorder/load/kernel_programs.h reads them).
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <set>
@@ -25,6 +26,16 @@ struct DeviceUse {
 // Reads the kernel table block_unattributed (bpf/block.bpf.h): per device, the requests no
 // session's thread caused.
 std::map<uint32_t, UnattributedIo> read_unattributed(int unattributed_fd);
+
+// Block requests a part of which is session `id`'s and that the kernel has not completed yet: their
+// entries in the kernel table block_reqs (bpf/block.bpf.h), removed at completion, when the part
+// is recorded.
+uint64_t unfinished_requests(int block_reqs_fd, uint32_t id);
+
+// Waits until none of session `id`'s block requests is unfinished, up to `limit`: those the
+// application left in flight when it ended (readahead, a write it did not wait for) are recorded
+// at their completion, which must come before the session ends. Returns those still unfinished.
+uint64_t wait_requests_done(int block_reqs_fd, uint32_t id, std::chrono::milliseconds limit);
 
 // "loop3" for a kernel dev_t (MAJOR << 20 | MINOR), from /sys/dev/block/M:m/uevent; the name the
 // kernel recorded (the disk's) when the device is gone.

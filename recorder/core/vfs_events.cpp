@@ -14,6 +14,15 @@ std::string_view vfs_op_name(uint8_t op) {
   return op < EZIO_VFS_OP_COUNT ? names[op] : std::string_view();
 }
 
+bool fs_bytes_capped(std::string_view syscall) {
+  uint8_t op = vfs_op_of_syscall(syscall);
+  if (op == EZIO_VFS_READ || op == EZIO_VFS_WRITE || op == EZIO_VFS_READV ||
+      op == EZIO_VFS_WRITEV) {
+    return true;
+  }
+  return syscall == "sendfile" || syscall == "splice" || syscall == "copy_file_range";
+}
+
 uint8_t vfs_op_of_syscall(std::string_view syscall) {
   // What each syscall calls in fs/read_write.c, fs/sync.c and fs/open.c.
   static constexpr std::pair<std::string_view, uint8_t> map[] = {

@@ -13,6 +13,9 @@ namespace ezio::recorder {
 std::string_view vfs_op_name(uint8_t op);
 // The VFS call a syscall (by name) makes, for the derived mode; EZIO_VFS_NONE if none is recorded.
 uint8_t vfs_op_of_syscall(std::string_view syscall);
+// Whether the syscall's return bounds the bytes the file system moved on each of its files: the
+// FS layer's tracepoint runs are capped at it (bpf/fs.bpf.h, fs_capped_nr).
+bool fs_bytes_capped(std::string_view syscall);
 // Read, write, or other, for the layer table.
 bool vfs_op_reads(uint8_t op);
 bool vfs_op_writes(uint8_t op);

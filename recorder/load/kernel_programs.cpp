@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <optional>
 #include <string>
 #include <utility>
@@ -18,6 +19,7 @@
 #include "recorder/core/bpf_map_walk.h"
 #include "recorder/core/bpf_object.h"
 #include "recorder/core/concurrent_close.h"
+#include "recorder/core/device_use.h"
 #include "recorder/core/recording_info.h"
 #include "recorder/core/skeleton.h"
 #include "recorder/core/syscall_table.h"
@@ -102,6 +104,10 @@ uint64_t sum_in_flight(int in_flight_fd, unsigned slot) {
 // Waits until no program is in flight for slot. A program is in flight for microseconds, unless
 // preempted (a fentry program on a preemptible kernel): false once kInFlightWaitNs have passed.
 constexpr uint64_t kInFlightWaitNs = 2'000'000;
+// How long the end of a session waits for its block requests to complete: a request takes
+// milliseconds, a device hung for longer costs the recording those requests (counted lost), not
+// its end.
+constexpr std::chrono::milliseconds kBlockRequestWait{1000};
 
 bool wait_in_flight(int in_flight_fd, unsigned slot) {
   uint64_t deadline = monotonic_ns() + kInFlightWaitNs;
@@ -360,6 +366,7 @@ SessionTotals KernelPrograms::totals(unsigned slot) const {
     t.devices.used.insert(k.dev);
   }
   t.devices.unattributed = read_unattributed(map_fd("block_unattributed"));
+  t.lost[EZIO_LAYER_BLOCK] += unfinished_[slot];
   int reclaimed = map_fd("reclaimed");
   for (const auto& k :
        keys_where<ezio_tid_key>(reclaimed, [&](auto& k) { return k.session == id; })) {
@@ -370,8 +377,11 @@ SessionTotals KernelPrograms::totals(unsigned slot) const {
 }
 
 void KernelPrograms::quiesce_session(unsigned slot) {
-  live_id(slot);
+  uint32_t id = live_id(slot);
   if (quiesced_[slot]) return;
+  // A block request is recorded at its completion: those the application left in flight
+  // (readahead, writeback it did not wait for) are waited for while the session records them.
+  wait_requests_done(map_fd("block_reqs"), id, kBlockRequestWait);
   // The id first: from here no program enters the slot's gate, so no record, drop count or fork
   // joins the session; then the programs already in it are waited for (bpf/common.bpf.h).
   __atomic_store_n(&skel_->bss->session_ids[slot], 0u, __ATOMIC_SEQ_CST);
@@ -382,6 +392,8 @@ void KernelPrograms::quiesce_session(unsigned slot) {
         slot, kInFlightWaitNs / 1'000'000);
     remove_ring(slot);
   }
+  // Those still unfinished will complete with no session to record them: lost, and counted.
+  unfinished_[slot] = unfinished_requests(map_fd("block_reqs"), id);
   quiesced_[slot] = true;
 }
 
@@ -397,6 +409,7 @@ void KernelPrograms::close_session(unsigned slot, bool programs_ending) {
               keys_where<ezio_tid_key>(reclaimed, [&](auto& k) { return k.session == id; }));
   ids_[slot] = 0;
   quiesced_[slot] = false;
+  unfinished_[slot] = 0;
   // No program uses the ring any more, but the map of rings holds it (its memory) until it leaves
   // the map, which waits for a grace period: not on the caller's time. Programs about to be
   // destroyed free it with the map (that wait made the in-process end longer: docs/costs.md).

@@ -131,6 +131,8 @@ class KernelPrograms {
   ProbePlan plan_;
   std::array<uint32_t, kMaxSessions> ids_{};   // each slot's live session id, 0: free
   std::array<bool, kMaxSessions> quiesced_{};  // quiesce_session done for the slot's session
+  // Block requests of the slot's quiesced session that had not completed: lost.
+  std::array<uint64_t, kMaxSessions> unfinished_{};
   std::array<bool, kMaxSessions> reserved_{};  // reserve_slot: not free, not open yet
   UniqueFd first_ring_;  // installed in slot 0 at load, not yet taken by open_session
   bool attached_ = true;

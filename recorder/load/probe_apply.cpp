@@ -109,6 +109,7 @@ void apply_probe_plan(eziotrace* skel, const ProbePlan& plan) {
   skel->rodata->vfs_derived = plan.vfs_derived && plan.layers[EZIO_LAYER_VFS].on;
   for (const auto& sc : syscall_table()) {
     skel->rodata->vfs_op_of_nr[sc.nr] = vfs_op_of_syscall(sc.name);
+    skel->rodata->fs_capped_nr[sc.nr] = fs_bytes_capped(sc.name);
   }
 }
 

@@ -5,10 +5,12 @@
 // each layer observes").
 //
 // For each row: the syscall, VFS and FS layers moved the bytes the calls returned, on the file
-// (FS: "not observed" where the hook mode has no FS event for the shape, never a number); the
-// page cache dirtied the pages the written range touches (none for O_DIRECT and reads); the block
-// requests on the device (attributed to the target, or not) add up to the sectors
-// /sys/block/<dev>/stat counted while the recording ran.
+// (FS: "not observed" where the hook mode has no FS event for the shape, never a number; for
+// sendfile and splice, which name no file, the FS layer's total and "not observed" on the file);
+// the page cache dirtied the pages the written range touches (none for O_DIRECT but on btrfs,
+// none for reads; a write cut short by a full disk up to a folio more); the block requests on
+// the device (attributed to the target, or not) add up to the sectors /sys/block/<dev>/stat
+// counted while the recording ran.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/statvfs.h>
@@ -16,6 +18,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -34,11 +37,18 @@ constexpr int64_t kReadFileSize = 16 * MiB;
 struct Shape {
   const char* name;
   int64_t offset, len, count;
-  std::vector<std::string> options;  // shape_io's: direct, append, vectors=N
+  std::vector<std::string> options;  // shape_io's: direct, append, vectors=N, via=CALL
   int64_t existing = 0;  // bytes the file holds beforehand (written, synced, out of the cache)
   bool disk_full = false;
   bool direct() const {
     return std::find(options.begin(), options.end(), "direct") != options.end();
+  }
+  // sendfile or splice: the syscall and VFS layers count no bytes for those calls (the syscall
+  // layer's I/O calls are read, write and their vector forms; the derived VFS layer is made from
+  // them), only the FS and the layers below.
+  bool via() const {
+    return std::any_of(options.begin(), options.end(),
+                       [](const std::string& o) { return o.starts_with("via="); });
   }
 };
 
@@ -55,6 +65,8 @@ const std::vector<Shape> kWrites = {
     {"pwritev-5-vectors-x2", 777, 15000, 2, {"vectors=5"}},
     {"odirect-512KiB-x4", 0, 512 * KiB, 4, {"direct"}},
     {"crosses-eof", MiB - 1000, 512 * KiB, 1, {}, MiB + 100},
+    {"sendfile-512KiB-x4-unaligned", 2048, 512 * KiB, 4, {"via=sendfile"}},
+    {"splice-64KiB-x8-unaligned", 1000, 64 * KiB, 8, {"via=splice"}},
     // Last: it leaves the disk full.
     {"short-disk-full-512KiB-x32", 0, 512 * KiB, 32, {}, 0, true},
 };
@@ -67,6 +79,10 @@ const std::vector<Shape> kReads = {
     {"read-8MiB-unaligned", 1000, 8 * MiB, 1, {}},
     {"read-crosses-eof", kReadFileSize - 1000, MiB, 1, {}},
     {"preadv-4-vectors-x3", 777, 40000, 3, {"vectors=4"}},
+    {"read-sendfile-512KiB-x4-unaligned", 2048, 512 * KiB, 4, {"via=sendfile"}},
+    {"read-sendfile-crosses-eof", kReadFileSize - 1000, MiB, 1, {"via=sendfile"}},
+    {"read-splice-64KiB-x8", 4 * KiB, 64 * KiB, 8, {"via=splice"}},
+    {"read-splice-crosses-eof", kReadFileSize - 1000, 64 * KiB, 1, {"via=splice"}},
     {"read-odirect-512KiB-x4", 0, 512 * KiB, 4, {"direct"}},
     {"read-odirect-crosses-eof", kReadFileSize - 4 * KiB, 64 * KiB, 1, {"direct"}},
 };
@@ -92,31 +108,25 @@ bool fs_sees(const std::string& probe, const std::string& fs, bool write, bool d
   return fs == "xfs";
 }
 
-// Layers below the FS found inexact by this test and not fixed yet: the row still runs and prints
-// both figures, but they are not asserted. Each one is for the page-cache or block layer to fix.
-struct Gap {
-  const char* fs;
-  const char* row;  // "" for every row
-  const char* check;
-  const char* why;
-};
-const std::vector<Gap> kGaps = {
-    {"btrfs", "", "pages dirtied",
-     "btrfs's own metadata pages, dirtied by the writing thread, count too"},
-    {"ext4", "short-disk-full-512KiB-x32", "pages dirtied",
-     "pages of the calls that failed with ENOSPC count as dirtied"},
-    {"ext4", "short-disk-full-512KiB-x32", "device bytes",
-     "block requests around ENOSPC are sometimes missing from the archive"},
-    {"", "", "device bytes read",
-     "read requests (readahead) are sometimes missing from the archive, on every file system"},
-};
+// The pages a write dirties: those its byte range touches, O_DIRECT writes none, except on
+// btrfs, which writes O_DIRECT through the page cache when it checksums the data (its default).
+int64_t pages_dirtied_by(const Shape& shape, const std::string& fs, bool write, int64_t start,
+                         int64_t moved) {
+  if (!write || (shape.direct() && fs != "btrfs")) return 0;
+  return pages_touched(start, moved);
+}
 
-const Gap* known_gap(const std::string& fs, const std::string& row, const std::string& check) {
-  for (const Gap& g : kGaps) {
-    bool any_fs = std::string(g.fs).empty(), any_row = std::string(g.row).empty();
-    if ((any_fs || fs == g.fs) && (any_row || row == g.row) && check == g.check) return &g;
-  }
-  return nullptr;
+// A write that fails for want of space may have dirtied the folio it got before it failed (ext4
+// then drops it): counted dirtied, up to the largest folio the page cache makes (2 MiB).
+constexpr int64_t kLargestFolioPages = 512;
+
+// What the device may count on ext4 beyond the archive's requests (docs/limits.md).
+constexpr int64_t kExt4DeviceGap = 32 * KiB;
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return text;
 }
 
 int64_t value_of(const std::string& out, const std::string& key) {
@@ -151,6 +161,9 @@ class Exactness : public ::testing::TestWithParam<std::string> {
   // returns and the device's counters.
   void check(LoopFs& fs, const Shape& shape, bool write, const std::string& file) {
     fs.remount();  // nothing cached, nothing dirty from the rows before
+    // What the mount itself dirtied (ext4's superblock, in the journal) goes out now, not by the
+    // journal's timer while a row is recorded.
+    must_run({"sync", "-f", fs.mount_point().string()});
     auto dir = fs.mount_point().parent_path() / "trace";
     std::vector<std::string> argv{EZIO_BIN,
                                   "record",
@@ -165,9 +178,11 @@ class Exactness : public ::testing::TestWithParam<std::string> {
                                   std::to_string(shape.len),
                                   std::to_string(shape.count)};
     argv.insert(argv.end(), shape.options.begin(), shape.options.end());
-    int64_t device_before = device_stat_bytes(fs.device());
+    int64_t device_before = quiet_device_stat_bytes(fs.device());
+    std::string stat_before = slurp("/sys/block/" + fs.device() + "/stat");
     ezio::test::Run r = run(argv);
     int64_t device_delta = device_stat_bytes(fs.device()) - device_before;
+    std::string stat_after = slurp("/sys/block/" + fs.device() + "/stat");
     ASSERT_EQ(r.status, 0) << r.err << r.out;
     int64_t start = value_of(r.out, "start"), moved = value_of(r.out, "moved");
     Figures f = figures_of(dir / "eziotrace.otf2", file, fs.device(), write);
@@ -182,9 +197,26 @@ class Exactness : public ::testing::TestWithParam<std::string> {
     } else {
       EXPECT_EQ(moved, std::min(shape.len * shape.count, kReadFileSize - shape.offset));
     }
-    EXPECT_EQ(f.file.syscall, moved);
-    EXPECT_EQ(f.file.vfs, moved);
-    if (fs_sees(f.fs_probe, GetParam(), write, shape.direct())) {
+    if (shape.via()) {
+      std::cout << shape.name << " on " << GetParam() << ": syscall " << f.file.syscall
+                << " B, VFS " << f.file.vfs << " B on the file\n";
+    } else {
+      EXPECT_EQ(f.file.syscall, moved);
+      EXPECT_EQ(f.file.vfs, moved);
+    }
+    if (shape.via()) {
+      // The FS events are in the layer's totals, the only FS bytes of the direction; `files`
+      // cannot put them on a file (the call names none) and says so.
+      EXPECT_FALSE(f.file.fs.has_value()) << "`files` gave the FS " << *f.file.fs << " bytes";
+      // A tracepoint-mode read has none: ext4 has no buffered-read event, xfs's splice_read has
+      // its own (xfs_file_splice_read), not hooked.
+      if (fs_sees(f.fs_probe, GetParam(), write, false) &&
+          (write || hook_mode(f.fs_probe, GetParam()) != "tracepoint")) {
+        EXPECT_EQ(f.fs_layer_bytes, moved) << "FS layer";
+      } else {
+        EXPECT_EQ(f.fs_layer_bytes, "not observed") << "FS layer";
+      }
+    } else if (fs_sees(f.fs_probe, GetParam(), write, shape.direct())) {
       ASSERT_TRUE(f.file.fs.has_value()) << "FS layer said not observed";
       EXPECT_EQ(*f.file.fs, moved);
       EXPECT_GE(f.file.fs_events, 1);
@@ -193,19 +225,29 @@ class Exactness : public ::testing::TestWithParam<std::string> {
       EXPECT_FALSE(f.file.fs.has_value()) << "FS layer gave " << *f.file.fs << " bytes";
       EXPECT_TRUE(f.file.fs_row_not_observed) << "`layers` gave the FS a number";
     }
-    int64_t dirtied = write && !shape.direct() ? pages_touched(start, moved) : 0;
-    expect_equal(shape, "pages dirtied", f.pages_dirtied, dirtied);
-    expect_equal(shape, write ? "device bytes" : "device bytes read", f.device_bytes, device_delta);
-  }
-
-  void expect_equal(const Shape& shape, const std::string& check, const nlohmann::json& recorded,
-                    int64_t oracle) {
-    if (const Gap* g = known_gap(GetParam(), shape.name, check)) {
-      std::cout << "known gap: " << shape.name << " on " << GetParam() << ": " << check
-                << " recorded " << recorded << ", oracle " << oracle << " (" << g->why << ")\n";
-      return;
+    int64_t dirtied = pages_dirtied_by(shape, GetParam(), write, start, moved);
+    if (shape.disk_full) {
+      std::cout << shape.name << " on " << GetParam() << ": " << f.pages_dirtied
+                << " pages dirtied, " << dirtied << " written\n";
+      ASSERT_TRUE(f.pages_dirtied.is_number()) << f.pages_dirtied;
+      EXPECT_GE(f.pages_dirtied.get<int64_t>(), dirtied) << "pages dirtied";
+      EXPECT_LE(f.pages_dirtied.get<int64_t>(), dirtied + kLargestFolioPages) << "pages dirtied";
+    } else {
+      EXPECT_EQ(f.pages_dirtied, dirtied) << "pages dirtied";
     }
-    EXPECT_EQ(recorded, oracle) << check;
+    std::string device_note = std::string(write ? "device bytes" : "device bytes read") +
+                              "; stat before the recording " + stat_before + ", after " +
+                              stat_after;
+    if (GetParam() == "ext4" && f.device_bytes != device_delta) {
+      // Not found yet (docs/limits.md): now and then the device counts a few KiB of requests
+      // the archive does not hold, on ext4 only.
+      std::cout << "ext4 gap: " << shape.name << ": archive " << f.device_bytes << " B, device "
+                << device_delta << " B\n";
+      EXPECT_LE(f.device_bytes, device_delta) << device_note;
+      EXPECT_LE(device_delta - f.device_bytes, kExt4DeviceGap) << device_note;
+    } else {
+      EXPECT_EQ(f.device_bytes, device_delta) << device_note;
+    }
   }
 
   std::string fmt_row(const Shape& s, const std::string& mode, int64_t start, int64_t moved,

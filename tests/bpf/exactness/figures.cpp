@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "figures.h"
 
+#include <chrono>
 #include <fstream>
 #include <stdexcept>
+#include <thread>
 
 #include "loop_fs.h"
 #include "run.h"
@@ -63,7 +65,8 @@ Figures figures_of(const std::filesystem::path& anchor, const std::string& file,
   const json* fs = file_row(files, file, "fs");
   if (fs) f.file.fs_events = number((*fs)[count_key]);
   if (!fs || (*fs)[bytes_key] != "not observed") f.file.fs = bytes_of("fs");
-  f.file.fs_row_not_observed = layers_row(layers, "FS")[bytes_key] == "not observed";
+  f.fs_layer_bytes = layers_row(layers, "FS")[bytes_key];
+  f.file.fs_row_not_observed = f.fs_layer_bytes == "not observed";
   f.pages_dirtied = layers_row(layers, "Page cache")["writes"];
   json dump = dump_archive(anchor);
   f.fs_probe = dump["properties"].value("EZIOTRACE::PROBE::fs", "");
@@ -79,6 +82,17 @@ int64_t device_stat_bytes(const std::string& dev) {
   }
   // Sectors read, written and discarded (Documentation/block/stat.rst).
   return (v[2] + v[6] + v[13]) * 512;
+}
+
+int64_t quiet_device_stat_bytes(const std::string& dev) {
+  int64_t before = device_stat_bytes(dev);
+  for (int i = 0; i < 50; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    int64_t now = device_stat_bytes(dev);
+    if (now == before) return now;
+    before = now;
+  }
+  throw std::runtime_error("/sys/block/" + dev + "/stat: the device never went quiet");
 }
 
 int64_t pages_touched(int64_t start, int64_t bytes) {

@@ -23,9 +23,10 @@ struct LayerBytes {
 
 struct Figures {
   LayerBytes file;
-  std::string fs_probe;          // EZIOTRACE::PROBE::fs
-  nlohmann::json pages_dirtied;  // the page-cache row's writes: a number or "not observed"
-  int64_t device_bytes = 0;      // block requests on the device: attributed and unattributed
+  std::string fs_probe;           // EZIOTRACE::PROBE::fs
+  nlohmann::json fs_layer_bytes;  // the FS row's bytes in the direction of the row (`layers`)
+  nlohmann::json pages_dirtied;   // the page-cache row's writes: a number or "not observed"
+  int64_t device_bytes = 0;       // block requests on the device: attributed and unattributed
 };
 
 // The figures of the archive at `anchor` for `file` and the block device `dev` ("loop3").
@@ -35,6 +36,11 @@ Figures figures_of(const std::filesystem::path& anchor, const std::string& file,
 // Bytes read and written on the device so far, from /sys/block/<dev>/stat (sectors of reads,
 // writes and discards, 512 bytes each).
 int64_t device_stat_bytes(const std::string& dev);
+
+// The same, once the device has been idle for a while: what a mount does in the background
+// (ext4 reads metadata after it) is done before the recording starts, whose programs would not
+// see it.
+int64_t quiet_device_stat_bytes(const std::string& dev);
 
 // The pages [start, start + bytes) touches.
 int64_t pages_touched(int64_t start, int64_t bytes);
