@@ -41,6 +41,9 @@ getent group eziotrace >/dev/null || groupadd -g "$EZIO_GID" eziotrace || fail "
 id "$EZIO_USER" >/dev/null 2>&1 ||
   useradd -m -u "$EZIO_UID" -U -G eziotrace -s /bin/bash "$EZIO_USER" || fail "useradd $EZIO_USER"
 
+# The node's own disk (ext4 on /dev/vda, mounted by the init) is the jobs' local scratch.
+chmod 1777 /mnt/disk
+
 # --- daemons ------------------------------------------------------------------------------------
 systemctl start munge.service || fail "munge did not start"
 # eziotraced binds /run/eziotrace/eziotraced.sock itself and goes to the background once it serves.
