@@ -31,6 +31,19 @@ for r in 0 1; do
   check "rank $r on node$((r + 1)) wrote and read 1 MiB on its disk, token 1: $(cat "$d/rank$r.txt" 2>&1)" \
     [ "$(cat "$d/rank$r.txt" 2>/dev/null)" = "rank $r host node$((r + 1)) bytes 1048576 token 1" ]
 done
+check "srun of eziotrace record on both nodes exits 0" [ "$(cat "$d/record.rc")" = 0 ]
+for r in 0 1; do
+  a=$d/rec.$r/eziotrace.otf2
+  defs=$(otf2-print -G "$a" 2>/dev/null)
+  check "rank $r's archive names host node$((r + 1))" \
+    grep -q "SYSTEM_TREE_NODE .*Name: \"node$((r + 1))\"" <<<"$defs"
+  check "rank $r was recorded through its node's eziotraced" \
+    grep -q 'RECORDING_PATH.*Value: "eziotraced"' <<<"$defs"
+  w=$("$bin_dir/eziotrace" layers --json "$a" 2>/dev/null | /usr/bin/python3 -c \
+    'import json,sys; print(next(r["writes"] for r in json.load(sys.stdin)["layers"] if r["layer"] == "Syscall"))')
+  check "rank $r's archive holds its 16 writes of 64 KiB at least (syscall layer: ${w:-none})" \
+    [ "${w:-0}" -ge 16 ]
+done
 check "the clock server on node2 exits 0" [ "$(cat "$d/clock-serve.rc")" = 0 ]
 field() { /usr/bin/python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])" "$1" "$2"; }
 for m in clock1 clock2; do

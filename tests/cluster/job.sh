@@ -15,6 +15,10 @@ step() {  # step NAME COMMAND...: runs it, its output in NAME.out, its status in
 step hostname srun -N 2 hostname
 # MPICH over TCP between the nodes, started by slurmstepd through PMI-2.
 step mpi srun -N 2 -n 2 --mpi=pmi2 ./mpi_node_io /mnt/disk
+# Per-node recording, the simplest way: each task records its own rank through its node's
+# eziotraced (this user is in group eziotrace; no root), one archive per rank (docs/cluster.md).
+step record srun -N 2 -n 2 --mpi=pmi2 \
+  bash -c 'exec eziotrace record -o "rec.$SLURM_PROCID" -- ./mpi_node_io /mnt/disk'
 # The clocks: node2 answers, node1 measures twice, a few seconds apart (docs/cluster.md, Clocks).
 srun -N 1 -w node2 eziotrace clock serve --port 7471 --connections 2 > clock-serve.out 2>&1 &
 serve=$!
