@@ -51,6 +51,20 @@ for m in clock1 clock2; do
 done
 o1=$(field "$d/clock1.out" offset_ns) o2=$(field "$d/clock2.out" offset_ns)
 e1=$(field "$d/clock1.out" error_ns) e2=$(field "$d/clock2.out" error_ns)
+# The ranks' own measurements against node1 (record --clock-ref): rank 0 is on node1 itself; rank
+# 1's offset, measured from node2, is the opposite of node1's measurement of node2.
+check "node1's reference server exits 0" [ "$(cat "$d/clock-ref.rc")" = 0 ]
+cf() { /usr/bin/python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))" "$@"; }
+for r in 0 1; do
+  check "rank $r's archive keeps its clock data: $(cf "$d/rec.$r/eziotrace-clock.json" \
+    'j["host"], j["reference"], j["start"]["offset_ns"], j["end"]["offset_ns"], j["error_ns"]' 2>&1)" \
+    [ "$(cf "$d/rec.$r/eziotrace-clock.json" 'j["host"], j["reference"]' 2>/dev/null)" = "('node$((r + 1))', 'node1')" ]
+done
+r0=$(cf "$d/rec.0/eziotrace-clock.json" 'abs(j["start"]["offset_ns"]) <= j["start"]["error_ns"]')
+check "rank 0 (on node1) finds node1's clock its own, within its error bound" [ "$r0" = True ]
+r1=$(cf "$d/rec.1/eziotrace-clock.json" "abs(j['start']['offset_ns'] + $o1) <= j['start']['error_ns'] + $e1 + 1000000")
+check "rank 1 (on node2) finds the opposite of node1's measurement of node2 (within both errors + 1 ms)" \
+  [ "$r1" = True ]
 check "the nodes' monotonic clocks differ by more than a second (${o1} ns)" [ "${o1#-}" -gt 1000000000 ]
 check "each offset has an error bound > 0 (${e1}, ${e2} ns)" [ "$e1" -gt 0 -a "$e2" -gt 0 ]
 # Over the 5 s between them the two may differ by the drift; a wrong pairing would be seconds off.

@@ -17,8 +17,13 @@ step hostname srun -N 2 hostname
 step mpi srun -N 2 -n 2 --mpi=pmi2 ./mpi_node_io /mnt/disk
 # Per-node recording, the simplest way: each task records its own rank through its node's
 # eziotraced (this user is in group eziotrace; no root), one archive per rank (docs/cluster.md).
-step record srun -N 2 -n 2 --mpi=pmi2 \
-  bash -c 'exec eziotrace record -o "rec.$SLURM_PROCID" -- ./mpi_node_io /mnt/disk'
+# Each measures its clock against node1's at its start and end (--clock-ref): 2 ranks x 2.
+timeout 300 eziotrace clock serve --port 7472 --connections 4 > clock-ref.out 2>&1 &
+ref=$!
+step record srun -N 2 -n 2 --mpi=pmi2 bash -c \
+  'exec eziotrace record --clock-ref node1:7472 -o "rec.$SLURM_PROCID" -- ./mpi_node_io /mnt/disk'
+wait $ref
+echo $? > clock-ref.rc
 # The clocks: node2 answers, node1 measures twice, a few seconds apart (docs/cluster.md, Clocks).
 srun -N 1 -w node2 eziotrace clock serve --port 7471 --connections 2 > clock-serve.out 2>&1 &
 serve=$!
