@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/error.h"
+#include "converters/clock_reference.h"
 
 namespace ezio::recorder {
 namespace {
@@ -60,6 +61,14 @@ TEST(ClockSync, OneMeasurementIsAConstantShift) {
   EXPECT_EQ(m.server_time(1'000), 958);
   EXPECT_EQ(m.client_time(958), 1'000);
   EXPECT_EQ(m.drift_ppm(), 0.0);
+}
+
+TEST(ClockSync, ClockReferenceIsHostAndOptionalPort) {
+  using converters::parse_clock_ref;
+  EXPECT_EQ(parse_clock_ref("node1"), std::make_pair(std::string("node1"), uint16_t(7471)));
+  EXPECT_EQ(parse_clock_ref("node1:7472"), std::make_pair(std::string("node1"), uint16_t(7472)));
+  for (const char* bad : {"node1:", "node1:x", "node1:0", "node1:70000", ":7472", ""})
+    EXPECT_THROW(parse_clock_ref(bad), Error) << bad;
 }
 
 }  // namespace
