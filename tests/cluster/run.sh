@@ -130,7 +130,8 @@ boot_node() {  # boot_node I: starts node I in the background, its pid appended 
   local i=$1 disk=$work/disk$1.img
   truncate -s 256M "$disk"
   mkfs.ext4 -q -F -L "node$i" "$disk" || die "mkfs.ext4 of node$i's disk failed"
-  nice qemu-system-x86_64 -machine q35 -accel tcg -cpu max -smp "$smp" -m "$mem" \
+  # --pdeathsig: even a run.sh killed with SIGKILL (no trap runs) takes its guests with it.
+  setpriv --pdeathsig KILL nice qemu-system-x86_64 -machine q35 -accel tcg -cpu max -smp "$smp" -m "$mem" \
     -display none -monitor none -serial "file:$work/console$i.log" -no-reboot \
     -kernel "$kdir/vmlinuz" -initrd "$work/initrd.gz" \
     -append "console=ttyS0 quiet panic=-1 oops=panic systemd.unit=ezio-test.target systemd.show_status=error ezio.node=$i" \
