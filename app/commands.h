@@ -16,5 +16,6 @@ void add_merge_command(CLI::App& app);                                          
 void add_export_command(CLI::App& app);                                           // export.cpp
 void add_view_command(CLI::App& app);                                             // view.cpp
 void add_service_command(CLI::App& app);                                          // service.cpp
+void add_clock_command(CLI::App& app);                                            // clock.cpp
 
 }  // namespace ezio::app

@@ -12,6 +12,7 @@ namespace {
 struct RecordCommandArgs {
   RecordArgs shared;
   bool eztrace_alignment = false;
+  std::string clock_ref;
 };
 
 }  // namespace
@@ -25,12 +26,15 @@ void add_record_command(CLI::App& app, const std::vector<std::string>& command) 
                 "keep the alignment data of EZTrace-traced processes in the archive, for "
                 "`eziotrace merge` (automatic when the command runs `eztrace` or preloads "
                 "EZTrace)");
+  cmd->add_option("--clock-ref", o->clock_ref,
+                  "HOST[:PORT] running `eziotrace clock serve`: this host's clock offset to it, "
+                  "measured at the start and at the end, kept in the archive directory");
   cmd->callback([o, &command] {
     apply_common(o->shared);
     if (command.empty())
       fail("no command given: eziotrace record [options] [--] command [args...]");
     o->shared.record.command = command;
-    converters::record_command({o->shared.record, o->eztrace_alignment});
+    converters::record_command({o->shared.record, o->eztrace_alignment, o->clock_ref});
   });
 }
 

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "common/command.h"
+#include "converters/clock_reference.h"
 #include "converters/eztrace/alignment_capture.h"
 #include "converters/eztrace/environment.h"
 #include "recorder/session/privileges.h"
@@ -45,7 +46,9 @@ recorder::RecordExtras eztrace_alignment(const RecordCommandOptions& args,
 
 void record_command(const RecordCommandOptions& o) {
   auto capture = std::make_shared<std::optional<AlignmentCapture>>();
-  recorder::RecordResult r = recorder::record(o.record, eztrace_alignment(o, capture));
+  recorder::RecordExtras extras = eztrace_alignment(o, capture);
+  if (!o.clock_ref.empty()) extras = with_clock_reference(std::move(extras), o.clock_ref);
+  recorder::RecordResult r = recorder::record(o.record, extras);
   recorder::print_summary(r);
   command_status() = r.exit_status;
 }

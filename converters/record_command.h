@@ -13,6 +13,9 @@ struct RecordCommandOptions {
   // the command runs EZTrace (runs_eztrace, converters/eztrace/environment.h). `run` has no such
   // option: it merges right away.
   bool eztrace_alignment = false;
+  // --clock-ref HOST[:PORT]: this host's clock offset to HOST's, at the start and at the end,
+  // kept beside the archive (converters/clock_reference.h). Empty: none.
+  std::string clock_ref;
 };
 
 // Records into o.record.output (staged, published whole), prints the summary and sets the

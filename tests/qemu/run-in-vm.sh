@@ -141,33 +141,10 @@ chmod 755 "$root/init" "$root/ezio/guest.sh"
 want=(virtio_pci virtio_blk crc32c_generic ext4 loop ${modules[@]+"${modules[@]}"})
 # --systemd: the host's root over virtio-9p (9p needs 9pnet and netfs), a tmpfs overlay on it.
 [ $systemd -eq 0 ] || want+=(9pnet_virtio 9p overlay)
-declare -A ko_path=() loaded=()
-while IFS= read -r f; do
-  n=$(basename "$f"); n=${n%%.ko*}; ko_path[${n//-/_}]=$f
-done < <(find "$moddir/kernel" -name '*.ko*')
-: > "$root/ezio/modules.list"
-add_module() {  # $1: module name; appends it to modules.list after its dependencies
-  local name=${1//-/_} src dst deps d
-  [ -z "${loaded[$name]:-}" ] || return 0
-  loaded[$name]=1
-  src=${ko_path[$name]:-}
-  if [ -z "$src" ]; then
-    grep -q "/${name//_/[-_]}\.ko" "$moddir/modules.builtin" && return 0
-    die "kernel module $name is neither built into $EZIO_KVER nor shipped as a .ko"
-  fi
-  dst=$root/ezio/modules/$name.ko
-  case "$src" in
-    *.ko) cp "$src" "$dst" ;;
-    *.ko.xz) xz -dc "$src" > "$dst" ;;
-    *.ko.zst) zstd -qdc "$src" > "$dst" ;;
-    *) die "unknown module format $src" ;;
-  esac
-  deps=$(objcopy -O binary --only-section=.modinfo "$dst" /dev/stdout | tr '\0' '\n' |
-         sed -n 's/^depends=//p' | tr ',' ' ')
-  for d in $deps; do add_module "$d"; done
-  echo "/ezio/modules/$name.ko" >> "$root/ezio/modules.list"
-}
-for m in "${want[@]}"; do add_module "$m"; done
+# shellcheck source=kmodules.sh
+. "$here/kmodules.sh"
+kmod_init "$moddir" "$root"
+for m in "${want[@]}"; do kmod_add "$m"; done
 
 # --- initramfs and disk -------------------------------------------------------------------------
 (cd "$root" && find . | /bin/busybox cpio -o -H newc 2>/dev/null | gzip -1) > "$work/initrd.gz"

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# ctest cluster.slurm_mpi: a 2-node virtual cluster (run.sh) runs job.sh on node1, then the host
+# checks what the job left in the shared directory: srun -N 2 reached both hosts, a 2-rank MPICH job
+# over TCP wrote, fsynced and read a file on each node's own disk and passed messages between
+# them, and the two nodes' monotonic clocks differ by seconds, measured twice by ping-pong with
+# an error bound.
+#   cluster-test.sh BIN_DIR MPI_NODE_IO
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+bin_dir=$1 mpi_prog=$2
+[ -x "$mpi_prog" ] || { echo "FAIL - no $mpi_prog (MPICH missing at build time?)"; exit 1; }
+out=$(mktemp -d "${TMPDIR:-/tmp}/ezio-cluster-test.XXXXXX")
+trap 'rm -rf "$out"' EXIT
+bash "$here/run.sh" --nodes 2 --bin-dir "$bin_dir" --file "$mpi_prog" --file "$here/job.sh" \
+  --out "$out/shared" -- bash job.sh
+rc=$?
+[ $rc -eq 0 ] || { echo "FAIL - run.sh exited $rc"; exit 1; }
+d=$out/shared
+failed=0
+check() {  # check DESCRIPTION COMMAND...
+  local desc=$1
+  shift
+  if "$@"; then echo "ok   - $desc"; else echo "FAIL - $desc"; failed=1; fi
+}
+check "srun -N 2 hostname exits 0" [ "$(cat "$d/hostname.rc")" = 0 ]
+check "it ran on node1 and node2 ($(sort "$d/hostname.out" | tr '\n' ' '))" \
+  [ "$(sort "$d/hostname.out" | tr '\n' ' ')" = "node1 node2 " ]
+check "the MPI job exits 0" [ "$(cat "$d/mpi.rc")" = 0 ]
+for r in 0 1; do
+  check "rank $r on node$((r + 1)) wrote and read 1 MiB on its disk, token 1: $(cat "$d/rank$r.txt" 2>&1)" \
+    [ "$(cat "$d/rank$r.txt" 2>/dev/null)" = "rank $r host node$((r + 1)) bytes 1048576 token 1" ]
+done
+check "srun of eziotrace record on both nodes exits 0" [ "$(cat "$d/record.rc")" = 0 ]
+for r in 0 1; do
+  a=$d/rec.$r/eziotrace.otf2
+  defs=$(otf2-print -G "$a" 2>/dev/null)
+  check "rank $r's archive names host node$((r + 1))" \
+    grep -q "SYSTEM_TREE_NODE .*Name: \"node$((r + 1))\"" <<<"$defs"
+  check "rank $r was recorded through its node's eziotraced" \
+    grep -q 'RECORDING_PATH.*Value: "eziotraced"' <<<"$defs"
+  w=$("$bin_dir/eziotrace" layers --json "$a" 2>/dev/null | /usr/bin/python3 -c \
+    'import json,sys; print(next(r["writes"] for r in json.load(sys.stdin)["layers"] if r["layer"] == "Syscall"))')
+  check "rank $r's archive holds its 16 writes of 64 KiB at least (syscall layer: ${w:-none})" \
+    [ "${w:-0}" -ge 16 ]
+done
+check "the clock server on node2 exits 0" [ "$(cat "$d/clock-serve.rc")" = 0 ]
+field() { /usr/bin/python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])" "$1" "$2"; }
+for m in clock1 clock2; do
+  check "$m measured ($(cat "$d/$m.out"))" [ "$(cat "$d/$m.rc")" = 0 ]
+done
+o1=$(field "$d/clock1.out" offset_ns) o2=$(field "$d/clock2.out" offset_ns)
+e1=$(field "$d/clock1.out" error_ns) e2=$(field "$d/clock2.out" error_ns)
+# The ranks' own measurements against node1 (record --clock-ref): rank 0 is on node1 itself; rank
+# 1's offset, measured from node2, is the opposite of node1's measurement of node2.
+check "node1's reference server exits 0" [ "$(cat "$d/clock-ref.rc")" = 0 ]
+cf() { /usr/bin/python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))" "$@"; }
+for r in 0 1; do
+  check "rank $r's archive keeps its clock data: $(cf "$d/rec.$r/eziotrace-clock.json" \
+    'j["host"], j["reference"], j["start"]["offset_ns"], j["end"]["offset_ns"], j["error_ns"]' 2>&1)" \
+    [ "$(cf "$d/rec.$r/eziotrace-clock.json" 'j["host"], j["reference"]' 2>/dev/null)" = "('node$((r + 1))', 'node1')" ]
+done
+r0=$(cf "$d/rec.0/eziotrace-clock.json" 'abs(j["start"]["offset_ns"]) <= j["start"]["error_ns"]')
+check "rank 0 (on node1) finds node1's clock its own, within its error bound" [ "$r0" = True ]
+r1=$(cf "$d/rec.1/eziotrace-clock.json" "abs(j['start']['offset_ns'] + $o1) <= j['start']['error_ns'] + $e1 + 1000000")
+check "rank 1 (on node2) finds the opposite of node1's measurement of node2 (within both errors + 1 ms)" \
+  [ "$r1" = True ]
+check "the nodes' monotonic clocks differ by more than a second (${o1} ns)" [ "${o1#-}" -gt 1000000000 ]
+check "each offset has an error bound > 0 (${e1}, ${e2} ns)" [ "$e1" -gt 0 -a "$e2" -gt 0 ]
+# Over the 5 s between them the two may differ by the drift; a wrong pairing would be seconds off.
+d12=$((o2 - o1))
+check "both measurements agree within 1 ms (differ by ${d12} ns)" [ "${d12#-}" -lt 1000000 ]
+[ $failed -eq 0 ] && echo "cluster slurm+mpi: all checks passed"
+exit $failed
