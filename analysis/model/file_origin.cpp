@@ -46,7 +46,8 @@ FileOrigin file_origin(std::string_view path, bool written) {
 }
 
 std::string_view origin_key(FileOrigin o) {
-  static constexpr std::array<std::string_view, 3> keys = {"application", "system", "inherited"};
+  static constexpr std::array<std::string_view, 4> keys = {"application", "system", "inherited",
+                                                           "launcher"};
   return keys[static_cast<size_t>(o)];
 }
 
