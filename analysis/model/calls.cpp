@@ -151,8 +151,8 @@ void CallSink::close_top(uint64_t time, const CallAttributes* leave_attrs) {
     c.has_offset = true;
     c.offset = static_cast<uint64_t>(a.offset);
   }
-  c.infrastructure =
-      scope_.thread_call(c.handle, c.op == Op::kWrite, c.info->name == "mmap", c.call_id);
+  c.infrastructure = scope_.thread_call(c.handle, c.op == Op::kWrite,
+                                        c.info->name == "mmap" && c.owns_io, c.call_id);
   if (!stack_.empty()) stack_.back().call.children += c.duration();
   on_call(c);
 }

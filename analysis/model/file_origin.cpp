@@ -37,6 +37,11 @@ FileOrigin file_origin(std::string_view path, bool written) {
     return FileOrigin::kInherited;
   // Pseudo files: not on a storage device, whatever the process does with them.
   if (starts_with_any(path, {"/proc/", "/sys/", "anon_inode:"})) return FileOrigin::kSystem;
+  // MPI's shared-memory segments between the ranks of a node (MPICH's, Open MPI's vader/sm,
+  // PSM2's): communication, not data, though the ranks map and write them.
+  if (starts_with_any(path, {"/dev/shm/mpich_", "/dev/shm/vader_segment", "/dev/shm/sm_segment",
+                             "/dev/shm/ompi", "/dev/shm/psm2", "/dev/shm/shm-col-space"}))
+    return FileOrigin::kSystem;
   if (written) return FileOrigin::kApplication;
   if (shared_object(path)) return FileOrigin::kSystem;
   if (starts_with_any(path, {"/usr/", "/lib/", "/lib32/", "/lib64/", "/libx32/", "/etc/",

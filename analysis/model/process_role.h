@@ -58,7 +58,8 @@ class IoScopeClassifier {
  public:
   explicit IoScopeClassifier(const Definitions& defs);
   void begin_location(OTF2_LocationRef loc);
-  // A thread's call: its own file and operation, `is_mmap` when it maps `handle`.
+  // A thread's call: its own file and operation, `is_mmap` when it maps `handle` (its own handle:
+  // an mmap inside a call on a file, MPI_File_open's, does not map that file).
   bool thread_call(Ref handle, bool write, bool is_mmap, uint64_t call_id);
   bool block_request(uint64_t pid, uint64_t call_id, bool read) const;
   const ProcessRoles& roles() const { return roles_; }
