@@ -84,7 +84,8 @@ class FilesSink : public CallSink {
   void on_infrastructure(const Call& c) {
     if (!counts_as_io(c)) return;
     std::string path = defs().handle_path(c.handle);
-    std::string kind = roles().of_location(c.location) == ProcessRole::kLauncher
+    std::string kind = defs().is_device(c.location) ? "device"  // the requests they caused
+                       : roles().of_location(c.location) == ProcessRole::kLauncher
                            ? "launcher"
                            : std::string(origin_key(file_origin(path, c.op == Op::kWrite)));
     InfraKind& k = infrastructure_[kind];

@@ -30,6 +30,8 @@ TEST(FileOrigin, Classification) {
   for (const char* p : {"/dev/shm/mpich_shar_tmpXB8Eet", "/dev/shm/vader_segment.node.0.1"})
     EXPECT_EQ(file_origin(p, true), FileOrigin::kSystem) << p;
   EXPECT_EQ(file_origin("/dev/shm/my_data", true), FileOrigin::kApplication);
+  for (const char* p : {"/sys", "/proc", "/dev/urandom"})
+    EXPECT_EQ(file_origin(p, false), FileOrigin::kSystem) << p;
   for (const char* p : {"<fd 1 of pid 7: opened before tracing, or by a call not traced>",
                         "/dev/pts/3", "pipe:[12345]", "stdout"}) {
     EXPECT_EQ(file_origin(p, true), FileOrigin::kInherited) << p;
