@@ -130,7 +130,7 @@ class EvidenceSink : public CallSink {
     ev_.timeline.ops[static_cast<size_t>(l)][b] += 1;
     if (c.has_bytes && c.op != Op::kOther) ev_.timeline.bytes[static_cast<size_t>(l)][b] += c.bytes;
     if (device_) return on_request(c);
-    if (l == Layer::kUser || l == Layer::kSyscall) hpc_.on_call(c, path_of(c.handle));
+    hpc_.on_call(c, path_of(c.handle));  // MPI-IO and HDF5 calls, and the syscalls in them
     if (l == Layer::kVfs || l == Layer::kFs) {
       if (children_.size() < kMaxChildren) children_.push_back(c);
       return;

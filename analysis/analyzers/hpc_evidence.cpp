@@ -25,8 +25,9 @@ void HpcCollector::begin_location(const std::string& process) {
   pending_ids_.clear();
 }
 
+// By name, not by layer: the calls are EZTrace's (User) here, and the MPI-IO and HDF5 layers of
+// their own where the model has them.
 void HpcCollector::enter(const RegionInfo& r) {
-  if (r.layer != Layer::kUser) return;
   if (is_mpiio_region(r.name) && mpiio_depth_++ == 0) {
     sys_ = sys_small_ = sys_unaligned_ = 0;
     pending_ids_.clear();
@@ -36,11 +37,8 @@ void HpcCollector::enter(const RegionInfo& r) {
 
 void HpcCollector::on_call(const Call& c, const std::string& path) {
   const std::string& name = c.info->name;
-  if (c.info->layer == Layer::kUser) {
-    if (is_mpiio_region(name)) return on_mpiio(c, path);
-    if (is_hdf5_region(name)) return on_hdf5(c, path);
-    return;
-  }
+  if (is_mpiio_region(name)) return on_mpiio(c, path);
+  if (is_hdf5_region(name)) return on_hdf5(c, path);
   if (c.info->layer != Layer::kSyscall || !c.owns_io || !c.has_bytes || c.op == Op::kOther) return;
   if (mpiio_depth_ > 0) {
     ++sys_;
