@@ -13,6 +13,8 @@ void add_advise_command(CLI::App& app) {
   cmd->add_option("TRACE", o->trace, "OTF2 archive: the .otf2 anchor file or its directory")
       ->required();
   cmd->add_flag("--json", o->json, "machine-readable JSON on stdout");
+  cmd->add_flag("--all", o->all,
+                "the MPI launcher's and start-up I/O too (default: left out, as infrastructure)");
   cmd->add_option("--config", o->config, "JSON file of thresholds to override (docs/analysis.md)");
   cmd->callback([o] {
     analysis::advise_command(*o);

@@ -10,6 +10,9 @@ void add_common_options(CLI::App& cmd, analysis::CommonOptions& o) {
   auto* json = cmd.add_flag("--json", o.json, "machine-readable JSON on stdout");
   auto* csv = cmd.add_flag("--csv", o.csv, "CSV on stdout");
   json->excludes(csv);
+  cmd.add_flag("--all", o.all,
+               "count the MPI launcher's and start-up I/O with the application's (default: apart, "
+               "as infrastructure)");
 }
 
 void add_filter_options(CLI::App& cmd, analysis::Filters& f, bool with_region) {

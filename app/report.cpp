@@ -16,6 +16,8 @@ void add_report_command(CLI::App& app) {
   cmd->add_option("-o,--output", o->output, "the HTML file to write (default report.html)");
   cmd->add_option("--config", o->config, "JSON file of advise thresholds (docs/analysis.md)");
   cmd->add_flag("-f,--force", o->force, "replace the output file if it exists");
+  cmd->add_flag("--all", o->all,
+                "the MPI launcher's and start-up I/O too (default: left out, as infrastructure)");
   cmd->callback([o] {
     analysis::report_command(*o);
     command_status() = 0;

@@ -63,6 +63,7 @@ void run_command(const RunCommandOptions& o) {
   kernel.read_back = o.keep_parts;
   kernel.environment = std::move(command_env);
   kernel.command = eztrace_command(setup, rec.command, kernel.environment);
+  kernel.user_command = rec.command;  // what the report shows, whatever the launcher was given
   // Its gate lets EZTrace start up while the kernel side loads (docs/merge.md, Start-up).
   kernel.gate_helper = preload_helper_path().string();
   // The kernel events reach the merge as the recorder writes them: the merge does not decode the

@@ -51,6 +51,34 @@ std::span<const Rule> advise_rules() {
       {"thread-interference",
        {{"sci_threshold", 0.5}, {"sci_min_calls", 100}},
        rule_thread_interference},
+      // MPI-IO and HDF5 (advise_rules_mpiio.cpp, advise_rules_hdf5.cpp).
+      {"mpiio-small-independent",
+       {{"mpiio_small_bytes", 1048576},
+        {"mpiio_small_share", 0.5},
+        {"mpiio_small_min_count", 100},
+        {"mpiio_min_ranks", 2}},
+       rule_mpiio_small_independent},
+      {"collective-small-requests",
+       {{"collective_small_bytes", 65536},
+        {"collective_align_bytes", 4096},
+        {"collective_bad_share", 0.5},
+        {"collective_min_requests", 10}},
+       rule_collective_small_requests},
+      {"shared-file-pointer",
+       {{"shared_pointer_time_share", 0.3}, {"shared_pointer_min_calls", 10}},
+       rule_shared_file_pointer},
+      {"hdf5-small-writes",
+       {{"hdf5_small_write_bytes", 65536},
+        {"hdf5_small_share", 0.5},
+        {"hdf5_small_min_writes", 100}},
+       rule_hdf5_small_writes},
+      {"hdf5-small-chunks", {{"hdf5_min_chunk_bytes", 4096}}, rule_hdf5_small_chunks},
+      {"hdf5-metadata",
+       {{"hdf5_metadata_bytes", 4096},
+        {"hdf5_metadata_region_bytes", 1048576},
+        {"hdf5_metadata_time_share", 0.3},
+        {"hdf5_metadata_min_ops", 10}},
+       rule_hdf5_metadata},
   };
   return rules;
 }
@@ -118,6 +146,14 @@ EvidenceOptions evidence_options(const Thresholds& t) {
   EvidenceOptions eo;
   eo.small_request_bytes = static_cast<uint64_t>(t["small_request_bytes"]);
   eo.crowded_depth = static_cast<uint64_t>(t["saturation_depth"]);
+  eo.all = t.all;
+  auto bytes = [&](const char* name) { return static_cast<uint64_t>(t[name]); };
+  eo.hpc.mpiio_small_bytes = bytes("mpiio_small_bytes");
+  eo.hpc.collective_small_bytes = bytes("collective_small_bytes");
+  eo.hpc.collective_align_bytes = bytes("collective_align_bytes");
+  eo.hpc.hdf5_small_write_bytes = bytes("hdf5_small_write_bytes");
+  eo.hpc.hdf5_metadata_bytes = bytes("hdf5_metadata_bytes");
+  eo.hpc.hdf5_metadata_region_bytes = bytes("hdf5_metadata_region_bytes");
   return eo;
 }
 
@@ -175,12 +211,14 @@ namespace {
 // they are not findings.
 void print_left_out(const Advice& a, std::ostream& out) {
   constexpr size_t kNamed = 4;
-  for (auto [origin, what] : {std::pair{FileOrigin::kSystem,
-                                        "start-up and system files (loader, libraries, locale, "
-                                        "/etc, /proc, /sys)"},
-                              std::pair{FileOrigin::kInherited,
-                                        "descriptors inherited from before tracing (terminal, "
-                                        "pipe)"}}) {
+  for (auto [origin, what] :
+       {std::pair{FileOrigin::kLauncher, "files of the MPI launcher (mpiexec, hydra_pmi_proxy...)"},
+        std::pair{FileOrigin::kSystem,
+                  "start-up and system files (loader, libraries, locale, "
+                  "/etc, /proc, /sys)"},
+        std::pair{FileOrigin::kInherited,
+                  "descriptors inherited from before tracing (terminal, "
+                  "pipe)"}}) {
     std::vector<std::string_view> names;
     for (auto& l : a.left_out) {
       if (l.origin == origin) names.push_back(l.path);
@@ -213,6 +251,7 @@ void print_text(const Advice& a, const Evidence& ev, std::ostream& out) {
 void advise_command(const AdviseOptions& o) {
   Thresholds t;
   if (!o.config.empty()) t.load(o.config);
+  t.all = o.all;
   Evidence ev = collect_evidence(o.trace, evidence_options(t));
   Advice a = advise(ev, t);
   if (o.json) {

@@ -16,6 +16,7 @@ namespace ezio::analysis {
 // Every threshold by name, with its default; --config FILE replaces some of them.
 struct Thresholds {
   std::map<std::string, double> values;
+  bool all = false;  // --all: the launcher's and start-up I/O is the application's too
   Thresholds();
   double operator[](const std::string& name) const;
   // Reads {"name": number, ...}; throws ezio::Error naming the file on unknown names or bad JSON.
@@ -66,6 +67,7 @@ nlohmann::json advice_json(const Advice& a, const Evidence& ev, const Thresholds
 struct AdviseOptions {
   std::string trace, config;  // config: a JSON file of thresholds, or ""
   bool json = false;
+  bool all = false;  // --all: findings about the launcher and start-up too
 };
 
 // The findings of o.trace on stdout, as text or JSON.

@@ -65,6 +65,13 @@ void rule_readahead_waste(RuleContext& c);
 void rule_dirty_throttling(RuleContext& c);
 void rule_device_saturated(RuleContext& c);
 void rule_thread_interference(RuleContext& c);
+// MPI-IO (advise_rules_mpiio.cpp) and HDF5 (advise_rules_hdf5.cpp).
+void rule_mpiio_small_independent(RuleContext& c);
+void rule_collective_small_requests(RuleContext& c);
+void rule_shared_file_pointer(RuleContext& c);
+void rule_hdf5_small_writes(RuleContext& c);
+void rule_hdf5_small_chunks(RuleContext& c);
+void rule_hdf5_metadata(RuleContext& c);
 
 // Helpers shared by the rules.
 inline double share(double part, double total) { return total > 0 ? part / total : 0.0; }

@@ -54,7 +54,7 @@ bool is_stdio(std::string_view n) {
 class EvidenceSink : public CallSink {
  public:
   EvidenceSink(const Definitions& defs, Evidence& ev, const EvidenceOptions& o)
-      : CallSink(defs), ev_(ev), o_(o), collectives_(defs) {
+      : CallSink(defs), ev_(ev), o_(o), collectives_(defs), hpc_(ev.hpc, o.hpc) {
     bool syscalls = layer_observation(defs, Layer::kSyscall, false).observed;
     app_layer_ = syscalls ? Layer::kSyscall : Layer::kUser;
     auto probe = defs.node_string_properties.find(schema::probe_property("pagecache"));
@@ -84,11 +84,13 @@ class EvidenceSink : public CallSink {
     }
     children_.clear();
     stdio_syscalls_ = 0;
+    hpc_.begin_location(defs().process_of(loc));
   }
 
   void enter(OTF2_LocationRef loc, uint64_t time, Ref region, const CallAttributes& a) override {
     CallSink::enter(loc, time, region, a);
     if (region_info(region).layer == Layer::kUser) stdio_syscalls_ = 0;
+    hpc_.enter(region_info(region));
   }
 
   void io_begin(OTF2_LocationRef loc, uint64_t time, Ref handle, OTF2_IoOperationMode mode,
@@ -123,12 +125,14 @@ class EvidenceSink : public CallSink {
     collectives_.add(c);
     if (c.info->canonical == kThrottleRegion) return on_throttle(c);
     if (!counts_as_io(c)) return;
+    if (c.infrastructure && !o_.all) return on_infrastructure(c);
     Layer l = c.info->layer;
     ev_.layers[static_cast<size_t>(l)].add(c, 1e9 * ev_.tick_s);
     size_t b = ev_.timeline.bin(c.end);
     ev_.timeline.ops[static_cast<size_t>(l)][b] += 1;
     if (c.has_bytes && c.op != Op::kOther) ev_.timeline.bytes[static_cast<size_t>(l)][b] += c.bytes;
     if (device_) return on_request(c);
+    hpc_.on_call(c, path_of(c.handle));  // MPI-IO and HDF5 calls, and the syscalls in them
     if (l == Layer::kVfs || l == Layer::kFs) {
       if (children_.size() < kMaxChildren) children_.push_back(c);
       return;
@@ -140,6 +144,7 @@ class EvidenceSink : public CallSink {
   }
 
   void pagecache(OTF2_LocationRef loc, uint64_t, const PageCacheSample& s) override {
+    if (!o_.all && roles().of_location(loc) == ProcessRole::kLauncher) return;
     take_pagecache_sample(loc, s, pagecache_);
   }
 
@@ -159,8 +164,10 @@ class EvidenceSink : public CallSink {
   void on_app_call(const Call& c);
   void on_stdio(const Call& c);
   void on_throttle(const Call& c);
+  void on_infrastructure(const Call& c);
   void record_slow(const Call& c, const std::string& file);
   FileEvidence& file(Ref handle);
+  const std::string& path_of(Ref handle);
 
   Evidence& ev_;
   const EvidenceOptions& o_;
@@ -181,7 +188,17 @@ class EvidenceSink : public CallSink {
   uint64_t completing_depth_ = 0;  // requests in flight when the current one completed
   std::vector<Call> children_;     // VFS/FS calls of the syscall being closed
   uint64_t stdio_syscalls_ = 0;
+  HpcCollector hpc_;
+  std::unordered_map<Ref, std::string> paths_;
 };
+
+const std::string& EvidenceSink::path_of(Ref handle) {
+  static const std::string none;
+  if (handle == OTF2_UNDEFINED_IO_HANDLE) return none;
+  auto it = paths_.find(handle);
+  if (it == paths_.end()) it = paths_.emplace(handle, defs().handle_path(handle)).first;
+  return it->second;
+}
 
 FileEvidence& EvidenceSink::file(Ref handle) {
   auto it = by_handle_.find(handle);
@@ -212,6 +229,7 @@ void EvidenceSink::on_request(const Call& c) {
   d.requests.add(c, 1e9 * ev_.tick_s);
   if (!request_ || c.op == Op::kOther) return;
   const CallAttributes& a = *request_;
+  if (a.call_id) hpc_.on_request(c, a.call_id);
   d.queue_ns += a.queue_ns;
   d.service_ns += a.service_ns;
   if (completing_depth_ <= 1 && c.bytes) {
@@ -330,6 +348,15 @@ void EvidenceSink::on_throttle(const Call& c) {
   if (children_.size() < kMaxChildren) children_.push_back(c);
 }
 
+// Counted apart, and the file named among those left out (advise's `left_out`).
+void EvidenceSink::on_infrastructure(const Call& c) {
+  ev_.infrastructure[static_cast<size_t>(c.info->layer)].add(c, 1e9 * ev_.tick_s);
+  if (device_ || c.handle == OTF2_UNDEFINED_IO_HANDLE) return;
+  FileEvidence& f = file(c.handle);
+  ++f.infrastructure_calls;
+  if (roles().of_location(c.location) == ProcessRole::kLauncher) f.launcher = true;
+}
+
 void EvidenceSink::on_stdio(const Call& c) {
   FileEvidence* f = c.handle != OTF2_UNDEFINED_IO_HANDLE ? &file(c.handle) : nullptr;
   ++ev_.user_stdio_calls;
@@ -347,6 +374,9 @@ void EvidenceSink::finish() {
   }
   for (auto& [p, f] : files_) {
     f.origin = file_origin(f.path, f.syscall.ops[1].count > 0 || f.access.writes > 0);
+    // A data file only the launcher used (its output, MPICH's shared memory) is not the ranks'.
+    if (f.origin == FileOrigin::kApplication && f.launcher && f.syscall.count() == 0)
+      f.origin = FileOrigin::kLauncher;
     ev_.files.push_back(std::move(f));
   }
   std::stable_sort(ev_.files.begin(), ev_.files.end(),
@@ -368,7 +398,9 @@ void describe_archive(const Definitions& defs, Evidence& ev) {
     auto it = defs.node_string_properties.find(k);
     return it == defs.node_string_properties.end() ? std::string() : it->second;
   };
-  ev.command = str(schema::kCommand);
+  ev.command = str(schema::kUserCommand);
+  ev.launched_command = str(schema::kCommand);
+  if (ev.command.empty()) ev.command = ev.launched_command;
   ev.status = str(schema::kStatus);
   ev.kernel = str(schema::kKernelRelease);
   ev.version = str(schema::kVersion);

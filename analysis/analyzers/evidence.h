@@ -13,6 +13,7 @@
 
 #include "analysis/analyzers/collective.h"
 #include "analysis/analyzers/histogram.h"
+#include "analysis/analyzers/hpc_evidence.h"
 #include "analysis/analyzers/layer_stats.h"
 #include "analysis/analyzers/sci.h"
 #include "analysis/model/file_origin.h"
@@ -40,6 +41,8 @@ struct FileEvidence {
   uint64_t throttles = 0, throttle_ticks = 0;       // dirty-throttling pauses inside calls on it
   std::map<std::string, uint64_t> threads;          // thread name -> calls on this file
   uint64_t stdio_calls = 0, stdio_passthrough = 0;  // user-level buffered calls, as Evidence's
+  uint64_t infrastructure_calls = 0;  // calls left out as infrastructure (process_role.h)
+  bool launcher = false;              // a launcher's process used it
 };
 
 struct DeviceEvidence {
@@ -101,16 +104,21 @@ struct Evidence {
   uint64_t events = 0;
   double tick_s = 1e-9;
   uint64_t first = 0, last = 0;  // first and last event, ticks
-  std::array<LayerStats, kLayerCount> layers;
+  std::array<LayerStats, kLayerCount>
+      layers;  // the application's I/O (all with EvidenceOptions::all)
+  // The launcher's and start-up I/O, apart from the application's (empty with ::all).
+  std::array<LayerStats, kLayerCount> infrastructure;
   std::array<LayerObservation, kLayerCount> observed;
   std::array<std::array<Observed, kOpCount>, kLayerCount> op_observed;  // as `layers` shows them
   std::map<std::string, uint64_t> pagecache;  // summed counters (pages), "hits", "misses"...
   std::map<std::string, uint64_t> lost;       // per layer
   std::string status;                         // "" when the archive says nothing
   std::map<std::string, std::string> probes;  // layer -> EZIOTRACE::PROBE value
-  std::string command, host, kernel;          // kernel: EZIOTRACE::KERNEL_RELEASE
-  std::string version;                        // EZIOTRACE::VERSION: the archive's writer
-  uint64_t realtime_start = 0;                // ns since the epoch, 0 if unknown
+  std::string command;           // as the user typed it (EZIOTRACE::USER_COMMAND, else ::COMMAND)
+  std::string launched_command;  // EZIOTRACE::COMMAND: what eziotrace ran
+  std::string host, kernel;      // kernel: EZIOTRACE::KERNEL_RELEASE
+  std::string version;           // EZIOTRACE::VERSION: the archive's writer
+  uint64_t realtime_start = 0;   // ns since the epoch, 0 if unknown
   std::vector<FileEvidence> files;
   std::vector<DeviceEvidence> devices;
   std::vector<ThreadEvidence> threads;
@@ -128,6 +136,7 @@ struct Evidence {
   uint64_t dirty_throttle_count = 0, dirty_throttle_ticks = 0;
   Log2Histogram dirty_pauses_ns;
   uint64_t small_request_bytes = 0;  // the size below which AccessStats::small counts
+  HpcEvidence hpc;                   // MPI-IO and HDF5 calls (hpc_evidence.h)
 
   double seconds(uint64_t ticks) const { return static_cast<double>(ticks) * tick_s; }
   double duration_s() const { return last > first ? seconds(last - first) : 0.0; }
@@ -139,6 +148,8 @@ struct EvidenceOptions {
   uint64_t small_request_bytes = 64 * 1024;
   size_t slowest = 10;
   uint64_t crowded_depth = 4;
+  bool all = false;  // --all: the launcher's and start-up I/O counted as the application's
+  HpcOptions hpc;
 };
 
 // Reads the trace once (progress on a terminal); throws ezio::Error on unreadable input.

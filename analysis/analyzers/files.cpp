@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <unordered_map>
 
 #include "analysis/analyzers/access_pattern.h"
@@ -40,6 +41,12 @@ struct FileStats {
   }
 };
 
+// Infrastructure I/O of one kind (launcher, system, inherited) at one layer: counted apart.
+struct InfraKind {
+  std::array<LayerStats, kLayerCount> layers;
+  std::set<std::string> files;
+};
+
 class FilesSink : public CallSink {
  public:
   FilesSink(const Definitions& defs, const FilesOptions& o)
@@ -57,6 +64,7 @@ class FilesSink : public CallSink {
       }
       return;
     }
+    if (c.infrastructure && !o_.common.all) return on_infrastructure(c);
     FileStats* f = file(c.handle);
     if (!f) return;
     // A page-cache region is a writer's dirty-throttling pause (layer_stats.h, counts_as_io),
@@ -79,8 +87,21 @@ class FilesSink : public CallSink {
   std::map<std::string, FileStats> files_;
   // FS bytes per operation that no file can be named for (on_call).
   std::array<uint64_t, kOpCount> unplaced_fs_bytes{};
+  std::map<std::string, InfraKind> infrastructure_;  // by kind: launcher, system, inherited
 
  private:
+  void on_infrastructure(const Call& c) {
+    if (!counts_as_io(c)) return;
+    std::string path = defs().handle_path(c.handle);
+    std::string kind = defs().is_device(c.location) ? "device"  // the requests they caused
+                       : roles().of_location(c.location) == ProcessRole::kLauncher
+                           ? "launcher"
+                           : std::string(origin_key(file_origin(path, c.op == Op::kWrite)));
+    InfraKind& k = infrastructure_[kind];
+    k.layers[static_cast<size_t>(c.info->layer)].add(c, ns_per_tick_);
+    k.files.insert(std::move(path));
+  }
+
   FileStats* file(Ref handle) {
     auto it = by_handle_.find(handle);
     if (it != by_handle_.end()) return it->second;
@@ -227,6 +248,34 @@ Report run_files(const FilesOptions& o) {
     }
   }
   report.tables.push_back(std::move(t));
+  if (!sink.infrastructure_.empty()) {
+    Table infra;
+    infra.name = "infrastructure";
+    infra.title = "Infrastructure files (left out above)";
+    infra.columns = {{"kind", "Kind"},
+                     {"files", "Files"},
+                     {"layer", "Layer"},
+                     {"reads", "Reads"},
+                     {"writes", "Writes"},
+                     {"other", "Other"},
+                     {"read_bytes", "Read bytes"},
+                     {"write_bytes", "Written bytes"},
+                     {"time_s", "Time"}};
+    for (auto& [kind, k] : sink.infrastructure_) {
+      for (Layer l : kAllLayers) {
+        const LayerStats& s = k.layers[static_cast<size_t>(l)];
+        if (s.count() == 0) continue;
+        auto op = [&](Op o) { return s.ops[static_cast<size_t>(o)]; };
+        infra.add({text_cell(kind), count_cell(k.files.size()),
+                   text_cell(std::string(layer_key(l))), count_cell(op(Op::kRead).count),
+                   count_cell(op(Op::kWrite).count), count_cell(op(Op::kOther).count),
+                   bytes_cell(op(Op::kRead).bytes), bytes_cell(op(Op::kWrite).bytes),
+                   seconds_cell(static_cast<double>(s.ticks()) * tick)});
+      }
+    }
+    report.tables.push_back(std::move(infra));
+    report.notes.push_back(kInfrastructureNote);
+  }
   report.notes.push_back(
       "Seq %: accesses starting where the previous access of the same open file ended (the "
       "first one if it starts at offset 0). Access sizes: count per power-of-two size bucket. "

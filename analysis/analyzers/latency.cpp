@@ -15,19 +15,24 @@ namespace {
 
 class LatencySink : public CallSink {
  public:
-  LatencySink(const Definitions& defs, const Filters& f)
-      : CallSink(defs), filters_(f), ns_per_tick_(1e9 / static_cast<double>(defs.resolution)) {}
+  LatencySink(const Definitions& defs, const Filters& f, bool all)
+      : CallSink(defs),
+        filters_(f),
+        all_(all),
+        ns_per_tick_(1e9 / static_cast<double>(defs.resolution)) {}
   void on_call(const Call& c) override {
     if (!counts_as_io(c) || !filters_.layer_selected(c.info->layer) ||
         !filters_.region_selected(*c.info)) {
       return;
     }
-    layers_[static_cast<size_t>(c.info->layer)].add(c, ns_per_tick_);
+    auto& target = c.infrastructure && !all_ ? infrastructure_ : layers_;
+    target[static_cast<size_t>(c.info->layer)].add(c, ns_per_tick_);
   }
-  std::array<LayerStats, kLayerCount> layers_;
+  std::array<LayerStats, kLayerCount> layers_, infrastructure_;
 
  private:
   const Filters& filters_;
+  bool all_;
   double ns_per_tick_;
 };
 
@@ -69,7 +74,7 @@ nlohmann::json buckets_json(const Log2Histogram& h) {
 Report run_latency(const LatencyOptions& o) {
   o.common.filters.validate();
   TraceReader reader(o.common.trace);
-  LatencySink sink(reader.defs(), o.common.filters);
+  LatencySink sink(reader.defs(), o.common.filters, o.common.all);
   Report report;
   run_trace(reader, sink, o.common.filters, report);
 
@@ -100,6 +105,26 @@ Report run_latency(const LatencyOptions& o) {
     }
   }
   report.tables.push_back(std::move(t));
+  Table infra;
+  infra.name = "infrastructure";
+  infra.title = "Infrastructure: the launcher, start-up and system files (left out above)";
+  infra.columns = {{"layer", "Layer"}, {"operation", "Operation"}, {"count", "Count"},
+                   {"mean_s", "Mean"}, {"p50_s", "p50"},           {"max_s", "Max"}};
+  for (Layer l : kAllLayers) {
+    for (Op op : kAllOps) {
+      const Log2Histogram& h =
+          sink.infrastructure_[static_cast<size_t>(l)].ops[static_cast<size_t>(op)].latency_ns;
+      if (h.count() == 0) continue;
+      infra.add({text_cell(std::string(layer_key(l))), text_cell(std::string(op_name(op))),
+                 count_cell(h.count()), seconds_cell(h.mean() * 1e-9),
+                 seconds_cell(h.quantile(0.5) * 1e-9),
+                 seconds_cell(static_cast<double>(h.max()) * 1e-9)});
+    }
+  }
+  if (!infra.rows.empty()) {
+    report.tables.push_back(std::move(infra));
+    report.notes.push_back(kInfrastructureNote);
+  }
   if (!o.svg.empty()) {
     std::ofstream out(o.svg, std::ios::binary | std::ios::trunc);
     if (!out) fail("cannot write {}: {}", o.svg, errno_text(errno));

@@ -41,16 +41,22 @@ class LayersSink : public CallSink {
         !o_.common.filters.region_selected(*c.info)) {
       return;
     }
+    if (c.infrastructure && !o_.common.all) {
+      infrastructure_[static_cast<size_t>(c.info->layer)].add(c, ns_per_tick_);
+      return;
+    }
     PerLayer* target = current_;
     if (!target) target = &groups_[file_key(c.handle)];
     (*target)[static_cast<size_t>(c.info->layer)].add(c, ns_per_tick_);
   }
 
   void pagecache(OTF2_LocationRef loc, uint64_t, const PageCacheSample& s) override {
+    if (!o_.common.all && roles().of_location(loc) == ProcessRole::kLauncher) return;
     take_pagecache_sample(loc, s, pagecache_);
   }
 
   std::map<std::string, PerLayer> groups_;
+  PerLayer infrastructure_;
   PageCacheThreads pagecache_;
   NestingCheck nesting_;
 
@@ -284,6 +290,20 @@ Report run_layers(const LayersOptions& o) {
   report.tables.push_back(std::move(t));
   report.tables.push_back(cache_table(all));
   if (o.group == GroupBy::kNone) nesting_tables(sink.nesting_, report);
+  if (!o.common.all) {
+    Table infra;
+    infra.name = "infrastructure";
+    infra.title = "Infrastructure: the launcher, start-up and system files (left out above)";
+    infra.columns = cols;
+    for (Layer l : kAllLayers) {
+      const LayerStats& s = sink.infrastructure_[static_cast<size_t>(l)];
+      if (s.count() > 0) infra.add(layer_row(l, s, tick, observation(reader.defs(), l)));
+    }
+    if (!infra.rows.empty()) {
+      report.tables.push_back(std::move(infra));
+      report.notes.push_back(kInfrastructureNote);
+    }
+  }
   if (o.common.filters.layer_selected(Layer::kPageCache)) {
     report.tables.push_back(pagecache_table(sink, reader.defs()));
   }

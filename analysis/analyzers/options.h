@@ -22,11 +22,20 @@ struct Filters {
   void validate() const;
 };
 
+// Said under every analyzer's tables when infrastructure I/O was left out of them.
+inline constexpr const char* kInfrastructureNote =
+    "Infrastructure (the MPI launcher's processes; start-up and system files: loader, libraries, "
+    "/proc, /sys, /etc; inherited descriptors) is left out of the tables above and counted apart; "
+    "--all counts it with the application.";
+
 struct CommonOptions {
   std::string trace;
   bool json = false;
   bool csv = false;
   Filters filters;
+  // --all: the launcher's and start-up I/O counted with the application's (by default it is shown
+  // apart, as "infrastructure": analysis/model/process_role.h).
+  bool all = false;
   Format format() const { return json ? Format::kJson : csv ? Format::kCsv : Format::kText; }
 };
 

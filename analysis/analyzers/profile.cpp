@@ -88,7 +88,8 @@ size_t op_index(OTF2_IoOperationMode mode) {
 
 class ProfileSink : public CallSink {
  public:
-  ProfileSink(const Definitions& defs, const Filters& f) : CallSink(defs), filters_(f) {}
+  ProfileSink(const Definitions& defs, const Filters& f, bool all)
+      : CallSink(defs), filters_(f), all_(all) {}
 
   void begin_location(OTF2_LocationRef loc) override {
     CallSink::begin_location(loc);
@@ -97,6 +98,7 @@ class ProfileSink : public CallSink {
   }
   void on_call(const Call& c) override {
     if (!filters_.layer_selected(c.info->layer) || !filters_.region_selected(*c.info)) return;
+    if (!device_ && c.infrastructure && !all_) return infrastructure_.regions[c.region].add(c);
     (device_ ? device_->regions : current_->regions)[c.region].add(c);
   }
   void io_begin(OTF2_LocationRef loc, uint64_t time, Ref handle, OTF2_IoOperationMode mode,
@@ -118,8 +120,12 @@ class ProfileSink : public CallSink {
     CallSink::io_cancelled(loc, time, handle, matching_id);
     if (device_) request_done(time, matching_id);
   }
-  void on_location_done(OTF2_LocationRef, uint64_t first, uint64_t last) override {
-    if (current_) current_->runtime = last - first;
+  void on_location_done(OTF2_LocationRef loc, uint64_t first, uint64_t last) override {
+    if (current_ && !all_ && roles().of_location(loc) == ProcessRole::kLauncher) {
+      infrastructure_.runtime += last - first;
+    } else if (current_) {
+      current_->runtime = last - first;
+    }
     if (first == 0 && last == 0) return;
     first_ = any_ ? std::min(first_, first) : first;
     last_ = any_ ? std::max(last_, last) : last;
@@ -131,6 +137,7 @@ class ProfileSink : public CallSink {
 
   std::map<OTF2_LocationRef, ThreadStats> threads_;
   std::map<OTF2_LocationRef, DeviceStats> devices_;
+  ThreadStats infrastructure_;  // the launcher's calls, and calls on start-up and system files
 
  private:
   void request_done(uint64_t time, uint64_t matching_id) {
@@ -142,6 +149,7 @@ class ProfileSink : public CallSink {
   }
 
   const Filters& filters_;
+  bool all_;
   ThreadStats* current_ = nullptr;
   DeviceStats* device_ = nullptr;
   uint64_t first_ = 0, last_ = 0;
@@ -227,7 +235,7 @@ Table device_table(ProfileSink& sink, const Definitions& defs, double tick) {
 Report run_profile(const ProfileOptions& o) {
   o.common.filters.validate();
   TraceReader reader(o.common.trace);
-  ProfileSink sink(reader.defs(), o.common.filters);
+  ProfileSink sink(reader.defs(), o.common.filters, o.common.all);
   Report report;
   run_trace(reader, sink, o.common.filters, report);
 
@@ -260,6 +268,10 @@ Report run_profile(const ProfileOptions& o) {
     add_rows(t, name, ts, sink, tick);
   }
   add_rows(t, "All threads", total, sink, tick);
+  if (!sink.infrastructure_.regions.empty()) {
+    add_rows(t, "Infrastructure", sink.infrastructure_, sink, tick);
+    report.notes.push_back(kInfrastructureNote);
+  }
   report.tables.push_back(std::move(t));
   Table devices = device_table(sink, reader.defs(), tick);
   if (!devices.rows.empty()) {

@@ -55,6 +55,10 @@ void run_trace(TraceReader& reader, CallSink& sink, const Filters& filters, Repo
       it != defs.node_string_properties.end()) {
     report.archive_version = it->second;
   }
+  for (const char* key : {schema::kCommand, schema::kUserCommand}) {
+    if (auto it = defs.node_string_properties.find(key); it != defs.node_string_properties.end())
+      meta["command"] = it->second;  // the user's, when the archive has it
+  }
   if (auto it = defs.node_string_properties.find(schema::kKernelRelease);
       it != defs.node_string_properties.end()) {
     meta["kernel"] = it->second;

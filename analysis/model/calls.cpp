@@ -32,7 +32,7 @@ RegionInfo make_info(const RegionDef& def) {
 
 }  // namespace
 
-CallSink::CallSink(const Definitions& defs) : defs_(defs) {
+CallSink::CallSink(const Definitions& defs) : defs_(defs), scope_(defs) {
   unknown_info_.name = unknown_info_.canonical = "<unknown region>";
   for (int block = 0; block < 2; ++block) {
     for (size_t op = 0; op < 3; ++op) {
@@ -74,6 +74,7 @@ const RegionInfo& CallSink::region_info(Ref region) {
 
 void CallSink::begin_location(OTF2_LocationRef loc) {
   location_ = loc;
+  scope_.begin_location(loc);
   stack_.clear();
   requests_.clear();
   // Block devices are locations of their own (docs/trace-model.md): their requests are the block
@@ -149,10 +150,14 @@ void CallSink::close_top(uint64_t time, const CallAttributes* leave_attrs) {
   c.depth = static_cast<uint32_t>(stack_.size());
   c.point = a.point;
   c.call_id = a.call_id;
+  c.object = a.object;
+  c.chunk_bytes = a.chunk_bytes;
   if (a.has_offset && a.offset >= 0) {
     c.has_offset = true;
     c.offset = static_cast<uint64_t>(a.offset);
   }
+  c.infrastructure = scope_.thread_call(c.handle, c.op == Op::kWrite,
+                                        c.info->name == "mmap" && c.owns_io, c.call_id);
   if (!stack_.empty()) stack_.back().call.children += c.duration();
   on_call(c);
 }
@@ -193,7 +198,7 @@ void CallSink::io_begin(OTF2_LocationRef, uint64_t time, Ref handle, OTF2_IoOper
       fail("location {}: more than {} I/O requests in flight; the trace is corrupted", location_,
            kMaxInFlight);
     }
-    requests_[matching_id] = Request{time, handle, mode};
+    requests_[matching_id] = Request{time, handle, mode, attrs.pid, attrs.call_id};
     return;
   }
   attach_handle(handle);
@@ -202,11 +207,14 @@ void CallSink::io_begin(OTF2_LocationRef, uint64_t time, Ref handle, OTF2_IoOper
   f.io_requested += requested;
   f.call.op = kAllOps[mode_index(mode)];
   f.call.collective = f.call.collective || attrs.collective;
+  f.call.io_flags = attrs.io_flags;
   // MPI-IO and HDF5 give the offset on the operation, not on the call's ENTER.
   if (attrs.has_offset && !f.attrs.has_offset) {
     f.attrs.has_offset = true;
     f.attrs.offset = attrs.offset;
   }
+  if (attrs.object) f.attrs.object = attrs.object;
+  if (attrs.chunk_bytes) f.attrs.chunk_bytes = attrs.chunk_bytes;
 }
 
 void CallSink::io_complete(OTF2_LocationRef, uint64_t time, Ref handle, uint64_t bytes,
@@ -230,6 +238,9 @@ void CallSink::io_complete(OTF2_LocationRef, uint64_t time, Ref handle, uint64_t
     c.bytes = bytes;
     c.handle = r.handle;
     c.owns_io = !block;  // a device's position is not a file position
+    c.call_id = r.call_id;
+    c.infrastructure =
+        block && scope_.block_request(r.pid, r.call_id, r.mode == OTF2_IO_OPERATION_MODE_READ);
     on_call(c);
     return;
   }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "analysis/model/layer.h"
+#include "analysis/model/process_role.h"
 #include "analysis/model/trace_reader.h"
 
 namespace ezio::analysis {
@@ -39,6 +40,11 @@ struct Call {
   uint64_t call_id = 0;     // call.id of a kernel call (block requests refer to it), 0 if none
   uint32_t depth = 0;       // calls open around it on its location when it ended (0: outermost)
   bool collective = false;  // an I/O operation of it had OTF2's COLLECTIVE flag (MPI-IO, HDF5)
+  uint32_t io_flags = 0;    // the flags of its I/O operation (OTF2_IO_OPERATION_FLAG_COLLECTIVE...)
+  const std::string* object = nullptr;  // hdf5.object: an HDF5 call's dataset or attribute
+  uint64_t chunk_bytes = 0;             // hdf5.chunk_bytes
+  // Not the application's data: a launcher's, or start-up and system files (process_role.h).
+  bool infrastructure = false;
   bool is_io() const { return owns_io || handle != OTF2_UNDEFINED_IO_HANDLE; }
   uint64_t duration() const { return end > start ? end - start : 0; }
   uint64_t exclusive() const { return duration() > children ? duration() - children : 0; }
@@ -68,6 +74,8 @@ class CallSink : public EventSink {
   const Anomalies& anomalies() const { return anomalies_; }
   const Definitions& defs() const { return defs_; }
   const RegionInfo& region_info(Ref region);
+  // Who is who in the recording: launcher, ranks, helpers (process_role.h).
+  const ProcessRoles& roles() const { return scope_.roles(); }
 
   void begin_location(OTF2_LocationRef loc) override;
   void end_location(OTF2_LocationRef loc) override;
@@ -101,10 +109,12 @@ class CallSink : public EventSink {
     uint64_t start;
     Ref handle;
     OTF2_IoOperationMode mode;
+    uint64_t pid, call_id;  // block.pid, call.id: whose request, for its scope
   };
   const RegionInfo& request_info(OTF2_IoOperationMode mode);
 
   const Definitions& defs_;
+  IoScopeClassifier scope_;
   std::unordered_map<uint64_t, Request> requests_;  // in flight on the location being read
   Layer request_layer_ = Layer::kUser;
   std::array<RegionInfo, 3> request_infos_[2];  // [is block][read, write, other]

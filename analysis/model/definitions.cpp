@@ -77,6 +77,12 @@ Definitions resolve(const otf2::Definitions& a) {
       d.node_uint_properties[name] = static_cast<uint64_t>(*v);
     }
   }
+  for (const auto& p : a.group_properties) {
+    auto v = otf2::integer_value(p.type, p.value);
+    if (!v) continue;
+    if (a.str(p.name) == schema::kPid) d.group_pids[p.owner] = static_cast<uint64_t>(*v);
+    if (a.str(p.name) == schema::kPpid) d.group_ppids[p.owner] = static_cast<uint64_t>(*v);
+  }
   for (const auto& p : a.location_properties) {
     auto v = otf2::integer_value(p.type, p.value);
     if (v && a.str(p.name) == schema::kTid) {

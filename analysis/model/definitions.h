@@ -52,6 +52,7 @@ struct Definitions {
   std::map<std::string, uint64_t> node_uint_properties;
   std::map<std::string, std::string> node_string_properties;
   std::map<OTF2_LocationRef, uint64_t> location_tids;  // EZIOTRACE::TID
+  std::map<Ref, uint64_t> group_pids, group_ppids;     // EZIOTRACE::PID, ::PPID of processes
 
   const RegionDef* region(Ref id) const;
   const LocationDef* location(OTF2_LocationRef id) const;

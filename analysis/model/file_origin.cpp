@@ -36,7 +36,14 @@ FileOrigin file_origin(std::string_view path, bool written) {
   if (starts_with_any(path, {"/dev/pts/", "/dev/tty", "/dev/console", "pipe:", "socket:"}))
     return FileOrigin::kInherited;
   // Pseudo files: not on a storage device, whatever the process does with them.
-  if (starts_with_any(path, {"/proc/", "/sys/", "anon_inode:"})) return FileOrigin::kSystem;
+  if (starts_with_any(path, {"/proc/", "/sys/", "anon_inode:"}) || path == "/proc" ||
+      path == "/sys" || path == "/dev/urandom" || path == "/dev/random")
+    return FileOrigin::kSystem;
+  // MPI's shared-memory segments between the ranks of a node (MPICH's, Open MPI's vader/sm,
+  // PSM2's): communication, not data, though the ranks map and write them.
+  if (starts_with_any(path, {"/dev/shm/mpich_", "/dev/shm/vader_segment", "/dev/shm/sm_segment",
+                             "/dev/shm/ompi", "/dev/shm/psm2", "/dev/shm/shm-col-space"}))
+    return FileOrigin::kSystem;
   if (written) return FileOrigin::kApplication;
   if (shared_object(path)) return FileOrigin::kSystem;
   if (starts_with_any(path, {"/usr/", "/lib/", "/lib32/", "/lib64/", "/libx32/", "/etc/",
@@ -46,7 +53,8 @@ FileOrigin file_origin(std::string_view path, bool written) {
 }
 
 std::string_view origin_key(FileOrigin o) {
-  static constexpr std::array<std::string_view, 3> keys = {"application", "system", "inherited"};
+  static constexpr std::array<std::string_view, 4> keys = {"application", "system", "inherited",
+                                                           "launcher"};
   return keys[static_cast<size_t>(o)];
 }
 

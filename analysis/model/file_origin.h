@@ -15,6 +15,7 @@ enum class FileOrigin {
   kApplication,
   kSystem,     // start-up and system files: libraries, loader cache, locale, /etc, /proc, /sys
   kInherited,  // a descriptor opened before tracing: a terminal, a pipe, a socket
+  kLauncher,   // used only by an MPI launcher's processes (process_role.h; never file_origin()'s)
 };
 
 // `path` as the model names it (Definitions::handle_path); `written`: the process wrote to it (a

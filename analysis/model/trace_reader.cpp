@@ -19,24 +19,31 @@ enum class AttrKind : uint8_t {
   kCallId,
   kSector,
   kQueue,
-  kService
+  kService,
+  kPid,
+  kObject,
+  kChunkBytes
 };
 
 // Hands each event the sinks know to the sink, decoded; the others are no analyzer's concern.
 class Decoder : public otf2::EventVisitor {
  public:
-  Decoder(EventSink& sink, const Definitions& defs) : sink_(sink), pagecache_(defs) {
+  Decoder(EventSink& sink, const Definitions& defs, const otf2::Definitions& archive)
+      : sink_(sink), pagecache_(defs), archive_(archive) {
     for (const auto& [id, name] : defs.attributes) {
       std::string_view n = name;
-      AttrKind k = n.ends_with(".bytes")        ? AttrKind::kBytes
-                   : n.ends_with(".result")     ? AttrKind::kResult
-                   : n.ends_with(".offset")     ? AttrKind::kOffset
-                   : n.ends_with(".point")      ? AttrKind::kPoint
-                   : n == schema::kCallId.name  ? AttrKind::kCallId
-                   : n.ends_with(".sector")     ? AttrKind::kSector
-                   : n.ends_with(".queue_ns")   ? AttrKind::kQueue
-                   : n.ends_with(".service_ns") ? AttrKind::kService
-                                                : AttrKind::kOther;
+      AttrKind k = n.ends_with(".bytes")           ? AttrKind::kBytes
+                   : n.ends_with(".result")        ? AttrKind::kResult
+                   : n.ends_with(".offset")        ? AttrKind::kOffset
+                   : n.ends_with(".point")         ? AttrKind::kPoint
+                   : n == schema::kCallId.name     ? AttrKind::kCallId
+                   : n.ends_with(".sector")        ? AttrKind::kSector
+                   : n.ends_with(".queue_ns")      ? AttrKind::kQueue
+                   : n.ends_with(".service_ns")    ? AttrKind::kService
+                   : n == schema::block::kPid.name ? AttrKind::kPid
+                   : n == "hdf5.object"            ? AttrKind::kObject
+                   : n == "hdf5.chunk_bytes"       ? AttrKind::kChunkBytes
+                                                   : AttrKind::kOther;
       if (k == AttrKind::kOther) continue;
       if (id < kDenseAttributes) {
         if (dense_kinds_.size() <= id) dense_kinds_.resize(id + 1, AttrKind::kOther);
@@ -59,93 +66,111 @@ class Decoder : public otf2::EventVisitor {
       case K::Leave:
         sink_.leave(loc, e.time, e.ref, attributes(e));
         break;
-      case K::IoOperationBegin: {
-        CallAttributes a = attributes(e);
-        a.collective = (e.f2 & OTF2_IO_OPERATION_FLAG_COLLECTIVE) != 0;
-        sink_.io_begin(loc, e.time, e.ref, static_cast<OTF2_IoOperationMode>(e.f1), e.a, e.b, a);
+      case K::IoOperationBegin:
+        sink_.io_begin(loc, e.time, e.ref, static_cast<OTF2_IoOperationMode>(e.f1), e.a, e.b,
+                       io_attributes(e));
         break;
-      }
-      case K::IoOperationComplete:
-        sink_.io_complete(loc, e.time, e.ref, e.a, e.b);
+    }
+    case K::IoOperationComplete:
+      sink_.io_complete(loc, e.time, e.ref, e.a, e.b);
+      break;
+    case K::IoOperationCancelled:
+      sink_.io_cancelled(loc, e.time, e.ref, e.b);
+      break;
+    case K::IoSeek:
+      sink_.io_seek(loc, e.time, e.ref, e.b);
+      break;
+    case K::IoCreateHandle:
+      sink_.io_create_handle(loc, e.time, e.ref);
+      break;
+    case K::IoDestroyHandle:
+      sink_.io_destroy_handle(loc, e.time, e.ref);
+      break;
+    case K::Metric:
+      if (auto s = pagecache_.decode(loc, e)) sink_.pagecache(loc, e.time, *s);
+      break;
+    default:
+      break;
+  }
+}
+
+private : CallAttributes
+          attributes(const otf2::Event& e) const {
+  CallAttributes a;
+  for (const otf2::Attribute& attr : e.attributes) {
+    AttrKind kind = kind_of(attr.id);
+    if (kind == AttrKind::kOther) continue;
+    if (kind == AttrKind::kObject) {
+      if (attr.type == OTF2_TYPE_STRING) a.object = &archive_.str(attr.value.stringRef);
+      continue;
+    }
+    auto v = otf2::integer_value(attr.type, attr.value);
+    if (!v) continue;
+    switch (kind) {
+      case AttrKind::kBytes:
+        a.has_bytes = true;
+        a.bytes = static_cast<uint64_t>(*v);
         break;
-      case K::IoOperationCancelled:
-        sink_.io_cancelled(loc, e.time, e.ref, e.b);
+      case AttrKind::kResult:
+        a.has_result = true;
+        a.result = *v;
         break;
-      case K::IoSeek:
-        sink_.io_seek(loc, e.time, e.ref, e.b);
+      case AttrKind::kOffset:
+        a.has_offset = true;
+        a.offset = *v;
         break;
-      case K::IoCreateHandle:
-        sink_.io_create_handle(loc, e.time, e.ref);
+      case AttrKind::kPoint:
+        a.point = *v != 0;
         break;
-      case K::IoDestroyHandle:
-        sink_.io_destroy_handle(loc, e.time, e.ref);
+      case AttrKind::kCallId:
+        a.call_id = static_cast<uint64_t>(*v);
         break;
-      case K::Metric:
-        if (auto s = pagecache_.decode(loc, e)) sink_.pagecache(loc, e.time, *s);
+      case AttrKind::kSector:
+        a.has_sector = true;
+        a.sector = static_cast<uint64_t>(*v);
         break;
-      default:
+      case AttrKind::kQueue:
+        a.queue_ns = static_cast<uint64_t>(*v);
+        break;
+      case AttrKind::kService:
+        a.service_ns = static_cast<uint64_t>(*v);
+        break;
+      case AttrKind::kPid:
+        a.pid = static_cast<uint64_t>(*v);
+        break;
+      case AttrKind::kChunkBytes:
+        a.chunk_bytes = static_cast<uint64_t>(*v);
+        break;
+      case AttrKind::kObject:
+      case AttrKind::kOther:
         break;
     }
   }
+  return a;
+}
 
- private:
-  CallAttributes attributes(const otf2::Event& e) const {
-    CallAttributes a;
-    for (const otf2::Attribute& attr : e.attributes) {
-      AttrKind kind = kind_of(attr.id);
-      if (kind == AttrKind::kOther) continue;
-      auto v = otf2::integer_value(attr.type, attr.value);
-      if (!v) continue;
-      switch (kind) {
-        case AttrKind::kBytes:
-          a.has_bytes = true;
-          a.bytes = static_cast<uint64_t>(*v);
-          break;
-        case AttrKind::kResult:
-          a.has_result = true;
-          a.result = *v;
-          break;
-        case AttrKind::kOffset:
-          a.has_offset = true;
-          a.offset = *v;
-          break;
-        case AttrKind::kPoint:
-          a.point = *v != 0;
-          break;
-        case AttrKind::kCallId:
-          a.call_id = static_cast<uint64_t>(*v);
-          break;
-        case AttrKind::kSector:
-          a.has_sector = true;
-          a.sector = static_cast<uint64_t>(*v);
-          break;
-        case AttrKind::kQueue:
-          a.queue_ns = static_cast<uint64_t>(*v);
-          break;
-        case AttrKind::kService:
-          a.service_ns = static_cast<uint64_t>(*v);
-          break;
-        case AttrKind::kOther:
-          break;
-      }
-    }
-    return a;
-  }
+CallAttributes io_attributes(const otf2::Event& e) const {
+  CallAttributes a = attributes(e);
+  a.io_flags = static_cast<uint32_t>(e.f2);
+  a.collective = (a.io_flags & OTF2_IO_OPERATION_FLAG_COLLECTIVE) != 0;
+  return a;
+}
 
-  // Looked up for every attribute of every event: by index while ids are small, as writers
-  // number them.
-  static constexpr Ref kDenseAttributes = 4096;
-  AttrKind kind_of(Ref id) const {
-    if (id < dense_kinds_.size()) return dense_kinds_[id];
-    if (id < kDenseAttributes) return AttrKind::kOther;
-    auto it = sparse_kinds_.find(id);
-    return it == sparse_kinds_.end() ? AttrKind::kOther : it->second;
-  }
+// Looked up for every attribute of every event: by index while ids are small, as writers
+// number them.
+static constexpr Ref kDenseAttributes = 4096;
+AttrKind kind_of(Ref id) const {
+  if (id < dense_kinds_.size()) return dense_kinds_[id];
+  if (id < kDenseAttributes) return AttrKind::kOther;
+  auto it = sparse_kinds_.find(id);
+  return it == sparse_kinds_.end() ? AttrKind::kOther : it->second;
+}
 
-  EventSink& sink_;
-  PageCacheDecoder pagecache_;
-  std::vector<AttrKind> dense_kinds_;
-  std::unordered_map<Ref, AttrKind> sparse_kinds_;
+EventSink& sink_;
+PageCacheDecoder pagecache_;
+const otf2::Definitions& archive_;
+std::vector<AttrKind> dense_kinds_;
+std::unordered_map<Ref, AttrKind> sparse_kinds_;
 };
 
 }  // namespace
@@ -156,7 +181,7 @@ TraceReader::TraceReader(const std::filesystem::path& path)
 void TraceReader::read_events(EventSink& sink,
                               const std::function<void(const otf2::ReadProgress&)>& progress,
                               const std::function<bool(OTF2_LocationRef)>& select) {
-  Decoder decoder(sink, defs_);
+  Decoder decoder(sink, defs_, archive_.defs());
   otf2::ReadOptions options;
   options.select = select;
   options.progress = progress;

@@ -31,6 +31,12 @@ struct CallAttributes {
   uint64_t queue_ns = 0;    // *.queue_ns: creation -> issue
   uint64_t service_ns = 0;  // *.service_ns: issue -> completion
   bool collective = false;  // an IoOperationBegin's COLLECTIVE flag (MPI-IO, HDF5)
+  uint64_t pid = 0;         // block.pid: the process a block request is attributed to
+  uint32_t io_flags = 0;    // an IoOperationBegin's OTF2_IoOperationFlag (COLLECTIVE...)
+  // The HDF5 module's (docs/analysis.md): hdf5.object (the dataset's path, a string of the
+  // archive's definitions), hdf5.chunk_bytes.
+  const std::string* object = nullptr;
+  uint64_t chunk_bytes = 0;
 };
 
 // Receives the events; default implementations ignore them.

@@ -117,6 +117,7 @@ void report_command(const ReportOptions& o) {
   OutputFile page(o.output, kReportSignature, o.force);
   Thresholds t;
   if (!o.config.empty()) t.load(o.config);
+  t.all = o.all;
   Evidence ev = collect_evidence(o.trace, evidence_options(t));
   std::ostringstream html;  // the page is small: its size does not grow with the trace
   write_report(ev, advise(ev, t), html);

@@ -29,6 +29,9 @@ void write_files_section(const Evidence& ev, std::ostream& out);
 void write_devices_section(const Evidence& ev, std::ostream& out);
 void write_threads_section(const Evidence& ev, std::ostream& out);
 
+// The funnel's line on the launcher's and start-up I/O, counted apart (report_infrastructure.cpp).
+void write_infrastructure_note(const Evidence& ev, std::ostream& out);
+
 // "not observed" note of a layer the recording could not see, else "".
 std::string not_observed_note(const Evidence& ev, Layer l);
 
@@ -36,6 +39,7 @@ std::string not_observed_note(const Evidence& ev, Layer l);
 struct ReportOptions {
   std::string trace, output = "report.html", config;
   bool force = false;
+  bool all = false;  // --all: the launcher's and start-up I/O counted as the application's
 };
 
 // Writes the page of o.trace to o.output (replacing only a page eziotrace wrote, with o.force) and

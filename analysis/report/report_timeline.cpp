@@ -151,6 +151,7 @@ void write_funnel_section(const Evidence& ev, std::ostream& out) {
   for (Layer l : kAllLayers) funnel_row(ev, l, max, out);
   out << "</table>\n";
   absorbed_summary(ev, out);
+  write_infrastructure_note(ev, out);
   out << "</section>\n";
 }
 

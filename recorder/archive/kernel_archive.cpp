@@ -387,6 +387,11 @@ class KernelArchive::Builder {
     w_.system_tree_node_property(
         machine_, schema::kCommand,
         std::string_view(fmt::format("{}", fmt::join(info_.command, " "))));
+    if (!info_.user_command.empty()) {
+      w_.system_tree_node_property(
+          machine_, schema::kUserCommand,
+          std::string_view(fmt::format("{}", fmt::join(info_.user_command, " "))));
+    }
     w_.system_tree_node_property(machine_, schema::kRootPid, uint64_t(info_.root_pid));
     w_.system_tree_node_property(machine_, schema::kProcessesRunningAtEnd,
                                  uint64_t(info_.still_running));

@@ -24,6 +24,7 @@ struct RecordingInfo {
   pid_t root_pid = 0;
   size_t still_running = 0;  // traced processes alive when recording stopped
   std::vector<std::string> command;
+  std::vector<std::string> user_command;   // as typed, when `command` rewrote it; else empty
   std::string cwd;                         // working directory of the launched application
   std::array<std::string, 3> stdio_paths;  // what fds 0, 1, 2 of the application pointed to
   std::string hostname;

@@ -291,6 +291,7 @@ RecordResult record(const RecordOptions& o, const RecordExtras& extras) {
 
   RecordingInfo& info = result.info;
   info.command = o.command;
+  if (o.user_command != o.command) info.user_command = o.user_command;
   info.cwd = fs::current_path().string();
   info.hostname = host_name();
   info.kernel_release = kernel_release();

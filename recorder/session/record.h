@@ -22,6 +22,9 @@ struct RecordOptions {
   std::string layers = "all";  // --layers (recorder/probe/probe.h parse_layers)
   bool probe_cache = true;     // false: --no-probe-cache (recorder/probe/kernel_cache.h)
   std::vector<std::string> command;
+  // The command as the user typed it, when `command` is eziotrace's rewriting of it (written as
+  // EZIOTRACE::USER_COMMAND); empty: `command` is the user's.
+  std::vector<std::string> user_command;
   std::vector<std::string> environment;  // empty: the recorder's own
   // --wait-children: how long descendants that outlive the command are still recorded.
   double wait_children_s = 5;

@@ -33,7 +33,12 @@ TraceBuilder::TraceBuilder(const std::filesystem::path& dir)
       sector_(w_.attribute(schema::block::kSector)),
       queue_(w_.attribute(schema::block::kQueueNs)),
       service_(w_.attribute(schema::block::kServiceNs)),
-      pc_tid_(w_.attribute(schema::pagecache::kTid)) {
+      pc_tid_(w_.attribute(schema::pagecache::kTid)),
+      pid_attr_(w_.attribute(schema::block::kPid)),
+      mpiio_offset_(
+          w_.attribute({"mpiio.offset", "byte offset through the view", OTF2_TYPE_INT64})),
+      hdf5_object_(w_.attribute({"hdf5.object", "object path", OTF2_TYPE_STRING})),
+      hdf5_chunk_(w_.attribute({"hdf5.chunk_bytes", "chunk size", OTF2_TYPE_UINT64})) {
   w_.location_group_property(process_, "EZIOTRACE::PID", kPid);
 }
 
@@ -51,9 +56,20 @@ Ref TraceBuilder::inherited(int fd) {
                       paradigm_, OTF2_IO_HANDLE_FLAG_PRE_CREATED);
 }
 
+void TraceBuilder::process(uint64_t pid, uint64_t ppid, const std::string& comm,
+                           std::initializer_list<uint64_t> tids) {
+  Ref g =
+      w_.location_group(fmt::format("{} [{}]", comm, pid), OTF2_LOCATION_GROUP_TYPE_PROCESS, node_);
+  w_.location_group_property(g, "EZIOTRACE::PID", pid);
+  w_.location_group_property(g, "EZIOTRACE::PPID", ppid);
+  for (uint64_t tid : tids) tid_group_[tid] = g;
+}
+
 OTF2_LocationRef TraceBuilder::thread(uint64_t tid) {
   if (!events_.contains(tid)) {
-    w_.location(tid, fmt::format("app [{}]", tid), OTF2_LOCATION_TYPE_CPU_THREAD, process_);
+    auto g = tid_group_.find(tid);
+    w_.location(tid, fmt::format("app [{}]", tid), OTF2_LOCATION_TYPE_CPU_THREAD,
+                g == tid_group_.end() ? process_ : g->second);
     w_.location_property(tid, "EZIOTRACE::TID", tid);
     events_[tid];
   }
@@ -143,6 +159,27 @@ void TraceBuilder::fwrite(uint64_t tid, uint64_t t0, uint64_t t1, Ref file, uint
   });
 }
 
+void TraceBuilder::user_io(uint64_t tid, uint64_t t0, uint64_t t1, Ref file, const UserIo& io) {
+  OTF2_LocationRef loc = thread(tid);
+  Ref reg = region("", io.name, true);
+  uint64_t id = next_call_++;
+  std::string object = io.object;
+  Ref object_ref = object.empty() ? 0 : w_.string(object);
+  at(loc, t0, [=, this](const EventWriter& e) {
+    e.enter(t0, reg);
+    auto a = e.attributes();
+    if (io.offset >= 0) a.add(mpiio_offset_, io.offset);
+    if (!object.empty()) a.add_string(hdf5_object_, object_ref);
+    if (io.chunk_bytes) a.add(hdf5_chunk_, io.chunk_bytes);
+    e.io_operation_begin(t0, file, io.mode, io.flags, io.bytes, id, a);
+  });
+  uint64_t bytes = io.bytes;
+  at(loc, t1, [=](const EventWriter& e) {
+    e.io_operation_complete(t1, file, bytes, id);
+    e.leave(t1, reg);
+  });
+}
+
 void TraceBuilder::throttle(uint64_t tid, uint64_t t0, uint64_t t1) {
   OTF2_LocationRef loc = thread(tid);
   Ref reg = region("pagecache", "balance_dirty_pages", false);
@@ -161,11 +198,13 @@ void TraceBuilder::block(uint64_t t0, uint64_t t1, bool write, uint64_t bytes, u
   }
   uint64_t id = next_call_++;
   Ref h = device_handle_;
+  uint64_t pid = block_pid_;
   auto mode = write ? OTF2_IO_OPERATION_MODE_WRITE : OTF2_IO_OPERATION_MODE_READ;
   at(kDevice, t0, [=, this](const EventWriter& e) {
     auto a = e.attributes();
     a.add(sector_, sector).add(queue_, queue_ns).add(service_, service_ns);
     if (call_id) a.add(call_id_, call_id);
+    if (pid) a.add(pid_attr_, pid);
     e.io_operation_begin(t0, h, mode, OTF2_IO_OPERATION_FLAG_NON_BLOCKING, bytes, id, a);
   });
   at(kDevice, t1, [=](const EventWriter& e) { e.io_operation_complete(t1, h, bytes, id); });
@@ -198,6 +237,8 @@ void TraceBuilder::pagecache(uint64_t t, uint64_t tid, uint64_t hits, uint64_t m
 
 std::filesystem::path TraceBuilder::close() {
   w_.system_tree_node_property(node_, "EZIOTRACE::STATUS", std::string_view(status_));
+  for (auto& [name, value] : strings_)
+    w_.system_tree_node_property(node_, name, std::string_view(value));
   // The syscall layer recorded, as the recorder says it: the analyzers take it as the
   // application's layer. The other layers are observed where they have events.
   w_.system_tree_node_property(node_, "EZIOTRACE::PROBE::syscall",

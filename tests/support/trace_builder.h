@@ -29,6 +29,13 @@ class TraceBuilder {
   // and 0).
   void status(std::string_view s) { status_ = s; }
   void lost(const std::string& layer, uint64_t n) { lost_[layer] = n; }
+  // Any string property of the machine (EZIOTRACE::COMMAND...).
+  void property(const std::string& name, const std::string& value) { strings_[name] = value; }
+
+  // Another process, `comm [pid]` with EZIOTRACE::PID/PPID, to which threads `tids` belong (the
+  // others are process 100's): an MPI launcher and its ranks.
+  void process(uint64_t pid, uint64_t ppid, const std::string& comm,
+               std::initializer_list<uint64_t> tids);
 
   // A file of process 100 opened as `fd`, or a descriptor it had before tracing (named as the
   // recorder names one: no path known).
@@ -48,12 +55,27 @@ class TraceBuilder {
   // call inside it or not.
   void fwrite(uint64_t tid, uint64_t t0, uint64_t t1, otf2::Ref file, uint64_t bytes,
               bool with_syscall);
+  // A user-level I/O call (EZTrace module's region `name`, e.g. MPI_File_write_at_all, H5Dwrite)
+  // moving `bytes` with `mode` and `flags` (OTF2_IO_OPERATION_FLAG_COLLECTIVE); its optional
+  // mpiio.offset (>= 0), hdf5.object and hdf5.chunk_bytes attributes.
+  struct UserIo {
+    std::string name;
+    OTF2_IoOperationMode mode = OTF2_IO_OPERATION_MODE_WRITE;
+    uint64_t bytes = 0;
+    OTF2_IoOperationFlag flags = OTF2_IO_OPERATION_FLAG_NONE;
+    int64_t offset = -1;
+    std::string object;
+    uint64_t chunk_bytes = 0;
+  };
+  void user_io(uint64_t tid, uint64_t t0, uint64_t t1, otf2::Ref file, const UserIo& io);
   // A writer paused by the dirty-page limits (pagecache:balance_dirty_pages).
   void throttle(uint64_t tid, uint64_t t0, uint64_t t1);
 
   // A request of device "block sda", created at t0 and completed at t1, attributed to `call_id`.
   void block(uint64_t t0, uint64_t t1, bool write, uint64_t bytes, uint64_t sector,
              uint64_t call_id = 0, uint64_t queue_ns = 0, uint64_t service_ns = 0);
+  // The process the next block requests are attributed to (block.pid; 0: none).
+  void block_pid(uint64_t pid) { block_pid_ = pid; }
   // Page-cache counters of thread `tid` at time t (cumulative).
   void pagecache(uint64_t t, uint64_t tid, uint64_t hits, uint64_t misses);
 
@@ -79,6 +101,10 @@ class TraceBuilder {
   bool device_ = false, pc_location_ = false;
   std::string status_ = "complete";
   std::map<std::string, uint64_t> lost_;
+  std::map<std::string, std::string> strings_;
+  std::map<uint64_t, otf2::Ref> tid_group_;  // threads of other processes than 100
+  otf2::TypedAttribute pid_attr_, mpiio_offset_, hdf5_object_, hdf5_chunk_;
+  uint64_t block_pid_ = 0;
   std::map<std::string, otf2::Ref> regions_;
   std::map<OTF2_LocationRef, std::vector<Event>> events_;
   std::map<uint64_t, uint64_t> absorbed_;  // page-cache pages per thread

@@ -11,6 +11,7 @@
 
 #include "tests/support/run_cli.h"
 #include "tests/support/trace_builder.h"
+#include "tests/unit/analysis/advise_hpc_cases.h"
 #include "tests/unit/analysis/test_util.h"
 
 namespace ezio::test {
@@ -166,6 +167,27 @@ const RuleCase kCases[] = {
      "Threads slow each other down",
      {{"sci_min_calls", 3}},
      thread_interference},
+    {"mpiio-small-independent",
+     "Small independent MPI-IO accesses",
+     {{"mpiio_small_min_count", 4}},
+     mpiio_small_independent},
+    {"collective-small-requests",
+     "Collective MPI-IO still reached the file system",
+     {{"collective_min_requests", 4}},
+     collective_small_requests},
+    {"shared-file-pointer",
+     "Shared-file-pointer operations serialise the ranks",
+     {{"shared_pointer_min_calls", 4}},
+     shared_file_pointer},
+    {"hdf5-small-writes",
+     "HDF5 dataset written in many small H5Dwrite",
+     {{"hdf5_small_min_writes", 4}},
+     hdf5_small_writes},
+    {"hdf5-small-chunks", "HDF5 chunks smaller than", json::object(), hdf5_small_chunks},
+    {"hdf5-metadata",
+     "HDF5 metadata I/O takes a large share",
+     {{"hdf5_metadata_min_ops", 3}},
+     hdf5_metadata},
 };
 
 // The case's name in test names and messages (ctest's names must not change between runs).

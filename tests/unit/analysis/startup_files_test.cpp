@@ -27,6 +27,11 @@ TEST(FileOrigin, Classification) {
     EXPECT_EQ(file_origin(p, false), FileOrigin::kSystem) << p;
   }
   EXPECT_EQ(file_origin("/proc/self/coredump_filter", true), FileOrigin::kSystem);
+  for (const char* p : {"/dev/shm/mpich_shar_tmpXB8Eet", "/dev/shm/vader_segment.node.0.1"})
+    EXPECT_EQ(file_origin(p, true), FileOrigin::kSystem) << p;
+  EXPECT_EQ(file_origin("/dev/shm/my_data", true), FileOrigin::kApplication);
+  for (const char* p : {"/sys", "/proc", "/dev/urandom"})
+    EXPECT_EQ(file_origin(p, false), FileOrigin::kSystem) << p;
   for (const char* p : {"<fd 1 of pid 7: opened before tracing, or by a call not traced>",
                         "/dev/pts/3", "pipe:[12345]", "stdout"}) {
     EXPECT_EQ(file_origin(p, true), FileOrigin::kInherited) << p;
@@ -111,10 +116,19 @@ TEST(StartupFiles, StartupAloneMakesNoFinding) {
   EXPECT_EQ(j["left_out"].size(), 5u);
 }
 
+// By default `files` lists the application's files and counts the others apart (the
+// infrastructure table); with --all every file is listed with its origin.
 TEST(StartupFiles, FilesMarksTheOrigin) {
   TempDir dir;
   std::string anchor = startup_archive(dir, true);
-  RunResult r = run({cli_path(), "files", anchor, "--json"});
+  RunResult d = run({cli_path(), "files", anchor, "--json"});
+  ASSERT_EQ(d.exit_code, 0) << d.err;
+  json by_default = json::parse(d.out);
+  for (auto& row : by_default["files"]) EXPECT_EQ(row["origin"], "application") << row;
+  EXPECT_EQ(
+      find_row(by_default["infrastructure"], {{"kind", "system"}, {"layer", "syscall"}})["files"],
+      4);
+  RunResult r = run({cli_path(), "files", anchor, "--json", "--all"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   json j = json::parse(r.out);
   EXPECT_EQ(find_row(j["files"], {{"file", "/data/out"}})["origin"], "application");
