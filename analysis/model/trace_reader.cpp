@@ -70,107 +70,106 @@ class Decoder : public otf2::EventVisitor {
         sink_.io_begin(loc, e.time, e.ref, static_cast<OTF2_IoOperationMode>(e.f1), e.a, e.b,
                        io_attributes(e));
         break;
-    }
-    case K::IoOperationComplete:
-      sink_.io_complete(loc, e.time, e.ref, e.a, e.b);
-      break;
-    case K::IoOperationCancelled:
-      sink_.io_cancelled(loc, e.time, e.ref, e.b);
-      break;
-    case K::IoSeek:
-      sink_.io_seek(loc, e.time, e.ref, e.b);
-      break;
-    case K::IoCreateHandle:
-      sink_.io_create_handle(loc, e.time, e.ref);
-      break;
-    case K::IoDestroyHandle:
-      sink_.io_destroy_handle(loc, e.time, e.ref);
-      break;
-    case K::Metric:
-      if (auto s = pagecache_.decode(loc, e)) sink_.pagecache(loc, e.time, *s);
-      break;
-    default:
-      break;
-  }
-}
-
-private : CallAttributes
-          attributes(const otf2::Event& e) const {
-  CallAttributes a;
-  for (const otf2::Attribute& attr : e.attributes) {
-    AttrKind kind = kind_of(attr.id);
-    if (kind == AttrKind::kOther) continue;
-    if (kind == AttrKind::kObject) {
-      if (attr.type == OTF2_TYPE_STRING) a.object = &archive_.str(attr.value.stringRef);
-      continue;
-    }
-    auto v = otf2::integer_value(attr.type, attr.value);
-    if (!v) continue;
-    switch (kind) {
-      case AttrKind::kBytes:
-        a.has_bytes = true;
-        a.bytes = static_cast<uint64_t>(*v);
+      case K::IoOperationComplete:
+        sink_.io_complete(loc, e.time, e.ref, e.a, e.b);
         break;
-      case AttrKind::kResult:
-        a.has_result = true;
-        a.result = *v;
+      case K::IoOperationCancelled:
+        sink_.io_cancelled(loc, e.time, e.ref, e.b);
         break;
-      case AttrKind::kOffset:
-        a.has_offset = true;
-        a.offset = *v;
+      case K::IoSeek:
+        sink_.io_seek(loc, e.time, e.ref, e.b);
         break;
-      case AttrKind::kPoint:
-        a.point = *v != 0;
+      case K::IoCreateHandle:
+        sink_.io_create_handle(loc, e.time, e.ref);
         break;
-      case AttrKind::kCallId:
-        a.call_id = static_cast<uint64_t>(*v);
+      case K::IoDestroyHandle:
+        sink_.io_destroy_handle(loc, e.time, e.ref);
         break;
-      case AttrKind::kSector:
-        a.has_sector = true;
-        a.sector = static_cast<uint64_t>(*v);
+      case K::Metric:
+        if (auto s = pagecache_.decode(loc, e)) sink_.pagecache(loc, e.time, *s);
         break;
-      case AttrKind::kQueue:
-        a.queue_ns = static_cast<uint64_t>(*v);
-        break;
-      case AttrKind::kService:
-        a.service_ns = static_cast<uint64_t>(*v);
-        break;
-      case AttrKind::kPid:
-        a.pid = static_cast<uint64_t>(*v);
-        break;
-      case AttrKind::kChunkBytes:
-        a.chunk_bytes = static_cast<uint64_t>(*v);
-        break;
-      case AttrKind::kObject:
-      case AttrKind::kOther:
+      default:
         break;
     }
   }
-  return a;
-}
 
-CallAttributes io_attributes(const otf2::Event& e) const {
-  CallAttributes a = attributes(e);
-  a.io_flags = static_cast<uint32_t>(e.f2);
-  a.collective = (a.io_flags & OTF2_IO_OPERATION_FLAG_COLLECTIVE) != 0;
-  return a;
-}
+ private:
+  CallAttributes attributes(const otf2::Event& e) const {
+    CallAttributes a;
+    for (const otf2::Attribute& attr : e.attributes) {
+      AttrKind kind = kind_of(attr.id);
+      if (kind == AttrKind::kOther) continue;
+      if (kind == AttrKind::kObject) {
+        if (attr.type == OTF2_TYPE_STRING) a.object = &archive_.str(attr.value.stringRef);
+        continue;
+      }
+      auto v = otf2::integer_value(attr.type, attr.value);
+      if (!v) continue;
+      switch (kind) {
+        case AttrKind::kBytes:
+          a.has_bytes = true;
+          a.bytes = static_cast<uint64_t>(*v);
+          break;
+        case AttrKind::kResult:
+          a.has_result = true;
+          a.result = *v;
+          break;
+        case AttrKind::kOffset:
+          a.has_offset = true;
+          a.offset = *v;
+          break;
+        case AttrKind::kPoint:
+          a.point = *v != 0;
+          break;
+        case AttrKind::kCallId:
+          a.call_id = static_cast<uint64_t>(*v);
+          break;
+        case AttrKind::kSector:
+          a.has_sector = true;
+          a.sector = static_cast<uint64_t>(*v);
+          break;
+        case AttrKind::kQueue:
+          a.queue_ns = static_cast<uint64_t>(*v);
+          break;
+        case AttrKind::kService:
+          a.service_ns = static_cast<uint64_t>(*v);
+          break;
+        case AttrKind::kPid:
+          a.pid = static_cast<uint64_t>(*v);
+          break;
+        case AttrKind::kChunkBytes:
+          a.chunk_bytes = static_cast<uint64_t>(*v);
+          break;
+        case AttrKind::kObject:
+        case AttrKind::kOther:
+          break;
+      }
+    }
+    return a;
+  }
 
-// Looked up for every attribute of every event: by index while ids are small, as writers
-// number them.
-static constexpr Ref kDenseAttributes = 4096;
-AttrKind kind_of(Ref id) const {
-  if (id < dense_kinds_.size()) return dense_kinds_[id];
-  if (id < kDenseAttributes) return AttrKind::kOther;
-  auto it = sparse_kinds_.find(id);
-  return it == sparse_kinds_.end() ? AttrKind::kOther : it->second;
-}
+  CallAttributes io_attributes(const otf2::Event& e) const {
+    CallAttributes a = attributes(e);
+    a.io_flags = static_cast<uint32_t>(e.f2);
+    a.collective = (a.io_flags & OTF2_IO_OPERATION_FLAG_COLLECTIVE) != 0;
+    return a;
+  }
 
-EventSink& sink_;
-PageCacheDecoder pagecache_;
-const otf2::Definitions& archive_;
-std::vector<AttrKind> dense_kinds_;
-std::unordered_map<Ref, AttrKind> sparse_kinds_;
+  // Looked up for every attribute of every event: by index while ids are small, as writers
+  // number them.
+  static constexpr Ref kDenseAttributes = 4096;
+  AttrKind kind_of(Ref id) const {
+    if (id < dense_kinds_.size()) return dense_kinds_[id];
+    if (id < kDenseAttributes) return AttrKind::kOther;
+    auto it = sparse_kinds_.find(id);
+    return it == sparse_kinds_.end() ? AttrKind::kOther : it->second;
+  }
+
+  EventSink& sink_;
+  PageCacheDecoder pagecache_;
+  const otf2::Definitions& archive_;
+  std::vector<AttrKind> dense_kinds_;
+  std::unordered_map<Ref, AttrKind> sparse_kinds_;
 };
 
 }  // namespace
