@@ -127,12 +127,23 @@ std::vector<std::string> modules_for(const std::vector<std::string>& modules,
         named, title(named), app.filename().string(), title(use.mpi), use.library, use.via.string(),
         use.mpi);
   }
-  if (!named.empty()) return modules;
+  bool has_mpiio = std::find(names.begin(), names.end(), "mpiio") != names.end();
+  bool has_hdf5 = std::find(names.begin(), names.end(), "hdf5") != names.end();
+  bool mpiio_built = !has_mpiio && find_eztrace_library("libeztrace-mpiio.so", use.mpi);
+  if (!named.empty()) {
+    // The MPI module named stays the user's choice; but HDF5 on MPI does its I/O through
+    // MPI-IO, and without mpiio the stack would have a hole between the HDF5 and POSIX calls.
+    if (!has_hdf5 || !mpiio_built) return modules;
+    spdlog::info("{} uses {}: tracing its HDF5 calls with the mpiio EZTrace module too",
+                 app.filename().string(), title(use.mpi));
+    std::vector<std::string> out = modules;
+    out.emplace_back("mpiio");
+    return out;
+  }
   std::vector<std::string> out = modules;
   out.push_back(use.mpi);
   // mpiio too, where it is built for that MPI.
-  bool add_mpiio = std::find(names.begin(), names.end(), "mpiio") == names.end() &&
-                   find_eztrace_library("libeztrace-mpiio.so", use.mpi);
+  bool add_mpiio = mpiio_built;
   if (add_mpiio) out.emplace_back("mpiio");
   spdlog::info(
       "{} uses {} ({} needed by {}): tracing with the {} EZTrace module{} too (an MPI module "

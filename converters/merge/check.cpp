@@ -147,7 +147,23 @@ class ThreadChecker : public otf2::EventVisitor {
     }
     if (e.kind == EventKind::IoDestroyHandle && !stack_.empty())
       stack_.back().destroys_handle = true;
-    if (e.kind == EventKind::IoCreateHandle && kernel_file_) tied_[e.ref] = *kernel_file_;
+    if (e.kind == EventKind::IoCreateHandle && kernel_file_ && !defined_upper_layer(e.ref))
+      tied_[e.ref] = *kernel_file_;
+  }
+
+  // A handle of an upper layer (MPI-IO, HDF5) whose module defined it: its file is right on
+  // every rank (those modules give each rank its own refs), and the last file the kernel opened
+  // in its call need not be it (OMPIO's MPI_File_open opens a semaphore after the file).
+  bool defined_upper_layer(Ref handle) const {
+    auto h = ud_.io_handles.find(handle);
+    if (h == ud_.io_handles.end() || !ud_.io_files.count(h->second.file)) return false;
+    auto p = ud_.io_paradigms.find(h->second.paradigm);
+    if (p == ud_.io_paradigms.end()) return false;
+    std::string id = ud_.str(p->second.identification);
+    for (const auto& layer : schema::kUserLayers) {
+      if (!layer.paradigm.empty() && layer.paradigm == id) return true;
+    }
+    return false;
   }
 
   const RegionCheck& check_of(Ref region) {

@@ -29,8 +29,8 @@ void Hdf5Archive::attributes(const ezio::otf2::Event& e,
 }
 
 // An event inside an outermost HDF5 call: its own HDF5 events, and the writes made under it.
-void Hdf5Archive::nested_event(Hdf5Call& c, const ezio::otf2::Event& e,
-                               const std::string& region) const {
+void Hdf5Archive::nested_event(Hdf5Call& c, const ezio::otf2::Event& e, const std::string& region,
+                               bool in_mpiio) const {
   bool hdf5 = ezio::otf2::is_io_event(e.kind) && of_paradigm(e.ref, "HDF5");
   if (hdf5 && e.kind == Kind::IoOperationBegin) {
     c.has_op = true;
@@ -49,10 +49,12 @@ void Hdf5Archive::nested_event(Hdf5Call& c, const ezio::otf2::Event& e,
   } else if (e.kind == Kind::IoOperationComplete && (region == "pwrite" || region == "write") &&
              e.a != UINT64_MAX) {
     c.posix_write_bytes += e.a;
+    if (in_mpiio) c.posix_write_bytes_in_mpiio += e.a;
   } else if (e.kind == Kind::Enter && (region == "syscall:pwrite64" || region == "syscall:write")) {
     for (const auto& attr : e.attributes) {
       if (a_.defs.str(a_.defs.attributes.at(attr.id).name) == "syscall.bytes") {
         c.syscall_write_bytes += attr.value.uint64;
+        if (in_mpiio) c.syscall_write_bytes_in_mpiio += attr.value.uint64;
       }
     }
   }
@@ -65,6 +67,8 @@ std::vector<Hdf5Call> Hdf5Archive::calls(uint64_t location) const {
   if (ev == a_.events.end()) return out;
   int call_depth = -1;
   std::vector<std::string> stack;
+  // Depth of the outermost MPI_File_* call inside the current HDF5 call, -1 outside one.
+  int mpiio_depth = -1;
   for (const auto& e : ev->second) {
     if (e.kind == Kind::Enter) {
       std::string name = d.str(d.regions.at(e.ref).canonical);
@@ -76,19 +80,30 @@ std::vector<Hdf5Call> Hdf5Archive::calls(uint64_t location) const {
       } else if (call_depth >= 0) {
         ++out.back().nested[name];
       }
+      if (call_depth >= 0 && mpiio_depth < 0 && name.starts_with("MPI_File_"))
+        mpiio_depth = static_cast<int>(stack.size());
       stack.push_back(name);
-      if (call_depth >= 0) nested_event(out.back(), e, name);
+      if (call_depth >= 0) nested_event(out.back(), e, name, mpiio_depth >= 0);
     } else if (e.kind == Kind::Leave) {
       if (!stack.empty()) stack.pop_back();
+      if (static_cast<int>(stack.size()) == mpiio_depth) mpiio_depth = -1;
       if (call_depth >= 0 && static_cast<int>(stack.size()) == call_depth) {
         attributes(e, out.back().leave, nullptr);
         call_depth = -1;
       }
     } else if (call_depth >= 0) {
-      nested_event(out.back(), e, stack.empty() ? "" : stack.back());
+      nested_event(out.back(), e, stack.empty() ? "" : stack.back(), mpiio_depth >= 0);
     }
   }
   return out;
+}
+
+std::string Hdf5Archive::node_string(const std::string& name) const {
+  for (const auto& p : a_.defs.node_properties) {
+    if (a_.defs.str(p.name) == name && p.type == OTF2_TYPE_STRING)
+      return a_.defs.str(p.value.stringRef);
+  }
+  return "";
 }
 
 std::map<std::string, int> count_names(const std::vector<Hdf5Call>& calls) {

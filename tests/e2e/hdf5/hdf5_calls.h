@@ -30,6 +30,9 @@ struct Hdf5Call {
   std::map<std::string, int> nested;  // regions entered inside it, by name, how often
   uint64_t posix_write_bytes = 0;     // bytes EZTrace's pwrite/write calls inside it moved
   uint64_t syscall_write_bytes = 0;   // bytes of the pwrite64/write system calls inside it
+  // The same, of the writes made inside an MPI_File_* call inside it.
+  uint64_t posix_write_bytes_in_mpiio = 0;
+  uint64_t syscall_write_bytes_in_mpiio = 0;
 
   // How often `region` was entered inside it.
   int inside(const std::string& region) const {
@@ -48,12 +51,15 @@ class Hdf5Archive {
     return a_.events;
   }
   const ezio::otf2::Definitions& defs() const { return a_.defs; }
+  // A STRING property of the system tree node (EZIOTRACE::STATUS...), empty when absent.
+  std::string node_string(const std::string& name) const;
 
  private:
   bool of_paradigm(uint64_t handle, const char* paradigm) const;
   void attributes(const ezio::otf2::Event& e, std::map<std::string, std::string>& strings,
                   std::map<std::string, uint64_t>* numbers) const;
-  void nested_event(Hdf5Call& c, const ezio::otf2::Event& e, const std::string& region) const;
+  void nested_event(Hdf5Call& c, const ezio::otf2::Event& e, const std::string& region,
+                    bool in_mpiio) const;
 
   ezio::otf2::Archive a_;
 };

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // Registration with EZTrace, the definitions written at the end of the run, and the note that
 // tells eziotrace this process used HDF5.
+#define _GNU_SOURCE
+#include <dlfcn.h>
 #include <eztrace-lib/eztrace.h>
 #include <eztrace-lib/eztrace_module.h>
 #include <fcntl.h>
@@ -81,10 +83,22 @@ static void define_records(OTF2_GlobalDefWriter* w, const char* records, int siz
 
 enum { kTagSize = 0x4844, kTagRecords = 0x4845 };
 
+// Whether this process is an MPI process between MPI_Init and MPI_Finalize. EZTrace's MPI
+// mode alone does not say so: its MPI module is also loaded into processes that never call
+// MPI_Init (a launcher started by a script, a rank's child), where an EZT_MPI_* call aborts the
+// process. The two queries have the same C signature in every MPI's ABI: no MPI linked here.
+static int mpi_is_up(void) {
+  int (*initialized)(int*) = (int (*)(int*))dlsym(RTLD_DEFAULT, "PMPI_Initialized");
+  int (*finalized)(int*) = (int (*)(int*))dlsym(RTLD_DEFAULT, "PMPI_Finalized");
+  int up = 0, down = 0;
+  if (!initialized || !finalized || initialized(&up) != 0 || finalized(&down) != 0) return 0;
+  return up && !down;
+}
+
 // EZTrace writes global definitions on rank 0 only: the other ranks send theirs there through
 // EZTrace's own MPI calls (EZT_MPI_*, set by its mpich or openmpi module, whichever MPI it is).
 static void gather_and_define(OTF2_GlobalDefWriter* w, const char* mine, int size) {
-  int mpi = ezt_is_mpi_mode() && EZT_MPI_Send && EZT_MPI_Recv && EZT_MPI_Reduce;
+  int mpi = ezt_is_mpi_mode() && EZT_MPI_Send && EZT_MPI_Recv && EZT_MPI_Reduce && mpi_is_up();
   int rank = (int)hdf5_rank(), one = 1, ranks = 1;
   if (mpi) EZT_MPI_Reduce(&one, &ranks, 1, EZT_MPI_INT, EZT_MPI_SUM, 0);
   if (mpi && rank != 0) {
