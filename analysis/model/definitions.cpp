@@ -70,6 +70,10 @@ Definitions resolve(const otf2::Definitions& a) {
   for (const auto& [id, m] : a.metric_members) d.metric_members[id] = a.str(m.name);
   for (const auto& [id, c] : a.metric_classes) d.metric_classes[id] = c.members;
   for (const auto& p : a.node_properties) {
+    // An archive of several hosts (merge-hosts) holds each host's own under its node and the
+    // job's totals on the root: the analyzers read the root's.
+    auto node = a.nodes.find(p.owner);
+    if (node != a.nodes.end() && node->second.parent != OTF2_UNDEFINED_SYSTEM_TREE_NODE) continue;
     const std::string& name = a.str(p.name);
     if (p.type == OTF2_TYPE_STRING) {
       d.node_string_properties[name] = a.str(p.value.stringRef);
