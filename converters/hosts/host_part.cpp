@@ -29,6 +29,10 @@ void read_archive_host(HostPart& p) {
   p.anchor = reader.anchor();
   const otf2::Definitions& d = reader.defs();
   if (!d.nodes.empty()) p.host = d.str(d.nodes.begin()->second.name);
+  // The clock files are in nanoseconds of CLOCK_MONOTONIC, as eziotrace's archives' ticks.
+  if (d.resolution != 1'000'000'000) {
+    fail("its timer resolution is {} ticks/s, not eziotrace's nanoseconds", d.resolution);
+  }
 }
 
 void read_clock_file(HostPart& p) {

@@ -67,7 +67,9 @@ void write_root_properties(otf2::ArchiveWriter& w, otf2::Ref root, const HostsRe
   for (const auto& k : totals.kernels) {
     if (totals.kernels.size() > 1) kernel += fmt::format("{}{}", kernel.empty() ? "" : ", ", k);
   }
-  w.system_tree_node_property(root, schema::kKernelRelease, std::string_view(kernel));
+  if (!kernel.empty()) {
+    w.system_tree_node_property(root, schema::kKernelRelease, std::string_view(kernel));
+  }
   const std::string status = totals.status.empty() ? "complete" : totals.status;
   w.system_tree_node_property(root, schema::kStatus, std::string_view(status));
 }
