@@ -136,6 +136,11 @@ TEST(MergeHosts, ReadStrictlyAndAnalyzedByEveryAnalyzer) {
   test::Run report =
       test::eziotrace({"report", anchor, "-o", (parts.root / "report.html").string()});
   EXPECT_EQ(report.status, 0) << report.err;
+  for (const char* format : {"paje", "perfetto"}) {
+    test::Run e = test::eziotrace({"export", anchor, "--format", format, "-o",
+                                   (parts.root / (std::string("t.") + format)).string()});
+    EXPECT_EQ(e.status, 0) << format << ": " << e.err;
+  }
 }
 
 // layers --by-host: each host's rows, equal to the one host's archive's.
