@@ -13,6 +13,7 @@ void add_record_command(CLI::App& app, const std::vector<std::string>& command);
 void add_run_command(CLI::App& app, const std::vector<std::string>& command);     // run.cpp
 void add_probes_command(CLI::App& app);                                           // probes.cpp
 void add_merge_command(CLI::App& app);                                            // merge.cpp
+void add_merge_hosts_command(CLI::App& app);                                      // merge.cpp
 void add_export_command(CLI::App& app);                                           // export.cpp
 void add_view_command(CLI::App& app);                                             // view.cpp
 void add_service_command(CLI::App& app);                                          // service.cpp

@@ -21,8 +21,12 @@ void add_layers_command(CLI::App& app) {
       "--by-thread", [o] { o->group = GroupBy::kThread; }, "one row per thread and layer");
   auto* by_process = cmd->add_flag_callback(
       "--by-process", [o] { o->group = GroupBy::kProcess; }, "one row per process and layer");
-  by_file->excludes(by_thread)->excludes(by_process);
-  by_thread->excludes(by_process);
+  auto* by_host = cmd->add_flag_callback(
+      "--by-host", [o] { o->group = GroupBy::kHost; },
+      "one row per host and layer (archives of several hosts: merge-hosts)");
+  by_file->excludes(by_thread)->excludes(by_process)->excludes(by_host);
+  by_thread->excludes(by_process)->excludes(by_host);
+  by_process->excludes(by_host);
   cmd->callback([o] {
     analysis::emit(analysis::run_layers(*o), o->common.format());
     command_status() = 0;

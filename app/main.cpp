@@ -39,6 +39,7 @@ void add_commands(CLI::App& app, const std::string& first, std::vector<std::stri
   if (first == "record" || first == "run") return;
   ezio::app::add_probes_command(app);
   ezio::app::add_merge_command(app);
+  ezio::app::add_merge_hosts_command(app);
   ezio::app::add_export_command(app);
   ezio::app::add_view_command(app);
   ezio::app::add_service_command(app);

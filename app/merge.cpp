@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
-// `eziotrace merge EZTRACE_ARCHIVE KERNEL_ARCHIVE -o OUT`: converters/merge_command.h.
+// `eziotrace merge EZTRACE_ARCHIVE KERNEL_ARCHIVE -o OUT`: converters/merge_command.h;
+// `eziotrace merge-hosts PART... -o OUT`: converters/hosts/merge_hosts.h.
 #include "app/commands.h"
+#include "converters/hosts/merge_hosts.h"
 #include "converters/merge_command.h"
 
 namespace ezio::app {
@@ -20,6 +22,23 @@ void add_merge_command(CLI::App& app) {
                   "<EZTrace directory>/eziotrace-alignment)");
   cmd->add_flag("-f,--force", o->force, "replace an existing archive");
   cmd->callback([o] { converters::merge_command(*o); });
+}
+
+void add_merge_hosts_command(CLI::App& app) {
+  auto o = std::make_shared<converters::MergeHostsOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "merge-hosts",
+      "Merge archives recorded on several hosts (each with its eziotrace-clock.json) into one "
+      "archive on the reference host's timeline");
+  cmd->add_option("PART", o->parts,
+                  "a host's archive (its directory or .otf2 file), recorded with --clock-ref")
+      ->required();
+  cmd->add_option("-o,--output", o->out, "output directory for the merged archive")->required();
+  cmd->add_flag("-f,--force", o->force, "replace an existing archive");
+  cmd->footer(
+      "Exit status 4: the archive is partial (a part missing or unreadable; "
+      "EZIOTRACE::HOSTS_STATUS says which and why).");
+  cmd->callback([o] { converters::merge_hosts_command(*o); });
 }
 
 }  // namespace ezio::app

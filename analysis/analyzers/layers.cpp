@@ -29,6 +29,9 @@ class LayersSink : public CallSink {
     } else if (o_.group == GroupBy::kProcess) {
       location_key_ = defs().process_of(loc);
       if (location_key_.empty()) location_key_ = "(unknown process)";
+    } else if (o_.group == GroupBy::kHost) {
+      location_key_ = defs().host_of(loc);
+      if (location_key_.empty()) location_key_ = "(unknown host)";
     }
     current_ = o_.group == GroupBy::kFile ? nullptr : &groups_[location_key_];
     nesting_.begin_location();
@@ -272,8 +275,8 @@ Report run_layers(const LayersOptions& o) {
                                                      : layer_row(l, s, tick, seen));
     }
   } else {
-    static constexpr std::array<const char*, 4> keys = {"", "file", "thread", "process"};
-    static constexpr std::array<const char*, 4> titles = {"", "File", "Thread", "Process"};
+    static constexpr std::array<const char*, 5> keys = {"", "file", "thread", "process", "host"};
+    static constexpr std::array<const char*, 5> titles = {"", "File", "Thread", "Process", "Host"};
     size_t g = static_cast<size_t>(o.group);
     t.columns = {{keys[g], titles[g]}};
     t.columns.insert(t.columns.end(), cols.begin(), cols.end());

@@ -8,7 +8,7 @@
 
 namespace ezio::analysis {
 
-enum class GroupBy { kNone, kFile, kThread, kProcess };
+enum class GroupBy { kNone, kFile, kThread, kProcess, kHost };
 
 struct LayersOptions {
   CommonOptions common;

@@ -45,6 +45,13 @@ std::string Definitions::process_of(OTF2_LocationRef loc) const {
   return g == location_groups.end() ? std::string() : g->second;
 }
 
+std::string Definitions::host_of(OTF2_LocationRef loc) const {
+  auto l = locations.find(loc);
+  if (l == locations.end()) return {};
+  auto h = group_hosts.find(l->second.group);
+  return h == group_hosts.end() ? std::string() : h->second;
+}
+
 Definitions resolve(const otf2::Definitions& a) {
   Definitions d;
   d.resolution = a.resolution == 0 ? 1 : a.resolution;  // a zero resolution would divide by zero
@@ -61,7 +68,11 @@ Definitions resolve(const otf2::Definitions& a) {
     if (reg.name.empty()) reg.name = reg.canonical = fmt::format("<region {}>", id);
     reg.role = r.role;
   }
-  for (const auto& [id, g] : a.location_groups) d.location_groups[id] = a.str(g.name);
+  for (const auto& [id, g] : a.location_groups) {
+    d.location_groups[id] = a.str(g.name);
+    if (auto n = a.nodes.find(g.node); n != a.nodes.end())
+      d.group_hosts[id] = a.str(n->second.name);
+  }
   for (const auto& [id, l] : a.locations) d.locations[id] = {a.str(l.name), l.group};
   for (const auto& [id, f] : a.io_files) d.io_files[id] = a.str(f.name);
   for (const auto& [id, p] : a.io_paradigms) d.io_paradigms[id] = a.str(p.identification);
@@ -70,6 +81,10 @@ Definitions resolve(const otf2::Definitions& a) {
   for (const auto& [id, m] : a.metric_members) d.metric_members[id] = a.str(m.name);
   for (const auto& [id, c] : a.metric_classes) d.metric_classes[id] = c.members;
   for (const auto& p : a.node_properties) {
+    // An archive of several hosts (merge-hosts) holds each host's own under its node and the
+    // job's totals on the root: the analyzers read the root's.
+    auto node = a.nodes.find(p.owner);
+    if (node != a.nodes.end() && node->second.parent != OTF2_UNDEFINED_SYSTEM_TREE_NODE) continue;
     const std::string& name = a.str(p.name);
     if (p.type == OTF2_TYPE_STRING) {
       d.node_string_properties[name] = a.str(p.value.stringRef);

@@ -41,6 +41,8 @@ struct Definitions {
 
   std::map<Ref, RegionDef> regions;
   std::map<Ref, std::string> location_groups;  // name
+  // Location group -> the name of its system-tree node: its host (docs/cluster.md).
+  std::map<Ref, std::string> group_hosts;
   std::map<OTF2_LocationRef, LocationDef> locations;
   std::map<Ref, std::string> io_files;      // path
   std::map<Ref, std::string> io_paradigms;  // identification ("MPI-IO", "HDF5", "POSIX I/O"...)
@@ -48,7 +50,8 @@ struct Definitions {
   std::map<Ref, std::string> attributes;           // name
   std::map<Ref, std::string> metric_members;       // name (e.g. "pagecache.hits")
   std::map<Ref, std::vector<Ref>> metric_classes;  // members, in the order of Metric values
-  // SystemTreeNode properties (EZIOTRACE::LOST::<layer>, EZIOTRACE::STATUS...), any node.
+  // SystemTreeNode properties (EZIOTRACE::LOST::<layer>, EZIOTRACE::STATUS...) of the root node
+  // (an archive of several hosts has one node per host below it, docs/cluster.md).
   std::map<std::string, uint64_t> node_uint_properties;
   std::map<std::string, std::string> node_string_properties;
   std::map<OTF2_LocationRef, uint64_t> location_tids;  // EZIOTRACE::TID
@@ -64,6 +67,8 @@ struct Definitions {
   bool is_device(OTF2_LocationRef loc) const;
   // Name of the process group a location belongs to ("" if unknown).
   std::string process_of(OTF2_LocationRef loc) const;
+  // Name of the host (system-tree node) a location belongs to ("" if unknown).
+  std::string host_of(OTF2_LocationRef loc) const;
 };
 
 Definitions resolve(const otf2::Definitions& archive);

@@ -66,6 +66,18 @@ inline constexpr char kEztraceOwnIoFiltered[] = "EZIOTRACE::EZTRACE_OWN_IO_FILTE
 // The kernel archive's EZIOTRACE::VERSION, kept by the merge: the eziotrace that recorded it.
 inline constexpr char kRecorderVersion[] = "EZIOTRACE::RECORDER_VERSION";
 
+// Archives of several hosts (eziotrace merge-hosts, docs/cluster.md). On the root node:
+inline constexpr char kHosts[] = "EZIOTRACE::HOSTS";                 // hosts merged
+inline constexpr char kHostsStatus[] = "EZIOTRACE::HOSTS_STATUS";    // complete | partial: ...
+inline constexpr char kHostsMissing[] = "EZIOTRACE::HOSTS_MISSING";  // parts not (fully) merged
+// On each host's node: its clock mapped onto the reference host's timeline.
+inline constexpr char kClockReference[] = "EZIOTRACE::CLOCK_REFERENCE";  // the reference host
+inline constexpr char kClockOffsetStartNs[] = "EZIOTRACE::CLOCK_OFFSET_START_NS";  // INT64
+inline constexpr char kClockOffsetEndNs[] = "EZIOTRACE::CLOCK_OFFSET_END_NS";      // INT64
+inline constexpr char kClockDriftPpm[] = "EZIOTRACE::CLOCK_DRIFT_PPM";             // DOUBLE
+inline constexpr char kClockErrorNs[] = "EZIOTRACE::CLOCK_ERROR_NS";               // UINT64
+inline constexpr char kClockEndMissing[] = "EZIOTRACE::CLOCK_END_MISSING";  // why, when it is
+
 // "EZIOTRACE::LOST::<layer>", "EZIOTRACE::PROBE::<layer>", "EZIOTRACE::UNATTRIBUTED::<device>".
 inline std::string lost_property(std::string_view layer) {
   return std::string(kLostPrefix).append(layer);

@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "converters/hosts/host_properties.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "common/schema/properties.h"
+#include "common/version.h"
+#include "converters/hosts/merge_hosts.h"
+
+namespace ezio::converters {
+namespace {
+
+void int_property(otf2::ArchiveWriter& w, otf2::Ref node, std::string_view name, int64_t v) {
+  OTF2_AttributeValue value;
+  value.int64 = v;
+  w.system_tree_node_property(node, name, OTF2_TYPE_INT64, value);
+}
+
+void clock_properties(otf2::ArchiveWriter& w, otf2::Ref node, const HostPart& p) {
+  w.system_tree_node_property(node, schema::kClockReference, std::string_view(p.reference));
+  const recorder::ClockMap map = p.clock.value_or(recorder::ClockMap{});
+  int_property(w, node, schema::kClockOffsetStartNs, map.start.offset_ns);
+  int_property(w, node, schema::kClockOffsetEndNs, map.end.offset_ns);
+  OTF2_AttributeValue drift;
+  drift.float64 = map.drift_ppm();
+  w.system_tree_node_property(node, schema::kClockDriftPpm, OTF2_TYPE_DOUBLE, drift);
+  w.system_tree_node_property(node, schema::kClockErrorNs, uint64_t(map.error_ns()));
+  if (!p.end_missing.empty()) {
+    w.system_tree_node_property(node, schema::kClockEndMissing, std::string_view(p.end_missing));
+  }
+}
+
+}  // namespace
+
+void write_host_properties(otf2::ArchiveWriter& w, otf2::Ref node, const HostPart& p,
+                           const otf2::Definitions& d, HostTotals& totals) {
+  for (const auto& prop : d.node_properties) {
+    OTF2_AttributeValue v = prop.value;
+    const std::string& name = d.str(prop.name);
+    if (prop.type == OTF2_TYPE_STRING) {
+      const std::string& text = d.str(v.stringRef);
+      if (name == schema::kKernelRelease) totals.kernels.insert(text);
+      if (name == schema::kStatus && text != "complete" && totals.status.empty()) {
+        totals.status = fmt::format("{}: {}", p.host, text);
+      }
+      v.stringRef = w.string(text);
+    } else if (prop.type == OTF2_TYPE_UINT64 && name.starts_with(schema::kLostPrefix)) {
+      totals.lost[name] += v.uint64;
+    }
+    w.system_tree_node_property(node, name, prop.type, v);
+  }
+  clock_properties(w, node, p);
+}
+
+void write_root_properties(otf2::ArchiveWriter& w, otf2::Ref root, const HostsReport& report,
+                           const HostTotals& totals) {
+  w.system_tree_node_property(root, schema::kVersion, std::string_view(version_string()));
+  w.system_tree_node_property(root, schema::kHosts, report.hosts);
+  const auto missing = std::count_if(report.parts.begin(), report.parts.end(),
+                                     [](const HostPart& p) { return !p.problem.empty(); });
+  w.system_tree_node_property(root, schema::kHostsMissing, uint64_t(missing));
+  w.system_tree_node_property(root, schema::kHostsStatus, std::string_view(report.status));
+  for (const auto& [name, n] : totals.lost) w.system_tree_node_property(root, name, n);
+  std::string kernel = totals.kernels.size() == 1 ? *totals.kernels.begin() : "";
+  for (const auto& k : totals.kernels) {
+    if (totals.kernels.size() > 1) kernel += fmt::format("{}{}", kernel.empty() ? "" : ", ", k);
+  }
+  if (!kernel.empty()) {
+    w.system_tree_node_property(root, schema::kKernelRelease, std::string_view(kernel));
+  }
+  const std::string status = totals.status.empty() ? "complete" : totals.status;
+  w.system_tree_node_property(root, schema::kStatus, std::string_view(status));
+}
+
+}  // namespace ezio::converters

@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#pragma once
+// `eziotrace merge-hosts PART... -o OUT`: one OTF2 archive from the archives recorded on several
+// hosts, each host's CLOCK_MONOTONIC mapped onto the reference host's timeline by its clock file
+// (host_part.h). One system-tree node per host under the archive's root, each host's process
+// groups and devices under it, its properties (kernel release, loss counters...) and its clock
+// map on it. Parts are streamed one after the other, location by location: memory holds the
+// definitions, not the events. docs/cluster.md describes the archive.
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "converters/hosts/host_part.h"
+
+namespace ezio::converters {
+
+struct HostsReport {
+  std::vector<HostPart> parts;  // every part given, with its problem if it was not merged
+  uint64_t hosts = 0;           // parts merged
+  uint64_t events = 0;
+  std::string status;  // EZIOTRACE::HOSTS_STATUS: "complete" or "partial: ..."
+  bool partial() const { return status != "complete"; }
+};
+
+// Writes <out_dir>/eziotrace.otf2. Throws ezio::Error when no part can be merged.
+HostsReport merge_hosts(const std::vector<std::filesystem::path>& parts,
+                        const std::filesystem::path& out_dir);
+
+struct MergeHostsOptions {
+  std::vector<std::string> parts;
+  std::string out;
+  bool force = false;
+};
+// The command: staged, published whole; its status is 4 when the archive is partial.
+void merge_hosts_command(const MergeHostsOptions& o);
+
+}  // namespace ezio::converters
