@@ -37,7 +37,7 @@ inline constexpr char kApplicationEnd[] = "EZIOTRACE::APPLICATION_END";
 inline constexpr char kApplicationCpuNs[] = "EZIOTRACE::APPLICATION_CPU_NS";
 inline constexpr char kCommand[] = "EZIOTRACE::COMMAND";
 // The command as the user typed it, when eziotrace ran another (an MPI launcher given EZTrace's
-// settings as options, converters/eztrace/mpich.cpp): the one the analyzers show.
+// settings as options, converters/eztrace/mpi_launcher.cpp): the one the analyzers show.
 inline constexpr char kUserCommand[] = "EZIOTRACE::USER_COMMAND";
 inline constexpr char kRootPid[] = "EZIOTRACE::ROOT_PID";
 inline constexpr char kProcessesRunningAtEnd[] = "EZIOTRACE::PROCESSES_RUNNING_AT_END";
