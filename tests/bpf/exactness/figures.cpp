@@ -70,6 +70,7 @@ Figures figures_of(const std::filesystem::path& anchor, const std::string& file,
   f.pages_dirtied = layers_row(layers, "Page cache")["writes"];
   json dump = dump_archive(anchor);
   f.fs_probe = dump["properties"].value("EZIOTRACE::PROBE::fs", "");
+  f.vfs_probe = dump["properties"].value("EZIOTRACE::PROBE::vfs", "");
   f.device_bytes = device_bytes(dump, dev);
   return f;
 }

@@ -24,6 +24,7 @@ struct LayerBytes {
 struct Figures {
   LayerBytes file;
   std::string fs_probe;           // EZIOTRACE::PROBE::fs
+  std::string vfs_probe;          // EZIOTRACE::PROBE::vfs
   nlohmann::json fs_layer_bytes;  // the FS row's bytes in the direction of the row (`layers`)
   nlohmann::json pages_dirtied;   // the page-cache row's writes: a number or "not observed"
   int64_t device_bytes = 0;       // block requests on the device: attributed and unattributed

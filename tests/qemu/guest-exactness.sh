@@ -1,0 +1,62 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# Guest script of ctest's qemu_exactness (bash, as root, inside `run-in-vm.sh --systemd`: the
+# host's own Debian root, so losetup, mkfs.xfs and python3-otf2 are there, on Debian's 6.1
+# kernel, which has fentry and kprobes). Runs the exactness test (tests/bpf/exactness) on ext4 and
+# xfs twice: with fentry (the first choice) and with fentry denied (EZIOTRACE_DENY_HOOKS), so
+# kprobe/kretprobe. EZIO_EXACTNESS_HOOKS makes each row fail unless the VFS and the file system
+# were recorded with the hook kind asked: a silent fallback to tracepoints cannot pass.
+# From run-in-vm.sh --env: EZIO_EXACTNESS_TEST (the test binary, in the host's build tree, seen
+# over 9p), EZIO_SCRATCH (the test's scratch dir, given a place on the guest's disk here).
+set -u
+failed=0
+ok() { echo "ok   - $*"; }
+bad() {
+  echo "FAIL - $*"
+  failed=1
+}
+
+# Preconditions: each missing one fails the test, never skips it.
+kver=$(uname -r)
+case "$kver" in
+  6.1.*) ok "kernel is 6.1 ($kver)" ;;
+  *) bad "kernel is 6.1 (it is $kver)"; exit 1 ;;
+esac
+for tool in losetup mkfs.xfs mkfs.ext4 fallocate; do
+  command -v "$tool" >/dev/null || { bad "$tool on the host's root"; exit 1; }
+done
+python3 -c 'import otf2' || { bad "python3-otf2 on the host's root"; exit 1; }
+[ -x "$EZIO_EXACTNESS_TEST" ] || { bad "test binary $EZIO_EXACTNESS_TEST"; exit 1; }
+grep -qw xfs /proc/filesystems || { bad "xfs in /proc/filesystems (--module xfs)"; exit 1; }
+ok "losetup, mkfs.xfs, python3-otf2, xfs and the test binary are there"
+
+# The scratch dir is in the build tree, the overlay's tmpfs in the guest: the loop images go on
+# the guest's disk instead, off the guest's memory.
+mkdir -p "$EZIO_DISK/scratch" "$EZIO_SCRATCH" && mount --bind "$EZIO_DISK/scratch" "$EZIO_SCRATCH" ||
+  { bad "bind-mount the scratch dir"; exit 1; }
+
+# The rows: the shapes HPC formats and the issue's report write (aligned and unaligned 512 KiB,
+# 1 B, pwritev), O_DIRECT, buffered and direct reads.
+writes=1B,1B-unaligned,512KiB-x10,512KiB-x10-unaligned,pwritev-5-vectors-x2,odirect-512KiB-x4
+reads=read-512KiB-x10-unaligned,read-odirect-512KiB-x4
+export EZIO_EXACTNESS_ROWS=$writes,$reads
+nwrites=$(tr ',' '\n' <<< "$writes" | wc -l) nreads=$(tr ',' '\n' <<< "$reads" | wc -l)
+
+for mode in fentry kprobe; do
+  if [ $mode = kprobe ]; then export EZIOTRACE_DENY_HOOKS=fentry; else unset EZIOTRACE_DENY_HOOKS; fi
+  export EZIO_EXACTNESS_HOOKS=$mode
+  start=$(cut -d' ' -f1 /proc/uptime)
+  out=$(timeout --kill-after=5 1200 "$EZIO_EXACTNESS_TEST" \
+    '--gtest_filter=FileSystems/Exactness.*/0:FileSystems/Exactness.*/1' 2>&1)
+  rc=$?
+  end=$(cut -d' ' -f1 /proc/uptime)
+  echo "$out" | sed "s/^/  $mode | /"
+  echo "$mode: the exactness test took $(awk -v a="$start" -v b="$end" 'BEGIN { print b - a }') s in the guest"
+  if [ $rc -eq 0 ]; then ok "$mode: every row exact on ext4 and xfs"; else bad "$mode: exit $rc"; fi
+  for fs in ext4 xfs; do
+    grep -q "^$nwrites write rows on $fs\$" <<< "$out" || bad "$mode: $nwrites write rows ran on $fs"
+    grep -q "^$nreads read rows on $fs\$" <<< "$out" || bad "$mode: $nreads read rows ran on $fs"
+  done
+  grep -q '^\[  PASSED  \] 4 tests' <<< "$out" || bad "$mode: 4 tests passed (Writes and Reads × 2)"
+done
+umount "$EZIO_SCRATCH"
+exit $failed
