@@ -23,7 +23,7 @@ struct Recorded {
 
 // The syscalls the archive holds, as `eziotrace layers` counts them.
 uint64_t syscalls_in_archive(const fs::path& out) {
-  auto r = ezio::test::eziotrace({"layers", "--json", (out / "eziotrace.otf2").string()});
+  auto r = ezio::test::eziotrace({"layers", "--all", "--json", (out / "eziotrace.otf2").string()});
   EXPECT_EQ(r.status, 0) << r.err;
   nlohmann::json j = nlohmann::json::parse(r.out);
   for (const auto& l : j["layers"]) {

@@ -173,7 +173,7 @@ TEST(RecordSequence, AnalyzersAgreeWithAnIndependentReader) {
     }
   }
   ASSERT_GE(count["pread64"], 10);
-  auto profile = ezio::test::eziotrace({"profile", "--total", "--json", anchor});
+  auto profile = ezio::test::eziotrace({"profile", "--total", "--all", "--json", anchor});
   ASSERT_EQ(profile.status, 0) << profile.err;
   std::map<std::string, long> profiled;
   json profile_json = json::parse(profile.out);
@@ -185,7 +185,7 @@ TEST(RecordSequence, AnalyzersAgreeWithAnIndependentReader) {
   EXPECT_GE(profiled["pread64"], 10);
   for (const auto& [name, n] : count) EXPECT_EQ(profiled[name], n) << name;
 
-  auto layers = ezio::test::eziotrace({"layers", "--json", anchor});
+  auto layers = ezio::test::eziotrace({"layers", "--all", "--json", anchor});
   ASSERT_EQ(layers.status, 0) << layers.err;
   json layers_json = json::parse(layers.out);
   int syscall_rows = 0;

@@ -32,10 +32,11 @@ json row(const json& table, const std::string& key, const std::string& value) {
 }
 
 TEST(RanksReport, MpiRunSpeaksOfTheRanks) {
-  ASSERT_TRUE(fs::exists(program("mpiio_calls"))) << "MPICH is missing (run scripts/setup.sh)";
+  ASSERT_TRUE(fs::exists(program("mpiio_calls_mpich")))
+      << "MPICH is missing (run scripts/setup.sh)";
   fs::path dir = ezio::test::scratch_dir("ranks-report");
   fs::path out = dir / "out";
-  std::vector<std::string> command = {"mpiexec.mpich", "-np", "2", program("mpiio_calls"),
+  std::vector<std::string> command = {"mpiexec.mpich", "-np", "2", program("mpiio_calls_mpich"),
                                       dir.string()};
   std::vector<std::string> args = {"-t", "mpich,mpiio,posixio", "-o", out.string(), "--"};
   args.insert(args.end(), command.begin(), command.end());
