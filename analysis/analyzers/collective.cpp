@@ -45,7 +45,8 @@ void CollectiveTracker::add(const Call& c) {
   Layer l = c.info->layer;
   if ((l == Layer::kUser || l == Layer::kSyscall) && c.has_bytes && c.op != Op::kOther) {
     pending_.push_back({c.start, l, c.op, c.bytes, c.has_offset, c.offset});
-  } else if (l == Layer::kMpiIo && c.collective && c.op != Op::kOther) {
+  } else if (l == Layer::kMpiIo && (c.io_flags & OTF2_IO_OPERATION_FLAG_COLLECTIVE) &&
+             c.op != Op::kOther) {
     take(c);
   }
   if (c.depth == 0) pending_.clear();

@@ -206,8 +206,7 @@ void CallSink::io_begin(OTF2_LocationRef, uint64_t time, Ref handle, OTF2_IoOper
   f.io_mode_known = true;
   f.io_requested += requested;
   f.call.op = kAllOps[mode_index(mode)];
-  f.call.collective = f.call.collective || attrs.collective;
-  f.call.io_flags = attrs.io_flags;
+  f.call.io_flags |= attrs.io_flags;
   // MPI-IO and HDF5 give the offset on the operation, not on the call's ENTER.
   if (attrs.has_offset && !f.attrs.has_offset) {
     f.attrs.has_offset = true;

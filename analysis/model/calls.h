@@ -35,12 +35,12 @@ struct Call {
   Ref handle = OTF2_UNDEFINED_IO_HANDLE;  // own or inherited from the enclosing call
   bool owns_io = false;                   // the I/O events were inside this call (not inherited)
   bool has_offset = false;
-  uint64_t offset = 0;      // explicit offset of the access, when given
-  bool point = false;       // a tracepoint without duration (fs.point): counted, but not timed
-  uint64_t call_id = 0;     // call.id of a kernel call (block requests refer to it), 0 if none
-  uint32_t depth = 0;       // calls open around it on its location when it ended (0: outermost)
-  bool collective = false;  // an I/O operation of it had OTF2's COLLECTIVE flag (MPI-IO, HDF5)
-  uint32_t io_flags = 0;    // the flags of its I/O operation (OTF2_IO_OPERATION_FLAG_COLLECTIVE...)
+  uint64_t offset = 0;   // explicit offset of the access, when given
+  bool point = false;    // a tracepoint without duration (fs.point): counted, but not timed
+  uint64_t call_id = 0;  // call.id of a kernel call (block requests refer to it), 0 if none
+  uint32_t depth = 0;    // calls open around it on its location when it ended (0: outermost)
+  // The flags of its I/O operations, or'ed (OTF2_IO_OPERATION_FLAG_COLLECTIVE: MPI-IO, HDF5).
+  uint32_t io_flags = 0;
   const std::string* object = nullptr;  // hdf5.object: an HDF5 call's dataset or attribute
   uint64_t chunk_bytes = 0;             // hdf5.chunk_bytes
   // Not the application's data: a launcher's, or start-up and system files (process_role.h).

@@ -151,7 +151,6 @@ class Decoder : public otf2::EventVisitor {
   CallAttributes io_attributes(const otf2::Event& e) const {
     CallAttributes a = attributes(e);
     a.io_flags = static_cast<uint32_t>(e.f2);
-    a.collective = (a.io_flags & OTF2_IO_OPERATION_FLAG_COLLECTIVE) != 0;
     return a;
   }
 

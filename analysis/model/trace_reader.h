@@ -30,7 +30,6 @@ struct CallAttributes {
   bool has_sector = false;
   uint64_t queue_ns = 0;    // *.queue_ns: creation -> issue
   uint64_t service_ns = 0;  // *.service_ns: issue -> completion
-  bool collective = false;  // an IoOperationBegin's COLLECTIVE flag (MPI-IO, HDF5)
   uint64_t pid = 0;         // block.pid: the process a block request is attributed to
   uint32_t io_flags = 0;    // an IoOperationBegin's OTF2_IoOperationFlag (COLLECTIVE...)
   // The HDF5 module's (docs/analysis.md): hdf5.object (the dataset's path, a string of the
