@@ -22,6 +22,9 @@ char LICENSE[] SEC("license") = "GPL";
  * the recorder's syscall table (recorder/core/syscall_table.h) before the load. */
 const volatile __u8 syscall_op[EZIO_MAX_SYSCALL_NR] = {};
 
+/* balance_dirty_pages gives its pauses in jiffies. */
+extern unsigned int CONFIG_HZ __kconfig __weak;
+
 /* The series. Its size is eziotraced's --metrics-max-series (set before the load); a series that
  * finds no room is counted in overflow, by operation, never dropped silently. */
 struct {
@@ -42,11 +45,14 @@ struct {
 /* A new series starts from this (a map value: 300 bytes do not fit the programs' stack twice). */
 const struct ezio_metric_value zero_value = {};
 
-/* The syscall in flight of each thread that made a counted one. */
+/* Per thread: the syscall in flight, and the pages of one file it added to the cache since the
+ * read path last looked some up (misses or readahead, told apart at that lookup). */
 struct sc_start {
   __u64 t_enter;
   __u32 nr;
-  __u32 pad;
+  __u32 pending_dev; /* cache_dev() of pending_inode */
+  __u64 pending_added;
+  __u64 pending_inode; /* struct inode * */
 };
 
 struct {
@@ -58,8 +64,10 @@ struct {
 
 /* The owner of a block request from its start (or first issue) to its completion. */
 struct rq_owner {
-  __u64 cgroup; /* 0: no one's */
+  __u64 cgroup;  /* 0: no one's */
+  __u64 t_start; /* block_io_start; 0 when the request did not pass it */
   __u64 t_issue;
+  __u32 uid;
   __u32 bytes;
   __u16 op;
   __u8 writeback;
@@ -80,7 +88,7 @@ struct dirtier {
   __u64 cgroup;
   __u64 ino;
   __u32 dev;
-  __u32 pad;
+  __u32 uid;
 };
 
 struct {
@@ -90,13 +98,20 @@ struct {
   __type(value, struct dirtier);
 } dirtiers SEC(".maps");
 
+/* Who a count is charged to: the cgroup (0: no one) and its user. */
+struct job {
+  __u64 cgroup;
+  __u32 uid;
+  __u32 pad;
+};
+
 /* The cgroup that last asked each device for a cache flush: the flush request the block layer
  * sends for it (blk-flush.c's flush_rq) never passes block_io_start and is issued from kblockd. */
 struct {
   __uint(type, BPF_MAP_TYPE_HASH);
   __uint(max_entries, 1024);
   __type(key, __u32); /* dev_t */
-  __type(value, __u64);
+  __type(value, struct job);
 } flush_askers SEC(".maps");
 
 static __always_inline void count_overflow(__u32 op) {
@@ -104,9 +119,11 @@ static __always_inline void count_overflow(__u32 op) {
   if (n) __sync_fetch_and_add(n, 1);
 }
 
-/* The series of (cgroup, dev, op), made when missing; NULL (counted) when the table is full. */
-static __always_inline struct ezio_metric_value* series_of(__u64 cgroup, __u32 dev, __u16 op) {
-  struct ezio_metric_key key = {.cgroup = cgroup, .dev = dev, .op = op};
+/* The series of (job, dev, op, kind), made when missing; NULL (counted) when the table is full. */
+static __always_inline struct ezio_metric_value* series_of(struct job j, __u32 dev, __u16 op,
+                                                           __u16 kind) {
+  struct ezio_metric_key key = {
+      .cgroup = j.cgroup, .dev = dev, .uid = j.cgroup ? j.uid : 0, .op = op, .kind = kind};
   struct ezio_metric_value* v = bpf_map_lookup_elem(&series, &key);
   if (v) return v;
   /* Another CPU may make it meanwhile: then its series is this one. */
@@ -180,7 +197,8 @@ int BPF_PROG(ezio_m_sys_exit, struct pt_regs* regs, long ret) {
   if (!s || !s->t_enter || s->nr != id) return 0; /* no entry seen (attached meanwhile) */
   __u64 ns = bpf_ktime_get_ns() - s->t_enter;
   s->t_enter = 0;
-  struct ezio_metric_value* v = series_of(bpf_get_current_cgroup_id(), 0, op);
+  struct job j = {.cgroup = bpf_get_current_cgroup_id(), .uid = bpf_get_current_uid_gid()};
+  struct ezio_metric_value* v = series_of(j, 0, op, EZIO_M_KIND_MAIN);
   if (!v) return 0;
   __sync_fetch_and_add(&v->count, 1);
   if (ret < 0) {
@@ -194,11 +212,26 @@ int BPF_PROG(ezio_m_sys_exit, struct pt_regs* regs, long ret) {
 
 #define EZIO_PF_KTHREAD 0x00200000
 
-/* The current thread's cgroup, 0 for a kernel thread (a flusher, kblockd: no job's). */
-static __always_inline __u64 current_job(void) {
+/* The current thread's job; no one (cgroup 0) for a kernel thread (a flusher, kblockd, kswapd). */
+static __always_inline struct job current_job(void) {
+  struct job j = {};
   struct task_struct* task = bpf_get_current_task_btf();
-  if (task->flags & EZIO_PF_KTHREAD) return 0;
-  return bpf_get_current_cgroup_id();
+  if (task->flags & EZIO_PF_KTHREAD) return j;
+  j.cgroup = bpf_get_current_cgroup_id();
+  j.uid = bpf_get_current_uid_gid();
+  return j;
+}
+
+static __always_inline void count_pages(struct job j, __u32 dev, __u16 op, __u64 pages) {
+  struct ezio_metric_value* v = series_of(j, dev, op, EZIO_M_KIND_MAIN);
+  if (v) __sync_fetch_and_add(&v->count, pages);
+}
+
+/* The device a page-cache series is counted on: a file's file system, or the block device itself
+ * for the pages of a block device's own cache. */
+static __always_inline __u32 cache_dev(struct inode* host, __u32 mode) {
+  if ((mode & EZIO_S_IFMT) == EZIO_S_IFBLK) return BPF_CORE_READ(host, i_rdev);
+  return BPF_CORE_READ(host, i_sb, s_dev);
 }
 
 /* A clean folio became dirty, in the dirtier's context: its pages are counted, and its cgroup is
@@ -212,27 +245,39 @@ int BPF_PROG(ezio_m_dirty, struct folio* folio, struct address_space* mapping) {
   __u64 ino;
   __u32 dev;
   tp_inode_ident(host, &ino, &dev);
-  __u64 job = current_job();
-  if (!job) return 0;
-  struct ezio_metric_value* v = series_of(job, 0, EZIO_M_PC_DIRTIED);
-  if (v) __sync_fetch_and_add(&v->count, folio_pages(folio));
-  if (!private_pages(host, host->i_mode)) return 0;
+  struct job job = current_job();
+  if (!job.cgroup) return 0;
+  __u64 pages = folio_pages(folio);
+  __u32 mode = host->i_mode;
+  count_pages(job, (mode & EZIO_S_IFMT) == EZIO_S_IFBLK ? host->i_rdev : dev, EZIO_M_PC_DIRTIED,
+              pages);
+  /* Pages a write just inserted are dirtied at once: created, not missed nor read ahead. */
+  struct sc_start* s = bpf_task_storage_get(&sc_starts, bpf_get_current_task_btf(), 0, 0);
+  if (s && s->pending_inode == (__u64)host)
+    s->pending_added -= s->pending_added < pages ? s->pending_added : pages;
+  if (!private_pages(host, mode)) return 0;
   __u64 key = (__u64)host;
   struct dirtier* known = bpf_map_lookup_elem(&dirtiers, &key);
   if (known && known->ino == ino && known->dev == dev) {
-    if (known->cgroup != job) known->cgroup = job;
+    if (known->cgroup != job.cgroup || known->uid != job.uid) {
+      known->cgroup = job.cgroup;
+      known->uid = job.uid;
+    }
     return 0;
   }
-  struct dirtier d = {.cgroup = job, .ino = ino, .dev = dev};
+  struct dirtier d = {.cgroup = job.cgroup, .ino = ino, .dev = dev, .uid = job.uid};
   bpf_map_update_elem(&dirtiers, &key, &d, BPF_ANY);
   return 0;
 }
 
-static __always_inline __u64 dirtier_of(struct inode* inode) {
+static __always_inline struct job dirtier_of(struct inode* inode) {
+  struct job j = {};
   __u64 key = (__u64)inode;
   struct dirtier* d = bpf_map_lookup_elem(&dirtiers, &key);
-  if (!d || d->ino != BPF_CORE_READ(inode, i_ino) || d->dev != inode_dev(inode)) return 0;
-  return d->cgroup;
+  if (!d || d->ino != BPF_CORE_READ(inode, i_ino) || d->dev != inode_dev(inode)) return j;
+  j.cgroup = d->cgroup;
+  j.uid = d->uid;
+  return j;
 }
 
 static __always_inline __u16 block_op(__u32 cmd_flags) {
@@ -253,26 +298,31 @@ static __always_inline __u16 block_op(__u32 cmd_flags) {
 /* The owner of a request entering the block layer, in the submitting context: a write of a file's
  * pages is its dirtier's (writeback: set when that is not the submitter), a write of shared
  * metadata no one's, anything else the submitter's. */
-static __always_inline __u64 request_owner(struct bio* bio, __u32 cmd_flags, __u8* writeback) {
-  __u64 self = current_job();
+static __always_inline struct job request_owner(struct bio* bio, __u32 cmd_flags, __u8* writeback) {
+  struct job self = current_job();
   if ((cmd_flags & EZIO_REQ_OP_MASK) != REQ_OP_WRITE) return self;
   struct inode* inode = bio_inode(bio);
   if (!inode) return self; /* direct I/O, an empty flush */
-  if (!private_pages(inode, BPF_CORE_READ(inode, i_mode))) return 0;
-  __u64 dirtier = dirtier_of(inode);
-  if (!dirtier) return self;
-  *writeback = dirtier != self;
+  if (!private_pages(inode, BPF_CORE_READ(inode, i_mode))) {
+    struct job none = {};
+    return none;
+  }
+  struct job dirtier = dirtier_of(inode);
+  if (!dirtier.cgroup) return self;
+  *writeback = dirtier.cgroup != self.cgroup;
   return dirtier;
 }
 
 SEC("tp_btf/block_io_start")
 int BPF_PROG(ezio_m_io_start, struct request* rq) {
   __u32 cmd_flags = BPF_CORE_READ(rq, cmd_flags);
-  struct rq_owner o = {.op = block_op(cmd_flags)};
-  o.cgroup = request_owner(BPF_CORE_READ(rq, bio), cmd_flags, &o.writeback);
+  struct rq_owner o = {.op = block_op(cmd_flags), .t_start = bpf_ktime_get_ns()};
+  struct job j = request_owner(BPF_CORE_READ(rq, bio), cmd_flags, &o.writeback);
+  o.cgroup = j.cgroup;
+  o.uid = j.uid;
   if (o.cgroup && rq_wants_flush(cmd_flags)) {
     __u32 dev = rq_dev(rq);
-    bpf_map_update_elem(&flush_askers, &dev, &o.cgroup, BPF_ANY);
+    bpf_map_update_elem(&flush_askers, &dev, &j, BPF_ANY);
   }
   __u64 key = (__u64)rq;
   if (bpf_map_update_elem(&rq_owners, &key, &o, BPF_ANY)) count_overflow(o.op);
@@ -298,9 +348,10 @@ int BPF_PROG(ezio_m_rq_issue, struct request* rq) {
       .op = block_op(BPF_CORE_READ(rq, cmd_flags)), .t_issue = now, .bytes = bytes};
   if (o.op == EZIO_M_BLK_FLUSH) {
     __u32 dev = rq_dev(rq);
-    __u64* asker = bpf_map_lookup_elem(&flush_askers, &dev);
+    struct job* asker = bpf_map_lookup_elem(&flush_askers, &dev);
     if (asker) {
-      o.cgroup = *asker;
+      o.cgroup = asker->cgroup;
+      o.uid = asker->uid;
       bpf_map_delete_elem(&flush_askers, &dev);
     }
   }
@@ -326,14 +377,23 @@ int BPF_PROG(ezio_m_rq_complete, struct request* rq, blk_status_t error, unsigne
   if (!found) return 0;
   struct rq_owner o = *found;
   if (bpf_map_delete_elem(&rq_owners, &key)) return 0; /* counted by another CPU */
-  struct ezio_metric_value* v = series_of(o.cgroup, rq_dev(rq), o.op);
+  struct job j = {.cgroup = o.cgroup, .uid = o.uid};
+  __u32 dev = rq_dev(rq);
+  struct ezio_metric_value* v = series_of(j, dev, o.op, EZIO_M_KIND_MAIN);
   if (!v) return 0;
   __sync_fetch_and_add(&v->count, 1);
   if (error) __sync_fetch_and_add(&v->errors, 1);
   if (o.writeback) __sync_fetch_and_add(&v->writeback, 1);
-  if (o.t_issue) {
-    __sync_fetch_and_add(&v->bytes, o.bytes);
-    add_latency(v, bpf_ktime_get_ns() - o.t_issue);
-  }
+  if (!o.t_issue) return 0;
+  __sync_fetch_and_add(&v->bytes, o.bytes);
+  add_latency(v, bpf_ktime_get_ns() - o.t_issue);
+  if (!o.t_start) return 0;
+  struct ezio_metric_value* q = series_of(j, dev, o.op, EZIO_M_KIND_QUEUE);
+  if (!q) return 0;
+  __sync_fetch_and_add(&q->count, 1);
+  add_latency(q, o.t_issue - o.t_start);
   return 0;
 }
+
+/* After everything they use. */
+#include "metrics_pagecache.bpf.h"

@@ -26,8 +26,20 @@ enum ezio_metric_op {
   EZIO_M_BLK_FLUSH = 10,
   EZIO_M_BLK_DISCARD = 11,
   EZIO_M_BLK_OTHER = 12,
-  EZIO_M_PC_DIRTIED = 13, /* page-cache pages dirtied (count: pages) */
-  EZIO_M_OP_COUNT = 14,
+  EZIO_M_PC_DIRTIED = 13,   /* page-cache pages dirtied (count: pages) */
+  EZIO_M_PC_ACCESSED = 14,  /* pages the read path looked up (mm_filemap_get_pages) */
+  EZIO_M_PC_MISSED = 15,    /* of those, pages it had to bring in */
+  EZIO_M_PC_READAHEAD = 16, /* pages brought in beyond what the read path needed then */
+  EZIO_M_PC_EVICTED = 17,   /* pages removed from the cache in the job's context */
+  EZIO_M_PC_THROTTLED = 18, /* pauses of balance_dirty_pages (count) and their time (sum_ns) */
+  EZIO_M_OP_COUNT = 19,
+};
+
+/* What a series holds beside its counts: the main one, or a block operation's queue time (start
+ * to issue) kept apart so that every series does not carry a second histogram. */
+enum ezio_metric_kind {
+  EZIO_M_KIND_MAIN = 0,
+  EZIO_M_KIND_QUEUE = 1,
 };
 
 /* Latency buckets, log2 of nanoseconds: bucket 0 holds below 2^EZIO_M_HIST_SHIFT ns, bucket i
@@ -38,8 +50,10 @@ enum ezio_metric_op {
 struct ezio_metric_key {
   __u64 cgroup; /* cgroup v2 id (the directory's inode number); 0: no one's (block requests) */
   __u32 dev;    /* kernel dev_t of a block series, 0 for the others */
+  __u32 uid;    /* the user: of the caller, of the dirtier of written-back pages; 0 when no one's */
   __u16 op;     /* enum ezio_metric_op */
-  __u16 pad;
+  __u16 kind;   /* enum ezio_metric_kind */
+  __u32 pad;
 };
 
 struct ezio_metric_value {
@@ -48,7 +62,8 @@ struct ezio_metric_value {
   __u64 errors;    /* calls that failed, requests completed with an error */
   __u64 writeback; /* block: requests charged through the dirtier of their pages, not submitted by
                       it */
-  __u64 sum_ns;    /* the latencies' sum: syscall entry to exit, block issue to completion */
+  __u64 sum_ns;    /* the latencies' sum: syscall entry to exit, block issue to completion (queue
+                      kind: start to issue), throttling pauses */
   __u64 hist[EZIO_M_HIST];
 };
 

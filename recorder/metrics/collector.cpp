@@ -2,6 +2,7 @@
 #include "recorder/metrics/collector.h"
 
 #include <fmt/format.h>
+#include <pwd.h>
 
 #include <filesystem>
 #include <set>
@@ -26,6 +27,19 @@ std::string Collector::device_name(uint32_t dev) {
   return name;
 }
 
+// A uid to its user's name, its number when the user database has none.
+std::string Collector::user_name(uint32_t uid) {
+  auto it = users_.find(uid);
+  if (it != users_.end()) return it->second;
+  passwd pw{}, *found = nullptr;
+  std::vector<char> buf(16384);
+  std::string name = getpwuid_r(uid, &pw, buf.data(), buf.size(), &found) == 0 && found
+                         ? std::string(pw.pw_name)
+                         : std::to_string(uid);
+  users_[uid] = name;
+  return name;
+}
+
 Snapshot Collector::snapshot() {
   std::lock_guard lock(mutex_);
   Snapshot snap;
@@ -35,7 +49,7 @@ Snapshot Collector::snapshot() {
   std::vector<ezio_metric_key> ended;
   std::set<uint64_t> ended_ids;
   for (const Series& s : programs_.read()) {
-    NamedSeries n{s, {}, {}, {}};
+    NamedSeries n{s, {}, {}, {}, {}};
     uint64_t id = s.key.cgroup;
     if (id != 0) {
       std::optional<std::string> path = names_.path_of(id);
@@ -46,6 +60,7 @@ Snapshot Collector::snapshot() {
       }
       n.cgroup = path ? *path : fmt::format("(ended, id {})", id);
       if (auto job = slurm_job_id(n.cgroup)) n.job_id = *job;
+      n.user = user_name(s.key.uid);
     }
     if (s.key.dev) n.device = device_name(s.key.dev);
     snap.series.push_back(std::move(n));

@@ -24,9 +24,11 @@ class Collector {
 
  private:
   std::string device_name(uint32_t dev);
+  std::string user_name(uint32_t uid);
   const MetricsPrograms& programs_;
   CgroupNames names_;
   std::map<uint32_t, std::string> devices_;
+  std::map<uint32_t, std::string> users_;
   uint64_t ended_ = 0;
   std::mutex mutex_;
 };

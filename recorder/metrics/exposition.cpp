@@ -10,6 +10,7 @@ namespace ezio::recorder::metrics {
 namespace {
 
 bool is_block(uint16_t op) { return op >= EZIO_M_BLK_READ && op <= EZIO_M_BLK_OTHER; }
+bool is_main(const NamedSeries& n) { return n.s.key.kind == EZIO_M_KIND_MAIN; }
 
 // A label value escaped as both formats want it.
 std::string escaped(const std::string& v) {
@@ -33,6 +34,7 @@ std::string labels(const NamedSeries& n, const std::string& extra = {}) {
   };
   add("cgroup", n.cgroup);
   add("job_id", n.job_id);
+  add("user", n.user);
   add("device", n.device);
   add("op", op_name(n.s.key.op));
   if (!extra.empty()) out += (out.empty() ? "" : ",") + extra;
@@ -82,6 +84,36 @@ void histogram(std::string& out, const Snapshot& s, Format fmt, const Family& f,
   }
 }
 
+// The page-cache counters, in pages, one family per operation.
+void pagecache_counters(std::string& out, const Snapshot& s, Format fmt) {
+  struct PageFamily {
+    uint16_t op;
+    Family f;
+  };
+  static const PageFamily families[] = {
+      {EZIO_M_PC_DIRTIED,
+       {"eziotrace_pagecache_dirtied_pages", "counter",
+        "page-cache pages made dirty (by writes, by stores to shared file mappings)"}},
+      {EZIO_M_PC_ACCESSED,
+       {"eziotrace_pagecache_accessed_pages", "counter", "pages the read path looked up"}},
+      {EZIO_M_PC_MISSED,
+       {"eziotrace_pagecache_missed_pages", "counter",
+        "of the pages looked up, those the reader had to bring in (hits: accessed - missed)"}},
+      {EZIO_M_PC_READAHEAD,
+       {"eziotrace_pagecache_readahead_pages", "counter",
+        "pages brought in beyond what the read path needed then"}},
+      {EZIO_M_PC_EVICTED,
+       {"eziotrace_pagecache_evicted_pages", "counter",
+        "pages removed from the cache, in the job's context (no cgroup: kswapd's reclaim)"}},
+  };
+  for (const PageFamily& p : families) {
+    uint16_t op = p.op;
+    counter(
+        out, s, fmt, p.f, [op](const NamedSeries& n) { return is_main(n) && n.s.key.op == op; },
+        [](const ezio_metric_value& v) { return v.count; });
+  }
+}
+
 }  // namespace
 
 const char* content_type(Format f) {
@@ -91,8 +123,9 @@ const char* content_type(Format f) {
 
 const char* op_name(uint16_t op) {
   static const char* const names[] = {
-      "none",  "read", "write", "fsync", "fdatasync", "sync_file_range", "open",
-      "close", "read", "write", "flush", "discard",   "other",           "dirtied"};
+      "none",     "read",   "write",     "fsync",   "fdatasync", "sync_file_range", "open",
+      "close",    "read",   "write",     "flush",   "discard",   "other",           "dirtied",
+      "accessed", "missed", "readahead", "evicted", "throttled"};
   static_assert(std::size(names) == EZIO_M_OP_COUNT, "a name for each enum ezio_metric_op");
   return op < EZIO_M_OP_COUNT ? names[op] : "unknown";
 }
@@ -100,17 +133,22 @@ const char* op_name(uint16_t op) {
 std::string expose(const Snapshot& s, Format fmt) {
   std::string out;
   Pick syscall = [](const NamedSeries& n) {
-    return n.s.key.op >= EZIO_M_SC_READ && n.s.key.op <= EZIO_M_SC_CLOSE;
+    return is_main(n) && n.s.key.op >= EZIO_M_SC_READ && n.s.key.op <= EZIO_M_SC_CLOSE;
   };
-  Pick block = [](const NamedSeries& n) { return is_block(n.s.key.op); };
-  Pick timed_block = [](const NamedSeries& n) { return is_block(n.s.key.op) && n.s.value.sum_ns; };
+  Pick block = [](const NamedSeries& n) { return is_main(n) && is_block(n.s.key.op); };
+  Pick timed_block = [](const NamedSeries& n) {
+    return is_main(n) && is_block(n.s.key.op) && n.s.value.sum_ns;
+  };
+  Pick queued_block = [](const NamedSeries& n) {
+    return n.s.key.kind == EZIO_M_KIND_QUEUE && is_block(n.s.key.op);
+  };
   counter(out, s, fmt, {"eziotrace_syscall_calls", "counter", "I/O system calls, by cgroup v2"},
           syscall, [](const ezio_metric_value& v) { return v.count; });
   counter(
       out, s, fmt,
       {"eziotrace_syscall_bytes", "counter", "bytes read or written by the system calls"},
       [](const NamedSeries& n) {
-        return n.s.key.op == EZIO_M_SC_READ || n.s.key.op == EZIO_M_SC_WRITE;
+        return is_main(n) && (n.s.key.op == EZIO_M_SC_READ || n.s.key.op == EZIO_M_SC_WRITE);
       },
       [](const ezio_metric_value& v) { return v.bytes; });
   counter(out, s, fmt, {"eziotrace_syscall_errors", "counter", "system calls that failed"}, syscall,
@@ -134,16 +172,19 @@ std::string expose(const Snapshot& s, Format fmt) {
   histogram(out, s, fmt,
             {"eziotrace_block_service_seconds", "histogram", "block request issue to completion"},
             timed_block);
-  counter(
-      out, s, fmt,
-      {"eziotrace_pagecache_dirtied_pages", "counter",
-       "page-cache pages made dirty (by writes, by stores to shared file mappings)"},
-      [](const NamedSeries& n) { return n.s.key.op == EZIO_M_PC_DIRTIED; },
-      [](const ezio_metric_value& v) { return v.count; });
+  histogram(out, s, fmt,
+            {"eziotrace_block_queue_seconds", "histogram",
+             "block request start to issue (time queued in the block layer)"},
+            queued_block);
+  pagecache_counters(out, s, fmt);
+  histogram(out, s, fmt,
+            {"eziotrace_dirty_throttle_seconds", "histogram",
+             "pauses imposed on writers by the dirty-page limits (balance_dirty_pages), as asked"},
+            [](const NamedSeries& n) { return is_main(n) && n.s.key.op == EZIO_M_PC_THROTTLED; });
   header(out, {"eziotrace_overflow_events", "counter", "events that found no room in the table"},
          fmt);
   for (uint16_t op = 1; op < EZIO_M_OP_COUNT; ++op) {
-    const char* layer = is_block(op) ? "block" : op == EZIO_M_PC_DIRTIED ? "pagecache" : "syscall";
+    const char* layer = is_block(op) ? "block" : op >= EZIO_M_PC_DIRTIED ? "pagecache" : "syscall";
     out += fmt::format("eziotrace_overflow_events_total{{layer=\"{}\",op=\"{}\"}} {}\n", layer,
                        op_name(op), s.overflow[op]);
   }

@@ -17,12 +17,13 @@ enum class Format { kOpenMetrics, kPrometheus };
 const char* content_type(Format f);
 
 // A series with its job: the cgroup's path (empty for what is no job's), Slurm's job id when the
-// path is Slurm's, the block device's name.
+// path is Slurm's, the user's name (its uid when it has none), the block device's name.
 struct NamedSeries {
   Series s;
   std::string cgroup;
   std::string job_id;
   std::string device;
+  std::string user;
 };
 
 struct Snapshot {

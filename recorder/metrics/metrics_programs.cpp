@@ -39,14 +39,50 @@ uint8_t op_of(const SyscallInfo& s) {
   }
 }
 
-// Whether the kernel has this tracepoint (its BTF type btf_trace_<name>).
-bool has_tracepoint(const char* name) {
+// The tracepoint's argument count from the kernel's BTF (btf_trace_<name>: a pointer to a
+// prototype of void *__data and the arguments); -1 when the kernel has no such tracepoint, -2 when
+// its BTF cannot be read (the load will say what is wrong).
+int tracepoint_args(const char* name) {
   btf* vmlinux = btf__load_vmlinux_btf();
-  if (!vmlinux) return true;  // let the load say what is wrong
-  bool found = btf__find_by_name_kind(vmlinux, fmt::format("btf_trace_{}", name).c_str(),
-                                      BTF_KIND_TYPEDEF) > 0;
+  if (!vmlinux) return -2;
+  int id =
+      btf__find_by_name_kind(vmlinux, fmt::format("btf_trace_{}", name).c_str(), BTF_KIND_TYPEDEF);
+  int n = -1;
+  if (id > 0) {
+    const btf_type* t = btf__type_by_id(vmlinux, id);
+    for (int hops = 0; t && hops < 2; ++hops) t = btf__type_by_id(vmlinux, t->type);
+    if (t && btf_is_func_proto(t) && btf_vlen(t) >= 1) n = btf_vlen(t) - 1;
+  }
   btf__free(vmlinux);
-  return found;
+  return n;
+}
+
+bool has_tracepoint(const char* name) { return tracepoint_args(name) != -1; }
+
+// The programs of tracepoints this kernel lacks (6.1 has no mm_filemap_get_pages) are left out,
+// their series stay absent; balance_dirty_pages' program is the one of the kernel's layout.
+void plan_optional_programs(::metrics* skel) {
+  auto leave_out = [](bpf_program* p, const char* tp) {
+    bpf_program__set_autoload(p, false);
+    spdlog::warn("metrics: this kernel has no usable {} tracepoint; its series are not kept", tp);
+  };
+  if (!has_tracepoint("mm_filemap_add_to_page_cache") || !has_tracepoint("mm_filemap_get_pages")) {
+    leave_out(skel->progs.ezio_m_pc_add, "mm_filemap_add_to_page_cache");
+    leave_out(skel->progs.ezio_m_pc_get_pages, "mm_filemap_get_pages");
+  }
+  if (!has_tracepoint("mm_filemap_delete_from_page_cache")) {
+    leave_out(skel->progs.ezio_m_pc_delete, "mm_filemap_delete_from_page_cache");
+  }
+  int throttle = tracepoint_args("balance_dirty_pages");
+  if (throttle != 8 && throttle != -2)
+    bpf_program__set_autoload(skel->progs.ezio_m_throttle_8, false);
+  if (throttle != 12) bpf_program__set_autoload(skel->progs.ezio_m_throttle_12, false);
+  if (throttle != 8 && throttle != 12 && throttle != -2) {
+    spdlog::warn(
+        "metrics: balance_dirty_pages has {} arguments here (8 or 12 known): the time "
+        "throttled by the dirty-page limits is not kept",
+        throttle);
+  }
 }
 
 }  // namespace
@@ -75,6 +111,7 @@ MetricsPrograms::MetricsPrograms(uint32_t max_series) : max_series_(max_series) 
         "metrics: this kernel has no block_io_start tracepoint; block requests are "
         "counted per device only");
   }
+  plan_optional_programs(skel_.get());
   {
     AttachIdsInUse ids(skel_->obj, find_attach_ids(btf_attach_sections(skel_->obj)));
     if (int err = metrics__load(skel_.get()); err != 0) {
