@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "recorder/metrics/top_jobs.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <limits>
+#include <sstream>
+
+namespace ezio::recorder::metrics {
+namespace {
+
+using Labels = std::map<std::string, std::string>;
+
+struct Sample {
+  std::string name;
+  Labels labels;
+  double value = 0;
+};
+
+// One sample line: name{k="v",...} value; false for what is not one (comments, garbage).
+bool parse_sample(const std::string& line, Sample& s) {
+  if (line.empty() || line[0] == '#') return false;
+  size_t i = line.find_first_of("{ ");
+  if (i == std::string::npos) return false;
+  s.name = line.substr(0, i);
+  s.labels.clear();
+  if (line[i] == '{') {
+    ++i;
+    while (i < line.size() && line[i] != '}') {
+      size_t eq = line.find("=\"", i);
+      if (eq == std::string::npos) return false;
+      std::string key = line.substr(i, eq - i);
+      std::string value;
+      for (i = eq + 2; i < line.size() && line[i] != '"'; ++i) {
+        if (line[i] == '\\' && i + 1 < line.size()) {
+          ++i;
+          value += line[i] == 'n' ? '\n' : line[i];
+        } else {
+          value += line[i];
+        }
+      }
+      if (i >= line.size()) return false;
+      s.labels[key] = value;
+      ++i;
+      if (i < line.size() && line[i] == ',') ++i;
+    }
+    if (i >= line.size()) return false;
+    ++i;
+  }
+  std::istringstream rest(line.substr(i));
+  std::string v;
+  if (!(rest >> v)) return false;
+  if (v == "+Inf") {
+    s.value = std::numeric_limits<double>::infinity();
+    return true;
+  }
+  char* end = nullptr;
+  s.value = std::strtod(v.c_str(), &end);
+  return end && *end == 0;
+}
+
+std::string label(const Labels& l, const char* k) {
+  auto it = l.find(k);
+  return it == l.end() ? "" : it->second;
+}
+
+// The counter a sample adds to, "" for none.
+std::string counter_of(const std::string& name, const std::string& op) {
+  if (name == "eziotrace_syscall_bytes_total") {
+    return op == "read" ? "read_bytes" : op == "write" ? "write_bytes" : "";
+  }
+  if (name == "eziotrace_syscall_calls_total") {
+    if (op == "read" || op == "write") return op + "_calls";
+    if (op == "fsync" || op == "fdatasync" || op == "sync_file_range") return "fsyncs";
+    return "";
+  }
+  if (name == "eziotrace_block_bytes_total") {
+    return op == "read" ? "block_read_bytes" : op == "write" ? "block_write_bytes" : "";
+  }
+  if (name == "eziotrace_block_requests_total") return "block_requests";
+  if (name == "eziotrace_dirty_throttle_seconds_sum") return "throttled_seconds";
+  static const std::string pc = "eziotrace_pagecache_";
+  if (name.starts_with(pc) && name.ends_with("_pages_total")) {
+    std::string what = name.substr(pc.size(), name.size() - pc.size() - 12);
+    return what + "_pages";
+  }
+  return "";
+}
+
+// The histogram a bucket sample adds to, "" for none.
+std::string histogram_of(const std::string& name, const std::string& op) {
+  if (name == "eziotrace_syscall_latency_seconds_bucket") {
+    return op == "read" || op == "write" ? "syscall_" + op : "";
+  }
+  if (name == "eziotrace_block_service_seconds_bucket") return "block_service";
+  if (name == "eziotrace_block_queue_seconds_bucket") return "block_queue";
+  return "";
+}
+
+double counter(const JobTotals* t, const std::string& k) {
+  if (!t) return 0;
+  auto it = t->counters.find(k);
+  return it == t->counters.end() ? 0 : it->second;
+}
+
+// The upper bound of the bucket holding the 99th percentile of what was counted between the two
+// cumulative histograms; nothing when nothing was.
+std::optional<double> p99(const std::map<double, double>* before,
+                          const std::map<double, double>& now) {
+  std::vector<std::pair<double, double>> delta;
+  for (const auto& [le, n] : now) {
+    double b = 0;
+    if (before) {
+      auto it = before->find(le);
+      if (it != before->end() && it->second <= n) b = it->second;
+    }
+    delta.emplace_back(le, n - b);
+  }
+  if (delta.empty() || delta.back().second <= 0) return std::nullopt;
+  double want = 0.99 * delta.back().second;
+  for (const auto& [le, n] : delta) {
+    if (n >= want) return le;
+  }
+  return delta.back().first;
+}
+
+double sort_value(const JobView& v, const std::string& key) {
+  auto r = [&v](const char* k) {
+    auto it = v.per_second.find(k);
+    return it == v.per_second.end() ? 0 : it->second;
+  };
+  if (key == "io")
+    return r("read_bytes") + r("write_bytes") + r("block_read_bytes") + r("block_write_bytes");
+  if (key == "read") return r("read_bytes");
+  if (key == "write") return r("write_bytes");
+  if (key == "block") return r("block_read_bytes") + r("block_write_bytes");
+  if (key == "requests") return r("block_requests");
+  if (key == "fsync") return r("fsyncs");
+  if (key == "dirtied") return r("dirtied_pages");
+  if (key == "throttle") return r("throttled_seconds");
+  double worst = 0;  // latency: the job's worst p99
+  for (const auto& [k, p] : v.p99_seconds) worst = std::max(worst, p.value_or(0));
+  return worst;
+}
+
+}  // namespace
+
+NodeSample parse_exposition(const std::string& text, double time_s) {
+  NodeSample out;
+  out.time_s = time_s;
+  std::istringstream in(text);
+  std::string line;
+  Sample s;
+  while (std::getline(in, line)) {
+    if (!parse_sample(line, s)) continue;
+    std::string cgroup = label(s.labels, "cgroup");
+    if (cgroup.empty()) continue;  // no job's (shared metadata, kernel threads)
+    std::string op = label(s.labels, "op");
+    std::string c = counter_of(s.name, op);
+    std::string h = c.empty() ? histogram_of(s.name, op) : "";
+    if (c.empty() && h.empty()) continue;
+    JobTotals& job = out.jobs[cgroup];
+    job.cgroup = cgroup;
+    if (auto id = label(s.labels, "job_id"); !id.empty()) job.job_id = id;
+    if (auto user = label(s.labels, "user"); !user.empty()) job.users.insert(user);
+    if (!c.empty()) {
+      job.counters[c] += s.value;
+    } else {
+      double le = label(s.labels, "le") == "+Inf" ? std::numeric_limits<double>::infinity()
+                                                  : std::strtod(label(s.labels, "le").c_str(), 0);
+      job.histograms[h][le] += s.value;
+    }
+  }
+  return out;
+}
+
+const std::vector<std::string>& sort_keys() {
+  static const std::vector<std::string> keys = {"io",       "read",  "write",   "block",
+                                                "requests", "fsync", "dirtied", "throttle",
+                                                "latency",  "cgroup"};
+  return keys;
+}
+
+std::vector<JobView> job_views(const NodeSample& before, const NodeSample& now,
+                               const std::string& sort_key) {
+  std::vector<JobView> out;
+  double dt = now.time_s - before.time_s;
+  for (const auto& [cgroup, t] : now.jobs) {
+    JobView v;
+    v.now = &t;
+    auto old = before.jobs.find(cgroup);
+    const JobTotals* prev = old == before.jobs.end() ? nullptr : &old->second;
+    for (const auto& [k, n] : t.counters) {
+      double b = counter(prev, k);
+      double d = n >= b ? n - b : n;  // a smaller total: eziotraced started again
+      v.per_second[k] = dt > 0 ? d / dt : 0;
+    }
+    for (const auto& [k, h] : t.histograms) {
+      const std::map<double, double>* ph = nullptr;
+      if (prev) {
+        auto it = prev->histograms.find(k);
+        if (it != prev->histograms.end()) ph = &it->second;
+      }
+      v.p99_seconds[k] = p99(ph, h);
+    }
+    v.sort_value = sort_value(v, sort_key);
+    out.push_back(std::move(v));
+  }
+  std::stable_sort(out.begin(), out.end(), [&sort_key](const JobView& a, const JobView& b) {
+    if (sort_key != "cgroup" && a.sort_value != b.sort_value) return a.sort_value > b.sort_value;
+    return a.now->cgroup < b.now->cgroup;
+  });
+  return out;
+}
+
+}  // namespace ezio::recorder::metrics

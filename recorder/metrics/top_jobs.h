@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#pragma once
+// What `eziotrace top` shows: eziotraced's exposition (its HTTP endpoint or its textfile) parsed
+// into per-job totals, and two of them turned into rates per second and p99 latencies over the
+// time between them. No BPF and no privilege: any user who can read the endpoint can run it.
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace ezio::recorder::metrics {
+
+// One job's cumulative figures in one exposition. counters: read_bytes, write_bytes, read_calls,
+// write_calls, fsyncs, block_read_bytes, block_write_bytes, block_requests, dirtied_pages,
+// accessed_pages, missed_pages, readahead_pages, evicted_pages, throttled_seconds. histograms
+// (cumulative count per upper bound, +Inf as infinity): syscall_read, syscall_write,
+// block_service, block_queue.
+struct JobTotals {
+  std::string cgroup;
+  std::string job_id;
+  std::set<std::string> users;
+  std::map<std::string, double> counters;
+  std::map<std::string, std::map<double, double>> histograms;
+};
+
+struct NodeSample {
+  double time_s = 0;                      // when it was taken (seconds, any origin)
+  std::map<std::string, JobTotals> jobs;  // by cgroup path; series of no job are left out
+};
+
+// The exposition text (Prometheus 0.0.4 or OpenMetrics) of eziotraced as per-job totals.
+NodeSample parse_exposition(const std::string& text, double time_s);
+
+// A job between two samples: its totals at the second, rates per second and p99s over the time
+// between them (no p99 when the histogram counted nothing meanwhile).
+struct JobView {
+  const JobTotals* now = nullptr;
+  std::map<std::string, double> per_second;
+  std::map<std::string, std::optional<double>> p99_seconds;
+  double sort_value = 0;
+};
+
+// The sort keys `top --sort` takes, the first being the default.
+const std::vector<std::string>& sort_keys();
+
+// The jobs of `now`, with their rates since `before` (a job absent then counts from zero),
+// ordered by sort_key (descending; "cgroup" ascending by name).
+std::vector<JobView> job_views(const NodeSample& before, const NodeSample& now,
+                               const std::string& sort_key);
+
+// The frame as text: a header line, then one line per job (at most limit, 0: all).
+std::string format_table(const std::vector<JobView>& jobs, const std::string& title, size_t limit);
+// The frame as one JSON object.
+nlohmann::json frame_json(const std::vector<JobView>& jobs, const std::string& source,
+                          double interval_s, double unix_time);
+
+}  // namespace ezio::recorder::metrics
