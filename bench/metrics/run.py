@@ -7,8 +7,9 @@ and 200 000 writes), interleaved rounds of
   bpftrace   a bpftrace script keeping the same kind of aggregate (per cgroup and syscall: calls,
              bytes, log2 latency; read and write only), when bpftrace is installed (our peers'
              way).
-Two targets: of=/dev/null (the system calls alone) and a file in a temporary directory (the page
-cache too). Prints the medians (wall, and dd's CPU time), their ratio to plain and the ns added
+Three targets: of=/dev/null (the system calls alone), a file in a temporary directory (the page
+cache's write path too), and that file read back from the cache (its read path: one
+mm_filemap_get_pages per read). Prints the medians (wall, and dd's CPU time), their ratio to plain and the ns added
 per system call. Not a test: run by hand as root; no assertion.
 
   bench/metrics/run.py [-b build-dir] [-r rounds] [-n count]
@@ -36,8 +37,9 @@ def args():
 
 
 def dd(target, count):
+    """target: (input, output)."""
     t0 = time.monotonic_ns()
-    p = subprocess.Popen(["dd", "if=/dev/zero", f"of={target}", "bs=4096", f"count={count}",
+    p = subprocess.Popen(["dd", f"if={target[0]}", f"of={target[1]}", "bs=4096", f"count={count}",
                           "status=none"])
     _, status, ru = os.wait4(p.pid, 0)
     if status != 0:
@@ -88,7 +90,9 @@ def main():
     modes = ["plain", "metrics"] + (["bpftrace"] if shutil.which("bpftrace") else [])
     tmp = tempfile.mkdtemp(prefix="ezio-metrics-bench-")
     os.chmod(tmp, 0o755)  # eziotraced wants its socket reachable by its group
-    targets = {"/dev/null": "/dev/null", "file": str(Path(tmp) / "out")}
+    out = str(Path(tmp) / "out")
+    targets = {"/dev/null": ("/dev/zero", "/dev/null"), "file": ("/dev/zero", out),
+               "cached": (out, "/dev/null")}
     res = {(m, t): [] for m in modes for t in targets}
     for r in range(a.rounds):
         for m in modes:
@@ -110,6 +114,7 @@ def main():
             print(f"{t:10} {m:9} {wall:8.3f} {cpu:8.3f} {cpu / base:7.3f} "
                   f"{(cpu - base) / calls * 1e9:8.0f}")
     print("ratio and ns/call from dd's CPU time (user + system), against plain")
+    print("load average at the end: " + " ".join(f"{x:.2f}" for x in os.getloadavg()))
     shutil.rmtree(tmp)
 
 
