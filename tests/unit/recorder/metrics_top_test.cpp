@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// `eziotrace top` without a service: eziotraced's exposition parsed into jobs, rates and p99s
+// between two samples, the order, the table; and the new series' exposition (user, device, queue
+// time, page cache, throttling).
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "recorder/metrics/exposition.h"
+#include "recorder/metrics/top_jobs.h"
+
+namespace ezio::recorder::metrics {
+namespace {
+
+// Two jobs: /a wrote 1000 then 3000 bytes, its write latencies all under 1.024 µs then 99 more
+// between 2.048 and 4.096 µs; /b read 10 then 10 bytes (idle); no one's block requests.
+std::string exposition(double a_bytes, double fast, double slow) {
+  return fmt::format(
+      "# TYPE eziotrace_syscall_bytes_total counter\n"
+      "eziotrace_syscall_bytes_total{{cgroup=\"/a\",user=\"root\",op=\"write\"}} {}\n"
+      "eziotrace_syscall_bytes_total{{cgroup=\"/b\",job_id=\"7\",user=\"x\\\"y\",op=\"read\"}} 10\n"
+      "eziotrace_syscall_calls_total{{cgroup=\"/a\",user=\"root\",op=\"fsync\"}} 2\n"
+      "eziotrace_syscall_latency_seconds_bucket{{cgroup=\"/a\",user=\"root\",op=\"write\","
+      "le=\"1.024e-06\"}} {}\n"
+      "eziotrace_syscall_latency_seconds_bucket{{cgroup=\"/a\",user=\"root\",op=\"write\","
+      "le=\"4.096e-06\"}} {}\n"
+      "eziotrace_syscall_latency_seconds_bucket{{cgroup=\"/a\",user=\"root\",op=\"write\","
+      "le=\"+Inf\"}} {}\n"
+      "eziotrace_block_requests_total{{device=\"vda\",op=\"write\"}} 5\n"
+      "eziotrace_pagecache_missed_pages_total{{cgroup=\"/a\",user=\"root\",device=\"vda\"}} 3\n"
+      "garbage line {{\n",
+      a_bytes, fast, fast + slow, fast + slow);
+}
+
+TEST(MetricsTop, ParsesJobsAndTheirRates) {
+  NodeSample before = parse_exposition(exposition(1000, 10, 0), 100);
+  NodeSample now = parse_exposition(exposition(3000, 11, 99), 102);
+  ASSERT_EQ(now.jobs.size(), 2u) << "no one's series are no job";
+  const JobTotals& a = now.jobs.at("/a");
+  EXPECT_EQ(a.counters.at("write_bytes"), 3000);
+  EXPECT_EQ(a.counters.at("fsyncs"), 2);
+  EXPECT_EQ(a.counters.at("missed_pages"), 3);
+  EXPECT_EQ(now.jobs.at("/b").job_id, "7");
+  EXPECT_EQ(now.jobs.at("/b").users, std::set<std::string>{"x\"y"});
+  std::vector<JobView> v = job_views(before, now, "io");
+  ASSERT_EQ(v.size(), 2u);
+  EXPECT_EQ(v[0].now->cgroup, "/a") << "the busier first";
+  EXPECT_EQ(v[0].per_second.at("write_bytes"), 1000);
+  // 100 writes in the interval, 99 of them in the 4.096 µs bucket: p99 is that bucket's bound.
+  EXPECT_DOUBLE_EQ(*v[0].p99_seconds.at("syscall_write"), 4.096e-06);
+  EXPECT_EQ(v[1].per_second.at("read_bytes"), 0);
+  EXPECT_EQ(job_views(before, now, "cgroup")[0].now->cgroup, "/a");
+  EXPECT_EQ(job_views(before, now, "read")[0].now->cgroup, "/a") << "ties by name";
+  // Nothing measured meanwhile: no p99. A smaller total (eziotraced restarted) counts from 0.
+  EXPECT_FALSE(job_views(now, now, "io")[0].p99_seconds.at("syscall_write"));
+  NodeSample restarted = parse_exposition(exposition(1000, 1, 0), 104);
+  EXPECT_EQ(job_views(now, restarted, "io")[0].per_second.at("write_bytes"), 500);
+}
+
+TEST(MetricsTop, TableAndJson) {
+  NodeSample before = parse_exposition(exposition(0, 0, 0), 0);
+  NodeSample now = parse_exposition(exposition(3 << 20, 1, 99), 1);
+  std::vector<JobView> v = job_views(before, now, "io");
+  std::string table = format_table(v, "title", 1);
+  EXPECT_TRUE(table.starts_with("title\nJOB ")) << table;
+  EXPECT_NE(table.find("\n/a                       root           0    3.0M       0      0       0 "
+                       "      0       0       0      0     4us       -     0\n"),
+            std::string::npos)
+      << table;
+  EXPECT_EQ(table.find("slurm:7"), std::string::npos) << "--limit 1";
+  EXPECT_NE(format_table(v, "t", 0).find("\nslurm:7 "), std::string::npos);
+  nlohmann::json j = frame_json(v, "src", 1, 5);
+  EXPECT_EQ(j["jobs"][0]["totals"]["write_bytes"], 3 << 20);
+  EXPECT_EQ(j["jobs"][1]["job_id"], "7");
+  EXPECT_NE(format_table({}, "t", 0).find("(no job has done I/O"), std::string::npos);
+}
+
+TEST(MetricsTop, NewSeriesCarryUserDeviceAndKind) {
+  Snapshot s;
+  NamedSeries q;
+  q.s.key.cgroup = 5;
+  q.s.key.dev = 1;
+  q.s.key.op = EZIO_M_BLK_WRITE;
+  q.s.key.kind = EZIO_M_KIND_QUEUE;
+  q.s.value.count = 2;
+  q.s.value.hist[1] = 2;
+  q.cgroup = "/j";
+  q.user = "root";
+  q.device = "loop1";
+  s.series.push_back(q);
+  NamedSeries pc = q;
+  pc.s.key.op = EZIO_M_PC_EVICTED;
+  pc.s.key.kind = EZIO_M_KIND_MAIN;
+  pc.s.value.count = 7;
+  s.series.push_back(pc);
+  std::string text = expose(s, Format::kPrometheus);
+  EXPECT_NE(text.find("eziotrace_block_queue_seconds_count{cgroup=\"/j\",user=\"root\","
+                      "device=\"loop1\",op=\"write\"} 2\n"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("eziotrace_block_requests_total{cgroup"), std::string::npos)
+      << "a queue series is no request count";
+  EXPECT_NE(text.find("eziotrace_pagecache_evicted_pages_total{cgroup=\"/j\",user=\"root\","
+                      "device=\"loop1\",op=\"evicted\"} 7\n"),
+            std::string::npos);
+  EXPECT_NE(text.find("eziotrace_overflow_events_total{layer=\"pagecache\",op=\"throttled\"} 0"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace ezio::recorder::metrics
