@@ -61,8 +61,8 @@ uint64_t hdf5_points_of_space(hid_t space) {
 static int special_space(hid_t space) { return space >= 0 && space <= 2; }
 
 uint64_t hdf5_points(hid_t dataset, hid_t mem_space, hid_t file_space) {
-  if (!special_space(mem_space)) return hdf5_points_of_space(mem_space);
-  if (!special_space(file_space)) return hdf5_points_of_space(file_space);
+  if (!special_space(mem_space)) return hdf5_space_points(mem_space);
+  if (!special_space(file_space)) return hdf5_space_points(file_space);
   const struct hdf5_api* h5 = hdf5_api();
   hid_t space = h5->Dget_space ? h5->Dget_space(dataset) : -1;
   if (space < 0) return 0;
