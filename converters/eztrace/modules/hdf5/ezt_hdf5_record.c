@@ -11,6 +11,17 @@
 static __thread int depth __attribute__((tls_model("initial-exec")));
 static atomic_uint_fast64_t next_matching_id = 1;
 
+// Matching ids, unique in the process: a thread takes them by blocks, one atomic add per block.
+static uint64_t matching_id(void) {
+  enum { kBlock = 1024 };
+  static __thread uint64_t next, end __attribute__((tls_model("initial-exec")));
+  if (next == end) {
+    next = atomic_fetch_add(&next_matching_id, kBlock);
+    end = next + kBlock;
+  }
+  return next++;
+}
+
 // EZTrace's per-thread state, by address: its variables live in libeztrace, where each access
 // from here is a call to the TLS resolver; their addresses do not change in a thread's life.
 struct ezt_thread {
@@ -130,7 +141,7 @@ void hdf5_io_begin(struct hdf5_call* call, OTF2_IoHandleRef handle, OTF2_IoOpera
   if (call->region < 0 || !can_record()) return;
   call->handle = handle;
   call->bytes = bytes;
-  call->matching_id = atomic_fetch_add(&next_matching_id, 1);
+  call->matching_id = matching_id();
   OTF2_IoOperationFlag flags = describe && describe->xfer == 1 ? OTF2_IO_OPERATION_FLAG_COLLECTIVE
                                                                : OTF2_IO_OPERATION_FLAG_NONE;
   set_recursion_shield_on();
