@@ -4,8 +4,10 @@
 # MPI_File_write_at_all (BYTES bytes each) under MPICH and Open MPI, at 1 and 2 ranks, run plain,
 # under EZTrace's MPI module alone, with posixio, with mpiio. The mpiio wrapper per call is
 # (MPI module + mpiio) - (MPI module alone), held against EZTrace's own posixio wrapper per
-# read()/write() measured in the same run (bench/posixio_call.sh). CPU time of rank 0's thread
-# per call (the slowest rank's), settings interleaved, each figure the best of REPS rounds.
+# read()/write() measured in the same run (bench/posixio_call.sh), and against what posixio adds
+# to the same MPI call (its wrapper on the pwrite inside). CPU time of the ranks' calling thread
+# per call (the slowest rank's; with 2 ranks a collective call's includes the wait for the other
+# rank, spinning), settings interleaved, each figure the best of REPS rounds.
 #   bench/mpiio/run.sh [BUILD_DIR]     (prints figures, asserts nothing; no root needed)
 #   MPIS="mpich openmpi" KINDS="at at_all" RANKS="1 2" REPS=5 CALLS=20000 BYTES=8
 #   BEFORE=DIR: also another build of the module (DIR/<mpi>/libeztrace-mpiio.so), interleaved
@@ -73,24 +75,28 @@ posix_call=$(posixio_call_ns)
 printf '%d MPI_File_write_at[_all] of %d bytes per rank, best of %d rounds, CPU ns per call (load %s)\n' \
   "$calls" "$bytes" "$reps" "$(cut -d' ' -f1-3 /proc/loadavg)"
 printf "EZTrace's posixio wrapper (dd bs=1, 2N - N calls): %.1f ns per read() or write()\n" "$posix_call"
-printf '%-8s %-7s %2s %9s %9s %9s %9s %9s %8s\n' mpi call np plain +mpi +posixio +mpiio \
-  wrapper /posixio
+printf '%-8s %-7s %2s %9s %9s %9s %9s %9s %8s %9s %8s\n' mpi call np plain +mpi +posixio +mpiio \
+  wrapper /posixio posix_in /in
 for mpi in $mpis; do
   for kind in $kinds; do
     for np in $ranks; do
       k=$mpi.$kind.$np
       plain=$(best "$k.plain") m=$(best "$k.mpi") p=$(best "$k.posixio") io=$(best "$k.mpiio")
       [[ -n $plain && -n $m && -n $p && -n $io ]] || { echo "$k: a run failed" >&2; exit 1; }
-      wrapper=$(echo "$io - $m" | bc -l)
-      printf '%-8s %-7s %2d %9.1f %9.1f %9.1f %9.1f %9.1f %7.2fx' "$mpi" "$kind" "$np" "$plain" \
-        "$m" "$p" "$io" "$wrapper" "$(echo "$wrapper / $posix_call" | bc -l)"
+      wrapper=$(echo "$io - $m" | bc -l) inside=$(echo "$p - $m" | bc -l)
+      printf '%-8s %-7s %2d %9.1f %9.1f %9.1f %9.1f %9.1f %7.2fx %9.1f %7.2fx' "$mpi" "$kind" "$np" \
+        "$plain" "$m" "$p" "$io" "$wrapper" "$(echo "$wrapper / $posix_call" | bc -l)" "$inside" \
+        "$(echo "$wrapper / $inside" | bc -l)"
       if [[ -n ${BEFORE:-} ]]; then
         b=$(echo "$(best "$k.before") - $m" | bc -l)
-        printf '   before: %.1f (%.2fx)' "$b" "$(echo "$b / $posix_call" | bc -l)"
+        printf '   before: %.1f (%.2fx, %.2fx)' "$b" "$(echo "$b / $posix_call" | bc -l)" \
+          "$(echo "$b / $inside" | bc -l)"
       fi
       echo
     done
   done
 done
 echo '+mpi: EZTrace with the MPI module alone; +posixio, +mpiio: that module added to it;'
-echo 'wrapper: +mpiio - +mpi; /posixio: the wrapper over posixio'"'"'s per read()/write().'
+echo "wrapper: +mpiio - +mpi; /posixio: over posixio's wrapper per read()/write() (dd); posix_in:"
+echo 'posixio on the POSIX calls inside one MPI call (+posixio - +mpi: a pwrite for a small'
+echo 'independent write); /in: the wrapper over it.'
