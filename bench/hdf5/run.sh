@@ -3,13 +3,15 @@
 # What the hdf5 EZTrace module (docs/hdf5.md) costs per call, on many small H5Dwrite calls (one int
 # each into a contiguous dataset: HDF5's sieve buffer keeps them off the file, so the call itself
 # is what is timed): the program alone, under EZTrace's posixio alone, under hdf5 alone, under
-# hdf5 + posixio; then EZTrace's own posixio wrapper per call (1-byte read+write with dd, the
-# difference between N and 2N calls, so that EZTrace's start and end cancel out), to compare the
-# two wrappers. CPU time, the settings interleaved, each figure the best of REPS rounds (a shared
-# VM's noise only adds time).
+# hdf5 + posixio; then EZTrace's own posixio wrapper per call (bench/posixio_call.sh), to compare
+# the two wrappers. CPU time, the settings interleaved, each figure the best of REPS rounds (a
+# shared VM's noise only adds time).
 #   bench/hdf5/run.sh [BUILD_DIR]     (prints figures, asserts nothing; no root needed)
+#   BEFORE=DIR: also another build of the module (DIR/libeztrace-hdf5.so), interleaved
 set -euo pipefail
-build=$(realpath "${1:-$(dirname "$0")/../../build}")
+here=$(dirname "$0")
+build=$(realpath "${1:-$here/../../build}")
+. "$here/../posixio_call.sh"
 prog=$build/tests/programs-bin/hdf5_small_writes
 modules=$build/bin/eztrace
 for f in "$prog" "$modules/libeztrace-hdf5.so"; do
@@ -31,40 +33,23 @@ h5_ns() {
     sed -n 's/.*cpu_ns_per_call=\([0-9.]*\).*/\1/p'
 }
 
-# CPU ns (user + system) of `dd bs=1 count=N` from /dev/zero to /dev/null ("$@": the launcher).
-TIMEFORMAT='%3U %3S'
-dd_ns() {
-  local n=$1
-  shift
-  rm -rf "$work/t" && mkdir "$work/t"
-  { time EZTRACE_TRACE_DIR=$work/t "$@" dd if=/dev/zero of=/dev/null bs=1 count="$n" status=none \
-      2>/dev/null; } 2>"$work/cpu"
-  awk '{printf "%d\n", ($1 + $2) * 1e9}' "$work/cpu"
-}
-
 # The settings interleaved, REPS rounds: drift on a shared host touches them all alike.
-n=$((calls * 2))
 declare -A runs
 for ((r = 0; r < reps; r++)); do
   runs[plain]+="$(h5_ns env) "
   runs[posix]+="$(h5_ns eztrace -t posixio) "
   runs[hdf5]+="$(h5_ns eztrace -l "$modules" -t hdf5) "
   runs[both]+="$(h5_ns eztrace -l "$modules" -t "hdf5 posixio") "
-  runs[dd1]+="$(dd_ns "$n" env) "
-  runs[dd2]+="$(dd_ns $((2 * n)) env) "
-  runs[pd1]+="$(dd_ns "$n" eztrace -t posixio) "
-  runs[pd2]+="$(dd_ns $((2 * n)) eztrace -t posixio) "
+  [[ -z ${BEFORE:-} ]] || runs[before]+="$(h5_ns eztrace -l "$BEFORE" -t hdf5) "
+  posixio_sample "$work" $((calls * 2))
 done
 pick() { tr ' ' '\n' <<<"${runs[$1]}" | grep . | best; }
 plain=$(pick plain) posix=$(pick posix) hdf5=$(pick hdf5) both=$(pick both)
-dd_plain=$(($(pick dd2) - $(pick dd1)))
-dd_posix=$(($(pick pd2) - $(pick pd1)))
-# Each dd "call" is a read and a write: both wrapped by posixio.
-posix_call=$(echo "($dd_posix - $dd_plain) / (2 * $n)" | bc -l)
+posix_call=$(posixio_call_ns)
 wrapper=$(echo "$hdf5 - $plain" | bc -l)
 
-printf '%d H5Dwrite of one int (contiguous dataset, selection included), best of %d runs, CPU ns per call\n' \
-  "$calls" "$reps"
+printf '%d H5Dwrite of one int (contiguous dataset, selection included), best of %d runs, CPU ns per call (load %s)\n' \
+  "$calls" "$reps" "$(cut -d' ' -f1-3 /proc/loadavg)"
 printf '  plain                %8.1f\n' "$plain"
 printf '  eztrace posixio      %8.1f   %5.2f x plain\n' "$posix" "$(echo "$posix / $plain" | bc -l)"
 printf '  eztrace hdf5         %8.1f   %5.2f x plain\n' "$hdf5" "$(echo "$hdf5 / $plain" | bc -l)"
@@ -73,3 +58,8 @@ printf '  the hdf5 wrapper     %8.1f   per H5Dwrite (hdf5 - plain)\n' "$wrapper"
 printf "EZTrace's posixio wrapper, dd bs=1 /dev/zero -> /dev/null, (2N - N calls), CPU ns per call\n"
 printf '  posixio wrapper      %8.1f   per read() or write()\n' "$posix_call"
 printf '  hdf5 / posixio       %8.2f x\n' "$(echo "$wrapper / $posix_call" | bc -l)"
+if [[ -n ${BEFORE:-} ]]; then
+  before=$(echo "$(pick before) - $plain" | bc -l)
+  printf '  wrapper of %s: %.1f per H5Dwrite, %.2f x posixio\n' "$BEFORE" "$before" \
+    "$(echo "$before / $posix_call" | bc -l)"
+fi

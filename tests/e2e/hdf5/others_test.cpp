@@ -126,4 +126,20 @@ TEST(Hdf5Programs, PlainEztraceLoadsTheModuleFromItsDirectory) {
   EXPECT_TRUE(create[0].handle_path.ends_with("serial.h5")) << create[0].handle_path;
 }
 
+// A memory space reused by every write, changed in place between them by each function that can:
+// the bytes of each H5Dwrite are its selection's (the module keeps a space's count of points
+// until the space changes).
+TEST(Hdf5Programs, SpaceChangedInPlaceGivesEachWriteItsOwnBytes) {
+  fs::path dir = ezio::test::scratch_dir("hdf5-e2e-reuse");
+  auto r = ezio::test::run({"eztrace", "-l", kModuleDir.string(), "-t", "hdf5",
+                            program("hdf5_space_reuse"), dir.string()},
+                           {"EZTRACE_TRACE_DIR=" + dir.string()});
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  auto writes = named(all_calls(dir / "hdf5_space_reuse_trace" / "eztrace_log.otf2"), "H5Dwrite");
+  std::vector<uint64_t> bytes;
+  for (const auto& w : writes) bytes.push_back(w.bytes_request);
+  // hdf5_space_reuse.c's element counts, 4-byte ints.
+  EXPECT_EQ(bytes, (std::vector<uint64_t>{8, 20, 64, 16, 24, 12, 0, 28, 36, 16}));
+}
+
 }  // namespace

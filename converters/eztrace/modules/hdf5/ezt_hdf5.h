@@ -52,6 +52,8 @@ const struct hdf5_api* hdf5_api(void);
 // dataset's extent (H5S_ALL; in HDF5 1.14 also H5S_BLOCK and H5S_PLIST, ids 1 and 2).
 uint64_t hdf5_points(hid_t dataset, hid_t mem_space, hid_t file_space);
 uint64_t hdf5_points_of_space(hid_t space);
+// The same for a space of the program's, kept until it changes (ezt_hdf5_spaces.c).
+uint64_t hdf5_space_points(hid_t space);
 // The size of a type (H5Tget_size; predefined native types from a table read once).
 uint64_t hdf5_type_size(hid_t type);
 // 1 when the transfer plist asks for collective I/O (parallel HDF5), else 0.
@@ -103,9 +105,7 @@ struct hdf5_call {
   OTF2_IoHandleRef handle;
   uint64_t matching_id;
   uint64_t bytes;
-  // The ENTER's time, also the IoOperationBegin's; the IoOperationComplete's, also the LEAVE's
-  // (0: none yet). One clock read each: the operation is the call.
-  uint64_t entered, completed;
+  int entered;  // the ENTER is written: the LEAVE is owed
 };
 // What the ENTER (or an IoOperationBegin) says about the object, as OTF2 attributes.
 struct hdf5_describe {
@@ -124,10 +124,13 @@ int hdf5_enter(struct hdf5_call* call, int* region_cache, const char* name,
                const struct hdf5_describe* describe);
 // LEAVE, with attributes when `describe` is not NULL.
 void hdf5_leave(struct hdf5_call* call, const struct hdf5_describe* describe);
-// IoOperationBegin / Complete on `handle`.
+// A call that is one I/O operation: hdf5_enter_io says whether it is recorded (and writes
+// nothing), hdf5_io_begin then writes its ENTER and IoOperationBegin on `handle`, hdf5_io_end
+// its IoOperationComplete and LEAVE.
+int hdf5_enter_io(struct hdf5_call* call, int* region_cache, const char* name);
 void hdf5_io_begin(struct hdf5_call* call, OTF2_IoHandleRef handle, OTF2_IoOperationMode mode,
                    uint64_t bytes, const struct hdf5_describe* describe);
-void hdf5_io_complete(struct hdf5_call* call, int succeeded);
+void hdf5_io_end(struct hdf5_call* call, int succeeded);
 void hdf5_handle_created(struct hdf5_call* call, OTF2_IoHandleRef handle, unsigned flags,
                          int created);
 void hdf5_handle_destroyed(struct hdf5_call* call, OTF2_IoHandleRef handle);

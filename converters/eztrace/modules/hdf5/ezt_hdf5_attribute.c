@@ -84,11 +84,10 @@ herr_t H5Aread(hid_t attr_id, hid_t type_id, void* buf) {
   static int region = -1;
   HDF5_REAL(H5Aread);
   struct hdf5_call call;
-  if (hdf5_enter(&call, &region, __func__, NULL))
+  if (hdf5_enter_io(&call, &region, __func__))
     transfer_begin(&call, OTF2_IO_OPERATION_MODE_READ, attr_id, type_id);
   herr_t rc = real_H5Aread(attr_id, type_id, buf);
-  hdf5_io_complete(&call, rc >= 0);
-  hdf5_leave(&call, NULL);
+  hdf5_io_end(&call, rc >= 0);
   return rc;
 }
 
@@ -96,11 +95,10 @@ herr_t H5Awrite(hid_t attr_id, hid_t type_id, const void* buf) {
   static int region = -1;
   HDF5_REAL(H5Awrite);
   struct hdf5_call call;
-  if (hdf5_enter(&call, &region, __func__, NULL))
+  if (hdf5_enter_io(&call, &region, __func__))
     transfer_begin(&call, OTF2_IO_OPERATION_MODE_WRITE, attr_id, type_id);
   herr_t rc = real_H5Awrite(attr_id, type_id, buf);
-  hdf5_io_complete(&call, rc >= 0);
-  hdf5_leave(&call, NULL);
+  hdf5_io_end(&call, rc >= 0);
   return rc;
 }
 

@@ -92,12 +92,11 @@ herr_t H5Dread(hid_t dset_id, hid_t mem_type_id, hid_t mem_space_id, hid_t file_
   static int region = -1;
   HDF5_REAL(H5Dread);
   struct hdf5_call call;
-  if (hdf5_enter(&call, &region, __func__, NULL))
+  if (hdf5_enter_io(&call, &region, __func__))
     transfer_begin(&call, OTF2_IO_OPERATION_MODE_READ, dset_id, mem_type_id, mem_space_id,
                    file_space_id, dxpl_id);
   herr_t rc = real_H5Dread(dset_id, mem_type_id, mem_space_id, file_space_id, dxpl_id, buf);
-  hdf5_io_complete(&call, rc >= 0);
-  hdf5_leave(&call, NULL);
+  hdf5_io_end(&call, rc >= 0);
   return rc;
 }
 
@@ -106,12 +105,11 @@ herr_t H5Dwrite(hid_t dset_id, hid_t mem_type_id, hid_t mem_space_id, hid_t file
   static int region = -1;
   HDF5_REAL(H5Dwrite);
   struct hdf5_call call;
-  if (hdf5_enter(&call, &region, __func__, NULL))
+  if (hdf5_enter_io(&call, &region, __func__))
     transfer_begin(&call, OTF2_IO_OPERATION_MODE_WRITE, dset_id, mem_type_id, mem_space_id,
                    file_space_id, dxpl_id);
   herr_t rc = real_H5Dwrite(dset_id, mem_type_id, mem_space_id, file_space_id, dxpl_id, buf);
-  hdf5_io_complete(&call, rc >= 0);
-  hdf5_leave(&call, NULL);
+  hdf5_io_end(&call, rc >= 0);
   return rc;
 }
 

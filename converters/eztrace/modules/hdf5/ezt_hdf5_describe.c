@@ -61,8 +61,8 @@ uint64_t hdf5_points_of_space(hid_t space) {
 static int special_space(hid_t space) { return space >= 0 && space <= 2; }
 
 uint64_t hdf5_points(hid_t dataset, hid_t mem_space, hid_t file_space) {
-  if (!special_space(mem_space)) return hdf5_points_of_space(mem_space);
-  if (!special_space(file_space)) return hdf5_points_of_space(file_space);
+  if (!special_space(mem_space)) return hdf5_space_points(mem_space);
+  if (!special_space(file_space)) return hdf5_space_points(file_space);
   const struct hdf5_api* h5 = hdf5_api();
   hid_t space = h5->Dget_space ? h5->Dget_space(dataset) : -1;
   if (space < 0) return 0;
@@ -108,9 +108,17 @@ static void read_natives(void) {
 }
 
 uint64_t hdf5_type_size(hid_t type) {
+  // The thread's last native type: transfers mostly repeat one.
+  static __thread hid_t last_id __attribute__((tls_model("initial-exec")));
+  static __thread size_t last_size __attribute__((tls_model("initial-exec")));
+  if (type == last_id && type > 0) return last_size;
   pthread_once(&natives_once, read_natives);
-  for (int i = 0; i < kNativeTypes; i++)
-    if (native_id[i] == type) return native_size[i];
+  for (int i = 0; i < kNativeTypes; i++) {
+    if (native_id[i] == type) {
+      last_id = type, last_size = native_size[i];
+      return last_size;
+    }
+  }
   const struct hdf5_api* h5 = hdf5_api();
   return h5->Tget_size ? h5->Tget_size(type) : 0;
 }

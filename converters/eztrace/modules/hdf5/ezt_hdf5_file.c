@@ -52,14 +52,13 @@ herr_t H5Fflush(hid_t object_id, H5F_scope_t scope) {
   static int region = -1;
   HDF5_REAL(H5Fflush);
   struct hdf5_call call;
-  if (hdf5_enter(&call, &region, __func__, NULL)) {
+  if (hdf5_enter_io(&call, &region, __func__)) {
     struct hdf5_describe d = HDF5_DESCRIBE_NONE;
     d.object = hdf5_path_of(object_id, NULL, NULL);
     hdf5_io_begin(&call, hdf5_handle_of_object(object_id), OTF2_IO_OPERATION_MODE_FLUSH, 0, &d);
   }
   herr_t rc = real_H5Fflush(object_id, scope);
-  hdf5_io_complete(&call, rc >= 0);
-  hdf5_leave(&call, NULL);
+  hdf5_io_end(&call, rc >= 0);
   return rc;
 }
 

@@ -2,6 +2,7 @@
 // What the module knows of HDF5's open objects and files, and the refs it defines for them.
 #include <eztrace-lib/eztrace.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,15 @@ static hid_t* object_ids;  // the hid of each stored object
 static size_t object_count, object_capacity;
 static struct hdf5_table strings;  // text hash -> index in defs
 static struct hdf5_table files;    // open file hid -> handle ref
+// Bumped by every change of the objects: a thread's copy of the last object it looked up is
+// good while this has not moved (repeated transfers on one dataset skip the lock and the table).
+static atomic_uint_fast64_t objects_changed;
+struct last_object {
+  hid_t id;
+  uint_fast64_t seen;
+  struct hdf5_object object;
+};
+static __thread struct last_object last __attribute__((tls_model("initial-exec")));
 
 // Everything rank 0 defines for this rank at the end: handles (with their file) and strings.
 struct definition {
@@ -107,6 +117,7 @@ OTF2_IoHandleRef hdf5_handle_of_object(hid_t id) {
 
 void hdf5_object_put(hid_t id, const struct hdf5_object* object) {
   pthread_mutex_lock(&lock);
+  atomic_fetch_add(&objects_changed, 1);
   uint32_t index;
   if (hdf5_table_find(&objects, (uint64_t)id, NULL, NULL, &index)) {
     object_store[index] = *object;
@@ -130,6 +141,7 @@ void hdf5_object_put(hid_t id, const struct hdf5_object* object) {
 // The last stored object moves into the freed slot.
 void hdf5_object_forget(hid_t id) {
   pthread_mutex_lock(&lock);
+  atomic_fetch_add(&objects_changed, 1);
   uint32_t index;
   if (hdf5_table_find(&objects, (uint64_t)id, NULL, NULL, &index)) {
     hdf5_table_remove(&objects, (uint64_t)id);
@@ -206,12 +218,20 @@ static void describe(hid_t id, int is_attribute, struct hdf5_object* o) {
 }
 
 int hdf5_object_get(hid_t id, int is_attribute, struct hdf5_object* out) {
+  uint_fast64_t changed = atomic_load_explicit(&objects_changed, memory_order_acquire);
+  if (last.id == id && last.seen == changed && id > 0) {
+    *out = last.object;
+    return 1;
+  }
   uint32_t index;
   pthread_mutex_lock(&lock);
   int found = hdf5_table_find(&objects, (uint64_t)id, NULL, NULL, &index);
   if (found) *out = object_store[index];
   pthread_mutex_unlock(&lock);
-  if (found) return 1;
+  if (found) {
+    last = (struct last_object){id, changed, *out};
+    return 1;
+  }
   describe(id, is_attribute, out);
   hdf5_object_put(id, out);
   return 1;

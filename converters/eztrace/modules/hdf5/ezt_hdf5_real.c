@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 #include <link.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -77,7 +78,11 @@ static void resolve_api(void) {
 }
 
 const struct hdf5_api* hdf5_api(void) {
-  pthread_once(&api_once, resolve_api);
+  static _Atomic int resolved;
+  if (!atomic_load_explicit(&resolved, memory_order_acquire)) {
+    pthread_once(&api_once, resolve_api);
+    atomic_store_explicit(&resolved, 1, memory_order_release);
+  }
   return &api;
 }
 

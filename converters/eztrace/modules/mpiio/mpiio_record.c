@@ -1,28 +1,38 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // Writing the module's events with EZTrace's event writer and clock.
 #include <eztrace-lib/eztrace.h>
+#include <pthread.h>
 #include <stdatomic.h>
 
 #include "mpiio.h"
 
 // ROMIO's collective calls may call public MPI_File_* functions: only the outermost is recorded.
-static __thread int depth;
+static __thread int depth __attribute__((tls_model("initial-exec")));
 static atomic_uint_fast64_t next_matching_id = 1;
 static int offset_attribute = -1;
 
 static int can_record(void) { return EZTRACE_SAFE && evt_writer != NULL; }
 
-void mpiio_enter(struct mpiio_call* call, int* region_cache, const char* name) {
+// Whether this call is the one to record: outermost, EZTrace running. Counts the depth.
+static int begin_call(struct mpiio_call* call, int* region_cache, const char* name) {
   call->region = -1;
   call->handle = OTF2_UNDEFINED_IO_HANDLE;
   call->matching_id = 0;
   call->bytes_requested = 0;
-  if (depth++ > 0 || !can_record() || recursion_shield_on()) return;
-  set_recursion_shield_on();
-  if (*region_cache < 0) *region_cache = ezt_otf2_register_function(name);
+  if (depth++ > 0 || !can_record() || recursion_shield_on()) return 0;
+  if (*region_cache < 0) {
+    set_recursion_shield_on();
+    *region_cache = ezt_otf2_register_function(name);
+    set_recursion_shield_off();
+  }
   call->region = *region_cache;
-  if (call->region >= 0)
-    OTF2_EvtWriter_Enter(evt_writer, NULL, ezt_get_timestamp(), (OTF2_RegionRef)call->region);
+  return call->region >= 0;
+}
+
+void mpiio_enter(struct mpiio_call* call, int* region_cache, const char* name) {
+  if (!begin_call(call, region_cache, name)) return;
+  set_recursion_shield_on();
+  OTF2_EvtWriter_Enter(evt_writer, NULL, ezt_get_timestamp(), (OTF2_RegionRef)call->region);
   set_recursion_shield_off();
 }
 
@@ -51,23 +61,44 @@ static uint64_t bytes_of(MPI_Count count, MPI_Datatype type) {
   return (uint64_t)count * (uint64_t)size;
 }
 
+// The `mpiio.offset` attribute list, NULL for an unknown offset. One list per thread, reused
+// (emptied each time): a list made per call costs allocations on every call.
+static pthread_key_t list_key;  // deletes a thread's list when it ends
+static pthread_once_t list_key_once = PTHREAD_ONCE_INIT;
+static void delete_list(void* list) { OTF2_AttributeList_Delete(list); }
+static void make_list_key(void) { pthread_key_create(&list_key, delete_list); }
+
+static OTF2_AttributeList* offset_list(int64_t offset) {
+  static __thread OTF2_AttributeList* list;
+  if (offset < 0) return NULL;
+  if (offset_attribute < 0)
+    offset_attribute = ezt_otf2_register_attribute("mpiio.offset", OTF2_TYPE_INT64);
+  if (!list) {
+    pthread_once(&list_key_once, make_list_key);
+    list = OTF2_AttributeList_New();
+    if (list) pthread_setspecific(list_key, list);
+  }
+  if (!list) return NULL;
+  OTF2_AttributeList_RemoveAllAttributes(list);
+  OTF2_AttributeList_AddInt64(list, (OTF2_AttributeRef)offset_attribute, offset);
+  return list;
+}
+
+// The ENTER and the IoOperationBegin at one clock read (the operation is the call), the call
+// described before.
 void mpiio_io_begin(struct mpiio_call* call, int* region_cache, const char* name, MPI_File fh,
                     const struct mpiio_io* io) {
-  mpiio_enter(call, region_cache, name);
-  if (call->region < 0) return;
+  if (!begin_call(call, region_cache, name)) return;
   int64_t offset = byte_offset(fh, io);
   call->bytes_requested = bytes_of(io->count, io->type);
   call->handle = mpiio_handle_of(fh);
   call->matching_id = atomic_fetch_add(&next_matching_id, 1);
   set_recursion_shield_on();
-  if (offset_attribute < 0)
-    offset_attribute = ezt_otf2_register_attribute("mpiio.offset", OTF2_TYPE_INT64);
-  OTF2_AttributeList* attrs = OTF2_AttributeList_New();
-  if (attrs && offset >= 0)
-    OTF2_AttributeList_AddInt64(attrs, (OTF2_AttributeRef)offset_attribute, offset);
-  OTF2_EvtWriter_IoOperationBegin(evt_writer, attrs, ezt_get_timestamp(), call->handle, io->mode,
-                                  io->flags, call->bytes_requested, call->matching_id);
-  if (attrs) OTF2_AttributeList_Delete(attrs);
+  OTF2_AttributeList* attrs = offset_list(offset);
+  uint64_t t = ezt_get_timestamp();
+  OTF2_EvtWriter_Enter(evt_writer, NULL, t, (OTF2_RegionRef)call->region);
+  OTF2_EvtWriter_IoOperationBegin(evt_writer, attrs, t, call->handle, io->mode, io->flags,
+                                  call->bytes_requested, call->matching_id);
   set_recursion_shield_off();
 }
 
@@ -87,9 +118,16 @@ static void complete(struct mpiio_call* call, uint64_t bytes) {
   set_recursion_shield_off();
 }
 
+// The IoOperationComplete and the LEAVE, at one clock read.
 void mpiio_io_complete(struct mpiio_call* call, int rc, MPI_Status* status) {
-  complete(call, bytes_done(rc, status));
-  mpiio_leave(call);
+  depth--;
+  if (call->region < 0 || !can_record()) return;
+  uint64_t bytes = bytes_done(rc, status);
+  set_recursion_shield_on();
+  uint64_t t = ezt_get_timestamp();
+  OTF2_EvtWriter_IoOperationComplete(evt_writer, NULL, t, call->handle, bytes, call->matching_id);
+  OTF2_EvtWriter_Leave(evt_writer, NULL, t, (OTF2_RegionRef)call->region);
+  set_recursion_shield_off();
 }
 
 void mpiio_write_complete(OTF2_IoHandleRef handle, uint64_t matching_id, MPI_Status* status) {
