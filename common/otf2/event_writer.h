@@ -53,6 +53,7 @@ class EventAttributes {
 
 class EventWriter {
  public:
+  EventWriter() = default;  // writes nothing: to be assigned one that does
   EventWriter(ArchiveWriter& archive, OTF2_EvtWriter* w, OTF2_LocationRef location)
       : archive_(&archive), w_(w), location_(location) {}
 
@@ -97,9 +98,9 @@ class EventWriter {
   // Gives the tap the event once OTF2 has taken it.
   void deliver(const Event* e) const;
 
-  ArchiveWriter* archive_;
-  OTF2_EvtWriter* w_;
-  OTF2_LocationRef location_;
+  ArchiveWriter* archive_ = nullptr;
+  OTF2_EvtWriter* w_ = nullptr;
+  OTF2_LocationRef location_ = 0;
 };
 
 }  // namespace ezio::otf2

@@ -251,14 +251,25 @@ class KernelArchive::Builder {
     uint64_t t0, t1;
   };
 
+  // The thread of the previous call: most calls follow one of the same thread, which then takes
+  // none of the lookups (process, thread, location, event writer) a call would otherwise take.
+  struct Thread {
+    uint32_t pid = 0, tid = 0;
+    uint64_t* last = nullptr;  // in last_per_location_, whose values stay where they are
+    otf2::EventWriter evt;
+  };
+
   Placed place(const ezio_syscall_rec& sc) {
-    uint64_t loc = procs_.location(sc.h.pid, sc.h.tid);
-    uint64_t& last = last_per_location_[loc];
+    if (!thread_.last || thread_.pid != sc.h.pid || thread_.tid != sc.h.tid) {
+      uint64_t loc = procs_.location(sc.h.pid, sc.h.tid);
+      thread_ = {sc.h.pid, sc.h.tid, &last_per_location_[loc], w_.event_writer(loc)};
+    }
+    uint64_t& last = *thread_.last;
     uint64_t t0 = std::max<uint64_t>(sc.t_enter, last);
     uint64_t t1 = std::max<uint64_t>(sc.t_exit, t0);
     last = t1;
     last_time_ = std::max(last_time_, t1);
-    return {w_.event_writer(loc), t0, t1};
+    return {thread_.evt, t0, t1};
   }
 
   void emit_call(const ezio_syscall_rec& sc, const OpenCall* open) {
@@ -312,8 +323,10 @@ class KernelArchive::Builder {
 
   // The OTF2 I/O events of a syscall, inside its ENTER and LEAVE; nest() writes the VFS and FS
   // events, inside an I/O operation's begin and end.
+  // nest is a lambda, not a std::function: that would allocate its captures once per call.
+  template <typename Nest>
   void emit_io_events(const SyscallInfo& info, const ezio_syscall_rec& sc, const OpenCall* open,
-                      const Placed& at, const std::function<void()>& nest) {
+                      const Placed& at, Nest&& nest) {
     int32_t fd = static_cast<int32_t>(sc.fd);
     bool ok = sc.ret >= 0;
     const otf2::EventWriter& evt = at.evt;
@@ -355,8 +368,9 @@ class KernelArchive::Builder {
 
   // A read, write or flush: IoOperationBegin, the nested layers, IoOperationComplete (or
   // Cancelled when the call failed).
+  template <typename Nest>
   void emit_io_operation(const SyscallInfo& info, const ezio_syscall_rec& sc, const Placed& at,
-                         const std::function<void()>& nest) {
+                         Nest&& nest) {
     otf2::Ref h = fds_->handle(sc.h.pid, static_cast<int32_t>(sc.fd));
     OTF2_IoOperationMode mode = info.kind == IoKind::Read    ? OTF2_IO_OPERATION_MODE_READ
                                 : info.kind == IoKind::Write ? OTF2_IO_OPERATION_MODE_WRITE
@@ -419,8 +433,9 @@ class KernelArchive::Builder {
   std::optional<BlockLayer> block_;
   std::optional<PageCacheLayer> pagecache_;
   Attributes attrs_{};
-  std::unordered_map<uint32_t, otf2::Ref> regions_;
+  std::array<otf2::Ref, EZIO_MAX_SYSCALL_NR> regions_{};  // by syscall number
   std::unordered_map<uint64_t, uint64_t> last_per_location_;
+  Thread thread_;
   std::unordered_map<uint32_t, otf2::Ref> groups_;  // pid -> location group
   uint64_t last_time_ = 0;
   ArchiveSummary summary_;

@@ -51,7 +51,6 @@ void NestedLayers::ByCall<Rec>::build(std::vector<Rec>&& records,
   waiting.clear();
   sorted.clear();
   ranges.clear();
-  ranges.reserve(owned.size());
   for (const auto& r : owned) {
     if (r.call_id) {
       sorted.push_back(&r);
@@ -69,23 +68,22 @@ void NestedLayers::ByCall<Rec>::build(std::vector<Rec>&& records,
   for (uint32_t i = 0; i < sorted.size();) {
     uint32_t j = i;
     while (j < sorted.size() && sorted[j]->call_id == sorted[i]->call_id) ++j;
-    ranges.emplace(sorted[i]->call_id, Range{i, j, false});
+    ranges.push_back(Range{sorted[i]->call_id, i, j, false});
     i = j;
   }
+  hint = 0;
   auto mark = [this](uint64_t id) {
-    if (auto it = ranges.find(id); it != ranges.end()) it->second.called = true;
+    if (Range* r = find(id)) r->called = true;
   };
   for (const auto& sc : syscalls) mark(sc.call_id);
   for (const auto& o : opens) mark(o.sc.call_id);
   // Records whose syscall will not come (lost, or not one eziotrace traces) stand alone; those
-  // of a call still in flight wait for the next batch.
+  // of a call still in flight wait for the next batch. Their ranges stay, not called: of() gives
+  // nothing for them.
   std::vector<const Rec*> later;
-  for (auto it = ranges.begin(); it != ranges.end();) {
-    if (it->second.called) {
-      ++it;
-      continue;
-    }
-    for (uint32_t k = it->second.begin; k < it->second.end; ++k) {
+  for (const Range& range : ranges) {
+    if (range.called) continue;
+    for (uint32_t k = range.begin; k < range.end; ++k) {
       const Rec& r = *sorted[k];
       if (last || layers.passed(r.h.pid, r.h.tid, r.call_id)) {
         orphans.push_back(orphan_of(r));
@@ -93,20 +91,40 @@ void NestedLayers::ByCall<Rec>::build(std::vector<Rec>&& records,
         later.push_back(&r);
       }
     }
-    it = ranges.erase(it);
   }
   for (const Rec* r : later) waiting.push_back(*r);
+  hint = 0;
+}
+
+template <typename Rec>
+typename NestedLayers::ByCall<Rec>::Range* NestedLayers::ByCall<Rec>::find(uint64_t call_id) const {
+  auto* all = const_cast<Range*>(ranges.data());
+  size_t n = ranges.size();
+  if (hint < n && all[hint].call_id == call_id) return &all[hint++];
+  // Between the one last found and the next: a call without records of this kind (a read has no
+  // FS records), found absent without a search.
+  if ((hint == n || call_id < all[hint].call_id) && hint > 0 && all[hint - 1].call_id < call_id) {
+    return nullptr;
+  }
+  auto it = std::lower_bound(all, all + n, call_id,
+                             [](const Range& r, uint64_t id) { return r.call_id < id; });
+  if (it == all + n || it->call_id != call_id) return nullptr;
+  hint = static_cast<size_t>(it - all) + 1;
+  return it;
 }
 
 template <typename Rec>
 std::span<const Rec* const> NestedLayers::ByCall<Rec>::of(uint64_t call_id) const {
-  auto it = ranges.find(call_id);
-  if (it == ranges.end()) return {};
-  return {sorted.data() + it->second.begin, sorted.data() + it->second.end};
+  if (ranges.empty()) return {};
+  const Range* r = find(call_id);
+  if (!r || !r->called) return {};
+  return {sorted.data() + r->begin, sorted.data() + r->end};
 }
 
 NestedLayers::NestedLayers(otf2::ArchiveWriter& w, ArchiveSummary& summary)
     : w_(w), summary_(summary) {
+  vfs_regions_.fill(OTF2_UNDEFINED_REGION);
+  fs_regions_.fill(OTF2_UNDEFINED_REGION);
   namespace vfs = schema::vfs;
   namespace fs = schema::fs;
   attrs_ = {w_.attribute(vfs::kInode),  w_.attribute(vfs::kDev),     w_.attribute(vfs::kFsType),
@@ -117,6 +135,9 @@ NestedLayers::NestedLayers(otf2::ArchiveWriter& w, ArchiveSummary& summary)
 }
 
 void NestedLayers::add_files(const std::vector<ezio_file_rec>& files) {
+  if (!files.empty()) {  // a file looked up may have had no path yet
+    for (FileStrings& f : recent_files_) f.valid = false;
+  }
   for (const auto& f : files) {
     FilePath p = file_path(f);
     files_[{f.h.pid, f.file_key, f.ino}] = {w_.string(p.path), w_.string(p.mount_point),
@@ -168,28 +189,54 @@ otf2::Ref NestedLayers::fstype_string(const char (&fstype)[EZIO_FSTYPE_LEN]) {
 }
 
 otf2::Ref NestedLayers::vfs_region(uint8_t op) {
-  auto it = vfs_regions_.find(op);
-  if (it != vfs_regions_.end()) return it->second;
+  otf2::Ref* known = op < vfs_regions_.size() ? &vfs_regions_[op] : nullptr;
+  if (known && *known != OTF2_UNDEFINED_REGION) return *known;
+  auto it = other_vfs_regions_.find(op);
+  if (it != other_vfs_regions_.end()) return it->second;
   std::string name(vfs_op_name(op));
   if (name.empty()) name = fmt::format("vfs_op_{}", op);
   bool io = op != EZIO_VFS_OPEN;
-  return vfs_regions_[op] = w_.region(name, schema::region_canonical_name("vfs", name),
-                                      schema::region_description("vfs"),
-                                      io ? OTF2_REGION_ROLE_FILE_IO : OTF2_REGION_ROLE_FUNCTION);
+  otf2::Ref r =
+      w_.region(name, schema::region_canonical_name("vfs", name), schema::region_description("vfs"),
+                io ? OTF2_REGION_ROLE_FILE_IO : OTF2_REGION_ROLE_FUNCTION);
+  return (known ? *known : other_vfs_regions_[op]) = r;
 }
 
 otf2::Ref NestedLayers::fs_region(uint16_t op) {
-  auto it = fs_regions_.find(op);
-  if (it != fs_regions_.end()) return it->second;
+  otf2::Ref* known = op < fs_regions_.size() ? &fs_regions_[op] : nullptr;
+  if (known && *known != OTF2_UNDEFINED_REGION) return *known;
+  auto it = other_fs_regions_.find(op);
+  if (it != other_fs_regions_.end()) return it->second;
   std::string name(fs_op_name(op));
   if (name.empty()) name = fmt::format("fs_op_{}", op);
-  return fs_regions_[op] = w_.region(name, schema::region_canonical_name("fs", name),
-                                     schema::region_description("fs"), OTF2_REGION_ROLE_FILE_IO);
+  otf2::Ref r = w_.region(name, schema::region_canonical_name("fs", name),
+                          schema::region_description("fs"), OTF2_REGION_ROLE_FILE_IO);
+  return (known ? *known : other_fs_regions_[op]) = r;
 }
 
 const NestedLayers::FileInfo* NestedLayers::file(uint32_t pid, const ezio_vfs_rec& v) const {
   auto it = files_.find({pid, v.file_key, v.ino});
   return it == files_.end() ? nullptr : &it->second;
+}
+
+const NestedLayers::FileStrings& NestedLayers::file_strings(const ezio_vfs_rec& v) {
+  for (const FileStrings& f : recent_files_) {
+    if (f.valid && f.file_key == v.file_key && f.ino == v.ino && f.pid == v.h.pid &&
+        f.dev == v.dev && std::memcmp(f.fstype, v.fstype, sizeof(f.fstype)) == 0) {
+      return f;
+    }
+  }
+  FileStrings& f = recent_files_[next_recent_file_++ % recent_files_.size()];
+  f.pid = v.h.pid;
+  f.file_key = v.file_key;
+  f.ino = v.ino;
+  f.dev = v.dev;
+  std::memcpy(f.fstype, v.fstype, sizeof(f.fstype));
+  f.file = file(v.h.pid, v);
+  f.dev_string = dev_string(v.dev);
+  f.fstype_string = fstype_string(v.fstype);
+  f.valid = true;
+  return f;
 }
 
 uint64_t NestedLayers::emit_fs(const otf2::EventWriter& evt, const ezio_fs_rec& f, uint64_t lo,
@@ -231,11 +278,12 @@ uint64_t NestedLayers::emit_vfs(const otf2::EventWriter& evt, const ezio_vfs_rec
   uint64_t t0 = clamp(v.t_enter, lo, hi);
   uint64_t t1 = clamp(v.t_exit, t0, hi);
   otf2::Ref region = vfs_region(v.op);
+  const FileStrings& strings = file_strings(v);
   otf2::EventAttributes a = evt.attributes();
   a.add(attrs_.inode, v.ino)
-      .add_string(attrs_.dev, dev_string(v.dev))
-      .add_string(attrs_.fstype, fstype_string(v.fstype));
-  if (const FileInfo* f = file(v.h.pid, v)) {
+      .add_string(attrs_.dev, strings.dev_string)
+      .add_string(attrs_.fstype, strings.fstype_string);
+  if (const FileInfo* f = strings.file) {
     a.add_string(attrs_.path, f->path).add_string(attrs_.mount, f->mount);
   }
   if (v.offset >= 0) a.add(attrs_.offset, v.offset);

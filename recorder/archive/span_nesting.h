@@ -4,6 +4,7 @@
 // syscalls on each thread's location (syscall -> VFS -> FS -> pagecache:balance_dirty_pages
 // ENTER/LEAVE), with timestamps clamped into the parent so that every location stays properly
 // nested and non-decreasing (OTF2 refuses decreasing timestamps).
+#include <array>
 #include <cstdint>
 #include <map>
 #include <span>
@@ -66,20 +67,25 @@ class NestedLayers {
   // and ids grow, so a lower id's syscall record will never come.
   bool passed(uint32_t pid, uint32_t tid, uint64_t call_id) const;
   // The VFS or FS records of each call of a batch: a range of a vector sorted by (call id, time),
-  // found by hash, as this is looked up once per syscall.
+  // found in a vector sorted by call id: the calls are asked for in time order, which is each
+  // thread's call id order, so the next range is most often the one after the last found (no
+  // hashing, no allocation per call); else a binary search.
   template <typename Rec>
   struct ByCall {
     struct Range {
+      uint64_t call_id;
       uint32_t begin, end;
       bool called;  // the call's syscall record is in the batch
     };
     std::vector<Rec> owned;    // the batch's records, with those that waited for their call
     std::vector<Rec> waiting;  // records whose call is still to come
     std::vector<const Rec*> sorted;
-    std::unordered_map<uint64_t, Range> ranges;
+    std::vector<Range> ranges;  // by call id
+    mutable size_t hint = 0;    // the range after the one last found
     void build(std::vector<Rec>&& records, const std::vector<ezio_syscall_rec>& syscalls,
                const std::vector<OpenCall>& opens, bool last, const NestedLayers& layers,
                std::vector<Orphan>& orphans);
+    Range* find(uint64_t call_id) const;
     std::span<const Rec* const> of(uint64_t call_id) const;
   };
   struct Attrs {
@@ -102,6 +108,17 @@ class NestedLayers {
   otf2::Ref vfs_region(uint8_t op);
   otf2::Ref fs_region(uint16_t op);
   const FileInfo* file(uint32_t pid, const ezio_vfs_rec& v) const;
+  // What a VFS event on a file carries besides its own fields, looked up once for the events on
+  // the few files a process works on at a time (a copy alternates two).
+  struct FileStrings {
+    uint32_t pid = 0, dev = 0;
+    uint64_t file_key = 0, ino = 0;
+    char fstype[EZIO_FSTYPE_LEN] = {};
+    bool valid = false;
+    const FileInfo* file = nullptr;
+    otf2::Ref dev_string = 0, fstype_string = 0;
+  };
+  const FileStrings& file_strings(const ezio_vfs_rec& v);
 
   otf2::ArchiveWriter& w_;
   ArchiveSummary& summary_;
@@ -121,7 +138,13 @@ class NestedLayers {
   std::map<std::string, otf2::Ref, std::less<>> fstype_strings_;
   std::vector<Orphan> orphans_;
   std::unordered_map<uint64_t, uint64_t> last_call_;  // pid << 32 | tid -> highest call id taken
-  std::map<uint32_t, otf2::Ref> vfs_regions_, fs_regions_;
+  std::array<FileStrings, 4> recent_files_;
+  size_t next_recent_file_ = 0;
+  // By op; OTF2_UNDEFINED_REGION until the first event of the op. Ops beyond the known ones (a
+  // newer kernel side) in the map.
+  std::array<otf2::Ref, EZIO_VFS_OP_COUNT> vfs_regions_;
+  std::array<otf2::Ref, EZIO_FS_OP_COUNT> fs_regions_;
+  std::map<uint32_t, otf2::Ref> other_vfs_regions_, other_fs_regions_;
 };
 
 }  // namespace ezio::recorder

@@ -62,11 +62,16 @@ constexpr std::array kTable = {
 
 std::span<const SyscallInfo> syscall_table() { return kTable; }
 
+// Asked once per call written: an index by number, not a search of the table.
 const SyscallInfo* find_syscall(uint32_t nr) {
-  for (const auto& s : kTable) {
-    if (s.nr == nr) return &s;
-  }
-  return nullptr;
+  static const auto by_nr = [] {
+    std::array<const SyscallInfo*, EZIO_MAX_SYSCALL_NR> index{};
+    for (const auto& s : kTable) {
+      if (s.nr < index.size()) index[s.nr] = &s;
+    }
+    return index;
+  }();
+  return nr < by_nr.size() ? by_nr[nr] : nullptr;
 }
 
 }  // namespace ezio::recorder

@@ -65,7 +65,18 @@ void move_out(std::vector<T>& v, std::vector<T>& out, Done done) {
   // prefix but for the last few, and only what lies between the first not done and the last done
   // is moved about.
   auto last_done = std::find_if(v.rbegin(), v.rend(), [&](const T& x) { return done(x); }).base();
-  auto keep = std::stable_partition(v.begin(), last_done, [&](const T& x) { return done(x); });
+  auto keep = std::find_if_not(v.begin(), last_done, [&](const T& x) { return done(x); });
+  if (keep != last_done) {
+    keep = std::stable_partition(keep, last_done, [&](const T& x) { return done(x); });
+  }
+  if (keep == v.end()) {
+    // All of them (the ring emptied): handed over whole, and room made for as many again, so
+    // that the next batch is not copied over and over as its vector grows.
+    out.swap(v);
+    v.clear();
+    v.reserve(out.size());
+    return;
+  }
   out.assign(std::make_move_iterator(v.begin()), std::make_move_iterator(keep));
   v.erase(v.begin(), keep);
 }

@@ -307,3 +307,61 @@ TEST(KernelArchive, ThrottlePausesNestInTheirWrite) {
   EXPECT_EQ(p["pagecache.dirtied"], 32);
   EXPECT_EQ(p["pagecache.bdi"], "7:3");
 }
+
+// Two threads' calls interleaved, reads without VFS records, VFS events on two files in turn, an
+// FS event in some writes: each call gets its own records, on its own file, whatever the order
+// they are looked up in.
+TEST(KernelArchive, InterleavedThreadsEachCallGetsItsOwnRecords) {
+  RecordStore s;
+  auto on = [](ezio_vfs_rec v, uint32_t tid, uint64_t ino, const char* fstype) {
+    v.h.tid = tid;
+    v.ino = ino;
+    v.file_key = ino * 16;
+    std::strcpy(v.fstype, fstype);
+    return v;
+  };
+  auto fs_in = [](uint64_t id, uint32_t tid, uint64_t t) {
+    ezio_fs_rec f{};
+    f.h = {EZIO_RECORD_VERSION, EZIO_REC_FS, EZIO_LAYER_FS, sizeof(f), kPid, tid};
+    f.call_id = id;
+    f.t_enter = f.t_exit = t;
+    f.ino = 12;
+    f.bytes = 1;
+    f.op = EZIO_FS_TP_EXT4_DA_WRITE_END;
+    f.flags = EZIO_FSF_POINT;
+    return f;
+  };
+  // Thread 1000: a read with no VFS record (10), a write with VFS and FS (11), a read of another
+  // file (14). Thread 1001, in between: a write with VFS (12), a read with none (13).
+  add(s, call(kPid, SYS_read, 1000, 1100, 0, 1, 1, 10));
+  add(s, call(1001, SYS_write, 1050, 1150, 4, 1, 1, 12));
+  add(s, on(vfs(12, 1060, 1140), 1001, 12, "ext4"));
+  add(s, call(kPid, SYS_write, 1200, 1300, 3, 1, 1, 11));
+  add(s, on(vfs(11, 1210, 1290), kPid, 12, "ext4"));
+  add(s, fs_in(11, kPid, 1250));
+  add(s, call(1001, SYS_read, 1220, 1240, 5, 1, 0, 13));
+  add(s, call(kPid, SYS_read, 1400, 1500, 0, 1, 1, 14));
+  add(s, on(vfs(14, 1410, 1490), kPid, 99, "devtmpfs"));
+
+  auto dir = ezio::test::scratch_dir("archive_interleaved");
+  write_kernel_archive(dir, s, info_for(kPid));
+  auto j = ezio::test::dump_archive(dir / "eziotrace.otf2");
+  ASSERT_FALSE(j.is_null());
+  auto& a = j["locations"]["1000"]["calls"];
+  ASSERT_EQ(a.size(), 3u);
+  EXPECT_FALSE(a[0].contains("inside") && !a[0]["inside"].empty());
+  ASSERT_EQ(a[1]["inside"].size(), 1u);
+  EXPECT_EQ(a[1]["inside"][0]["vfs.inode"], 12);
+  EXPECT_EQ(a[1]["inside"][0]["vfs.fstype"], "ext4");
+  ASSERT_EQ(a[1]["inside"][0]["inside"].size(), 1u);
+  EXPECT_EQ(a[1]["inside"][0]["inside"][0]["fs.inode"], 12);
+  ASSERT_EQ(a[2]["inside"].size(), 1u);
+  EXPECT_EQ(a[2]["inside"][0]["vfs.inode"], 99);
+  EXPECT_EQ(a[2]["inside"][0]["vfs.fstype"], "devtmpfs");
+  auto& b = j["locations"]["1001"]["calls"];
+  ASSERT_EQ(b.size(), 2u);
+  ASSERT_EQ(b[0]["inside"].size(), 1u);
+  EXPECT_EQ(b[0]["inside"][0]["vfs.inode"], 12);
+  EXPECT_TRUE(b[0]["inside"][0]["inside"].empty());
+  EXPECT_FALSE(b[1].contains("inside") && !b[1]["inside"].empty());
+}
