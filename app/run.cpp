@@ -1,8 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // `eziotrace [options] [--] command [args...]` (`eziotrace run`): converters/run_command.h.
+#include <fmt/ranges.h>
+
 #include "app/commands.h"
 #include "app/options.h"
 #include "common/error.h"
+#include "converters/cluster/node_session.h"
+#include "converters/cluster/slurm_step.h"
+#include "converters/cluster/srun_line.h"
 #include "converters/run_command.h"
 
 namespace ezio::app {
@@ -23,7 +28,21 @@ void add_run_command(CLI::App& app, const std::vector<std::string>& command) {
     apply_common(o->base);
     if (command.empty()) fail("no command given: eziotrace [options] [--] command [args...]");
     o->base.record.command = command;
-    converters::run_command({o->base.record, o->modules, o->keep_parts});
+    if (auto session = converters::take_node_session()) {  // a task of `eziotrace -- srun`
+      converters::record_part(*session,
+                              [&o](const std::filesystem::path& part, const std::string& ref) {
+                                recorder::RecordOptions r = o->base.record;
+                                r.output = part;
+                                converters::run_command({r, o->modules, false, ref});
+                              });
+    } else if (converters::is_srun(command)) {
+      std::vector<std::string> task = task_options(o->base);
+      task.push_back("-t");
+      task.push_back(fmt::format("{}", fmt::join(o->modules, ",")));
+      converters::slurm_step_command({o->base.record, "run", task, 30});
+    } else {
+      converters::run_command({o->base.record, o->modules, o->keep_parts, ""});
+    }
   });
 }
 
