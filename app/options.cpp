@@ -60,6 +60,20 @@ void apply_common(const RecordArgs& o) {
   if (o.verbose) spdlog::set_level(spdlog::level::debug);
 }
 
+std::vector<std::string> task_options(const RecordArgs& args) {
+  const recorder::RecordOptions& o = args.record;
+  std::vector<std::string> out = {"--ring-buffer", std::to_string(o.ring_buffer_mib), "--layers",
+                                  o.layers, fmt::format("--wait-children={}", o.wait_children_s)};
+  if (!o.probe_cache) out.push_back("--no-probe-cache");
+  using Path = recorder::RecordOptions::KernelPath;
+  if (o.kernel_path == Path::kInProcess) out.push_back("--no-service");
+  if (o.kernel_path == Path::kService) {
+    out.push_back(o.service_socket.empty() ? "--service" : "--service=" + o.service_socket);
+  }
+  if (args.verbose) out.push_back("-v");
+  return out;
+}
+
 std::set<std::string> value_options(const CLI::App& cmd) {
   std::set<std::string> out;
   for (const CLI::Option* opt : cmd.get_options()) {

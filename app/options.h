@@ -27,6 +27,10 @@ struct RunArgs {
 
 // Registers the options `record` and `run` share on cmd.
 void add_record_options(CLI::App& cmd, RecordArgs& o);
+// The options each task of `eziotrace -- srun ...` is given (converters/cluster/slurm_step.h):
+// every recording option of o but the output and --force, which the job's session decides.
+std::vector<std::string> task_options(const RecordArgs& o);
+
 // Applies what every recording subcommand does with its RecordArgs before it runs (-v).
 void apply_common(const RecordArgs& o);
 

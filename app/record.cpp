@@ -3,6 +3,9 @@
 #include "app/commands.h"
 #include "app/options.h"
 #include "common/error.h"
+#include "converters/cluster/node_session.h"
+#include "converters/cluster/slurm_step.h"
+#include "converters/cluster/srun_line.h"
 #include "converters/record_command.h"
 
 namespace ezio::app {
@@ -34,7 +37,20 @@ void add_record_command(CLI::App& app, const std::vector<std::string>& command) 
     if (command.empty())
       fail("no command given: eziotrace record [options] [--] command [args...]");
     o->shared.record.command = command;
-    converters::record_command({o->shared.record, o->eztrace_alignment, o->clock_ref});
+    if (auto session = converters::take_node_session()) {  // a task of `eziotrace -- srun`
+      converters::record_part(*session,
+                              [&o](const std::filesystem::path& part, const std::string& ref) {
+                                recorder::RecordOptions r = o->shared.record;
+                                r.output = part;
+                                converters::record_command({r, o->eztrace_alignment, ref});
+                              });
+    } else if (converters::is_srun(command)) {
+      std::vector<std::string> task = task_options(o->shared);
+      if (o->eztrace_alignment) task.push_back("--eztrace-alignment");
+      converters::slurm_step_command({o->shared.record, "record", task, 30});
+    } else {
+      converters::record_command({o->shared.record, o->eztrace_alignment, o->clock_ref});
+    }
   });
 }
 

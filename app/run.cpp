@@ -3,6 +3,8 @@
 #include "app/commands.h"
 #include "app/options.h"
 #include "common/error.h"
+#include "converters/cluster/node_session.h"
+#include "converters/cluster/srun_line.h"
 #include "converters/run_command.h"
 
 namespace ezio::app {
@@ -23,7 +25,22 @@ void add_run_command(CLI::App& app, const std::vector<std::string>& command) {
     apply_common(o->base);
     if (command.empty()) fail("no command given: eziotrace [options] [--] command [args...]");
     o->base.record.command = command;
-    converters::run_command({o->base.record, o->modules, o->keep_parts});
+    if (auto session = converters::take_node_session()) {  // a task of `eziotrace -- srun`
+      converters::record_part(*session,
+                              [&o](const std::filesystem::path& part, const std::string& ref) {
+                                recorder::RecordOptions r = o->base.record;
+                                r.output = part;
+                                converters::run_command({r, o->modules, false, ref});
+                              });
+    } else if (converters::is_srun(command)) {
+      // EZTrace writes one archive per MPI job, its path chosen by rank 0: each node's merge
+      // would need the ranks of every node (docs/cluster.md, "Not written yet").
+      fail(
+          "eziotrace run -- srun: EZTrace's layers are not recorded across nodes yet; record the "
+          "kernel layers of every rank with `eziotrace record -o DIR -- srun ...`");
+    } else {
+      converters::run_command({o->base.record, o->modules, o->keep_parts, ""});
+    }
   });
 }
 

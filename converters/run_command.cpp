@@ -11,6 +11,7 @@
 #include "common/log.h"
 #include "common/output_dir.h"
 #include "common/schema/files.h"
+#include "converters/clock_reference.h"
 #include "converters/eztrace/discovery.h"
 #include "converters/eztrace/environment.h"
 #include "converters/eztrace/mpi_detect.h"
@@ -70,12 +71,16 @@ void run_command(const RunCommandOptions& o) {
   // kernel archive again once the application has ended (docs/merge.md).
   auto kernel_events = std::make_unique<EventStore>(parts);
   recorder::RecordExtras extras;
+  if (!o.clock_ref.empty()) extras = with_clock_reference(std::move(extras), o.clock_ref);
   extras.tap = kernel_events.get();
   recorder::RecordResult r = recorder::record(kernel, extras);
   teardown = std::move(r.teardown);
 
   auto merged = finish_eztrace(setup, r.archive / schema::kAnchorFile, output.staged(),
                                std::move(kernel_events));
+  if (!o.clock_ref.empty()) {  // written into the kernel archive, which goes away
+    fs::copy_file(r.archive / kClockFileName, output.staged() / kClockFileName);
+  }
   // The parts are read: removed while the merged archive is read back and published.
   std::jthread removing_parts([&parts_scratch] { parts_scratch.remove(); });
   output.publish(recorder::target_user());

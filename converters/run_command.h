@@ -14,6 +14,9 @@ struct RunCommandOptions {
   recorder::RecordOptions record;  // where the merged archive goes, and the recording's
   std::vector<std::string> modules{"posixio"};  // EZTrace's, as `eztrace -t` takes them
   bool keep_parts = false;  // also keep EZTrace's archive and the kernel archive
+  // HOST[:PORT]: this host's clock offset to HOST's kept in the archive, as `record --clock-ref`
+  // does (a task of `eziotrace -- srun ...`, converters/cluster/node_session.h). Empty: none.
+  std::string clock_ref;
 };
 
 // Records, merges into o.record.output (staged, published whole) and sets the command's status: the

@@ -44,6 +44,9 @@ inline constexpr char kProcessesRunningAtEnd[] = "EZIOTRACE::PROCESSES_RUNNING_A
 inline constexpr char kClock[] = "EZIOTRACE::CLOCK";
 inline constexpr char kKernelRelease[] = "EZIOTRACE::KERNEL_RELEASE";  // uname -r
 // How the kernel side ran: "in-process" (the recorder loaded the programs) or "eziotraced".
+// The Slurm job and step the recording ran in (SLURM_JOB_ID, SLURM_STEP_ID), when it did.
+inline constexpr char kSlurmJobId[] = "EZIOTRACE::SLURM_JOB_ID";
+inline constexpr char kSlurmStepId[] = "EZIOTRACE::SLURM_STEP_ID";
 inline constexpr char kRecordingPath[] = "EZIOTRACE::RECORDING_PATH";
 inline constexpr char kMonotonicStartNs[] = "EZIOTRACE::MONOTONIC_START_NS";
 inline constexpr char kRealtimeStartNs[] = "EZIOTRACE::REALTIME_START_NS";

@@ -135,9 +135,11 @@ std::string hosts_status(const std::vector<HostPart>& parts) {
 }  // namespace
 
 HostsReport merge_hosts(const std::vector<std::filesystem::path>& given,
-                        const std::filesystem::path& out_dir) {
+                        const std::filesystem::path& out_dir, std::vector<HostPart> absent) {
   HostsReport report;
   report.parts = load_host_parts(given);
+  report.parts.insert(report.parts.end(), std::make_move_iterator(absent.begin()),
+                      std::make_move_iterator(absent.end()));
   if (std::none_of(report.parts.begin(), report.parts.end(),
                    [](const HostPart& p) { return p.problem.empty(); })) {
     fail("no part can be merged: {}", hosts_status(report.parts).substr(9));

@@ -23,9 +23,10 @@ struct HostsReport {
   bool partial() const { return status != "complete"; }
 };
 
-// Writes <out_dir>/eziotrace.otf2. Throws ezio::Error when no part can be merged.
+// Writes <out_dir>/eziotrace.otf2. Throws ezio::Error when no part can be merged. absent: parts
+// known missing (their host and why), named in the archive's status as the unmergeable ones are.
 HostsReport merge_hosts(const std::vector<std::filesystem::path>& parts,
-                        const std::filesystem::path& out_dir);
+                        const std::filesystem::path& out_dir, std::vector<HostPart> absent = {});
 
 struct MergeHostsOptions {
   std::vector<std::string> parts;

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <unordered_map>
 #include <vector>
 
@@ -413,6 +414,13 @@ class KernelArchive::Builder {
     if (!info_.kernel_release.empty()) {
       w_.system_tree_node_property(machine_, schema::kKernelRelease,
                                    std::string_view(info_.kernel_release));
+    }
+    // The recorder runs in the job's environment, as the application does.
+    for (auto [name, env] : {std::pair{schema::kSlurmJobId, "SLURM_JOB_ID"},
+                             std::pair{schema::kSlurmStepId, "SLURM_STEP_ID"}}) {
+      if (const char* v = std::getenv(env)) {
+        w_.system_tree_node_property(machine_, name, std::string_view(v));
+      }
     }
     if (!info_.recording_path.empty()) {
       w_.system_tree_node_property(machine_, schema::kRecordingPath,

@@ -4,6 +4,8 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -119,29 +121,70 @@ double ClockMap::drift_ppm() const { return slope(*this) * 1e6; }
 
 int64_t ClockMap::error_ns() const { return std::max(start.error_ns, end.error_ns); }
 
-void serve_clock(uint16_t port, unsigned connections) {
-  UniqueFd lfd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
-  if (!lfd) fail("clock server: socket: {}", errno_text(errno));
+namespace {
+
+// Answers one client's pings until it closes; false when stop_fd became readable first.
+bool answer_pings(int fd, int stop_fd) {
+  no_delay(fd);
+  pollfd fds[2] = {{fd, POLLIN, 0}, {stop_fd, POLLIN, 0}};
+  for (;;) {
+    // Waiting for the ping is not timed: the server's time is read after it arrived.
+    if (::poll(fds, stop_fd < 0 ? 1 : 2, -1) < 0) {
+      if (errno == EINTR) continue;
+      fail("clock server: poll: {}", errno_text(errno));
+    }
+    if (fds[1].revents) return false;
+    int64_t ping = 0;
+    if (!read_all(fd, &ping, sizeof ping)) return true;
+    const int64_t now = int64_t(monotonic_ns());  // as late as possible after the ping arrived
+    write_all(fd, &now, sizeof now);
+  }
+}
+
+}  // namespace
+
+ClockServer::ClockServer(uint16_t port)
+    : listen_(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)), stop_(::eventfd(0, EFD_CLOEXEC)) {
+  if (!listen_ || !stop_) fail("clock server: socket: {}", errno_text(errno));
   int one = 1;
-  setsockopt(lfd.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  setsockopt(listen_.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_port = htons(port);
   addr.sin_addr.s_addr = htonl(INADDR_ANY);
-  if (::bind(lfd.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0)
+  if (::bind(listen_.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0)
     fail("clock server: bind to port {}: {}", port, errno_text(errno));
-  if (::listen(lfd.get(), 4) != 0) fail("clock server: listen: {}", errno_text(errno));
-  for (unsigned c = 0; c < connections; ++c) {
-    UniqueFd fd(::accept4(lfd.get(), nullptr, nullptr, SOCK_CLOEXEC));
-    if (!fd) fail("clock server: accept: {}", errno_text(errno));
-    no_delay(fd.get());
-    int64_t ping = 0;
-    while (read_all(fd.get(), &ping, sizeof ping)) {
-      const int64_t now = int64_t(monotonic_ns());  // as late as possible after the ping arrived
-      write_all(fd.get(), &now, sizeof now);
+  // Every rank of a job may connect at once: they wait in the backlog, one served at a time.
+  if (::listen(listen_.get(), SOMAXCONN) != 0) fail("clock server: listen: {}", errno_text(errno));
+  socklen_t len = sizeof addr;
+  if (::getsockname(listen_.get(), reinterpret_cast<sockaddr*>(&addr), &len) != 0)
+    fail("clock server: getsockname: {}", errno_text(errno));
+  port_ = ntohs(addr.sin_port);
+}
+
+void ClockServer::serve(unsigned connections) {
+  pollfd fds[2] = {{listen_.get(), POLLIN, 0}, {stop_.get(), POLLIN, 0}};
+  unsigned served = 0;
+  while (connections == 0 || served < connections) {
+    if (::poll(fds, 2, -1) < 0) {
+      if (errno == EINTR) continue;
+      fail("clock server: poll: {}", errno_text(errno));
     }
+    if (fds[1].revents) return;
+    UniqueFd fd(::accept4(listen_.get(), nullptr, nullptr, SOCK_CLOEXEC));
+    if (!fd) fail("clock server: accept: {}", errno_text(errno));
+    if (!answer_pings(fd.get(), stop_.get())) return;
+    ++served;
   }
 }
+
+void ClockServer::stop() {
+  const uint64_t one = 1;
+  // A failure leaves the counter already set: the server stops either way.
+  [[maybe_unused]] ssize_t w = ::write(stop_.get(), &one, sizeof one);
+}
+
+void serve_clock(uint16_t port, unsigned connections) { ClockServer(port).serve(connections); }
 
 ClockOffset measure_clock(const std::string& host, uint16_t port, unsigned rounds,
                           unsigned connect_timeout_s) {

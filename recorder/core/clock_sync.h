@@ -9,6 +9,8 @@
 #include <span>
 #include <string>
 
+#include "common/unique_fd.h"
+
 namespace ezio::recorder {
 
 struct ClockSample {
@@ -42,8 +44,21 @@ struct ClockMap {
   int64_t error_ns() const;
 };
 
-// Answers ping-pong rounds on TCP port `port` (0.0.0.0) for `connections` clients, one at a time,
-// each until it closes. Returns once they are served.
+// Answers ping-pong rounds on a TCP port (0.0.0.0), one client at a time, each until it closes.
+class ClockServer {
+ public:
+  explicit ClockServer(uint16_t port);  // 0: a free port, chosen by the kernel
+  uint16_t port() const { return port_; }
+  // Serves `connections` clients (0: any number) or until stop(), from another thread.
+  void serve(unsigned connections = 0);
+  void stop();
+
+ private:
+  UniqueFd listen_, stop_;
+  uint16_t port_ = 0;
+};
+
+// ClockServer(port).serve(connections).
 void serve_clock(uint16_t port, unsigned connections);
 
 // `rounds` ping-pongs with the server at host:port. Retries the connection for up to

@@ -4,7 +4,8 @@
 # checks what the job left in the shared directory: srun -N 2 reached both hosts, a 2-rank MPICH job
 # over TCP wrote, fsynced and read a file on each node's own disk and passed messages between
 # them, and the two nodes' monotonic clocks differ by seconds, measured twice by ping-pong with
-# an error bound.
+# an error bound; then the same job recorded by one command, `eziotrace -o DIR -- srun ...`,
+# kernel layers (check_step.py).
 #   cluster-test.sh BIN_DIR MPI_NODE_IO
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -12,8 +13,8 @@ bin_dir=$1 mpi_prog=$2
 [ -x "$mpi_prog" ] || { echo "FAIL - no $mpi_prog (MPICH missing at build time?)"; exit 1; }
 out=$(mktemp -d "${TMPDIR:-/tmp}/ezio-cluster-test.XXXXXX")
 trap 'rm -rf "$out"' EXIT
-bash "$here/run.sh" --nodes 2 --bin-dir "$bin_dir" --file "$mpi_prog" --file "$here/job.sh" \
-  --out "$out/shared" -- bash job.sh
+bash "$here/run.sh" --nodes 2 --timeout 840 --bin-dir "$bin_dir" --file "$mpi_prog" --file "$here/job.sh" \
+  --file "$here/node_task.sh" --out "$out/shared" -- bash job.sh
 rc=$?
 [ $rc -eq 0 ] || { echo "FAIL - run.sh exited $rc"; exit 1; }
 d=$out/shared
@@ -70,5 +71,6 @@ check "each offset has an error bound > 0 (${e1}, ${e2} ns)" [ "$e1" -gt 0 -a "$
 # Over the 5 s between them the two may differ by the drift; a wrong pairing would be seconds off.
 d12=$((o2 - o1))
 check "both measurements agree within 1 ms (differ by ${d12} ns)" [ "${d12#-}" -lt 1000000 ]
+/usr/bin/python3 "$here/check_step.py" "$bin_dir/eziotrace" "$d" kstep kstat || failed=1
 [ $failed -eq 0 ] && echo "cluster slurm+mpi: all checks passed"
 exit $failed

@@ -24,6 +24,12 @@ step record srun -N 2 -n 2 --mpi=pmi2 bash -c \
   'exec eziotrace record --clock-ref node1:7472 -o "rec.$SLURM_PROCID" -- ./mpi_node_io /mnt/disk'
 wait $ref
 echo $? > clock-ref.rc
+# The same job recorded by one command (docs/cluster.md): each task run by srun under its node's
+# eziotraced, the parts merged into one archive when the step ends. What earlier steps left dirty
+# on the disks is written first, so that the counters' delta is the job's.
+srun -N 2 sync -f /mnt/disk
+step kstep eziotrace record -o kstep -- srun -N 2 -n 2 --mpi=pmi2 bash node_task.sh kstat \
+  ./mpi_node_io /mnt/disk
 # The clocks: node2 answers, node1 measures twice, a few seconds apart (docs/cluster.md, Clocks).
 srun -N 1 -w node2 eziotrace clock serve --port 7471 --connections 2 > clock-serve.out 2>&1 &
 serve=$!

@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#pragma once
+// `eziotrace [options] -o DIR -- srun [srun options] program [args...]` inside a Slurm allocation:
+// Slurm starts every task, as `eziotrace record|run [options] -- program [args...]`, with the job's
+// session in its environment (node_session.h); each records its rank through its node's
+// eziotraced into DIR.parts/<host> with its clock offset to this host, measured against the clock
+// server this process runs meanwhile. When srun returns, the parts are merged as `merge-hosts`
+// does into DIR (docs/cluster.md, "How the remote ranks get recorded").
+#include <string>
+#include <vector>
+
+#include "recorder/session/record.h"
+
+namespace ezio::converters {
+
+struct SlurmStepOptions {
+  recorder::RecordOptions record;         // output, force, command (srun ...)
+  std::string subcommand;                 // what each task runs: "record" or "run"
+  std::vector<std::string> task_options;  // the options each task's eziotrace is given
+  double part_wait_s = 30;  // how long a part may still be written after srun returned
+};
+
+// Runs the step, merges its parts, sets the command's status: srun's when it failed, else 4 when
+// a host's part is missing (the archive says which and why), else 0.
+void slurm_step_command(const SlurmStepOptions& o);
+
+}  // namespace ezio::converters

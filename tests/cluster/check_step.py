@@ -1,0 +1,102 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""Checks of cluster.slurm_mpi on the archive of `eziotrace -o NAME -- srun ...` (job.sh): one
+archive in the shared directory for the whole step, both hosts in its system tree with their Slurm
+job and clock data, every rank's kernel events (and EZTrace's with --user), each host's block
+requests equal to its disk's counters' delta (node_task.sh read them inside the recording), and
+no inverted nesting.
+  check_step.py EZIOTRACE SHARED_DIR NAME STAT_PREFIX|- [--user]   (exit 1 when a check fails;
+  -: no counters to compare)"""
+import json
+import os
+import re
+import subprocess
+import sys
+
+eziotrace, shared, name, stat_prefix = sys.argv[1:5]
+user = "--user" in sys.argv[5:]
+hosts = ["node1", "node2"]
+failed = False
+
+
+def check(desc, ok):
+    global failed
+    print(("ok   - " if ok else "FAIL - ") + f"{name}: {desc}")
+    failed |= not ok
+
+
+def run(*args):
+    p = subprocess.run(args, capture_output=True, text=True)
+    return p.returncode, p.stdout + p.stderr
+
+
+archive = os.path.join(shared, name, "eziotrace.otf2")
+check(f"the step exits 0 ({open(os.path.join(shared, name + '.rc')).read().strip()})",
+      open(os.path.join(shared, name + ".rc")).read().strip() == "0")
+check("one archive in DIR, its parts removed", os.path.exists(archive) and
+      not os.path.exists(os.path.join(shared, name + ".parts")))
+if not os.path.exists(archive):
+    sys.exit(1)
+rc, defs = run("otf2-print", "-G", archive)
+check("otf2-print reads its definitions", rc == 0)
+
+
+def props(node):
+    """The properties of system tree node `node` as {name: value text}."""
+    out = {}
+    for m in re.finditer(r'System Tree Node: "\w+::%s" <\d+>, Name: "([^"]+)" <\d+>, '
+                         r'Type: \w+, Value: (?:"([^"]*)"|(\S+))' % re.escape(node), defs):
+        out[m.group(1)] = m.group(2) if m.group(2) is not None else m.group(3)
+    return out
+
+
+root = props("cluster")
+check(f"both hosts merged: HOSTS {root.get('EZIOTRACE::HOSTS')}, "
+      f"{root.get('EZIOTRACE::HOSTS_STATUS')}",
+      root.get("EZIOTRACE::HOSTS") == "2" and root.get("EZIOTRACE::HOSTS_STATUS") == "complete")
+for h in hosts:
+    p = props(h)
+    check(f"{h} is a system tree node recorded through its eziotraced, Slurm job "
+          f"{p.get('EZIOTRACE::SLURM_JOB_ID')} step {p.get('EZIOTRACE::SLURM_STEP_ID')}",
+          p.get("EZIOTRACE::RECORDING_PATH") == "eziotraced" and
+          p.get("EZIOTRACE::SLURM_JOB_ID", "").isdigit() and
+          p.get("EZIOTRACE::SLURM_STEP_ID", "").isdigit())
+    check(f"{h}'s clock: offset {p.get('EZIOTRACE::CLOCK_OFFSET_START_NS')} ns, error "
+          f"{p.get('EZIOTRACE::CLOCK_ERROR_NS')} ns, drift {p.get('EZIOTRACE::CLOCK_DRIFT_PPM')} ppm",
+          int(p.get("EZIOTRACE::CLOCK_ERROR_NS", "0")) > 0 and
+          p.get("EZIOTRACE::CLOCK_REFERENCE") == "node1")
+
+rc, out = run(eziotrace, "layers", "--by-host", "--json", archive)
+rows = json.loads(out)["layers"] if rc == 0 else []
+
+
+def row(host, layer):
+    return next((r for r in rows if r["host"] == host and r["layer"] == layer), {})
+
+
+def stat(host, when):
+    v = [int(x) for x in open(os.path.join(shared, f"{stat_prefix}.{host}.{when}")).read().split()]
+    return v[0] + v[4] + v[11] + v[15]  # reads, writes, discards, flushes completed
+
+
+for h in hosts:
+    w = row(h, "Syscall").get("writes", 0)
+    check(f"{h}: its rank's 16 writes of 64 KiB at least (syscall layer: {w})", w >= 16)
+    if user:
+        p = row(h, "User")
+        check(f"{h}: EZTrace's posixio events of its rank ({p.get('writes', 0)} writes)",
+              p.get("writes", 0) >= 16)
+    if stat_prefix == "-":
+        continue
+    # The device's requests: the rank's (its Block rows) and the others' on that device during
+    # the recording (counted on the host's node, EZIOTRACE::UNATTRIBUTED::vda).
+    b = row(h, "Block")
+    recorded = (b.get("reads", 0) + b.get("writes", 0) + b.get("other", 0) +
+                int(props(h).get("EZIOTRACE::UNATTRIBUTED::vda", 0)))
+    delta = stat(h, "after") - stat(h, "before")
+    check(f"{h}: block requests recorded {recorded} = /sys/block/vda/stat delta {delta}",
+          recorded == delta and delta > 0)
+rc, out = run(eziotrace, "layers", "--json", archive)
+inv = json.loads(out)["containment"][0]["inversions"] if rc == 0 else None
+check(f"no inverted nesting ({inv})", inv == 0)
+sys.exit(1 if failed else 0)
