@@ -146,9 +146,6 @@ int64_t pages_dirtied_by(const Shape& shape, const std::string& fs, bool write, 
 // then drops it): counted dirtied, up to the largest folio the page cache makes (2 MiB).
 constexpr int64_t kLargestFolioPages = 512;
 
-// What the device may count on ext4 beyond the archive's requests (docs/limits.md).
-constexpr int64_t kExt4DeviceGap = 32 * KiB;
-
 std::string slurp(const std::string& path) {
   std::ifstream in(path);
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -269,16 +266,7 @@ class Exactness : public ::testing::TestWithParam<std::string> {
     std::string device_note = std::string(write ? "device bytes" : "device bytes read") +
                               "; stat before the recording " + stat_before + ", after " +
                               stat_after;
-    if (GetParam() == "ext4" && f.device_bytes != device_delta) {
-      // Not found yet (docs/limits.md): now and then the device counts a few KiB of requests
-      // the archive does not hold, on ext4 only.
-      std::cout << "ext4 gap: " << shape.name << ": archive " << f.device_bytes << " B, device "
-                << device_delta << " B\n";
-      EXPECT_LE(f.device_bytes, device_delta) << device_note;
-      EXPECT_LE(device_delta - f.device_bytes, kExt4DeviceGap) << device_note;
-    } else {
-      EXPECT_EQ(f.device_bytes, device_delta) << device_note;
-    }
+    EXPECT_EQ(f.device_bytes, device_delta) << device_note;
   }
 
   std::string fmt_row(const Shape& s, const std::string& mode, int64_t start, int64_t moved,
