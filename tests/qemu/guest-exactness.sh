@@ -1,10 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Guest script of ctest's qemu_exactness (bash, as root, inside `run-in-vm.sh --systemd`: the
-# host's own Debian root, so losetup, mkfs.xfs and python3-otf2 are there, on Debian's 6.1
-# kernel, which has fentry and kprobes). Runs the exactness test (tests/bpf/exactness) on ext4,
-# xfs and btrfs (fewer rows) twice: with fentry (the first choice) and with fentry denied (EZIOTRACE_DENY_HOOKS), so
-# kprobe/kretprobe. EZIO_EXACTNESS_HOOKS makes each row fail unless the VFS and the file system
-# were recorded with the hook kind asked: a silent fallback to tracepoints cannot pass.
+# host's own Debian root, so losetup, mkfs.xfs, mkfs.btrfs and python3-otf2 are there, on
+# Debian's 6.1 kernel, which has fentry and kprobes). Runs the exactness test
+# (tests/bpf/exactness) on ext4, xfs and btrfs (fewer rows) twice: with fentry (the first choice)
+# and with fentry denied (EZIOTRACE_DENY_HOOKS), so kprobe/kretprobe. EZIO_EXACTNESS_HOOKS makes
+# each row fail unless the VFS and the file system were recorded with the hook kind asked: a
+# silent fallback to tracepoints cannot pass.
 # From run-in-vm.sh --env: EZIO_EXACTNESS_TEST (the test binary, in the host's build tree, seen
 # over 9p), EZIO_SCRATCH (the test's scratch dir, given a place on the guest's disk here).
 set -u
@@ -62,7 +63,8 @@ run_test() {
   echo "$out" | sed "s/^/  $mode | /"
   echo "$mode: $filter took $(awk -v a="$start" -v b="$end" 'BEGIN { print b - a }') s in the guest"
   if [ $rc -eq 0 ]; then ok "$mode: $filter: every row exact"; else bad "$mode: $filter: exit $rc"; fi
-  grep -q "^\[  PASSED  \] $tests tests\?\.\?\$" <<< "$out" || bad "$mode: $tests tests passed ($filter)"
+  grep -q "^\[  PASSED  \] $tests tests\?\.\?\$" <<< "$out" ||
+    bad "$mode: $tests tests passed ($filter)"
 }
 
 for mode in fentry kprobe; do
