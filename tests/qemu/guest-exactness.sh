@@ -1,10 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Guest script of ctest's qemu_exactness (bash, as root, inside `run-in-vm.sh --systemd`: the
-# host's own Debian root, so losetup, mkfs.xfs and python3-otf2 are there, on Debian's 6.1
-# kernel, which has fentry and kprobes). Runs the exactness test (tests/bpf/exactness) on ext4 and
-# xfs twice: with fentry (the first choice) and with fentry denied (EZIOTRACE_DENY_HOOKS), so
-# kprobe/kretprobe. EZIO_EXACTNESS_HOOKS makes each row fail unless the VFS and the file system
-# were recorded with the hook kind asked: a silent fallback to tracepoints cannot pass.
+# host's own Debian root, so losetup, mkfs.xfs, mkfs.btrfs and python3-otf2 are there, on
+# Debian's 6.1 kernel, which has fentry and kprobes). Runs the exactness test
+# (tests/bpf/exactness) on ext4, xfs and btrfs (fewer rows) twice: with fentry (the first choice)
+# and with fentry denied (EZIOTRACE_DENY_HOOKS), so kprobe/kretprobe. EZIO_EXACTNESS_HOOKS makes
+# each row fail unless the VFS and the file system were recorded with the hook kind asked: a
+# silent fallback to tracepoints cannot pass.
 # From run-in-vm.sh --env: EZIO_EXACTNESS_TEST (the test binary, in the host's build tree, seen
 # over 9p), EZIO_SCRATCH (the test's scratch dir, given a place on the guest's disk here).
 set -u
@@ -21,13 +22,15 @@ case "$kver" in
   6.1.*) ok "kernel is 6.1 ($kver)" ;;
   *) bad "kernel is 6.1 (it is $kver)"; exit 1 ;;
 esac
-for tool in losetup mkfs.xfs mkfs.ext4 fallocate; do
+for tool in losetup mkfs.xfs mkfs.ext4 mkfs.btrfs fallocate; do
   command -v "$tool" >/dev/null || { bad "$tool on the host's root"; exit 1; }
 done
 python3 -c 'import otf2' || { bad "python3-otf2 on the host's root"; exit 1; }
 [ -x "$EZIO_EXACTNESS_TEST" ] || { bad "test binary $EZIO_EXACTNESS_TEST"; exit 1; }
-grep -qw xfs /proc/filesystems || { bad "xfs in /proc/filesystems (--module xfs)"; exit 1; }
-ok "losetup, mkfs.xfs, python3-otf2, xfs and the test binary are there"
+for fs in xfs btrfs; do
+  grep -qw $fs /proc/filesystems || { bad "$fs in /proc/filesystems (--module $fs)"; exit 1; }
+done
+ok "losetup, mkfs.xfs, mkfs.btrfs, python3-otf2, xfs, btrfs and the test binary are there"
 
 # The scratch dir is in the build tree, the overlay's tmpfs in the guest: the loop images go on
 # the guest's disk instead, off the guest's memory.
@@ -42,6 +45,27 @@ fentry_writes=1B,1B-unaligned,512KiB-x10,512KiB-x10-unaligned,pwritev-5-vectors-
 fentry_reads=read-512KiB-x10-unaligned,read-odirect-512KiB-x4
 kprobe_writes=512KiB-x10-unaligned,odirect-512KiB-x4
 kprobe_reads=read-512KiB-x10-unaligned
+# btrfs (the third file system of the test, /2), in the fewest recordings that cover its three
+# kinds of call: the buffered write and the read with fentry, O_DIRECT (through btrfs's own
+# direct I/O, which dirties pages when it checksums) with kprobes; its write and read test each
+# make a file system, so the kprobe pass runs only the write test.
+fentry_btrfs=512KiB-x10-unaligned,read-512KiB-x10-unaligned
+kprobe_btrfs=odirect-512KiB-x4
+
+# Runs the test binary with `filter`, prints its output and how long it took, fails unless it
+# passed `tests` tests; the output is left in $out.
+run_test() {
+  local mode=$1 filter=$2 tests=$3 start end rc
+  start=$(cut -d' ' -f1 /proc/uptime)
+  out=$(timeout --kill-after=5 1200 "$EZIO_EXACTNESS_TEST" "--gtest_filter=$filter" 2>&1)
+  rc=$?
+  end=$(cut -d' ' -f1 /proc/uptime)
+  echo "$out" | sed "s/^/  $mode | /"
+  echo "$mode: $filter took $(awk -v a="$start" -v b="$end" 'BEGIN { print b - a }') s in the guest"
+  if [ $rc -eq 0 ]; then ok "$mode: $filter: every row exact"; else bad "$mode: $filter: exit $rc"; fi
+  grep -q "^\[  PASSED  \] $tests tests\?\.\?\$" <<< "$out" ||
+    bad "$mode: $tests tests passed ($filter)"
+}
 
 for mode in fentry kprobe; do
   writes_var=${mode}_writes reads_var=${mode}_reads
@@ -50,19 +74,21 @@ for mode in fentry kprobe; do
   nwrites=$(tr ',' '\n' <<< "$writes" | wc -l) nreads=$(tr ',' '\n' <<< "$reads" | wc -l)
   if [ $mode = kprobe ]; then export EZIOTRACE_DENY_HOOKS=fentry; else unset EZIOTRACE_DENY_HOOKS; fi
   export EZIO_EXACTNESS_HOOKS=$mode
-  start=$(cut -d' ' -f1 /proc/uptime)
-  out=$(timeout --kill-after=5 1200 "$EZIO_EXACTNESS_TEST" \
-    '--gtest_filter=FileSystems/Exactness.*/0:FileSystems/Exactness.*/1' 2>&1)
-  rc=$?
-  end=$(cut -d' ' -f1 /proc/uptime)
-  echo "$out" | sed "s/^/  $mode | /"
-  echo "$mode: the exactness test took $(awk -v a="$start" -v b="$end" 'BEGIN { print b - a }') s in the guest"
-  if [ $rc -eq 0 ]; then ok "$mode: every row exact on ext4 and xfs"; else bad "$mode: exit $rc"; fi
+  run_test $mode 'FileSystems/Exactness.*/0:FileSystems/Exactness.*/1' 4
   for fs in ext4 xfs; do
     grep -q "^$nwrites write rows on $fs\$" <<< "$out" || bad "$mode: $nwrites write rows ran on $fs"
     grep -q "^$nreads read rows on $fs\$" <<< "$out" || bad "$mode: $nreads read rows ran on $fs"
   done
-  grep -q '^\[  PASSED  \] 4 tests' <<< "$out" || bad "$mode: 4 tests passed (Writes and Reads × 2)"
+  btrfs_var=${mode}_btrfs
+  export EZIO_EXACTNESS_ROWS=${!btrfs_var}
+  if [ $mode = kprobe ]; then
+    run_test $mode 'FileSystems/Exactness.Writes/2' 1
+    grep -q '^1 write rows on btrfs$' <<< "$out" || bad "$mode: 1 write row ran on btrfs"
+  else
+    run_test $mode 'FileSystems/Exactness.*/2' 2
+    grep -q '^1 write rows on btrfs$' <<< "$out" || bad "$mode: 1 write row ran on btrfs"
+    grep -q '^1 read rows on btrfs$' <<< "$out" || bad "$mode: 1 read row ran on btrfs"
+  fi
 done
 umount "$EZIO_SCRATCH"
 exit $failed

@@ -29,7 +29,7 @@ class LoopFs {
   void mount();
   void teardown();
   std::filesystem::path dir_, img_, mnt_;
-  std::string dev_;
+  std::string dev_, fstype_;
   bool attached_ = false, mounted_ = false;
 };
 

@@ -7,10 +7,10 @@
 // For each row: the syscall, VFS and FS layers moved the bytes the calls returned, on the file
 // (FS: "not observed" where the hook mode has no FS event for the shape, never a number; for
 // sendfile and splice, which name no file, the FS layer's total and "not observed" on the file);
-// the page cache dirtied the pages the written range touches (none for O_DIRECT but on btrfs,
-// none for reads; a write cut short by a full disk up to a folio more); the block requests on
-// the device (attributed to the target, or not) add up to the sectors /sys/block/<dev>/stat
-// counted while the recording ran.
+// the page cache dirtied the pages the written range touches (none for O_DIRECT but on btrfs
+// since 6.15, none for reads; a write cut short by a full disk up to a folio more); the block
+// requests on the device (attributed to the target, or not) add up to the sectors
+// /sys/block/<dev>/stat counted while the recording ran.
 //
 // Two settings from the environment, for the qemu guest's run (tests/qemu/guest-exactness.sh):
 // EZIO_EXACTNESS_ROWS, a comma-separated list of row names, records only those rows;
@@ -19,9 +19,11 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/statvfs.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -134,20 +136,29 @@ bool fs_sees(const std::string& probe, const std::string& fs, bool write, bool d
   return fs == "xfs";
 }
 
+// Whether btrfs writes O_DIRECT through the page cache when it checksums the data (its default):
+// since 6.15 (commit 968f19c5b1b7); before, its direct writes dirty no page.
+bool btrfs_direct_writes_buffered() {
+  struct utsname u {};
+  int major = 0, minor = 0;
+  if (uname(&u) || sscanf(u.release, "%d.%d", &major, &minor) != 2) {
+    throw std::runtime_error("cannot read the kernel's version");
+  }
+  return major > 6 || (major == 6 && minor >= 15);
+}
+
 // The pages a write dirties: those its byte range touches, O_DIRECT writes none, except on
-// btrfs, which writes O_DIRECT through the page cache when it checksums the data (its default).
+// btrfs where it writes them through the page cache.
 int64_t pages_dirtied_by(const Shape& shape, const std::string& fs, bool write, int64_t start,
                          int64_t moved) {
-  if (!write || (shape.direct() && fs != "btrfs")) return 0;
+  if (!write) return 0;
+  if (shape.direct() && !(fs == "btrfs" && btrfs_direct_writes_buffered())) return 0;
   return pages_touched(start, moved);
 }
 
 // A write that fails for want of space may have dirtied the folio it got before it failed (ext4
 // then drops it): counted dirtied, up to the largest folio the page cache makes (2 MiB).
 constexpr int64_t kLargestFolioPages = 512;
-
-// What the device may count on ext4 beyond the archive's requests (docs/limits.md).
-constexpr int64_t kExt4DeviceGap = 32 * KiB;
 
 std::string slurp(const std::string& path) {
   std::ifstream in(path);
@@ -269,16 +280,7 @@ class Exactness : public ::testing::TestWithParam<std::string> {
     std::string device_note = std::string(write ? "device bytes" : "device bytes read") +
                               "; stat before the recording " + stat_before + ", after " +
                               stat_after;
-    if (GetParam() == "ext4" && f.device_bytes != device_delta) {
-      // Not found yet (docs/limits.md): now and then the device counts a few KiB of requests
-      // the archive does not hold, on ext4 only.
-      std::cout << "ext4 gap: " << shape.name << ": archive " << f.device_bytes << " B, device "
-                << device_delta << " B\n";
-      EXPECT_LE(f.device_bytes, device_delta) << device_note;
-      EXPECT_LE(device_delta - f.device_bytes, kExt4DeviceGap) << device_note;
-    } else {
-      EXPECT_EQ(f.device_bytes, device_delta) << device_note;
-    }
+    EXPECT_EQ(f.device_bytes, device_delta) << device_note;
   }
 
   std::string fmt_row(const Shape& s, const std::string& mode, int64_t start, int64_t moved,
