@@ -18,5 +18,6 @@ void add_export_command(CLI::App& app);                                         
 void add_view_command(CLI::App& app);                                             // view.cpp
 void add_service_command(CLI::App& app);                                          // service.cpp
 void add_clock_command(CLI::App& app);                                            // clock.cpp
+void add_snapshot_command(CLI::App& app);                                         // snapshot.cpp
 
 }  // namespace ezio::app
