@@ -21,7 +21,10 @@ command -v bpftool >/dev/null || { echo "bpftool is needed" >&2; exit 1; }
 rounds=${ROUNDS:-3}
 forks=${FORKS:-2000}
 work=$(mktemp -d /tmp/ezio-flight-bench.XXXXXX)
-cg=$(awk '$9 == "cgroup2" {print $5; exit}' /proc/self/mountinfo)/ezio-flight-bench-$$
+chmod 0711 "$work"  # eziotraced's socket there: its group must reach it
+for root in /sys/fs/cgroup/unified /sys/fs/cgroup; do [[ -e $root/cgroup.threads ]] && break; done
+[[ -e $root/cgroup.threads ]] || { echo "no cgroup v2 mount" >&2; exit 1; }
+cg=$root/ezio-flight-bench-$$
 stats_before=$(sysctl -n kernel.bpf_stats_enabled)
 pids=()
 cleanup() {
@@ -38,7 +41,10 @@ start_daemon() {
   # Root records: the group of root is enough, no group eziotrace needed.
   "$daemon" --foreground --socket "$work/sock" --group root "$@" >"$work/daemon.log" 2>&1 &
   pids+=($!)
-  until grep -q "ready" "$work/daemon.log"; do sleep 0.1; done
+  until grep -q "ready" "$work/daemon.log"; do
+    kill -0 "${pids[-1]}" 2>/dev/null || { cat "$work/daemon.log" >&2; exit 1; }
+    sleep 0.1
+  done
 }
 stop_all() {
   for p in "${pids[@]}"; do kill -INT "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done
