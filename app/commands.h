@@ -19,5 +19,6 @@ void add_view_command(CLI::App& app);                                           
 void add_service_command(CLI::App& app);                                          // service.cpp
 void add_clock_command(CLI::App& app);                                            // clock.cpp
 void add_top_command(CLI::App& app);                                              // top.cpp
+void add_snapshot_command(CLI::App& app);                                         // snapshot.cpp
 
 }  // namespace ezio::app

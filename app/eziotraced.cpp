@@ -14,10 +14,12 @@
 #include "common/error.h"
 #include "common/log.h"
 #include "common/version.h"
+#include "recorder/metrics/cgroup_names.h"
 #include "recorder/metrics/collector.h"
 #include "recorder/metrics/http_server.h"
 #include "recorder/metrics/metrics_programs.h"
 #include "recorder/service/daemon.h"
+#include "recorder/service/flight_recorder.h"
 #include "recorder/service/kernel_sessions.h"
 #include "recorder/service/socket.h"
 #include "recorder/session/privileges.h"
@@ -38,6 +40,8 @@ struct Args {
   std::string metrics_textfile;  // node_exporter textfile, "" for none
   double metrics_textfile_period = 15;
   uint32_t metrics_max_series = 16384;
+  FlightConfig flight;
+  uint64_t flight_mib = FlightConfig{}.max_bytes >> 20;
 };
 
 void add_options(CLI::App& app, Args& a) {
@@ -74,6 +78,16 @@ void add_options(CLI::App& app, Args& a) {
                  "series the kernel keeps at most (cgroup x operation x device; the rest is "
                  "counted as overflow; default 16384)")
       ->check(CLI::Range(1u, 1u << 24));
+  app.add_option("--flight", a.flight.cgroups,
+                 "flight-record this cgroup v2 (its path under the cgroup2 mount; repeatable): "
+                 "its owner's processes' last seconds, for eziotrace snapshot "
+                 "(docs/flight-recorder.md)");
+  app.add_option("--flight-seconds", a.flight.seconds,
+                 "the seconds of events a flight-recorded job keeps (default 30)")
+      ->check(CLI::Range(0.1, 86400.0));
+  app.add_option("--flight-mib", a.flight_mib,
+                 "the memory of one job's kept events, in MiB (default 64): the oldest go first")
+      ->check(CLI::Range(1, 1 << 20));
   // The same settings from a file, one `option = value` a line (e.g. metrics = "127.0.0.1:9464").
   app.set_config("--config", "", "read these options from an INI/TOML file");
 }
@@ -145,7 +159,15 @@ void serve(const Args& a) {
   if (!activated) sock = listen_at(a.socket, *group);
   std::unique_ptr<SessionKernel> kernel = load_kernel_sessions(a.layers);
   Metrics metrics = start_metrics(a);
+  std::unique_ptr<FlightRecorder> flight;
+  if (!a.flight.cgroups.empty()) {
+    FlightConfig fc = a.flight;
+    fc.max_bytes = a.flight_mib << 20;
+    flight =
+        std::make_unique<FlightRecorder>(*kernel, fc, ezio::recorder::metrics::cgroup2_mount());
+  }
   Daemon daemon(*kernel, config);
+  daemon.set_flight(flight.get());
   spdlog::info("serving {} for root and group {}", activated ? "systemd's socket" : a.socket,
                a.group);
   if (a.foreground) {

@@ -45,6 +45,7 @@ void add_commands(CLI::App& app, const std::string& first, std::vector<std::stri
   ezio::app::add_service_command(app);
   ezio::app::add_clock_command(app);
   ezio::app::add_top_command(app);
+  ezio::app::add_snapshot_command(app);
   ezio::app::add_analyzer_commands(app);
 }
 

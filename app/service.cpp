@@ -157,6 +157,13 @@ void status(const std::string& socket) {
                v.value("user", "?"), v.value("pid", 0), v.value("ring_bytes", 0ull) >> 20,
                v.value("tracing", false) ? "recording" : "starting");
   }
+  for (const auto& j : s.value("flight", nlohmann::json::array())) {
+    fmt::print(
+        "  flight-recorded job {} ({}'s): the last {} s, {} events held ({} KiB), {} "
+        "dropped to make room\n",
+        j.value("job", "?"), j.value("owner", "?"), j.value("seconds", 0.0),
+        j.value("events", 0ull), j.value("bytes", 0ull) >> 10, j.value("dropped", 0ull));
+  }
 }
 
 }  // namespace

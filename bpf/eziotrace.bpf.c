@@ -4,6 +4,7 @@
 #include "common.bpf.h"
 #include "syscall.bpf.h"
 #include "process.bpf.h"
+#include "flight.bpf.h"
 #include "vfs.bpf.h"
 #include "fs.bpf.h"
 #include "block.bpf.h"

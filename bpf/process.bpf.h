@@ -43,11 +43,19 @@ static __always_inline void fork_into(struct ezio_traced tr, struct task_struct*
   submit(tr.session, r);
 }
 
+/* A new process of an untraced parent in a flight-recorded cgroup, and an untraced process's exec
+ * there (bpf/flight.bpf.h). */
+static __always_inline void flight_fork(struct task_struct* parent, struct task_struct* child);
+static __always_inline bool flight_exec(struct task_struct* p);
+
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(ezio_fork, struct task_struct* parent, struct task_struct* child) {
   __u32 ptgid = parent->tgid;
   struct ezio_traced* entry = bpf_map_lookup_elem(&traced, &ptgid);
-  if (!entry) return 0;
+  if (!entry) {
+    flight_fork(parent, child);
+    return 0;
+  }
   struct ezio_traced tr = *entry;
   /* A closed session's processes leave the table; one forking meanwhile passes nothing on. Inside
    * the session's gate (common.bpf.h, in_flight): once the session has ended, no child joins it,
@@ -62,6 +70,7 @@ SEC("tp_btf/sched_process_exec")
 int BPF_PROG(ezio_exec, struct task_struct* p, pid_t old_pid, struct linux_binprm* bprm) {
   __u32 tgid = p->tgid;
   struct ezio_traced* tr = bpf_map_lookup_elem(&traced, &tgid);
+  if (!tr && flight_exec(p)) tr = bpf_map_lookup_elem(&traced, &tgid);
   if (!tr || !session_live(tr->session)) return 0;
   /* An exec that gains privileges (setuid, setgid, file capabilities: AT_SECURE) leaves the tree
    * with its descendants: the user whose session it is may not see a more privileged program's

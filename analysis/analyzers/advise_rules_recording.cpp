@@ -25,6 +25,17 @@ void rule_lost_events(RuleContext& c) {
 
 void rule_incomplete_recording(RuleContext& c) {
   if (c.ev.status.empty() || c.ev.status == "complete") return;
+  if (c.ev.status == "snapshot") {
+    Finding& f = c.add(Level::kInfo,
+                       "The recording is a flight recorder's snapshot of a running job: a window");
+    f.evidence = "EZIOTRACE::STATUS = snapshot";
+    f.numbers["status"] = c.ev.status;
+    f.advice =
+        "Calls across the window's edges are left out; take a longer snapshot "
+        "(eziotrace snapshot --seconds) or record the job to its end for whole figures.";
+    f.section = "header";
+    return;
+  }
   Finding& f =
       c.add(Level::kWarn, fmt::format("The recording is {}: the trace may end early", c.ev.status));
   f.evidence = fmt::format("EZIOTRACE::STATUS = {}", c.ev.status);

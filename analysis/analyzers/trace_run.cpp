@@ -46,7 +46,14 @@ void run_trace(TraceReader& reader, CallSink& sink, const Filters& filters, Repo
   if (auto it = defs.node_string_properties.find(schema::kStatus);
       it != defs.node_string_properties.end()) {
     meta["status"] = it->second;
-    if (it->second != "complete") {
+    if (it->second == "snapshot") {
+      // A flight recorder's window of a running job (docs/flight-recorder.md): what it holds is
+      // whole, calls across its edges are left out.
+      spdlog::warn(
+          "the recording is a snapshot of a running job: calls across its window's "
+          "edges are left out");
+      report.notes.push_back("Recording status: snapshot of a running job (flight recorder).");
+    } else if (it->second != "complete") {
       spdlog::warn("the recording is {}: the trace may end early", it->second);
       report.notes.push_back(fmt::format("Recording status: {}.", it->second));
     }

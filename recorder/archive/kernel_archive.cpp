@@ -13,6 +13,7 @@
 #include "common/otf2/writer.h"
 #include "common/schema/properties.h"
 #include "common/schema/regions.h"
+#include "common/schema/snapshot.h"
 #include "common/version.h"
 #include "recorder/archive/block_archive.h"
 #include "recorder/archive/fd_table.h"
@@ -425,6 +426,13 @@ class KernelArchive::Builder {
     if (!info_.recording_path.empty()) {
       w_.system_tree_node_property(machine_, schema::kRecordingPath,
                                    std::string_view(info_.recording_path));
+    }
+    if (const auto& sn = info_.snapshot) {
+      w_.system_tree_node_property(machine_, schema::kSnapshotJob, std::string_view(sn->job));
+      w_.system_tree_node_property(machine_, schema::kSnapshotAskedStartNs, sn->asked_start_ns);
+      w_.system_tree_node_property(machine_, schema::kSnapshotStartNs, sn->start_ns);
+      w_.system_tree_node_property(machine_, schema::kSnapshotEndNs, sn->end_ns);
+      w_.system_tree_node_property(machine_, schema::kSnapshotDropped, sn->dropped);
     }
     w_.system_tree_node_property(machine_, schema::kMonotonicStartNs, info_.start_monotonic_ns);
     w_.system_tree_node_property(machine_, schema::kRealtimeStartNs, info_.start_realtime_ns);

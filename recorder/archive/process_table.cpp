@@ -6,6 +6,14 @@
 namespace ezio::recorder {
 
 ProcessTable::ProcessTable(const RecordingInfo& info) {
+  for (const NamedProcess& n : info.named_processes) {
+    ProcessInfo& p = process(n.pid);
+    p.ppid = n.ppid;
+    p.comm = n.comm;
+    p.exe = n.exe;
+  }
+  // A snapshot has no root: its processes were running when its window began.
+  if (info.root_pid == 0) return;
   ProcessInfo& root = process(info.root_pid);
   // Until its exec record says otherwise, the root is named after the command (comm is 15 chars).
   if (!info.command.empty()) {

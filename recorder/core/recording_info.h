@@ -5,12 +5,28 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "record.h"
 
 namespace ezio::recorder {
+
+// What a flight recorder's snapshot holds (eziotrace snapshot, docs/flight-recorder.md).
+struct SnapshotWindow {
+  std::string job;              // the cgroup path
+  uint64_t asked_start_ns = 0;  // CLOCK_MONOTONIC
+  uint64_t start_ns = 0;        // later than asked when events were dropped to make room
+  uint64_t end_ns = 0;
+  uint64_t dropped = 0;  // events the service dropped to make room since the job began
+};
+
+// A process whose fork and exec came before the snapshot's window: its name from the service.
+struct NamedProcess {
+  uint32_t pid = 0, ppid = 0;
+  std::string comm, exe;
+};
 
 struct RecordingInfo {
   uint64_t start_monotonic_ns = 0;  // read just before the application is released
@@ -30,6 +46,8 @@ struct RecordingInfo {
   std::string hostname;
   std::string kernel_release;  // uname -r of the recording machine
   std::string recording_path;  // KernelSource::path_name(): "in-process" or "eziotraced"
+  std::optional<SnapshotWindow> snapshot;     // a snapshot's window (status "snapshot")
+  std::vector<NamedProcess> named_processes;  // processes named before their first record
 };
 
 const char* layer_name(unsigned layer);

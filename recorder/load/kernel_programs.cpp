@@ -400,6 +400,7 @@ void KernelPrograms::quiesce_session(unsigned slot) {
 void KernelPrograms::close_session(unsigned slot, bool programs_ending) {
   uint32_t id = live_id(slot);
   quiesce_session(slot);
+  forget_cgroup(slot);
   int traced = map_fd("traced");
   delete_keys(traced, traced_of(traced, id));
   int devs = map_fd("target_devs");

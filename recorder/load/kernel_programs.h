@@ -74,6 +74,14 @@ class KernelPrograms {
   // pidfd_open) tells whether it ended meanwhile; its entry then goes (its exit was not seen).
   void trace_running_process(unsigned slot, pid_t pid, int pidfd);
   size_t traced_processes(unsigned slot) const;
+  // The flight recorder (bpf/flight.bpf.h): the processes of uid that enter the cgroup v2 of id
+  // cgroup_id (a fork inside it, a move into it) join the slot's session; those there already
+  // are added with trace_running_process. One cgroup per session; the entry goes with the
+  // session (close_session).
+  void record_cgroup(unsigned slot, uint64_t cgroup_id, uint32_t uid);
+  // pid, running, joins the slot's session unless another live session records it (false then,
+  // or when it has ended).
+  bool enroll_running_process(unsigned slot, pid_t pid);
   // Of an open session (read them before close_session).
   SessionTotals totals(unsigned slot) const;
   // Nothing more is written for the session once this returns (its records, drop counts,
@@ -125,6 +133,7 @@ class KernelPrograms {
   Session start_session(unsigned slot, UniqueFd ring, uint64_t ring_bytes);
   bool claimed_by_live_session(uint32_t pid, uint32_t id) const;
   int map_fd(const char* name) const;
+  void forget_cgroup(unsigned slot);
 
   Skeleton skel_;        // the tables' owner: no program of its own
   HalfLoaders loaders_;  // the programs (their links)
@@ -133,7 +142,8 @@ class KernelPrograms {
   std::array<bool, kMaxSessions> quiesced_{};  // quiesce_session done for the slot's session
   // Block requests of the slot's quiesced session that had not completed: lost.
   std::array<uint64_t, kMaxSessions> unfinished_{};
-  std::array<bool, kMaxSessions> reserved_{};  // reserve_slot: not free, not open yet
+  std::array<bool, kMaxSessions> reserved_{};            // reserve_slot: not free, not open yet
+  std::array<uint64_t, kMaxSessions> flight_cgroups_{};  // record_cgroup's, 0: none
   UniqueFd first_ring_;  // installed in slot 0 at load, not yet taken by open_session
   bool attached_ = true;
   uint32_t generation_ = 0;

@@ -103,4 +103,8 @@ nlohmann::json ServiceClient::status() {
   return request(Type::kStatus, nlohmann::json::object(), Type::kState).body;
 }
 
+Message ServiceClient::snapshot(const nlohmann::json& body) {
+  return request(Type::kSnapshot, body, Type::kSnapshotData);
+}
+
 }  // namespace ezio::recorder::service

@@ -41,6 +41,8 @@ class ServiceClient {
   // Ends the session: the TOTALS body (totals_json.h).
   nlohmann::json end();
   nlohmann::json status();
+  // A flight-recorded job's snapshot (protocol.h SNAPSHOT): the SNAPSHOT_DATA, its fd the records.
+  Message snapshot(const nlohmann::json& request);
   int fd() const { return sock_.get(); }
 
  private:

@@ -11,6 +11,7 @@
 
 #include "common/error.h"
 #include "common/log.h"
+#include "recorder/service/flight_recorder.h"
 
 namespace ezio::recorder::service {
 
@@ -60,6 +61,12 @@ void refuse(int fd, const std::string& why) {
 
 }  // namespace
 
+void SessionKernel::record_cgroup(unsigned, uint64_t, uint32_t) {
+  fail("this kernel side cannot flight-record");
+}
+bool SessionKernel::enroll(unsigned, pid_t) { return false; }
+std::vector<uint64_t> SessionKernel::lost(unsigned) const { return {}; }
+
 Daemon::Daemon(SessionKernel& kernel, const DaemonConfig& config)
     : kernel_(kernel), config_(config), quota_(config.limits) {}
 
@@ -96,6 +103,7 @@ void Daemon::run(int listen_fd) {
   watch(epoll_.get(), signals.get());
   maker_ = std::make_unique<RingMaker>(kernel_);
   watch(epoll_.get(), maker_->ready_fd());
+  if (flight_) watch(epoll_.get(), flight_->timer_fd());
   refill_spare();
   for (;;) {
     epoll_event ev[16];
@@ -119,6 +127,8 @@ void Daemon::run(int listen_fd) {
         incoming = true;
       } else if (fd == maker_->ready_fd()) {
         on_rings_ready();
+      } else if (flight_ && fd == flight_->timer_fd()) {
+        flight_->on_timer();
       } else {
         serve(fd);
       }
@@ -205,6 +215,9 @@ void Daemon::handle(Connection& c, Message& m) {
     case Type::kStatus:
       if (c.state != S::kNew) break;
       return on_status(c);
+    case Type::kSnapshot:
+      if (c.state != S::kNew) break;
+      return on_snapshot(c, m);
     case Type::kTrace:
       if (c.state == S::kOpening && !c.trace) {  // sent without waiting for the WELCOME
         c.trace = std::move(m);
@@ -365,7 +378,16 @@ void Daemon::on_status(Connection& c) {
   send_message(c.fd.get(), Type::kState,
                {{"sessions", quota_.sessions()},
                 {"visible", sessions},
-                {"connections", connections_.size()}});
+                {"connections", connections_.size()},
+                {"flight", flight_ ? flight_->status(c.peer.uid) : nlohmann::json::array()}});
+}
+
+void Daemon::on_snapshot(Connection& c, Message& m) {
+  if (!flight_) fail("eziotraced flight-records no job (eziotraced --flight CGROUP does)");
+  auto [body, records] = flight_->snapshot(c.peer, m.body);
+  int fd = c.fd.get();
+  send_message(fd, Type::kSnapshotData, body, records.get());
+  drop(fd, "snapshot sent");
 }
 
 void Daemon::drop(int fd, const std::string& why) {
@@ -385,7 +407,7 @@ void Daemon::drop(int fd, const std::string& why) {
   connections_.erase(it);
   if (had_session) {
     // The last session gone, the programs leave every process's system calls.
-    if (!any_session()) kernel_.detach();
+    if (!any_session() && !(flight_ && flight_->any())) kernel_.detach();
     log_sessions();
     spare_failed_ = false;  // a slot is free again
     // Its client has its totals and needs the service no more, and the next recording is likely

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "common/unique_fd.h"
 #include "recorder/service/limits.h"
@@ -52,6 +53,12 @@ class SessionKernel {
   // programs run in every process's system calls, recorded or not.
   virtual void attach() = 0;
   virtual void detach() = 0;
+  // The flight recorder (flight_recorder.h): the processes of uid entering the cgroup join the
+  // slot's session; pid, running, joins it now (false when another session records it, or it
+  // ended); the session's losses so far, per layer.
+  virtual void record_cgroup(unsigned slot, uint64_t cgroup_id, uint32_t uid);
+  virtual bool enroll(unsigned slot, pid_t pid);
+  virtual std::vector<uint64_t> lost(unsigned slot) const;
   // What a client needs to know of the programs, as a JSON object's text (made once: every HELLO
   // is answered with it): {"plan": probe plan JSON, "kernel_release"}.
   virtual const std::string& facts() const = 0;
@@ -63,9 +70,13 @@ struct DaemonConfig {
   uint64_t spare_ring_bytes = 32ull << 20;  // eziotrace record's default --ring-buffer; 0: none
 };
 
+class FlightRecorder;
+
 class Daemon {
  public:
   Daemon(SessionKernel& kernel, const DaemonConfig& config);
+  // The flight recorder to serve snapshots of and drain (flight_recorder.h), before run().
+  void set_flight(FlightRecorder* flight) { flight_ = flight; }
   ~Daemon();
   // Serves listen_fd until SIGTERM or SIGINT (blocked by the caller; taken through a signalfd).
   void run(int listen_fd);
@@ -82,6 +93,7 @@ class Daemon {
   void on_ring_made(RingMaker::Done& d);
   void on_trace(Connection& c, Message& m);
   void on_status(Connection& c);
+  void on_snapshot(Connection& c, Message& m);
   void drop(int fd, const std::string& why);
   void log_sessions() const;
   bool any_session() const;  // of a client (the spare is none)
@@ -101,6 +113,7 @@ class Daemon {
   // table; docs/costs.md) would otherwise delay the application's start.
   std::optional<SessionKernel::Opened> spare_;
   unsigned making_spare_ = RingMaker::kNoSlot;  // the slot of the spare being made, if any
+  FlightRecorder* flight_ = nullptr;
   bool spare_failed_ = false;  // no free slot (or no memory) last time: wait for a session to close
 };
 

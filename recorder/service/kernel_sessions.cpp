@@ -70,6 +70,16 @@ class KernelSessions : public SessionKernel {
     return totals_to_json({s.lost, std::move(s.devices), std::move(s.reclaimed)});
   }
   void close(unsigned slot) override { programs_->close_session(slot); }
+  void record_cgroup(unsigned slot, uint64_t cgroup_id, uint32_t uid) override {
+    programs_->record_cgroup(slot, cgroup_id, uid);
+  }
+  bool enroll(unsigned slot, pid_t pid) override {
+    return programs_->enroll_running_process(slot, pid);
+  }
+  std::vector<uint64_t> lost(unsigned slot) const override {
+    SessionTotals t = programs_->totals(slot);
+    return {t.lost.begin(), t.lost.end()};
+  }
   const std::string& facts() const override { return facts_; }
 
  private:

@@ -67,6 +67,8 @@ const char* type_name(Type t) {
       return "END";
     case Type::kStatus:
       return "STATUS";
+    case Type::kSnapshot:
+      return "SNAPSHOT";
     case Type::kWelcome:
       return "WELCOME";
     case Type::kTraced:
@@ -77,6 +79,8 @@ const char* type_name(Type t) {
       return "TOTALS";
     case Type::kState:
       return "STATE";
+    case Type::kSnapshotData:
+      return "SNAPSHOT_DATA";
     case Type::kRefused:
       return "REFUSED";
   }

@@ -17,20 +17,25 @@ constexpr uint32_t kMaxBody = 64 * 1024;
 
 // Client requests, then daemon replies. The order a session follows (the daemon enforces it):
 // HELLO -> WELCOME, TRACE -> TRACED, (COUNT -> COUNTED)*, END -> TOTALS. STATUS -> STATE is
-// a connection of its own. REFUSED answers any request and ends the connection. The TRACE may
-// follow its HELLO at once, without waiting for the WELCOME: it is answered after it (one round
-// trip less on the way to the application's start).
+// a connection of its own, and so is SNAPSHOT -> SNAPSHOT_DATA (docs/flight-recorder.md). REFUSED
+// answers any request and ends the connection. The TRACE may follow its HELLO at once, without
+// waiting for the WELCOME: it is answered after it (one round trip less on the way to the
+// application's start).
 enum class Type : uint16_t {
   kHello = 1,      // {"ring_bytes", "layers" (optional: kAllLayers)}
   kTrace = 2,      // {"pid"} + the child's pidfd
   kCount = 3,      // {}: processes of the session's tree still alive
   kEnd = 5,        // {}
   kStatus = 6,     // {}
+  kSnapshot = 7,   // {"job", "seconds" (optional: all kept)}: a flight-recorded job's last seconds
   kWelcome = 101,  // {"slot", "ring_bytes", "plan", "kernel_release"} + the ring buffer's fd
   kTraced = 102,   // {}
   kCounted = 103,  // {"processes"}
   kTotals = 104,   // {"lost", "devices", "unattributed", "reclaimed"}
   kState = 105,    // {"sessions", "yours", ...}
+  // {"job", "cgroup", "owner", "window_start_ns", "window_end_ns", "asked_start_ns", "events",
+  // "dropped", "lost", "processes", "plan", "kernel_release"} + a memfd holding the records
+  kSnapshotData = 106,
   kRefused = 199,  // {"message"}
 };
 const char* type_name(Type t);

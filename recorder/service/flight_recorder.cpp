@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "recorder/service/flight_recorder.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <fstream>
+#include <sstream>
+
+#include "common/error.h"
+#include "common/log.h"
+#include "recorder/core/recording_info.h"
+#include "recorder/load/ring_reader.h"
+#include "recorder/metrics/cgroup_names.h"
+#include "recorder/service/protocol.h"
+
+namespace fs = std::filesystem;
+
+namespace ezio::recorder::service {
+
+struct FlightRecorder::Job {
+  Job(uint64_t keep_ns, uint64_t max_bytes) : buffer(keep_ns, max_bytes) {}
+  std::string path;  // under the cgroup2 mount, "/" first
+  uint64_t cgroup_id = 0;
+  uid_t owner = 0;
+  unsigned slot = 0;
+  uint64_t started_ns = 0;
+  FlightBuffer buffer;
+  std::unique_ptr<RingReader> reader;
+};
+
+namespace {
+
+constexpr long kDrainPeriodNs = 100'000'000;
+
+// Whether pid runs as uid (real and effective): only the owner's processes join the job.
+bool runs_as(pid_t pid, uid_t uid) {
+  std::ifstream status(fmt::format("/proc/{}/status", pid));
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("Uid:", 0) != 0) continue;
+    std::istringstream in(line.substr(4));
+    uid_t real = 0, effective = 0;
+    in >> real >> effective;
+    return in && real == uid && effective == uid;
+  }
+  return false;
+}
+
+UniqueFd drain_timer() {
+  UniqueFd fd(timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK));
+  if (!fd) fail("timerfd_create: {}", errno_text(errno));
+  itimerspec period{{0, kDrainPeriodNs}, {0, kDrainPeriodNs}};
+  if (timerfd_settime(fd.get(), 0, &period, nullptr) != 0) {
+    fail("timerfd_settime: {}", errno_text(errno));
+  }
+  return fd;
+}
+
+// The records, then the names of the window's processes (JSON), in a sealed memfd.
+UniqueFd records_file(const FlightBuffer::Window& w, const std::string& processes) {
+  UniqueFd fd(memfd_create("eziotrace-snapshot", MFD_CLOEXEC | MFD_ALLOW_SEALING));
+  if (!fd) fail("memfd_create: {}", errno_text(errno));
+  auto put = [&](const char* p, size_t n) {
+    while (n > 0) {
+      ssize_t k = write(fd.get(), p, n);
+      if (k < 0 && errno == EINTR) continue;
+      if (k <= 0) fail("cannot write the snapshot: {}", errno_text(errno));
+      p += k;
+      n -= size_t(k);
+    }
+  };
+  put(w.records.data(), w.records.size());
+  put(processes.data(), processes.size());
+  // The client reads it as it is: no one may change it after.
+  fcntl(fd.get(), F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL);
+  return fd;
+}
+
+}  // namespace
+
+FlightRecorder::FlightRecorder(SessionKernel& kernel, const FlightConfig& config, fs::path mount)
+    : kernel_(kernel), config_(config), mount_(std::move(mount)) {
+  for (const std::string& cgroup : config_.cgroups) open_job(cgroup);
+  if (!jobs_.empty()) kernel_.attach();
+  timer_ = drain_timer();
+}
+
+FlightRecorder::~FlightRecorder() {
+  for (auto& job : jobs_) kernel_.close(job->slot);
+}
+
+void FlightRecorder::open_job(const std::string& cgroup) {
+  fs::path rel = fs::path(cgroup).relative_path();
+  fs::path dir = mount_ / rel;
+  struct stat st {};
+  if (stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    fail("--flight {}: there is no cgroup {} (the cgroup v2 mount is {})", cgroup, dir.string(),
+         mount_.string());
+  }
+  auto job = std::make_unique<Job>(uint64_t(config_.seconds * 1e9), config_.max_bytes);
+  job->path = "/" + rel.string();
+  job->cgroup_id = st.st_ino;
+  job->owner = st.st_uid;
+  unsigned slot = kernel_.reserve();
+  UniqueFd ring;
+  try {
+    ring = kernel_.make_ring(slot, config_.ring_bytes);
+  } catch (const Error&) {
+    kernel_.unreserve(slot);
+    throw;
+  }
+  SessionKernel::Opened opened = kernel_.open(slot, std::move(ring), config_.ring_bytes);
+  job->slot = opened.slot;
+  job->started_ns = monotonic_ns();
+  Job& j = *job;
+  jobs_.push_back(std::move(job));  // closed with the recorder from now on
+  kernel_.set_layers(j.slot, uint32_t(kAllLayers));
+  j.reader = std::make_unique<RingReader>(std::move(opened.ring), opened.ring_bytes, j.buffer);
+  // The cgroup first, then the processes there already: one forking meanwhile is in either.
+  kernel_.record_cgroup(j.slot, j.cgroup_id, j.owner);
+  std::ifstream procs(dir / "cgroup.procs");
+  size_t added = 0;
+  for (pid_t pid; procs >> pid;) added += runs_as(pid, j.owner) && kernel_.enroll(j.slot, pid);
+  spdlog::info(
+      "flight recorder: job {} (cgroup {}, {}'s), the last {} s, at most {} MiB; {} "
+      "process(es) there already",
+      j.path, j.cgroup_id, user_name(j.owner), config_.seconds, config_.max_bytes >> 20, added);
+}
+
+void FlightRecorder::drain(Job& job) {
+  job.reader->drain();
+  job.buffer.expire(monotonic_ns());
+}
+
+void FlightRecorder::on_timer() {
+  uint64_t ticks;
+  (void)!read(timer_.get(), &ticks, sizeof(ticks));
+  for (auto& job : jobs_) drain(*job);
+}
+
+FlightRecorder::Job* FlightRecorder::find(const std::string& id) {
+  for (auto& job : jobs_) {
+    auto slurm = metrics::slurm_job_id(job->path);
+    if (id == job->path || "/" + id == job->path || id == std::to_string(job->cgroup_id) ||
+        (slurm && id == *slurm)) {
+      return job.get();
+    }
+  }
+  return nullptr;
+}
+
+std::pair<nlohmann::json, UniqueFd> FlightRecorder::snapshot(const Peer& peer,
+                                                             const nlohmann::json& request) {
+  if (!request.contains("job") || !request["job"].is_string()) {
+    throw ProtocolError("SNAPSHOT without a job");
+  }
+  std::string id = request["job"].get<std::string>();
+  double seconds = config_.seconds;
+  if (request.contains("seconds")) {
+    if (!request["seconds"].is_number() || request["seconds"].get<double>() <= 0) {
+      throw ProtocolError("SNAPSHOT's seconds is not a positive number");
+    }
+    seconds = std::min(seconds, request["seconds"].get<double>());
+  }
+  Job* job = find(id);
+  if (!job) fail("eziotraced flight-records no job {} (eziotrace service status lists yours)", id);
+  if (peer.uid != 0 && peer.uid != job->owner) {
+    fail("job {} is {}'s: only its owner and root may take its snapshot", id,
+         user_name(job->owner));
+  }
+  drain(*job);
+  uint64_t now = monotonic_ns();
+  uint64_t span = uint64_t(seconds * 1e9);
+  uint64_t asked = std::max(now > span ? now - span : 0, job->started_ns);
+  FlightBuffer::Window w = job->buffer.window(asked, now);
+  nlohmann::json processes = nlohmann::json::array();
+  for (const KnownProcess& p : w.processes) {
+    processes.push_back({{"pid", p.pid}, {"ppid", p.ppid}, {"comm", p.comm}, {"exe", p.exe}});
+  }
+  nlohmann::json body = nlohmann::json::parse(kernel_.facts());
+  body.update({{"job", job->path},
+               {"cgroup_id", job->cgroup_id},
+               {"owner", user_name(job->owner)},
+               {"asked_start_ns", asked},
+               {"window_start_ns", w.start_ns},
+               {"window_end_ns", w.end_ns},
+               {"events", w.events},
+               {"dropped", job->buffer.dropped()},
+               {"lost", kernel_.lost(job->slot)},
+               {"records_bytes", w.records.size()}});
+  spdlog::info("flight recorder: snapshot of job {} for {} (pid {}): {} events, {:.3f} s",
+               job->path, user_name(peer.uid), peer.pid, w.events, (w.end_ns - w.start_ns) / 1e9);
+  return {std::move(body), records_file(w, processes.dump())};
+}
+
+nlohmann::json FlightRecorder::status(uid_t uid) const {
+  nlohmann::json jobs = nlohmann::json::array();
+  for (const auto& job : jobs_) {
+    if (uid != 0 && uid != job->owner) continue;
+    jobs.push_back({{"job", job->path},
+                    {"cgroup_id", job->cgroup_id},
+                    {"owner", user_name(job->owner)},
+                    {"seconds", config_.seconds},
+                    {"events", job->buffer.events()},
+                    {"bytes", job->buffer.bytes()},
+                    {"dropped", job->buffer.dropped()}});
+  }
+  return jobs;
+}
+
+}  // namespace ezio::recorder::service

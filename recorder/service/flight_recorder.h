@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#pragma once
+// eziotraced's flight recorder (docs/flight-recorder.md): per job (a cgroup v2), a session of the
+// loaded programs whose processes are the job owner's processes in that cgroup (bpf/flight.bpf.h),
+// its ring drained continuously into an overwrite buffer of the last N seconds (flight_buffer.h),
+// and the snapshots that hand a window of it to the job's owner or root.
+#include <sys/types.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/unique_fd.h"
+#include "recorder/service/daemon.h"
+#include "recorder/service/flight_buffer.h"
+#include "recorder/service/peer.h"
+
+namespace ezio::recorder {
+class RingReader;
+}
+
+namespace ezio::recorder::service {
+
+struct FlightConfig {
+  std::vector<std::string> cgroups;  // paths under the cgroup2 mount ("/a/b" or "a/b")
+  double seconds = 30;               // the last N seconds kept
+  uint64_t max_bytes = 64ull << 20;  // per job: the records kept, at most
+  uint64_t ring_bytes = 8ull << 20;  // per job: the BPF ring between two drains
+};
+
+class FlightRecorder {
+ public:
+  // Opens a session per cgroup (the programs attached from now on) and adds the owner's processes
+  // already in it. mount: the cgroup2 mount. Fails (ezio::Error) on a cgroup that is not there.
+  FlightRecorder(SessionKernel& kernel, const FlightConfig& config, std::filesystem::path mount);
+  ~FlightRecorder();
+  FlightRecorder(const FlightRecorder&) = delete;
+  FlightRecorder& operator=(const FlightRecorder&) = delete;
+
+  bool any() const { return !jobs_.empty(); }
+  // Readable every 100 ms: on_timer() drains the rings and forgets what is too old.
+  int timer_fd() const { return timer_.get(); }
+  void on_timer();
+  // The SNAPSHOT of peer: the SNAPSHOT_DATA body and the memfd of the records. Fails (ezio::Error,
+  // the message the client shows) for a job that is not there or not the peer's.
+  std::pair<nlohmann::json, UniqueFd> snapshot(const Peer& peer, const nlohmann::json& request);
+  // The jobs uid may see (root: all), for STATUS.
+  nlohmann::json status(uid_t uid) const;
+
+ private:
+  struct Job;
+  Job* find(const std::string& id);
+  void open_job(const std::string& cgroup);
+  void drain(Job& job);
+
+  SessionKernel& kernel_;
+  FlightConfig config_;
+  std::filesystem::path mount_;
+  std::vector<std::unique_ptr<Job>> jobs_;
+  UniqueFd timer_;
+};
+
+}  // namespace ezio::recorder::service

@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// eziotraced's flight recorder end to end (docs/flight-recorder.md): a cgroup v2 of the test's own,
+// owned by ezio_a, flight-recorded; known writes of ezio_a inside it, of root inside it and of
+// ezio_a outside it; eziotrace snapshot by the owner holds the window asked and only the owner's
+// processes of the cgroup, opens in the analyzers; another user is refused.
+#include <grp.h>
+#include <gtest/gtest.h>
+#include <pwd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "service_env.h"
+
+namespace fs = std::filesystem;
+using ezio::test::as_user;
+using ezio::test::kUserA;
+using ezio::test::kUserB;
+using TestRun = ezio::test::Run;
+using nlohmann::json;
+
+namespace {
+
+fs::path cgroup2_root() {
+  for (const char* p : {"/sys/fs/cgroup/unified", "/sys/fs/cgroup"}) {
+    if (fs::exists(fs::path(p) / "cgroup.threads")) return p;
+  }
+  throw std::runtime_error("no cgroup v2 hierarchy at /sys/fs/cgroup/unified or /sys/fs/cgroup");
+}
+
+// A cgroup v2 of the test's own, owned by a user (as systemd or Slurm delegate a job's), removed
+// at the end.
+class JobCgroup {
+ public:
+  JobCgroup(const std::string& name, uid_t owner) : dir_(cgroup2_root() / name) {
+    ::rmdir(dir_.c_str());
+    if (::mkdir(dir_.c_str(), 0755) != 0 || chown(dir_.c_str(), owner, owner) != 0) {
+      throw std::runtime_error("cannot make cgroup " + dir_.string());
+    }
+  }
+  ~JobCgroup() {
+    if (::rmdir(dir_.c_str()) != 0) ADD_FAILURE() << "cannot remove cgroup " << dir_;
+  }
+  std::string path() const { return "/" + dir_.filename().string(); }
+  // Runs argv inside the cgroup as user (moved in as root, then the user's, then its exec: what a
+  // job launcher does) to its end; fails the test unless it exits 0.
+  void run_as(const std::string& user, const std::vector<std::string>& argv) const {
+    passwd* pw = getpwnam(user.c_str());
+    ASSERT_NE(pw, nullptr) << user;
+    pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      std::ofstream(dir_ / "cgroup.procs") << 0 << std::endl;
+      if (setgroups(0, nullptr) != 0 || setgid(pw->pw_gid) != 0 || setuid(pw->pw_uid) != 0)
+        _exit(126);
+      std::vector<char*> args;
+      for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+      args.push_back(nullptr);
+      execv(args[0], args.data());
+      _exit(127);
+    }
+    int status = 0;
+    ASSERT_EQ(waitpid(pid, &status, 0), pid);
+    ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << argv.back();
+  }
+
+ private:
+  fs::path dir_;
+};
+
+std::vector<std::string> dd(const fs::path& file) {
+  return {"/bin/dd", "if=/dev/zero", "of=" + file.string(), "bs=4096",
+          "count=8", "conv=fsync",   "status=none"};
+}
+
+std::vector<std::string> snapshot_argv(const std::string& socket, const std::string& job,
+                                       const fs::path& out, const std::string& seconds = "") {
+  std::vector<std::string> argv{EZIO_BINARY, "snapshot", "--socket", socket,
+                                "--job",     job,        "-o",       out.string()};
+  if (!seconds.empty()) argv.insert(argv.end(), {"--seconds", seconds});
+  return argv;
+}
+
+struct Archive {
+  json props;
+  std::set<std::string> files;
+  std::set<long> pids;
+  uint64_t events = 0, outside_window = 0;
+};
+
+// What the archive holds, read with python3-otf2 (tests/support/otf2_dump.py).
+Archive read_archive(const fs::path& dir) {
+  Archive a;
+  json d = ezio::test::dump_archive(dir / "eziotrace.otf2");
+  a.props = d["properties"];
+  for (auto& [ref, loc] : d["locations"].items()) {
+    if (loc["props"].contains("EZIOTRACE::PID")) {
+      a.pids.insert(loc["props"]["EZIOTRACE::PID"].get<long>());
+    }
+    for (const auto& c : loc["calls"]) {
+      for (const auto& io : c["io"]) {
+        if (io.contains("file")) a.files.insert(fs::path(io["file"].get<std::string>()).filename());
+      }
+    }
+  }
+  TestRun ev = ezio::test::run({"/usr/bin/python3", EZIO_TEST_SUPPORT_DIR "/otf2_dump.py",
+                                "--events", (dir / "eziotrace.otf2").string()});
+  EXPECT_EQ(ev.status, 0) << ev.err;
+  json e = json::parse(ev.out, nullptr, false);
+  uint64_t start = a.props.value("EZIOTRACE::SNAPSHOT_START_NS", uint64_t{0});
+  uint64_t end = a.props.value("EZIOTRACE::SNAPSHOT_END_NS", uint64_t{0});
+  if (e.is_discarded()) return a;
+  for (auto& [ref, loc] : e["locations"].items()) {
+    for (const auto& event : loc["events"]) {
+      uint64_t t = event["t"].get<uint64_t>();
+      ++a.events;
+      a.outside_window += t < start || t > end;
+    }
+  }
+  return a;
+}
+
+class Flight : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { users_ = std::make_unique<ezio::test::TestUsers>(); }
+  static void TearDownTestSuite() { users_.reset(); }
+  static std::unique_ptr<ezio::test::TestUsers> users_;
+};
+std::unique_ptr<ezio::test::TestUsers> Flight::users_;
+
+TEST_F(Flight, SnapshotHoldsTheWindowAskedAndOnlyTheOwnersProcessesOfTheJob) {
+  JobCgroup job("ezio-flight-test", users_->uid(kUserA));
+  ezio::test::ServiceDaemon daemon("flight", {"--flight", job.path(), "--flight-seconds", "60"});
+  fs::path dir = ezio::test::user_dir(kUserA, "flight");
+  fs::path root_dir = ezio::test::scratch_dir("flight-root");
+  job.run_as(kUserA, dd(dir / "early.bin"));
+  job.run_as("root", dd(root_dir / "root.bin"));                    // in the job, not its owner's
+  TestRun outside = as_user(kUserA, dd(dir / "outside.bin"), dir);  // the owner's, not in the job
+  ASSERT_EQ(outside.status, 0) << outside.err;
+  // The window asked (the last 1.5 s) ends at the snapshot, begins well after early.bin's writes.
+  std::this_thread::sleep_for(std::chrono::seconds(3));
+  job.run_as(kUserA, dd(dir / "late.bin"));
+  TestRun late =
+      as_user(kUserA, snapshot_argv(daemon.socket(), job.path(), dir / "late", "1.5"), dir);
+  ASSERT_EQ(late.status, 0) << late.err;
+  TestRun all = as_user(kUserA, snapshot_argv(daemon.socket(), job.path(), dir / "all"), dir);
+  ASSERT_EQ(all.status, 0) << all.err;
+
+  Archive w = read_archive(dir / "late");
+  EXPECT_EQ(w.props["EZIOTRACE::STATUS"], "snapshot");
+  EXPECT_EQ(w.props["EZIOTRACE::SNAPSHOT_JOB"], job.path());
+  EXPECT_EQ(w.props["EZIOTRACE::RECORDING_PATH"], "eziotraced");
+  uint64_t start = w.props.value("EZIOTRACE::SNAPSHOT_START_NS", uint64_t{0});
+  uint64_t end = w.props.value("EZIOTRACE::SNAPSHOT_END_NS", uint64_t{0});
+  EXPECT_NEAR(double(end - start), 1.5e9, 1e6);  // nothing dropped: the window asked
+  EXPECT_EQ(w.props["EZIOTRACE::SNAPSHOT_DROPPED"], 0);
+  EXPECT_TRUE(w.files.count("late.bin")) << w.props.dump();
+  EXPECT_FALSE(w.files.count("early.bin"));
+  EXPECT_GT(w.events, 0u);
+  EXPECT_EQ(w.outside_window, 0u);
+
+  Archive a = read_archive(dir / "all");
+  EXPECT_TRUE(a.files.count("early.bin"));
+  EXPECT_TRUE(a.files.count("late.bin"));
+  EXPECT_EQ(a.outside_window, 0u);
+  for (const Archive* s : {&w, &a}) {
+    EXPECT_FALSE(s->files.count("root.bin")) << "root's process in the job is not the owner's";
+    EXPECT_FALSE(s->files.count("outside.bin")) << "the owner's process outside the job";
+  }
+  EXPECT_EQ(a.pids.size(), 2u);  // the two dd of ezio_a in the job
+  EXPECT_EQ(ezio::test::owner_of(dir / "all" / "eziotrace.otf2"), users_->uid(kUserA));
+
+  // Every analyzer reads it.
+  for (const char* cmd : {"layers", "files", "profile", "latency", "advise"}) {
+    TestRun r = ezio::test::run({EZIO_BINARY, cmd, (dir / "all").string()});
+    EXPECT_EQ(r.status, 0) << cmd << ": " << r.err;
+    if (std::string(cmd) == "files") {
+      EXPECT_NE(r.out.find("late.bin"), std::string::npos) << r.out;
+    }
+  }
+  TestRun report = ezio::test::run(
+      {EZIO_BINARY, "report", (dir / "all").string(), "-o", (root_dir / "report.html").string()});
+  EXPECT_EQ(report.status, 0) << report.err;
+  EXPECT_TRUE(fs::exists(root_dir / "report.html"));
+}
+
+TEST_F(Flight, AnotherUsersSnapshotIsRefusedClearly) {
+  JobCgroup job("ezio-flight-refused", users_->uid(kUserA));
+  ezio::test::ServiceDaemon daemon("flight-refused", {"--flight", job.path()});
+  fs::path dir = ezio::test::user_dir(kUserB, "flight");
+  TestRun r = as_user(kUserB, snapshot_argv(daemon.socket(), job.path(), dir / "s"), dir);
+  EXPECT_NE(r.status, 0);
+  EXPECT_LT(r.status, 128);
+  EXPECT_NE(r.err.find("is ezio_a's: only its owner and root may take its snapshot"),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE(fs::exists(dir / "s"));
+  TestRun unknown = as_user(kUserB, snapshot_argv(daemon.socket(), "/no-such-job", dir / "s"), dir);
+  EXPECT_NE(unknown.status, 0);
+  EXPECT_NE(unknown.err.find("flight-records no job /no-such-job"), std::string::npos)
+      << unknown.err;
+  // Root may take any job's.
+  TestRun root = ezio::test::run(snapshot_argv(daemon.socket(), job.path(), dir / "root"));
+  EXPECT_EQ(root.status, 0) << root.err;
+}
+
+}  // namespace
