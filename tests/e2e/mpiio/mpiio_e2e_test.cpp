@@ -226,7 +226,8 @@ TEST(MpiioRefused, ModulesOfLibrariesTheProgramDoesNotUseAreSaidAndTheRestRecord
       {"files", "--json", "--file", (dir / "x").string(), (out / "eziotrace.otf2").string()});
   ASSERT_EQ(files.status, 0) << files.err;
   bool posix_writes = false;  // EZTrace's posixio recorded dd's writes
-  for (auto& row : nlohmann::json::parse(files.out)["files"]) {
+  nlohmann::json table = nlohmann::json::parse(files.out);
+  for (auto& row : table["files"]) {
     posix_writes |= row["layer"] == "user" && row["write_bytes"] == 16384;
   }
   EXPECT_TRUE(posix_writes) << files.out;
