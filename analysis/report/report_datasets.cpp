@@ -40,6 +40,8 @@ void write_datasets_section(const Evidence& ev, std::ostream& out) {
   for (size_t i = 0; i < ev.datasets.size() && i < kMaxRows; ++i) {
     const DatasetRow& r = ev.datasets[i];
     std::string name = r.object.empty() ? "(anonymous)" : r.object;
+    // Rows come by file: a file's path is shown on its first row only, the table stays narrow.
+    bool same_file = i > 0 && ev.datasets[i - 1].file == r.file;
     out << fmt::format(
         "<tr data-dataset=\"{}\" data-writes=\"{}\" data-reads=\"{}\" data-asked-write=\"{}\" "
         "data-asked-read=\"{}\" data-posix=\"{}\" data-syscall=\"{}\"><td class=\"path\">{}</td>"
@@ -47,7 +49,8 @@ void write_datasets_section(const Evidence& ev, std::ostream& out) {
         "<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
         "<td>{}</td><td>{}</td></tr>\n",
         esc(name), r.writes, r.reads, r.asked_write_bytes, r.asked_read_bytes, r.posix_bytes,
-        r.syscall_bytes, esc(r.file), esc(name), r.layout.empty() ? "–" : esc(r.layout),
+        r.syscall_bytes, same_file ? "" : esc(r.file), esc(name),
+        r.layout.empty() ? "–" : esc(r.layout),
         r.chunk_bytes ? esc(human_bytes(r.chunk_bytes)) : "–", esc(r.xfer()), r.processes.size(),
         r.writes, r.reads, esc(human_bytes(r.asked_write_bytes)),
         esc(human_bytes(r.asked_read_bytes)), esc(human_seconds(ev.seconds(r.ticks))),
