@@ -9,6 +9,7 @@ void add_analyzer_commands(CLI::App& app) {
   add_files_command(app);
   add_latency_command(app);
   add_collective_command(app);
+  add_datasets_command(app);
   add_advise_command(app);
   add_report_command(app);
 }

@@ -11,6 +11,7 @@ void add_layers_command(CLI::App& app);      // layers.cpp
 void add_files_command(CLI::App& app);       // files.cpp
 void add_latency_command(CLI::App& app);     // latency.cpp
 void add_collective_command(CLI::App& app);  // collective.cpp
+void add_datasets_command(CLI::App& app);    // datasets.cpp
 void add_advise_command(CLI::App& app);      // advise.cpp
 void add_report_command(CLI::App& app);      // report.cpp
 

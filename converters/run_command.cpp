@@ -86,6 +86,7 @@ void run_command(const RunCommandOptions& o) {
   output.publish(recorder::target_user());
   r.archive = out;
   recorder::print_summary(r);
+  if (!merged.report.status.empty()) spdlog::warn("status: {}", merged.report.status);
   if (merged.report.user_level != "complete") {
     spdlog::warn("user level: {}", merged.report.user_level);
   }

@@ -54,7 +54,7 @@ bool is_stdio(std::string_view n) {
 class EvidenceSink : public CallSink {
  public:
   EvidenceSink(const Definitions& defs, Evidence& ev, const EvidenceOptions& o)
-      : CallSink(defs), ev_(ev), o_(o), collectives_(defs), hpc_(ev.hpc, o.hpc) {
+      : CallSink(defs), ev_(ev), o_(o), collectives_(defs), datasets_(defs), hpc_(ev.hpc, o.hpc) {
     bool syscalls = layer_observation(defs, Layer::kSyscall, false).observed;
     app_layer_ = syscalls ? Layer::kSyscall : Layer::kUser;
     auto probe = defs.node_string_properties.find(schema::probe_property("pagecache"));
@@ -68,6 +68,7 @@ class EvidenceSink : public CallSink {
   void begin_location(OTF2_LocationRef loc) override {
     CallSink::begin_location(loc);
     collectives_.begin_location(loc);
+    datasets_.begin_location(loc);
     const LocationDef* d = defs().location(loc);
     std::string name = d && !d->name.empty() ? d->name : fmt::format("location {}", loc);
     device_ = nullptr;
@@ -123,6 +124,7 @@ class EvidenceSink : public CallSink {
 
   void on_call(const Call& c) override {
     collectives_.add(c);
+    datasets_.add(c);
     if (c.info->canonical == kThrottleRegion) return on_throttle(c);
     if (!counts_as_io(c)) return;
     if (c.infrastructure && !o_.all) return on_infrastructure(c);
@@ -157,6 +159,7 @@ class EvidenceSink : public CallSink {
 
   void finish();
   const std::vector<CollectiveOp>& collectives() const { return collectives_.ops(); }
+  const DatasetTracker& datasets() const { return datasets_; }
 
  private:
   void depth_change(uint64_t time, int delta);
@@ -172,6 +175,7 @@ class EvidenceSink : public CallSink {
   Evidence& ev_;
   const EvidenceOptions& o_;
   CollectiveTracker collectives_;
+  DatasetTracker datasets_;
   Layer app_layer_;
   std::map<std::string, DeviceEvidence> devices_;
   std::map<OTF2_LocationRef, ThreadEvidence> threads_;
@@ -465,6 +469,8 @@ Evidence collect_evidence(const std::string& trace, const EvidenceOptions& o) {
   run_trace(reader, sink, Filters{}, meta);
   sink.finish();
   ev.collectives = sink.collectives();
+  ev.datasets = dataset_rows(sink.datasets());
+  ev.datasets_seen = dataset_layers_seen(reader.defs());
   ev.events = meta.meta.value("events", uint64_t{0});
   return ev;
 }

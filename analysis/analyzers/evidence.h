@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "analysis/analyzers/collective.h"
+#include "analysis/analyzers/datasets.h"
 #include "analysis/analyzers/histogram.h"
 #include "analysis/analyzers/hpc_evidence.h"
 #include "analysis/analyzers/layer_stats.h"
@@ -129,6 +130,8 @@ struct Evidence {
   std::map<std::string, uint64_t> user_stdio_files;
   std::vector<SlowCall> slowest;          // longest first
   std::vector<CollectiveOp> collectives;  // collective MPI-IO operations (`eziotrace collective`)
+  std::vector<DatasetRow> datasets;       // HDF5 datasets (`eziotrace datasets`)
+  DatasetLayersSeen datasets_seen;
   Timeline timeline;
   // writeback:balance_dirty_pages was recorded (EZIOTRACE::PROBE::pagecache names it, or pauses
   // are in the trace); pauses and their durations (ns).

@@ -54,7 +54,10 @@ void run_trace(TraceReader& reader, CallSink& sink, const Filters& filters, Repo
           "edges are left out");
       report.notes.push_back("Recording status: snapshot of a running job (flight recorder).");
     } else if (it->second != "complete") {
-      spdlog::warn("the recording is {}: the trace may end early", it->second);
+      // A status with its explanation ("application-aborted: ...") says what is missing itself.
+      bool explained = it->second.find(':') != std::string::npos;
+      spdlog::warn("the recording is {}{}", it->second,
+                   explained ? "" : ": the trace may end early");
       report.notes.push_back(fmt::format("Recording status: {}.", it->second));
     }
   }

@@ -151,7 +151,9 @@ void CallSink::close_top(uint64_t time, const CallAttributes* leave_attrs) {
   c.point = a.point;
   c.call_id = a.call_id;
   c.object = a.object;
+  c.layout = a.layout;
   c.chunk_bytes = a.chunk_bytes;
+  c.asked = f.io_requested;
   if (a.has_offset && a.offset >= 0) {
     c.has_offset = true;
     c.offset = static_cast<uint64_t>(a.offset);
@@ -213,6 +215,7 @@ void CallSink::io_begin(OTF2_LocationRef, uint64_t time, Ref handle, OTF2_IoOper
     f.attrs.offset = attrs.offset;
   }
   if (attrs.object) f.attrs.object = attrs.object;
+  if (attrs.layout) f.attrs.layout = attrs.layout;
   if (attrs.chunk_bytes) f.attrs.chunk_bytes = attrs.chunk_bytes;
 }
 

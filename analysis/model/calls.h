@@ -42,7 +42,9 @@ struct Call {
   // The flags of its I/O operations, or'ed (OTF2_IO_OPERATION_FLAG_COLLECTIVE: MPI-IO, HDF5).
   uint32_t io_flags = 0;
   const std::string* object = nullptr;  // hdf5.object: an HDF5 call's dataset or attribute
+  const std::string* layout = nullptr;  // hdf5.layout: contiguous, chunked, compact, virtual
   uint64_t chunk_bytes = 0;             // hdf5.chunk_bytes
+  uint64_t asked = 0;                   // bytes its I/O operations asked for (IoOperationBegin)
   // Not the application's data: a launcher's, or start-up and system files (process_role.h).
   bool infrastructure = false;
   bool is_io() const { return owns_io || handle != OTF2_UNDEFINED_IO_HANDLE; }

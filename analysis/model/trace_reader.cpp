@@ -22,6 +22,7 @@ enum class AttrKind : uint8_t {
   kService,
   kPid,
   kObject,
+  kLayout,
   kChunkBytes
 };
 
@@ -42,6 +43,7 @@ class Decoder : public otf2::EventVisitor {
                    : n.ends_with(".service_ns")    ? AttrKind::kService
                    : n == schema::block::kPid.name ? AttrKind::kPid
                    : n == "hdf5.object"            ? AttrKind::kObject
+                   : n == "hdf5.layout"            ? AttrKind::kLayout
                    : n == "hdf5.chunk_bytes"       ? AttrKind::kChunkBytes
                                                    : AttrKind::kOther;
       if (k == AttrKind::kOther) continue;
@@ -99,8 +101,10 @@ class Decoder : public otf2::EventVisitor {
     for (const otf2::Attribute& attr : e.attributes) {
       AttrKind kind = kind_of(attr.id);
       if (kind == AttrKind::kOther) continue;
-      if (kind == AttrKind::kObject) {
-        if (attr.type == OTF2_TYPE_STRING) a.object = &archive_.str(attr.value.stringRef);
+      if (kind == AttrKind::kObject || kind == AttrKind::kLayout) {
+        if (attr.type == OTF2_TYPE_STRING) {
+          (kind == AttrKind::kObject ? a.object : a.layout) = &archive_.str(attr.value.stringRef);
+        }
         continue;
       }
       auto v = otf2::integer_value(attr.type, attr.value);
@@ -141,6 +145,7 @@ class Decoder : public otf2::EventVisitor {
           a.chunk_bytes = static_cast<uint64_t>(*v);
           break;
         case AttrKind::kObject:
+        case AttrKind::kLayout:
         case AttrKind::kOther:
           break;
       }

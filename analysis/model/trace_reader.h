@@ -33,8 +33,9 @@ struct CallAttributes {
   uint64_t pid = 0;         // block.pid: the process a block request is attributed to
   uint32_t io_flags = 0;    // an IoOperationBegin's OTF2_IoOperationFlag (COLLECTIVE...)
   // The HDF5 module's (docs/analysis.md): hdf5.object (the dataset's path, a string of the
-  // archive's definitions), hdf5.chunk_bytes.
+  // archive's definitions), hdf5.layout, hdf5.chunk_bytes.
   const std::string* object = nullptr;
+  const std::string* layout = nullptr;
   uint64_t chunk_bytes = 0;
 };
 

@@ -72,7 +72,29 @@ margin-top:10px}
 footer{color:var(--mute);font-size:12px;text-align:center;margin-top:24px}
 )css";
 
+// Calls of layer `l` in the trace, the application's and the infrastructure's.
+uint64_t calls_of(const Evidence& ev, Layer l) {
+  return ev.layer(l).count() + ev.infrastructure[static_cast<size_t>(l)].count();
+}
+
 }  // namespace
+
+std::vector<std::pair<std::string_view, std::string_view>> report_sections(const Evidence& ev) {
+  std::vector<std::pair<std::string_view, std::string_view>> s = {
+      {"header", "Overview"}, {"findings", "Findings"}, {"funnel", "Layers"}};
+  if (calls_of(ev, Layer::kMpiIo) > 0 || !ev.collectives.empty())
+    s.emplace_back("collective", "Collective");
+  if (calls_of(ev, Layer::kHdf5) > 0 || !ev.datasets.empty())
+    s.emplace_back("datasets", "Datasets");
+  for (auto [id, title] : {std::pair{"timeline", "Timeline"},
+                           {"latency", "Latency"},
+                           {"files", "Files"},
+                           {"devices", "Devices"},
+                           {"threads", "Threads"}}) {
+    s.emplace_back(id, title);
+  }
+  return s;
+}
 
 void write_report(const Evidence& ev, const Advice& advice, std::ostream& out) {
   out << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
@@ -82,18 +104,16 @@ void write_report(const Evidence& ev, const Advice& advice, std::ostream& out) {
       << "</title><style>" << kStyle << "</style></head><body>\n";
   out << "<header class=\"top\"><h1>I/O report</h1><div class=\"cmd\">"
       << xml_escape(ev.command.empty() ? ev.trace : ev.command) << "</div></header>\n<nav>";
-  static constexpr const char* titles[] = {"Overview",   "Findings", "Layers",
-                                           "Collective", "Timeline", "Latency",
-                                           "Files",      "Devices",  "Threads"};
-  static_assert(std::size(titles) == std::size(kReportSections));
-  for (size_t i = 0; i < std::size(kReportSections); ++i) {
-    out << fmt::format("<a href=\"#{}\">{}</a>", kReportSections[i], titles[i]);
-  }
+  auto sections = report_sections(ev);
+  for (auto [id, title] : sections) out << fmt::format("<a href=\"#{}\">{}</a>", id, title);
   out << "</nav>\n<main>\n";
   write_header_section(ev, out);
   write_findings_section(advice, out);
   write_funnel_section(ev, out);
-  write_collective_section(ev, out);
+  for (auto [id, title] : sections) {
+    if (id == "collective") write_collective_section(ev, out);
+    if (id == "datasets") write_datasets_section(ev, out);
+  }
   write_timeline_section(ev, out);
   write_latency_section(ev, out);
   write_files_section(ev, out);

@@ -5,16 +5,19 @@
 // (docs/analysis.md, `report`).
 #include <ostream>
 #include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include "analysis/analyzers/advise.h"
 #include "analysis/analyzers/evidence.h"
 
 namespace ezio::analysis {
 
-// The ids of the page's sections, in order; tests look for each.
-inline constexpr const char* kReportSections[] = {"header",     "findings", "funnel",
-                                                  "collective", "timeline", "latency",
-                                                  "files",      "devices",  "threads"};
+// The page's sections, in order: (element id, tab title); tests look for each. `collective` only
+// when the trace has MPI-IO calls, `datasets` only when it has HDF5 calls: a page about a program
+// that does neither has no tab for them.
+std::vector<std::pair<std::string_view, std::string_view>> report_sections(const Evidence& ev);
 
 void write_report(const Evidence& ev, const Advice& advice, std::ostream& out);
 
@@ -23,6 +26,7 @@ void write_header_section(const Evidence& ev, std::ostream& out);
 void write_findings_section(const Advice& advice, std::ostream& out);
 void write_funnel_section(const Evidence& ev, std::ostream& out);
 void write_collective_section(const Evidence& ev, std::ostream& out);  // report_collective.cpp
+void write_datasets_section(const Evidence& ev, std::ostream& out);    // report_datasets.cpp
 void write_timeline_section(const Evidence& ev, std::ostream& out);
 void write_latency_section(const Evidence& ev, std::ostream& out);
 void write_files_section(const Evidence& ev, std::ostream& out);

@@ -2,13 +2,16 @@
 #include "converters/eztrace/mpi_detect.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <spawn.h>
 #include <spdlog/spdlog.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <fstream>
 #include <regex>
+#include <set>
 
 #include "common/error.h"
 #include "common/unique_fd.h"
@@ -96,6 +99,55 @@ bool is_python(const fs::path& program) {
   return std::regex_match(program.filename().string(), python);
 }
 
+bool is_elf(const fs::path& file) {
+  char magic[4] = {};
+  std::ifstream in(file, std::ios::binary);
+  return in.read(magic, sizeof magic) && std::string_view(magic, 4) ==
+                                             "\x7f"
+                                             "ELF";
+}
+
+// Programs that start others: that they need no MPI says nothing of the programs they run.
+bool runs_other_programs(const fs::path& program) {
+  static const std::set<std::string> runners = {
+      "sh",      "bash",     "dash",   "zsh",  "ksh",    "mksh",    "csh",  "tcsh",
+      "fish",    "busybox",  "env",    "time", "nohup",  "timeout", "nice", "ionice",
+      "taskset", "numactl",  "stdbuf", "chrt", "setsid", "xargs",   "make", "strace",
+      "ltrace",  "valgrind", "perf",   "gdb",  "flock",  "sudo",    "su",   "runuser"};
+  return runners.contains(program.filename().string());
+}
+
+bool is_mpi_module(const std::string& m) { return m == "mpich" || m == "openmpi" || m == "mpiio"; }
+
+// MPI modules asked for a program that uses no MPI: EZTrace's MPI module makes such a program
+// exit with status 1 and write no trace, and mpiio needs that module. Each is said once and left
+// out; the other modules' calls are recorded.
+std::vector<std::string> without_mpi_modules(const std::vector<std::string>& names,
+                                             const fs::path& app) {
+  std::vector<std::string> kept;
+  std::string dropped;
+  for (const auto& m : names) {
+    if (!is_mpi_module(m)) {
+      kept.push_back(m);
+    } else {
+      dropped += (dropped.empty() ? "" : ",") + m;
+    }
+  }
+  std::string name = app.filename().string();
+  if (kept.empty()) {
+    fail(
+        "-t {}: {} uses no MPI library (none among the libraries it needs), and no other module "
+        "was asked for: trace it with -t posixio, or record its kernel layers alone with "
+        "eziotrace record",
+        dropped, name);
+  }
+  spdlog::warn(
+      "-t {} was asked for, but {} uses no MPI library (none among the libraries it needs): no "
+      "MPI or MPI-IO call is recorded; the other modules' calls ({}) are",
+      dropped, name, fmt::join(kept, ","));
+  return kept;
+}
+
 }  // namespace
 
 MpiUse mpi_of_program(const fs::path& program, const std::vector<std::string>& env) {
@@ -119,7 +171,13 @@ std::vector<std::string> modules_for(const std::vector<std::string>& modules,
     return modules;
   }
   MpiUse use = mpi_of_program(app, env);
-  if (use.mpi.empty()) return modules;
+  if (use.mpi.empty()) {
+    // Only a program seen whole: not one a launcher, a shell or a script starts.
+    bool any_mpi = std::any_of(names.begin(), names.end(), is_mpi_module);
+    if (!any_mpi || launched || is_python(app) || runs_other_programs(app) || !is_elf(app))
+      return modules;
+    return without_mpi_modules(names, app);
+  }
   if (!named.empty() && named != use.mpi) {
     fail(
         "-t {} is EZTrace's module for {}, but {} uses {} ({} needed by {}): trace with -t {}, "

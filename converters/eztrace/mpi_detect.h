@@ -23,7 +23,9 @@ MpiUse mpi_of_program(const std::filesystem::path& program, const std::vector<st
 // The `-t` modules for `command` (run with env): when they name no MPI module and the application
 // (after a launcher, or the command itself) uses an MPI, that MPI's EZTrace module and mpiio are
 // added (said once on stderr); an MPI module that is not the application's MPI is an error
-// raised before anything runs.
+// raised before anything runs. MPI modules (mpich, openmpi, mpiio) asked for a program that uses
+// no MPI (an ELF program run directly, not a shell, `env` or another program that starts others)
+// are left out, said once on stderr; with no other module left, an error.
 std::vector<std::string> modules_for(const std::vector<std::string>& modules,
                                      const std::vector<std::string>& command,
                                      const std::vector<std::string>& env);

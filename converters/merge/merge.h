@@ -26,6 +26,8 @@ struct MergeReport {
   std::vector<std::string> untraced;
   uint64_t unreadable_traces = 0;  // processes whose EZTrace archive could not be read
   std::string user_level;          // EZIOTRACE::USER_LEVEL: complete, partial: ..., missing: ...
+  // EZIOTRACE::STATUS when the merge rewrote the kernel's ("application-aborted: ..."), else "".
+  std::string status;
   uint64_t own_io_block_requests = 0;  // block requests caused by a dropped call (call.id)
   uint64_t comms = 0, groups = 0;      // EZTrace's communicators and groups, as written
   uint64_t checked_calls = 0;          // user calls that must contain their system call

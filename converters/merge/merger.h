@@ -138,6 +138,7 @@ struct Merger {
   void write_process_properties(Output& out, const Sidecar& p);
   void write_properties(Output& out);
   void write_user_level(Output& out);
+  std::string aborted_status(Ref knode) const;
   std::string unreadable_summary() const;
   std::string alignment_word() const;
 

@@ -23,6 +23,36 @@ void Merger::write_process_properties(Output& out, const Sidecar& p) {
   out.w.location_group_property(g, schema::kEztraceClockErrorNs, p.clock_offset_error_ns);
 }
 
+namespace {
+
+// A STRING property of the kernel archive's machine node, "" when absent.
+std::string kernel_text(const Definitions& kd, Ref node, std::string_view name) {
+  for (const auto& p : kd.node_properties) {
+    if (p.owner == node && p.type == OTF2_TYPE_STRING && kd.str(p.name) == name)
+      return kd.str(p.value.stringRef);
+  }
+  return {};
+}
+
+}  // namespace
+
+// An application that ended badly before EZTrace's exit (MPI_Abort, _exit, a kill): the kernel
+// recorded everything, but EZTrace, which writes its whole trace when the processes exit (in
+// MPI_Finalize for MPI programs), wrote nothing. The kernel's "complete" would hide that.
+std::string Merger::aborted_status(Ref knode) const {
+  if (report.processes != 0 || !unreadable.empty()) return {};
+  std::string end = kernel_text(kernel.defs, knode, schema::kApplicationEnd);
+  if (kernel_text(kernel.defs, knode, schema::kStatus) != "complete" || end.empty() ||
+      end == "exit status 0") {
+    return {};
+  }
+  return fmt::format(
+      "application-aborted: the application ended with {} before EZTrace's exit; the kernel "
+      "layers are complete; EZTrace's user layer is lost (EZTrace writes its trace when the "
+      "processes exit, in MPI_Finalize for MPI programs)",
+      end);
+}
+
 // Global facts: the kernel's properties, and what the merge found; then the clock, and the
 // archive is closed.
 void Merger::write_properties(Output& out) {
@@ -32,12 +62,16 @@ void Merger::write_properties(Output& out) {
   report.comms = out.comms.comms_written();
   report.groups = out.comms.groups_written();
   report.clamped_events = out.clamped;
+  report.status = aborted_status(out.knode);
   for (const auto& p : kd.node_properties) {
     if (p.owner != out.knode) continue;
     OTF2_AttributeValue v = p.value;
-    if (p.type == OTF2_TYPE_STRING) v.stringRef = w.string(kd.str(v.stringRef));
-    // The merged archive's writer is the merge; the recorder's version is kept under its name.
     std::string_view name = kd.str(p.name);
+    if (p.type == OTF2_TYPE_STRING) {
+      bool rewritten = name == schema::kStatus && !report.status.empty();
+      v.stringRef = w.string(rewritten ? report.status : kd.str(v.stringRef));
+    }
+    // The merged archive's writer is the merge; the recorder's version is kept under its name.
     if (name == schema::kVersion) name = schema::kRecorderVersion;
     w.system_tree_node_property(machine, name, p.type, v);
   }
@@ -97,7 +131,12 @@ void Merger::write_user_level(Output& out) {
                               report.untraced_pids.size());
   w.system_tree_node_property(machine, schema::kPidsWithoutUserTrace, std::string_view(pids));
   std::string level = "complete";
-  if (report.processes == 0 && unreadable.empty()) {
+  if (report.processes == 0 && unreadable.empty() && !report.status.empty()) {
+    level =
+        "missing: EZTrace wrote no trace, the archive holds the kernel layers only (the "
+        "application ended before EZTrace's exit, where EZTrace writes its trace: "
+        "EZIOTRACE::STATUS)";
+  } else if (report.processes == 0 && unreadable.empty()) {
     level = "missing: EZTrace wrote no trace, the archive holds the kernel layers only";
   } else if (report.processes == 0) {
     level = fmt::format(

@@ -32,6 +32,9 @@ struct Stack {
         file(w.io_file("/scratch/out.h5", node)),
         object(w.attribute({"hdf5.object", "path in the file", OTF2_TYPE_STRING})),
         xfer(w.attribute({"hdf5.xfer", "independent or collective", OTF2_TYPE_STRING})),
+        layout(w.attribute({"hdf5.layout", "dataset layout", OTF2_TYPE_STRING})),
+        chunk(w.attribute({"hdf5.chunk_bytes", "chunk size", OTF2_TYPE_UINT64})),
+        call_id(w.attribute(schema::kCallId)),
         mpi_offset(w.attribute({"mpiio.offset", "byte offset through the view", OTF2_TYPE_INT64})),
         sc_bytes(w.attribute(schema::syscall::kBytes)),
         sc_result(w.attribute(schema::syscall::kResult)),
@@ -44,7 +47,8 @@ struct Stack {
 
   otf2::ArchiveWriter w;
   Ref node, hdf5, mpiio, posix, kernel, file;
-  otf2::TypedAttribute object, xfer, mpi_offset, sc_bytes, sc_result, sc_offset;
+  otf2::TypedAttribute object, xfer, layout, chunk, call_id, mpi_offset, sc_bytes, sc_result,
+      sc_offset;
   uint64_t next_id = 1;
 };
 
@@ -96,6 +100,7 @@ void rank(Stack& s, int r, bool inverted) {
 
   auto h5a = e.attributes();
   h5a.add_string(s.object, "/grid/temperature").add_string(s.xfer, "collective");
+  h5a.add_string(s.layout, "chunked").add(s.chunk, uint64_t{4096});
   io_call(s, e, dwrite, h5, 1000, 9000, 4096, kCollective, &h5a, [&] {
     auto ma = e.attributes();
     ma.add(s.mpi_offset, static_cast<int64_t>(4096 * r));
@@ -104,7 +109,7 @@ void rank(Stack& s, int r, bool inverted) {
       io_call(s, e, pwrite, px, 2000, 3000, 8192, kNone, nullptr, [&] {
         auto sa = e.attributes();
         sa.add(s.sc_bytes, uint64_t{8192}).add(s.sc_result, int64_t{8192});
-        sa.add(s.sc_offset, int64_t{0});
+        sa.add(s.sc_offset, int64_t{0}).add(s.call_id, uint64_t{77});
         uint64_t id = s.next_id++;
         e.enter(2100, pwrite64, sa);
         e.io_operation_begin(2100, sys, kWrite, kNone, 8192, id);
@@ -130,7 +135,9 @@ std::filesystem::path write_stack_archive(const std::filesystem::path& dir, bool
   Ref dev = s.w.io_handle("/dev/sda", s.w.io_file("/dev/sda", s.node), s.kernel,
                           OTF2_IO_HANDLE_FLAG_PRE_CREATED);
   EventWriter e = s.w.event_writer(kDevice);
-  e.io_operation_begin(4000, dev, kWrite, OTF2_IO_OPERATION_FLAG_NON_BLOCKING, 8192, 1);
+  auto ba = e.attributes();
+  ba.add(s.call_id, uint64_t{77});  // rank 0's pwrite64
+  e.io_operation_begin(4000, dev, kWrite, OTF2_IO_OPERATION_FLAG_NON_BLOCKING, 8192, 1, ba);
   e.io_operation_complete(5000, dev, 8192, 1);
   s.w.system_tree_node_property(s.node, "EZIOTRACE::STATUS", std::string_view("complete"));
   otf2::Clock clock;

@@ -10,12 +10,14 @@ namespace ezio::test {
 
 // Both ranks (processes "rank0 [200]" and "rank1 [201]", threads 1000 and 1001):
 //   H5Fcreate [100, 600] containing MPI_File_open [200, 500]
-//   H5Dwrite [1000, 9000] (COLLECTIVE, 4096 bytes, hdf5.object "/grid/temperature")
+//   H5Dwrite [1000, 9000] (COLLECTIVE, 4096 bytes, hdf5.object "/grid/temperature", layout
+//     chunked, chunks of 4096 bytes)
 //     containing MPI_File_write_at_all [1100, 8900] (COLLECTIVE, 4096 bytes, mpiio.offset
 //     4096 × rank).
 // Rank 0, the aggregator, inside its MPI_File_write_at_all: POSIX pwrite [2000, 3000] of 8192
-// bytes containing syscall:pwrite64 [2100, 2900] of 8192 bytes at offset 0 (both ranks' data).
-// Rank 1 makes no POSIX call. Device "block sda" writes 8192 bytes [4000, 5000].
+// bytes containing syscall:pwrite64 [2100, 2900] of 8192 bytes at offset 0 (both ranks' data),
+// call.id 77. Rank 1 makes no POSIX call. Device "block sda" writes 8192 bytes [4000, 5000],
+// attributed to call.id 77.
 // With `inverted`, rank 1 also makes an MPI_File_write [9500, 9900] inside a POSIX write
 // [9400, 9950]: an upper layer inside a lower one.
 std::filesystem::path write_stack_archive(const std::filesystem::path& dir, bool inverted = false);

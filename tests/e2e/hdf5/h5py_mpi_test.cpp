@@ -7,6 +7,7 @@
 // that wrote both ranks' rows (on whichever rank made them); the archive is complete.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
 #include <regex>
 
 #include "hdf5_calls.h"
@@ -118,6 +119,23 @@ TEST_P(H5pyMpi, CollectiveWritesAndReadsAreCountedAndHoldTheirMpiIoAndPosixCalls
     EXPECT_EQ(posix_bytes[i], kRanks * kRowBytes);
     EXPECT_EQ(syscall_bytes[i], kRanks * kRowBytes);
   }
+  // `eziotrace datasets`: the one dataset, every row written and read back once, and exactly
+  // those bytes at MPI-IO, POSIX and the system calls below the H5Dwrite/H5Dread calls.
+  auto ds = ezio::test::eziotrace({"datasets", "--json", out.string()});
+  ASSERT_EQ(ds.status, 0) << ds.err;
+  auto rows = nlohmann::json::parse(ds.out)["datasets"];
+  ASSERT_EQ(rows.size(), 1u) << rows.dump(1);
+  const auto& d = rows[0];
+  EXPECT_EQ(d["object"], "/d");
+  EXPECT_EQ(d["layout"], "contiguous");
+  EXPECT_EQ(d["xfer"], "collective");
+  EXPECT_EQ(d["processes"], kRanks);
+  EXPECT_EQ(d["writes"], kRows);
+  EXPECT_EQ(d["reads"], kRanks);
+  EXPECT_EQ(d["asked_write_bytes"], kRows * kRowBytes);
+  EXPECT_EQ(d["asked_read_bytes"], kRows * kRowBytes);
+  for (const char* below : {"mpiio_bytes", "posix_bytes", "syscall_bytes"})
+    EXPECT_EQ(d[below], 2 * kRows * kRowBytes) << below;
 }
 
 INSTANTIATE_TEST_SUITE_P(Ways, H5pyMpi,

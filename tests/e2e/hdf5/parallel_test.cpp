@@ -5,6 +5,7 @@
 // the MPI-IO calls they made inside them, down to ROMIO's pwrites.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
 #include <regex>
 
 #include "hdf5_calls.h"
@@ -104,6 +105,36 @@ TEST(Hdf5Parallel, CollectiveAndIndependentWritesHoldTheirMpiIoAndPosixCalls) {
     for (const auto& c : named(calls, "H5Fclose")) EXPECT_TRUE(c.destroyed_handle);
   }
   EXPECT_EQ(collective_posix_bytes, 2 * kPart);
+
+  // `eziotrace datasets`: both ranks' transfers of each dataset, and below them exactly the bytes
+  // asked, at MPI-IO, POSIX and the system calls (one node: each rank moves its own part).
+  auto ds = ezio::test::eziotrace({"datasets", "--json", out.string()});
+  ASSERT_EQ(ds.status, 0) << ds.err;
+  auto rows = nlohmann::json::parse(ds.out)["datasets"];
+  ASSERT_EQ(rows.size(), 3u) << rows.dump(1);
+  struct Want {
+    const char* object;
+    const char* xfer;
+    uint64_t reads;
+  };
+  const Want want[] = {
+      {"/chunked", "collective", 0}, {"/coll", "collective", 2}, {"/indep", "independent", 0}};
+  for (size_t i = 0; i < 3; ++i) {
+    SCOPED_TRACE(want[i].object);
+    const auto& row = rows[i];
+    EXPECT_EQ(row["object"], want[i].object);
+    EXPECT_EQ(row["xfer"], want[i].xfer);
+    EXPECT_EQ(row["processes"], 2);
+    EXPECT_EQ(row["writes"], 2);
+    EXPECT_EQ(row["reads"], want[i].reads);
+    EXPECT_EQ(row["asked_write_bytes"], 2 * kPart);
+    EXPECT_EQ(row["asked_read_bytes"], want[i].reads * kPart);
+    uint64_t moved = (2 + want[i].reads) * kPart;
+    for (const char* below : {"mpiio_bytes", "posix_bytes", "syscall_bytes"})
+      EXPECT_EQ(row[below], moved) << below;
+  }
+  EXPECT_EQ(rows[0]["layout"], "chunked");
+  EXPECT_EQ(rows[0]["chunk_bytes"], kChunkBytes);
 }
 
 }  // namespace

@@ -6,6 +6,8 @@
 // H5Fflush (HDF5's sieve buffer, the chunk cache, compact data in the object header).
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "hdf5_calls.h"
 #include "run.h"
 
@@ -20,6 +22,11 @@ constexpr uint64_t kQuarter = 32768 * 4, kBig = 4 * kQuarter, kChunked = 64 * 64
                    kChunkBytes = 16 * 16 * 8, kCompact = 100 * 2, kSeries = 256 * 4,
                    kSmallHalf = 512 * 4, kAnon = 64 * 4, kFail = 10 * 4, kUnits = 3 * 4,
                    kVersion = 4, kChunkedRows = 16 * 64 * 8;
+// Bytes HDF5 read inside the H5Dreads (HDF5 1.10.8): nothing for the compact data (in the object
+// header, cached), the chunked rows' 4 chunks and the chunk index's v1 B-tree node (2616 bytes:
+// 24 of header, 65 keys of 32, 64 child addresses of 8), the contiguous dataset whole.
+constexpr uint64_t kCompactReadPosix = 0, kChunkedReadPosix = kChunkedRows + 2616,
+                   kTemperatureReadPosix = kBig;
 const std::string kObject = "hdf5.object", kLayout = "hdf5.layout", kXfer = "hdf5.xfer",
                   kChunk = "hdf5.chunk_bytes";
 
@@ -206,6 +213,50 @@ TEST_F(Hdf5Serial, AttributesAreTransfersOfTheirOwn) {
     EXPECT_EQ(calls[1].bytes_request, kVersion);
     EXPECT_EQ(calls[1].op.at(kXfer), "independent");
     EXPECT_EQ(calls[1].op.count(kLayout), 0u);
+  }
+}
+
+// `eziotrace datasets`: one row per dataset, with the calls and bytes asked above, and the bytes
+// HDF5 moved inside them (the pwrites of the H5Dwrite test above; the cached pieces reach the file
+// in H5Dclose/H5Fflush, outside every row).
+TEST_F(Hdf5Serial, DatasetsGiveEachDatasetsCallsBytesAndWhatReachedPosix) {
+  auto r = ezio::test::eziotrace({"datasets", "--json", anchor_->string()});
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto rows = nlohmann::json::parse(r.out)["datasets"];
+  struct Want {
+    std::string object, layout;
+    uint64_t chunk, writes, reads, asked_write, asked_read, posix;
+  };
+  const std::vector<Want> want = {
+      {"", "contiguous", 0, 1, 0, kAnon, 0, 0},
+      {"/compact", "compact", 0, 1, 1, kCompact, kCompact, kCompactReadPosix},
+      {"/g/chunked", "chunked", kChunkBytes, 1, 1, kChunked, kChunkedRows,
+       kChunked + kChunkedReadPosix},
+      {"/g/series", "chunked", kSeries, 2, 0, 2 * kSeries, 0, 0},
+      {"/g/small", "contiguous", 0, 2, 0, 2 * kSmallHalf, 0, 0},
+      {"/g/temperature", "contiguous", 0, 5, 1, kBig + kFail, kBig, kBig + kTemperatureReadPosix}};
+  ASSERT_EQ(rows.size(), want.size()) << rows.dump(1);
+  for (size_t i = 0; i < want.size(); ++i) {
+    const auto& row = rows[i];
+    const Want& w = want[i];
+    SCOPED_TRACE(w.object);
+    EXPECT_TRUE(row["file"].get<std::string>().ends_with("serial.h5")) << row["file"];
+    EXPECT_EQ(row["object"], w.object.empty() ? "(anonymous)" : w.object);
+    EXPECT_EQ(row["layout"], w.layout);
+    if (w.chunk) {
+      EXPECT_EQ(row["chunk_bytes"], w.chunk);
+    } else {
+      EXPECT_TRUE(row["chunk_bytes"].is_null()) << row;
+    }
+    EXPECT_EQ(row["xfer"], "independent");
+    EXPECT_EQ(row["processes"], 1);
+    EXPECT_EQ(row["writes"], w.writes);
+    EXPECT_EQ(row["reads"], w.reads);
+    EXPECT_EQ(row["asked_write_bytes"], w.asked_write);
+    EXPECT_EQ(row["asked_read_bytes"], w.asked_read);
+    EXPECT_EQ(row["mpiio_bytes"], "not observed");  // serial: no mpiio module
+    EXPECT_EQ(row["posix_bytes"], w.posix);
+    EXPECT_EQ(row["syscall_bytes"], w.posix);  // each pwrite/pread is one system call
   }
 }
 

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <regex>
 
 #include "mpiio_archive.h"
@@ -82,7 +83,8 @@ TEST_P(MpiChoice, AnotherMpisModuleIsRefusedBeforeAnythingRuns) {
 // (tests/programs/mpiio/mpiio_abort.c): the launcher kills the ranks before EZTrace's MPI_Finalize,
 // where EZTrace 2.0 writes its whole MPI-mode archive, so no rank has a user-level trace. The
 // archive is still written and readable, holds what the kernel saw of both ranks (the first
-// collective write's system calls), and says that its user level is missing.
+// collective write's system calls), and says why its user level is missing: its status names the
+// abort; every analyzer opens it and says that status.
 TEST_P(MpiChoice, AnAbortInsideACollectiveWriteLeavesAReadableArchiveSayingSo) {
   const Mpi& mpi = GetParam();
   fs::path dir = ezio::test::scratch_dir("mpiio-abort-" + mpi.name);
@@ -100,11 +102,31 @@ TEST_P(MpiChoice, AnAbortInsideACollectiveWriteLeavesAReadableArchiveSayingSo) {
   EXPECT_EQ(p.err, "") << "otf2-print";
   MpiioArchive archive(out / "eziotrace.otf2");
   std::string level = archive.node_string("EZIOTRACE::USER_LEVEL");
-  EXPECT_TRUE(level.starts_with("missing: EZTrace wrote no trace")) << level;
+  EXPECT_EQ(level,
+            "missing: EZTrace wrote no trace, the archive holds the kernel layers only (the "
+            "application ended before EZTrace's exit, where EZTrace writes its trace: "
+            "EZIOTRACE::STATUS)");
   // The kernel layers are whole; the application's end is the launcher's status.
-  EXPECT_EQ(archive.node_string("EZIOTRACE::STATUS"), "complete");
+  const std::string status =
+      "application-aborted: the application ended with exit status 7 before EZTrace's exit; the "
+      "kernel layers are complete; EZTrace's user layer is lost (EZTrace writes its trace when "
+      "the processes exit, in MPI_Finalize for MPI programs)";
+  EXPECT_EQ(archive.node_string("EZIOTRACE::STATUS"), status);
   EXPECT_EQ(archive.node_string("EZIOTRACE::APPLICATION_END"), "exit status 7");
+  EXPECT_NE(r.err.find("status: " + status), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("user level: " + level), std::string::npos) << r.err;
+  std::string anchor = (out / "eziotrace.otf2").string();
+  for (const char* analyzer :
+       {"profile", "layers", "files", "latency", "collective", "datasets", "advise"}) {
+    auto a = ezio::test::eziotrace({analyzer, "--json", anchor});
+    ASSERT_EQ(a.status, 0) << analyzer << ": " << a.err;
+    EXPECT_EQ(nlohmann::json::parse(a.out)["meta"]["status"], status) << analyzer;
+    EXPECT_NE(a.err.find("the recording is " + status), std::string::npos) << analyzer << a.err;
+  }
+  auto page = ezio::test::eziotrace({"report", "-o", (dir / "r.html").string(), anchor});
+  ASSERT_EQ(page.status, 0) << page.err;
+  EXPECT_NE(ezio::test::read_text(dir / "r.html").find("application-aborted: the application"),
+            std::string::npos);
   for (auto [rank, pid] : pids) {
     EXPECT_GE(archive.entered(pid, mpi.syscall_write), 1u) << "rank " << rank;
   }

@@ -12,6 +12,7 @@
 
 #include <iostream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <regex>
 #include <set>
 
@@ -191,12 +192,63 @@ TEST_P(MpiioModule, EveryCallOfEachRankIsRecordedWithItsBytesOffsetsAndPosixWork
 INSTANTIATE_TEST_SUITE_P(Mpis, MpiioModule, testing::ValuesIn(ezio::test::mpiio_implementations()),
                          ezio::test::mpi_name);
 
-// Without EZTrace's MPI module (none named, none found in the program) the program would abort
-// in EZTrace's finalization: refused before anything runs, saying what to add.
+size_t occurrences(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+// MPI and HDF5 modules asked for a program that uses neither library (dd): one sentence each on
+// stderr, and the rest recorded (EZTrace's mpich module would make it exit 1 and write no trace).
+TEST(MpiioRefused, ModulesOfLibrariesTheProgramDoesNotUseAreSaidAndTheRestRecorded) {
+  fs::path dir = ezio::test::scratch_dir("mpiio-e2e-unused");
+  fs::path out = dir / "out";
+  auto r =
+      ezio::test::eziotrace({"-t", "mpich,mpiio,hdf5,posixio", "-o", out.string(), "--", "dd",
+                             "if=/dev/zero", "of=" + (dir / "x").string(), "bs=4096", "count=4"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(occurrences(r.err,
+                        "-t mpich,mpiio was asked for, but dd uses no MPI library (none "
+                        "among the libraries it needs): no MPI or MPI-IO call is "
+                        "recorded; the other modules' calls (hdf5,posixio) are"),
+            1u)
+      << r.err;
+  EXPECT_EQ(occurrences(r.err,
+                        "the hdf5 module was asked for, but no process of the program "
+                        "loaded libhdf5 (HDF5): nothing of it is recorded; the other "
+                        "modules' calls are"),
+            1u)
+      << r.err;
+  MpiioArchive archive(out / "eziotrace.otf2");
+  EXPECT_EQ(archive.node_string("EZIOTRACE::USER_LEVEL"), "complete");
+  EXPECT_EQ(archive.node_string("EZIOTRACE::STATUS"), "complete");
+  auto files = ezio::test::eziotrace(
+      {"files", "--json", "--file", (dir / "x").string(), (out / "eziotrace.otf2").string()});
+  ASSERT_EQ(files.status, 0) << files.err;
+  bool posix_writes = false;  // EZTrace's posixio recorded dd's writes
+  nlohmann::json table = nlohmann::json::parse(files.out);
+  for (auto& row : table["files"]) {
+    posix_writes |= row["layer"] == "user" && row["write_bytes"] == 16384;
+  }
+  EXPECT_TRUE(posix_writes) << files.out;
+}
+
+// Only MPI modules asked for a program without MPI: nothing of EZTrace's would be left.
+TEST(MpiioRefused, OnlyMpiModulesForAProgramWithoutMpiIsRefused) {
+  fs::path dir = ezio::test::scratch_dir("mpiio-e2e-only-mpi");
+  auto r = ezio::test::eziotrace({"-t", "mpiio", "-o", (dir / "out").string(), "--", "true"});
+  EXPECT_GT(r.status, 0);
+  EXPECT_LT(r.status, 128);
+  EXPECT_NE(r.err.find("-t mpiio: true uses no MPI library"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir / "out" / "eziotrace.otf2"));
+}
+
+// A program started by a shell cannot be looked into: without EZTrace's MPI module an MPI program
+// would abort in EZTrace's finalization, so it is refused before anything runs, saying what to add.
 TEST(MpiioRefused, WithoutAnMpiModuleIsRefusedWithAClearMessage) {
   fs::path dir = ezio::test::scratch_dir("mpiio-e2e-refused");
-  auto r =
-      ezio::test::eziotrace({"-t", "mpiio,posixio", "-o", (dir / "out").string(), "--", "true"});
+  auto r = ezio::test::eziotrace(
+      {"-t", "mpiio,posixio", "-o", (dir / "out").string(), "--", "sh", "-c", "true"});
   EXPECT_GT(r.status, 0);
   EXPECT_LT(r.status, 128);
   EXPECT_NE(r.err.find("trace with -t mpich,mpiio (MPICH) or -t openmpi,mpiio (Open MPI)"),

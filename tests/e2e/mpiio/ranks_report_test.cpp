@@ -71,6 +71,10 @@ TEST(RanksReport, MpiRunSpeaksOfTheRanks) {
   EXPECT_NE(html.find("<code>" + typed + "</code>"), std::string::npos);
   EXPECT_EQ(html.find("-genv"), std::string::npos);
   EXPECT_NE(html.find("id=\"infrastructure\""), std::string::npos);
+  // MPI-IO calls: the collective tab and section; no HDF5 call: no datasets tab.
+  EXPECT_NE(html.find("<a href=\"#collective\">Collective</a>"), std::string::npos);
+  EXPECT_NE(html.find("<section id=\"collective\">"), std::string::npos);
+  EXPECT_EQ(html.find("href=\"#datasets\""), std::string::npos);
 }
 
 // A plain program: its data exactly, with or without --all; only its start-up apart.
@@ -88,6 +92,12 @@ TEST(RanksReport, PlainProgramUnchanged) {
   EXPECT_EQ(a, b);
   json layers = analyze({"layers", out.string()});
   EXPECT_FALSE(row(layers["infrastructure"], "layer", "Syscall").is_null());  // dd's start-up
+  // No MPI-IO call: neither the collective tab nor its section.
+  fs::path page = dir / "report.html";
+  ASSERT_EQ(ezio::test::eziotrace({"report", out.string(), "-o", page.string()}).status, 0);
+  std::string html = ezio::test::read_text(page);
+  EXPECT_EQ(html.find("href=\"#collective\""), std::string::npos);
+  EXPECT_EQ(html.find("id=\"collective\""), std::string::npos);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "analysis/analyzers/collective.h"
+#include "analysis/analyzers/datasets.h"
 #include "analysis/analyzers/files.h"
 #include "analysis/analyzers/latency.h"
 #include "analysis/analyzers/layers.h"
@@ -236,6 +237,62 @@ TEST_F(Stack, ReportFunnelStartsAtHdf5) {
             std::string::npos);
   EXPECT_NE(html.find("id=\"collective\""), std::string::npos);
   EXPECT_NE(html.find("MPI_File_write_at_all"), std::string::npos);
+  EXPECT_NE(html.find("<a href=\"#collective\">Collective</a><a href=\"#datasets\">Datasets</a>"),
+            std::string::npos);
+  EXPECT_NE(html.find("<section id=\"datasets\">"), std::string::npos);
+  EXPECT_NE(html.find("<tr data-dataset=\"/grid/temperature\" data-writes=\"2\" data-reads=\"0\" "
+                      "data-asked-write=\"8192\" data-asked-read=\"0\" data-posix=\"8192\" "
+                      "data-syscall=\"8192\">"),
+            std::string::npos);
+}
+
+// One row per dataset: both ranks' collective H5Dwrite, and below them rank 0's MPI-IO, POSIX and
+// system calls (the aggregator's) and the block request its pwrite64 caused (call.id).
+TEST_F(Stack, DatasetsSayWhatReachedEachLayerBelow) {
+  json j = as_json(analysis::run_datasets(options<analysis::DatasetsOptions>()));
+  ASSERT_EQ(j["datasets"].size(), 1u) << j.dump(1);
+  json d = j["datasets"][0];
+  EXPECT_EQ(d["file"], "/scratch/out.h5");
+  EXPECT_EQ(d["object"], "/grid/temperature");
+  EXPECT_EQ(d["layout"], "chunked");
+  EXPECT_EQ(d["chunk_bytes"], 4096);
+  EXPECT_EQ(d["xfer"], "collective");
+  EXPECT_EQ(d["processes"], 2);
+  EXPECT_EQ(d["writes"], 2);
+  EXPECT_EQ(d["reads"], 0);
+  EXPECT_EQ(d["asked_write_bytes"], 8192);
+  EXPECT_EQ(d["asked_read_bytes"], 0);
+  EXPECT_EQ(d["mpiio_bytes"], 8192);
+  EXPECT_EQ(d["posix_bytes"], 8192);
+  EXPECT_EQ(d["syscall_bytes"], 8192);
+  EXPECT_EQ(d["block_bytes"], 8192);
+  std::ostringstream csv;
+  analysis::print(analysis::run_datasets(options<analysis::DatasetsOptions>()),
+                  analysis::Format::kCsv, csv);
+  EXPECT_NE(
+      csv.str().find("/scratch/out.h5,/grid/temperature,chunked,4096,collective,2,2,0,8192,0,"),
+      std::string::npos)
+      << csv.str();
+}
+
+// A trace without MPI-IO or HDF5: no such tab or section in the report, no dataset row.
+TEST(StackReport, NoCollectiveOrDatasetsTabWithoutMpiIoOrHdf5) {
+  test::TempDir dir;
+  std::filesystem::path trace = test::write_basic_archive(dir.path() / "basic");
+  analysis::DatasetsOptions o;
+  o.common.trace = trace.string();
+  EXPECT_TRUE(as_json(analysis::run_datasets(o))["datasets"].empty());
+  std::filesystem::path page = dir.path() / "report.html";
+  auto r = test::run({test::cli_path(), "report", trace.string(), "-o", page.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::ifstream in(page);
+  std::stringstream s;
+  s << in.rdbuf();
+  for (const char* absent :
+       {"id=\"collective\"", "href=\"#collective\"", "id=\"datasets\"", "href=\"#datasets\""}) {
+    EXPECT_EQ(s.str().find(absent), std::string::npos) << absent;
+  }
+  EXPECT_NE(s.str().find("href=\"#timeline\""), std::string::npos);
 }
 
 }  // namespace

@@ -82,6 +82,25 @@ TEST(MpiChoice, NoMpiModuleNamedGetsTheProgramsAndAnOverrideStays) {
   EXPECT_EQ(modules_for({"posixio"}, {"true"}, kEnv), (std::vector<std::string>{"posixio"}));
 }
 
+// A program run directly that needs no MPI: the MPI modules asked for are left out (EZTrace's
+// mpich module makes such a program exit 1 without a trace), the rest kept; only MPI modules is an
+// error. A shell is not looked into: unchanged.
+TEST(MpiChoice, MpiModulesForAProgramWithoutMpiAreLeftOut) {
+  EXPECT_EQ(modules_for({"mpich,mpiio,hdf5", "posixio"}, {"true"}, kEnv),
+            (std::vector<std::string>{"hdf5", "posixio"}));
+  EXPECT_EQ(modules_for({"mpiio,posixio"}, {"sh", "-c", "true"}, kEnv),
+            (std::vector<std::string>{"mpiio,posixio"}));
+  try {
+    modules_for({"openmpi,mpiio"}, {"true"}, kEnv);
+    FAIL() << "no error";
+  } catch (const ezio::Error& e) {
+    EXPECT_LT(e.exit_code(), 128);
+    EXPECT_NE(std::string(e.what()).find("-t openmpi,mpiio: true uses no MPI library"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(MpiChoice, AnotherMpisModuleIsAnError) {
   std::vector<std::string> cmd = {"mpirun.openmpi", "-np", "2", program("mpiio_calls_openmpi")};
   try {

@@ -2,7 +2,10 @@
 // The HTML report as a person sees it: headless Chromium renders the report of the demo and of two
 // advise workloads to PNG (kept under the build tree's scratch directory), loads it without a
 // console error, shows every section, and its funnel's numbers equal `eziotrace layers --json`.
+// The MPI-IO and HDF5 sections (and tabs) appear only for a trace with such calls: the serial HDF5
+// program's page has its datasets, with the figures of `eziotrace datasets`.
 // Bad input: a clear message, exit status < 128, no page left behind.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -88,7 +91,8 @@ std::string json_text(const json& v) {
   return v.is_string() ? v.get<std::string>() : std::to_string(v.get<uint64_t>());
 }
 
-void check_page(const fs::path& trace, const std::string& name) {
+// `hdf5`: the trace has HDF5 calls (the datasets tab and section); none has MPI-IO calls.
+void check_page(const fs::path& trace, const std::string& name, bool hdf5 = false) {
   fs::path page = trace.parent_path() / "report.html";
   ezio::test::Run r = ezio::test::eziotrace({"report", "-f", "-o", page.string(), trace.string()});
   ASSERT_EQ(r.status, 0) << r.err;
@@ -98,6 +102,11 @@ void check_page(const fs::path& trace, const std::string& name) {
   std::string html = dom(page);
   for (const char* id : kSections) {
     EXPECT_NE(html.find(std::string("<section id=\"") + id + "\""), std::string::npos) << id;
+  }
+  for (const std::string id : {"collective", "datasets"}) {
+    bool shown = id == "datasets" && hdf5;
+    EXPECT_EQ(html.find("<section id=\"" + id + "\"") != std::string::npos, shown) << id;
+    EXPECT_EQ(html.find("href=\"#" + id + "\"") != std::string::npos, shown) << id;
   }
   for (const char* fetch : {"src=\"http", "href=\"http", "url(http", "@import"}) {
     EXPECT_EQ(html.find(fetch), std::string::npos) << "the page must not fetch anything: " << fetch;
@@ -179,6 +188,35 @@ TEST_F(BrowserTest, ThrottledWorkloadReport) {
   ASSERT_TRUE(std::regex_search(html, m, file_throttled)) << "no throttled time in the files table";
   EXPECT_GT(std::stod(m[1]), 0.0);
   EXPECT_NE(html.find("Linux " + ezio::test::must_run({"uname", "-r"}).substr(0, 4)),
+            std::string::npos);
+}
+
+// tests/programs/hdf5/hdf5_serial.c under `-t hdf5,posixio`: its datasets in the page, with the
+// bytes asked of each (docs/hdf5.md) and what `eziotrace datasets` says reached POSIX below them.
+TEST_F(BrowserTest, Hdf5DatasetsReport) {
+  fs::path trace = record({ezio::test::program("hdf5_serial"), data_dir("hdf5").string()}, "hdf5",
+                          true, {"-t", "hdf5,posixio"});
+  check_page(trace, "hdf5", true);
+  std::string html = dom(trace.parent_path() / "report.html");
+  ezio::test::Run ds = ezio::test::eziotrace({"datasets", "--json", trace.string()});
+  ASSERT_EQ(ds.status, 0) << ds.err;
+  json rows = json::parse(ds.out)["datasets"];
+  ASSERT_EQ(rows.size(), 6u) << rows.dump(1);
+  for (auto& r : rows) {
+    std::string object = r["object"];
+    EXPECT_NE(html.find(fmt::format(
+                  "<tr data-dataset=\"{}\" data-writes=\"{}\" data-reads=\"{}\" "
+                  "data-asked-write=\"{}\" data-asked-read=\"{}\" data-posix=\"{}\" "
+                  "data-syscall=\"{}\">",
+                  object, r["writes"].get<uint64_t>(), r["reads"].get<uint64_t>(),
+                  r["asked_write_bytes"].get<uint64_t>(), r["asked_read_bytes"].get<uint64_t>(),
+                  r["posix_bytes"].get<uint64_t>(), r["syscall_bytes"].get<uint64_t>())),
+              std::string::npos)
+        << object;
+  }
+  // The contiguous dataset: 4 quarters and a failed write asked, 4 quarters written inside.
+  EXPECT_NE(html.find("<tr data-dataset=\"/g/temperature\" data-writes=\"5\" data-reads=\"1\" "
+                      "data-asked-write=\"524328\" data-asked-read=\"524288\""),
             std::string::npos);
 }
 
