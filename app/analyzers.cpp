@@ -11,6 +11,7 @@ void add_analyzer_commands(CLI::App& app) {
   add_collective_command(app);
   add_advise_command(app);
   add_report_command(app);
+  add_check_command(app);
 }
 
 }  // namespace ezio::app

@@ -32,7 +32,8 @@ struct MergeHostsOptions {
   std::string out;
   bool force = false;
 };
-// The command: staged, published whole; its status is 4 when the archive is partial.
-void merge_hosts_command(const MergeHostsOptions& o);
+// The command: staged, published whole; its status is 4 when the archive is partial. Returns the
+// archive's anchor.
+std::filesystem::path merge_hosts_command(const MergeHostsOptions& o);
 
 }  // namespace ezio::converters
