@@ -38,6 +38,7 @@ th,td{padding:5px 8px;border-bottom:1px solid var(--line);text-align:right;verti
 th{background:#f0f3f7;font-weight:600;color:#394357}
 td.l,th.l{text-align:left}
 td.probe{overflow-wrap:anywhere}
+td.nw{white-space:nowrap}
 td.path{font-family:ui-monospace,"DejaVu Sans Mono",monospace;font-size:12px;word-break:break-all;
 text-align:left}
 .grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(170px,1fr));gap:10px}
@@ -88,9 +89,11 @@ void write_report(const Evidence& ev, const Advice& advice, std::ostream& out) {
   static_assert(std::size(titles) == std::size(kReportSections));
   for (size_t i = 0; i < std::size(kReportSections); ++i) {
     out << fmt::format("<a href=\"#{}\">{}</a>", kReportSections[i], titles[i]);
+    if (i == 0 && !ev.hosts.empty()) out << "<a href=\"#hosts\">Hosts</a>";
   }
   out << "</nav>\n<main>\n";
   write_header_section(ev, out);
+  write_hosts_section(ev, out);
   write_findings_section(advice, out);
   write_funnel_section(ev, out);
   write_collective_section(ev, out);
