@@ -12,6 +12,7 @@ void add_analyzer_commands(CLI::App& app) {
   add_datasets_command(app);
   add_advise_command(app);
   add_report_command(app);
+  add_check_command(app);
 }
 
 }  // namespace ezio::app

@@ -14,6 +14,7 @@ void add_collective_command(CLI::App& app);  // collective.cpp
 void add_datasets_command(CLI::App& app);    // datasets.cpp
 void add_advise_command(CLI::App& app);      // advise.cpp
 void add_report_command(CLI::App& app);      // report.cpp
+void add_check_command(CLI::App& app);       // check.cpp
 
 // All of the above, in the order `eziotrace --help` lists them (analyzers.cpp).
 void add_analyzer_commands(CLI::App& app);

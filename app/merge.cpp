@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // `eziotrace merge EZTRACE_ARCHIVE KERNEL_ARCHIVE -o OUT`: converters/merge_command.h;
 // `eziotrace merge-hosts PART... -o OUT`: converters/hosts/merge_hosts.h.
+#include <spdlog/spdlog.h>
+
+#include "analysis/analyzers/check.h"
 #include "app/commands.h"
+#include "common/command.h"
 #include "converters/hosts/merge_hosts.h"
 #include "converters/merge_command.h"
 
@@ -35,10 +39,22 @@ void add_merge_hosts_command(CLI::App& app) {
       ->required();
   cmd->add_option("-o,--output", o->out, "output directory for the merged archive")->required();
   cmd->add_flag("-f,--force", o->force, "replace an existing archive");
+  auto no_check = std::make_shared<bool>(false);
+  cmd->add_flag("--no-check", *no_check,
+                "do not check the result (`eziotrace check`: one more pass over its events)");
   cmd->footer(
-      "Exit status 4: the archive is partial (a part missing or unreadable; "
-      "EZIOTRACE::HOSTS_STATUS says which and why).");
-  cmd->callback([o] { converters::merge_hosts_command(*o); });
+      "Prints `eziotrace check`'s summary of the archive. Exit status 4: the archive is partial (a "
+      "part missing or unreadable; EZIOTRACE::HOSTS_STATUS says which and why); 3: the check "
+      "found violations (messages received before they were sent, inverted nesting).");
+  cmd->callback([o, no_check] {
+    const std::filesystem::path anchor = converters::merge_hosts_command(*o);
+    if (*no_check) return;
+    // The alignment checked on the result: a wrong clock offset shows as messages received
+    // before they were sent between the hosts it concerns.
+    const analysis::CheckResult r = analysis::check_archive(anchor);
+    for (const std::string& line : analysis::check_summary(r)) spdlog::info("{}", line);
+    if (r.violations() && command_status() == 0) command_status() = 3;
+  });
 }
 
 }  // namespace ezio::app

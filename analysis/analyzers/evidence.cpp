@@ -54,7 +54,13 @@ bool is_stdio(std::string_view n) {
 class EvidenceSink : public CallSink {
  public:
   EvidenceSink(const Definitions& defs, Evidence& ev, const EvidenceOptions& o)
-      : CallSink(defs), ev_(ev), o_(o), collectives_(defs), datasets_(defs), hpc_(ev.hpc, o.hpc) {
+      : CallSink(defs),
+        ev_(ev),
+        o_(o),
+        collectives_(defs),
+        datasets_(defs),
+        hpc_(ev.hpc, o.hpc),
+        hosts_(defs) {
     bool syscalls = layer_observation(defs, Layer::kSyscall, false).observed;
     app_layer_ = syscalls ? Layer::kSyscall : Layer::kUser;
     auto probe = defs.node_string_properties.find(schema::probe_property("pagecache"));
@@ -69,6 +75,7 @@ class EvidenceSink : public CallSink {
     CallSink::begin_location(loc);
     collectives_.begin_location(loc);
     datasets_.begin_location(loc);
+    hosts_.begin_location(loc);
     const LocationDef* d = defs().location(loc);
     std::string name = d && !d->name.empty() ? d->name : fmt::format("location {}", loc);
     device_ = nullptr;
@@ -128,6 +135,7 @@ class EvidenceSink : public CallSink {
     if (c.info->canonical == kThrottleRegion) return on_throttle(c);
     if (!counts_as_io(c)) return;
     if (c.infrastructure && !o_.all) return on_infrastructure(c);
+    hosts_.add(c);
     Layer l = c.info->layer;
     ev_.layers[static_cast<size_t>(l)].add(c, 1e9 * ev_.tick_s);
     size_t b = ev_.timeline.bin(c.end);
@@ -193,6 +201,7 @@ class EvidenceSink : public CallSink {
   std::vector<Call> children_;     // VFS/FS calls of the syscall being closed
   uint64_t stdio_syscalls_ = 0;
   HpcCollector hpc_;
+  HostTally hosts_;
   std::unordered_map<Ref, std::string> paths_;
 };
 
@@ -372,6 +381,7 @@ void EvidenceSink::on_stdio(const Call& c) {
 
 void EvidenceSink::finish() {
   ev_.pagecache = pagecache_sum(pagecache_);
+  ev_.hosts = hosts_.finish();
   for (auto& [n, d] : devices_) ev_.devices.push_back(std::move(d));
   for (auto& [loc, t] : threads_) {
     if (t.io_calls > 0 || t.throttles > 0) ev_.threads.push_back(std::move(t));

@@ -14,6 +14,7 @@
 #include "analysis/analyzers/collective.h"
 #include "analysis/analyzers/datasets.h"
 #include "analysis/analyzers/histogram.h"
+#include "analysis/analyzers/host_evidence.h"
 #include "analysis/analyzers/hpc_evidence.h"
 #include "analysis/analyzers/layer_stats.h"
 #include "analysis/analyzers/sci.h"
@@ -140,6 +141,7 @@ struct Evidence {
   Log2Histogram dirty_pauses_ns;
   uint64_t small_request_bytes = 0;  // the size below which AccessStats::small counts
   HpcEvidence hpc;                   // MPI-IO and HDF5 calls (hpc_evidence.h)
+  std::vector<HostEvidence> hosts;   // archives of several hosts only (host_evidence.h)
 
   double seconds(uint64_t ticks) const { return static_cast<double>(ticks) * tick_s; }
   double duration_s() const { return last > first ? seconds(last - first) : 0.0; }

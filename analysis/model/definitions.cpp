@@ -52,6 +52,24 @@ std::string Definitions::host_of(OTF2_LocationRef loc) const {
   return h == group_hosts.end() ? std::string() : h->second;
 }
 
+namespace {
+
+void host_property(const otf2::Definitions& a, const otf2::NodeDef& node, const std::string& name,
+                   const otf2::Property& p, Definitions& d) {
+  std::string& value = d.host_properties[a.str(node.name)][name];
+  if (p.type == OTF2_TYPE_STRING) {
+    value = a.str(p.value.stringRef);
+  } else if (p.type == OTF2_TYPE_DOUBLE) {
+    value = fmt::format("{}", p.value.float64);
+  } else if (p.type == OTF2_TYPE_UINT64) {
+    value = std::to_string(p.value.uint64);
+  } else if (auto v = otf2::integer_value(p.type, p.value)) {
+    value = std::to_string(*v);
+  }
+}
+
+}  // namespace
+
 Definitions resolve(const otf2::Definitions& a) {
   Definitions d;
   d.resolution = a.resolution == 0 ? 1 : a.resolution;  // a zero resolution would divide by zero
@@ -84,8 +102,11 @@ Definitions resolve(const otf2::Definitions& a) {
     // An archive of several hosts (merge-hosts) holds each host's own under its node and the
     // job's totals on the root: the analyzers read the root's.
     auto node = a.nodes.find(p.owner);
-    if (node != a.nodes.end() && node->second.parent != OTF2_UNDEFINED_SYSTEM_TREE_NODE) continue;
     const std::string& name = a.str(p.name);
+    if (node != a.nodes.end() && node->second.parent != OTF2_UNDEFINED_SYSTEM_TREE_NODE) {
+      host_property(a, node->second, name, p, d);
+      continue;
+    }
     if (p.type == OTF2_TYPE_STRING) {
       d.node_string_properties[name] = a.str(p.value.stringRef);
     } else if (auto v = otf2::integer_value(p.type, p.value)) {

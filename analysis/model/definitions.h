@@ -54,6 +54,9 @@ struct Definitions {
   // (an archive of several hosts has one node per host below it, docs/cluster.md).
   std::map<std::string, uint64_t> node_uint_properties;
   std::map<std::string, std::string> node_string_properties;
+  // Each host's own node properties in an archive of several hosts, as text (integers in
+  // decimal): host name -> property -> value.
+  std::map<std::string, std::map<std::string, std::string>> host_properties;
   std::map<OTF2_LocationRef, uint64_t> location_tids;  // EZIOTRACE::TID
   std::map<Ref, uint64_t> group_pids, group_ppids;     // EZIOTRACE::PID, ::PPID of processes
 

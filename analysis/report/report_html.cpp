@@ -38,6 +38,7 @@ th,td{padding:5px 8px;border-bottom:1px solid var(--line);text-align:right;verti
 th{background:#f0f3f7;font-weight:600;color:#394357}
 td.l,th.l{text-align:left}
 td.probe{overflow-wrap:anywhere}
+td.nw{white-space:nowrap}
 td.path{font-family:ui-monospace,"DejaVu Sans Mono",monospace;font-size:12px;word-break:break-all;
 text-align:left}
 .grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(170px,1fr));gap:10px}
@@ -80,8 +81,10 @@ uint64_t calls_of(const Evidence& ev, Layer l) {
 }  // namespace
 
 std::vector<std::pair<std::string_view, std::string_view>> report_sections(const Evidence& ev) {
-  std::vector<std::pair<std::string_view, std::string_view>> s = {
-      {"header", "Overview"}, {"findings", "Findings"}, {"funnel", "Layers"}};
+  std::vector<std::pair<std::string_view, std::string_view>> s = {{"header", "Overview"}};
+  if (!ev.hosts.empty()) s.emplace_back("hosts", "Hosts");
+  s.emplace_back("findings", "Findings");
+  s.emplace_back("funnel", "Layers");
   if (calls_of(ev, Layer::kMpiIo) > 0 || !ev.collectives.empty())
     s.emplace_back("collective", "Collective");
   if (calls_of(ev, Layer::kHdf5) > 0 || !ev.datasets.empty())
@@ -108,6 +111,7 @@ void write_report(const Evidence& ev, const Advice& advice, std::ostream& out) {
   for (auto [id, title] : sections) out << fmt::format("<a href=\"#{}\">{}</a>", id, title);
   out << "</nav>\n<main>\n";
   write_header_section(ev, out);
+  write_hosts_section(ev, out);
   write_findings_section(advice, out);
   write_funnel_section(ev, out);
   for (auto [id, title] : sections) {

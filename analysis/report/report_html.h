@@ -32,6 +32,8 @@ void write_latency_section(const Evidence& ev, std::ostream& out);
 void write_files_section(const Evidence& ev, std::ostream& out);
 void write_devices_section(const Evidence& ev, std::ostream& out);
 void write_threads_section(const Evidence& ev, std::ostream& out);
+// Only for an archive of several hosts (ev.hosts), after the header: report_hosts.cpp.
+void write_hosts_section(const Evidence& ev, std::ostream& out);
 
 // The funnel's line on the launcher's and start-up I/O, counted apart (report_infrastructure.cpp).
 void write_infrastructure_note(const Evidence& ev, std::ostream& out);

@@ -80,6 +80,9 @@ inline constexpr char kClockOffsetEndNs[] = "EZIOTRACE::CLOCK_OFFSET_END_NS";   
 inline constexpr char kClockDriftPpm[] = "EZIOTRACE::CLOCK_DRIFT_PPM";             // DOUBLE
 inline constexpr char kClockErrorNs[] = "EZIOTRACE::CLOCK_ERROR_NS";               // UINT64
 inline constexpr char kClockEndMissing[] = "EZIOTRACE::CLOCK_END_MISSING";  // why, when it is
+// The Slurm job and step a host's part was recorded for (string or UINT64).
+inline constexpr char kSlurmJobId[] = "EZIOTRACE::SLURM_JOB_ID";
+inline constexpr char kSlurmStepId[] = "EZIOTRACE::SLURM_STEP_ID";
 
 // "EZIOTRACE::LOST::<layer>", "EZIOTRACE::PROBE::<layer>", "EZIOTRACE::UNATTRIBUTED::<device>".
 inline std::string lost_property(std::string_view layer) {

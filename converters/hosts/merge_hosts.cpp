@@ -41,8 +41,9 @@ struct Output {
 // Streams one part's events into the output, each on its moved location at its mapped time.
 class PartWriter : public otf2::EventVisitor {
  public:
-  PartWriter(Output& out, const HostPart& p, const Definitions& defs, uint64_t shift)
-      : out_(out), part_(p), map_(defs, out.shared), shift_(shift) {}
+  PartWriter(Output& out, const HostPart& p, const Definitions& defs, const Definitions& comm_defs,
+             uint64_t shift)
+      : out_(out), part_(p), map_(defs, out.shared, {}, &comm_defs), shift_(shift) {}
   void begin_location(OTF2_LocationRef) override { writer_ = nullptr; }
   void event(OTF2_LocationRef loc, const otf2::Event& e) override {
     if (!writer_) writer_ = out_.w.events(loc + shift_);
@@ -100,8 +101,8 @@ void define_locations(Output& out, const Definitions& d, Ref node, uint64_t shif
 }
 
 // Merges one part; its problem is set when its events cannot all be read.
-uint64_t merge_part(Output& out, HostPart& p, otf2::ArchiveReader& reader, Ref root,
-                    HostTotals& totals, uint64_t shift) {
+uint64_t merge_part(Output& out, HostPart& p, otf2::ArchiveReader& reader,
+                    const Definitions& comm_defs, Ref root, HostTotals& totals, uint64_t shift) {
   const Definitions& d = reader.defs();
   const Ref node = out.w.system_tree_node(p.host, "node", root);
   out.shared.machine = node;  // files are scoped to their host
@@ -112,7 +113,7 @@ uint64_t merge_part(Output& out, HostPart& p, otf2::ArchiveReader& reader, Ref r
     out.realtime = d.realtime;
     out.realtime_at = reference_time(p, d.global_offset);
   }
-  PartWriter writer(out, p, d, shift);
+  PartWriter writer(out, p, d, comm_defs, shift);
   try {
     reader.read_events(writer);
   } catch (const Error& e) {
@@ -120,6 +121,20 @@ uint64_t merge_part(Output& out, HostPart& p, otf2::ArchiveReader& reader, Ref r
     spdlog::warn("{}: {}", p.given.string(), p.problem);
   }
   return writer.events;
+}
+
+// A part's groups and communicators with the names they use: what CommMapper needs of every part
+// at once.
+std::unique_ptr<Definitions> comm_definitions(const Definitions& d) {
+  auto c = std::make_unique<Definitions>();
+  c->groups = d.groups;
+  c->comms = d.comms;
+  auto keep = [&](Ref name) {
+    if (auto it = d.strings.find(name); it != d.strings.end()) c->strings.insert(*it);
+  };
+  for (const auto& g : d.groups) keep(g.name);
+  for (const auto& k : d.comms) keep(k.name);
+  return c;
 }
 
 std::string hosts_status(const std::vector<HostPart>& parts) {
@@ -146,26 +161,29 @@ HostsReport merge_hosts(const std::vector<std::filesystem::path>& given,
   }
   Output out(out_dir);
   const Ref root = out.w.system_tree_node("cluster", "machine");
-  // Every part's definitions first: the communicators' location groups span the hosts.
-  std::vector<std::unique_ptr<otf2::ArchiveReader>> readers;
+  // Every part's communicators first: their location groups span the hosts. Only the groups and
+  // comms of each part are kept for that; the rest of its definitions is read again with its
+  // events, so that memory holds one part's definitions at a time.
+  std::vector<std::unique_ptr<Definitions>> comm_defs(report.parts.size());
   std::map<const Definitions*, uint64_t> shifts;
-  for (auto& p : report.parts) {
+  for (size_t i = 0; i < report.parts.size(); ++i) {
+    HostPart& p = report.parts[i];
     if (!p.problem.empty()) {
       spdlog::warn("{}: not merged: {}", p.given.string(), p.problem);
-      readers.emplace_back();
       continue;
     }
-    readers.push_back(std::make_unique<otf2::ArchiveReader>(p.anchor));
-    shifts[&readers.back()->defs()] = uint64_t(shifts.size()) << kHostShift;
-    out.comms.add_archive(readers.back()->defs());
+    comm_defs[i] = comm_definitions(otf2::ArchiveReader(p.anchor).defs());
+    shifts[comm_defs[i].get()] = uint64_t(shifts.size()) << kHostShift;
+    out.comms.add_archive(*comm_defs[i]);
   }
   out.comms.define_locations(
       [&shifts](const Definitions& d, uint64_t loc) { return loc + shifts.at(&d); });
   HostTotals totals;
   for (size_t i = 0; i < report.parts.size(); ++i) {
-    if (!readers[i]) continue;
-    const uint64_t shift = shifts.at(&readers[i]->defs());
-    report.events += merge_part(out, report.parts[i], *readers[i], root, totals, shift);
+    if (!comm_defs[i]) continue;
+    otf2::ArchiveReader reader(report.parts[i].anchor);
+    report.events += merge_part(out, report.parts[i], reader, *comm_defs[i], root, totals,
+                                shifts.at(comm_defs[i].get()));
     ++report.hosts;
   }
   report.status = hosts_status(report.parts);

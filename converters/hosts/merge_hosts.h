@@ -4,8 +4,9 @@
 // hosts, each host's CLOCK_MONOTONIC mapped onto the reference host's timeline by its clock file
 // (host_part.h). One system-tree node per host under the archive's root, each host's process
 // groups and devices under it, its properties (kernel release, loss counters...) and its clock
-// map on it. Parts are streamed one after the other, location by location: memory holds the
-// definitions, not the events. docs/cluster.md describes the archive.
+// map on it. Parts are streamed one after the other, location by location: memory holds every
+// part's groups and communicators, one part's other definitions, and no events. docs/cluster.md
+// describes the archive.
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -33,7 +34,8 @@ struct MergeHostsOptions {
   std::string out;
   bool force = false;
 };
-// The command: staged, published whole; its status is 4 when the archive is partial.
-void merge_hosts_command(const MergeHostsOptions& o);
+// The command: staged, published whole; its status is 4 when the archive is partial. Returns the
+// archive's anchor.
+std::filesystem::path merge_hosts_command(const MergeHostsOptions& o);
 
 }  // namespace ezio::converters

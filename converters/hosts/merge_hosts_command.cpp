@@ -8,18 +8,19 @@
 
 namespace ezio::converters {
 
-void merge_hosts_command(const MergeHostsOptions& o) {
+std::filesystem::path merge_hosts_command(const MergeHostsOptions& o) {
   std::filesystem::path out = output_path(o.out, "");
   std::vector<std::filesystem::path> parts(o.parts.begin(), o.parts.end());
   Staging staging(out, o.force);
   HostsReport r = merge_hosts(parts, staging.dir());
   staging.publish();
-  spdlog::info("merged {} host(s), {} events: {}", r.hosts, r.events,
-               (out / (std::string(schema::kArchiveName) + ".otf2")).string());
+  const std::filesystem::path anchor = out / (std::string(schema::kArchiveName) + ".otf2");
+  spdlog::info("merged {} host(s), {} events: {}", r.hosts, r.events, anchor.string());
   if (r.partial()) {
     spdlog::warn("the archive is {}", r.status);
     command_status() = 4;
   }
+  return anchor;
 }
 
 }  // namespace ezio::converters

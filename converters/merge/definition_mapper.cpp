@@ -97,7 +97,7 @@ otf2::Ref DefinitionMapper::define_io_handle(Ref r) {
                            ? OTF2_UNDEFINED_IO_HANDLE
                            : io_handle(h.parent);
     out = shared_.writer.io_handle(defs_.str(h.name), file, io_paradigm(h.paradigm), h.flags,
-                                   parent, shared_.comms.comm_at(defs_, h.comm_index));
+                                   parent, shared_.comms.comm_at(comm_defs_, h.comm_index));
   }
   return handles_.set(r, out);
 }
@@ -147,7 +147,7 @@ OTF2_AttributeList* DefinitionMapper::attributes(const std::vector<Attribute>& a
         v.commRef = comm(v.commRef);
         break;
       case OTF2_TYPE_GROUP:
-        v.groupRef = shared_.comms.group(defs_, v.groupRef);
+        v.groupRef = shared_.comms.group(comm_defs_, v.groupRef);
         break;
       default:
         break;  // plain values and location ids (kept: thread locations keep the TID)

@@ -50,9 +50,15 @@ class RefMap {
 class DefinitionMapper {
  public:
   // file_of_handle: for handles whose IoFile is missing (EZTrace's), the path to tie them to.
+  // comm_defs: the definitions registered with shared.comms for this input, when they are a copy
+  // of defs' groups and comms (merge-hosts holds only those of every part); default defs.
   DefinitionMapper(const Definitions& defs, SharedDefinitions& shared,
-                   std::function<std::optional<std::string>(Ref)> file_of_handle = {})
-      : defs_(defs), shared_(shared), file_of_handle_(std::move(file_of_handle)) {}
+                   std::function<std::optional<std::string>(Ref)> file_of_handle = {},
+                   const Definitions* comm_defs = nullptr)
+      : defs_(defs),
+        comm_defs_(comm_defs ? *comm_defs : defs),
+        shared_(shared),
+        file_of_handle_(std::move(file_of_handle)) {}
 
   // Looked up for every event: the tables are read inline, the definition is made once.
   otf2::Ref string(Ref r) { return known(strings_, r, &DefinitionMapper::define_string); }
@@ -62,7 +68,7 @@ class DefinitionMapper {
   otf2::Ref io_file(Ref r) { return known(files_, r, &DefinitionMapper::define_io_file); }
   otf2::Ref io_handle(Ref r) { return known(handles_, r, &DefinitionMapper::define_io_handle); }
   otf2::Ref metric(Ref r);
-  otf2::Ref comm(Ref r) { return shared_.comms.comm(defs_, r); }
+  otf2::Ref comm(Ref r) { return shared_.comms.comm(comm_defs_, r); }
   // Rewrites an event's attribute list into the writer's reusable list.
   OTF2_AttributeList* attributes(const std::vector<Attribute>& attrs);
   // Writes one event with its references renumbered, at time t.
@@ -81,6 +87,7 @@ class DefinitionMapper {
   OTF2_ErrorCode write_mpi(OTF2_EvtWriter* w, const Event& e, uint64_t t, OTF2_AttributeList* a);
 
   const Definitions& defs_;
+  const Definitions& comm_defs_;
   SharedDefinitions& shared_;
   std::function<std::optional<std::string>(Ref)> file_of_handle_;
   RefMap strings_, regions_, handles_, metrics_, files_, attributes_;

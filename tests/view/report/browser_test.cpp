@@ -4,6 +4,7 @@
 // console error, shows every section, and its funnel's numbers equal `eziotrace layers --json`.
 // The MPI-IO and HDF5 sections (and tabs) appear only for a trace with such calls: the serial HDF5
 // program's page has its datasets, with the figures of `eziotrace datasets`.
+// The hosts section only for an archive of several hosts, one row per host.
 // Bad input: a clear message, exit status < 128, no page left behind.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -12,6 +13,7 @@
 #include <regex>
 
 #include "recorded_suite.h"
+#include "split_hosts.h"
 #include "synthetic.h"
 
 namespace fs = std::filesystem;
@@ -92,7 +94,9 @@ std::string json_text(const json& v) {
 }
 
 // `hdf5`: the trace has HDF5 calls (the datasets tab and section); none has MPI-IO calls.
-void check_page(const fs::path& trace, const std::string& name, bool hdf5 = false) {
+// several_hosts: it must have the hosts section, else it must not.
+void check_page(const fs::path& trace, const std::string& name, bool hdf5 = false,
+                bool several_hosts = false) {
   fs::path page = trace.parent_path() / "report.html";
   ezio::test::Run r = ezio::test::eziotrace({"report", "-f", "-o", page.string(), trace.string()});
   ASSERT_EQ(r.status, 0) << r.err;
@@ -108,6 +112,7 @@ void check_page(const fs::path& trace, const std::string& name, bool hdf5 = fals
     EXPECT_EQ(html.find("<section id=\"" + id + "\"") != std::string::npos, shown) << id;
     EXPECT_EQ(html.find("href=\"#" + id + "\"") != std::string::npos, shown) << id;
   }
+  EXPECT_EQ(html.find("<section id=\"hosts\"") != std::string::npos, several_hosts) << name;
   for (const char* fetch : {"src=\"http", "href=\"http", "url(http", "@import"}) {
     EXPECT_EQ(html.find(fetch), std::string::npos) << "the page must not fetch anything: " << fetch;
   }
@@ -218,6 +223,58 @@ TEST_F(BrowserTest, Hdf5DatasetsReport) {
   EXPECT_NE(html.find("<tr data-dataset=\"/g/temperature\" data-writes=\"5\" data-reads=\"1\" "
                       "data-asked-write=\"524328\" data-asked-read=\"524288\""),
             std::string::npos);
+}
+
+// A clock file as `record --clock-ref node1` writes it.
+void clock_file(const fs::path& dir, const std::string& host, int64_t offset_ns, int64_t error) {
+  json m = {{"offset_ns", offset_ns}, {"error_ns", error}, {"at_ns", 0}, {"rounds", 200}};
+  std::ofstream(dir / "eziotrace-clock.json")
+      << json{{"reference", "node1"}, {"host", host}, {"start", m}, {"end", m}}.dump();
+}
+
+// Two recordings as two hosts of one Slurm job (split_hosts renames each and adds the Slurm ids
+// the recording side writes), merged: one row per host with what each recorded.
+TEST_F(BrowserTest, HostsOfAMergedJob) {
+  const fs::path a = record({EZIO_DEMO, data_dir("host-a").string()}, "host-a", false);
+  const fs::path b =
+      record({EZIO_WORKLOAD, "misaligned", data_dir("host-b").string()}, "host-b", false);
+  const fs::path dir = ezio::test::scratch_dir("report-hosts");
+  const std::map<std::string, std::string> slurm = {{"EZIOTRACE::SLURM_JOB_ID", "4242"},
+                                                    {"EZIOTRACE::SLURM_STEP_ID", "0"}};
+  auto all = [](const std::string&) { return size_t{0}; };
+  const fs::path p1 = ezio::test::split_hosts(a, {"node1"}, all, dir / "p", slurm)[0];
+  const fs::path p2 = ezio::test::split_hosts(b, {"node2"}, all, dir / "p", slurm)[0];
+  clock_file(p1, "node1", 0, 4'000);
+  clock_file(p2, "node2", -6'657'093'473, 303'000);
+  const fs::path merged = dir / "job";
+  auto r = ezio::test::eziotrace({"merge-hosts", p1.string(), p2.string(), "-o", merged.string()});
+  ASSERT_EQ(r.status, 0) << r.err;
+  check_page(merged / "eziotrace.otf2", "hosts", false, true);
+  const std::string html = dom(merged / "report.html");
+  const std::string kernel = ezio::test::must_run({"uname", "-r"});
+  for (const char* host : {"node1", "node2"}) {
+    SCOPED_TRACE(host);
+    static const std::regex row_re(R"re(<tr data-host="(\w+)">(.*?)</tr>)re");
+    std::string row;
+    for (std::sregex_iterator it(html.begin(), html.end(), row_re), end; it != end; ++it) {
+      if ((*it)[1] == host) row = (*it)[2];
+    }
+    ASSERT_FALSE(row.empty()) << "no row for the host";
+    std::vector<std::string> cells;
+    static const std::regex cell_re(R"re(<td[^>]*>([^<]*)</td>)re");
+    for (std::sregex_iterator it(row.begin(), row.end(), cell_re), end; it != end; ++it) {
+      cells.push_back((*it)[1]);
+    }
+    ASSERT_GE(cells.size(), 11u) << row;
+    EXPECT_EQ(cells[0], host);
+    EXPECT_GE(std::stoi(cells[1]), 1) << "processes that did the application's I/O";
+    EXPECT_EQ(cells[2], "0") << "ranks: recorded without EZTrace";
+    EXPECT_NE(row.find("block "), std::string::npos) << "its device";
+    EXPECT_NE(row.find(kernel.substr(0, kernel.find_first_of(" \n"))), std::string::npos);
+    EXPECT_EQ(cells.back(), "4242.0");
+    const std::string clock = cells[cells.size() - 3] + " " + cells[cells.size() - 2];
+    EXPECT_EQ(clock, host == std::string("node1") ? "0 4.000 us" : "−6.657 s 303.000 us");
+  }
 }
 
 TEST(ReportBadInput, ClearMessageNoPage) {
