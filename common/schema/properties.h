@@ -43,10 +43,11 @@ inline constexpr char kRootPid[] = "EZIOTRACE::ROOT_PID";
 inline constexpr char kProcessesRunningAtEnd[] = "EZIOTRACE::PROCESSES_RUNNING_AT_END";
 inline constexpr char kClock[] = "EZIOTRACE::CLOCK";
 inline constexpr char kKernelRelease[] = "EZIOTRACE::KERNEL_RELEASE";  // uname -r
-// How the kernel side ran: "in-process" (the recorder loaded the programs) or "eziotraced".
-// The Slurm job and step the recording ran in (SLURM_JOB_ID, SLURM_STEP_ID), when it did.
+// The Slurm job and step the recording ran in (SLURM_JOB_ID, SLURM_STEP_ID; strings), when it
+// did.
 inline constexpr char kSlurmJobId[] = "EZIOTRACE::SLURM_JOB_ID";
 inline constexpr char kSlurmStepId[] = "EZIOTRACE::SLURM_STEP_ID";
+// How the kernel side ran: "in-process" (the recorder loaded the programs) or "eziotraced".
 inline constexpr char kRecordingPath[] = "EZIOTRACE::RECORDING_PATH";
 inline constexpr char kMonotonicStartNs[] = "EZIOTRACE::MONOTONIC_START_NS";
 inline constexpr char kRealtimeStartNs[] = "EZIOTRACE::REALTIME_START_NS";
@@ -80,9 +81,6 @@ inline constexpr char kClockOffsetEndNs[] = "EZIOTRACE::CLOCK_OFFSET_END_NS";   
 inline constexpr char kClockDriftPpm[] = "EZIOTRACE::CLOCK_DRIFT_PPM";             // DOUBLE
 inline constexpr char kClockErrorNs[] = "EZIOTRACE::CLOCK_ERROR_NS";               // UINT64
 inline constexpr char kClockEndMissing[] = "EZIOTRACE::CLOCK_END_MISSING";  // why, when it is
-// The Slurm job and step a host's part was recorded for (string or UINT64).
-inline constexpr char kSlurmJobId[] = "EZIOTRACE::SLURM_JOB_ID";
-inline constexpr char kSlurmStepId[] = "EZIOTRACE::SLURM_STEP_ID";
 
 // "EZIOTRACE::LOST::<layer>", "EZIOTRACE::PROBE::<layer>", "EZIOTRACE::UNATTRIBUTED::<device>".
 inline std::string lost_property(std::string_view layer) {
