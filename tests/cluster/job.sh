@@ -26,10 +26,14 @@ wait $ref
 echo $? > clock-ref.rc
 # The same job recorded by one command (docs/cluster.md): each task run by srun under its node's
 # eziotraced, the parts merged into one archive when the step ends. What earlier steps left dirty
-# on the disks is written first, so that the counters' delta is the job's.
+# on the disks is written first; each disk's counters are read just before and after the step, so
+# that their delta holds the recording's requests and nothing else (the task syncs at its end).
 srun -N 2 sync -f /mnt/disk
-step kstep eziotrace record -o kstep -- srun -N 2 -n 2 --mpi=pmi2 bash node_task.sh kstat \
+kstat() { srun -N 2 bash -c "cat /sys/block/vda/stat > kstat.\$(hostname).$1"; }
+kstat before
+step kstep eziotrace record -o kstep -- srun -N 2 -n 2 --mpi=pmi2 bash node_task.sh \
   ./mpi_node_io /mnt/disk
+kstat after
 # The clocks: node2 answers, node1 measures twice, a few seconds apart (docs/cluster.md, Clocks).
 srun -N 1 -w node2 eziotrace clock serve --port 7471 --connections 2 > clock-serve.out 2>&1 &
 serve=$!

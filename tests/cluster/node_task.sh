@@ -1,12 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
-# The task of the one-command step of cluster.slurm_mpi (job.sh): reads its node's disk counters
-# (/sys/block/vda/stat) before and after the MPI rank, from inside the recording, so that the
-# counters' delta and the requests recorded on that host cover the same moments.
-#   node_task.sh PREFIX PROGRAM [ARGS...]   (writes PREFIX.<host>.before and .after)
-prefix=$1
-shift
-cat /sys/block/vda/stat > "$prefix.$(hostname).before"
+# The task of the one-command step of cluster.slurm_mpi (job.sh): the MPI rank, then a sync of its
+# node's disk, so that what the rank left dirty (its file's inode, the bitmaps) is written inside
+# the recording, not by the flusher after it ended and before job.sh reads the disk's counters.
+#   node_task.sh PROGRAM [ARGS...]
 "$@"
 rc=$?
-cat /sys/block/vda/stat > "$prefix.$(hostname).after"
+sync -f /mnt/disk
 exit $rc
