@@ -6,7 +6,7 @@
 set -euo pipefail
 
 main_job=(
-  build-essential cmake ninja-build pkg-config clang llvm
+  build-essential cmake ninja-build pkg-config clang llvm ccache
   libbpf-dev bpftool libelf-dev zlib1g-dev
   libotf2-trace-dev otf2-tools eztrace libeztrace-dev
   libfmt-dev libspdlog-dev libcli11-dev nlohmann-json3-dev
