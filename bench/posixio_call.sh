@@ -4,7 +4,8 @@
 # `eztrace -t posixio`: the difference of 2N and N cancels EZTrace's start and end. CPU time
 # (user + system) of dd. posixio_sample WORK N takes one round of the four runs (interleave it
 # with the bench's own settings); posixio_call_ns then prints ns per read() or write(), from the
-# best of the rounds (a shared machine's noise only adds time).
+# best of the rounds (a shared machine's noise only adds time). Each row of posixio_rounds is one
+# round's "dd N, dd 2N, posixio N, posixio 2N, N" (the benches pair a round's figures).
 posixio_rounds=()
 
 posixio_dd_ns() {

@@ -54,6 +54,7 @@ class Decoder : public otf2::EventVisitor {
         sparse_kinds_[id] = k;
       }
     }
+    find_objects();
   }
 
   void begin_location(OTF2_LocationRef loc) override { sink_.begin_location(loc); }
@@ -68,15 +69,17 @@ class Decoder : public otf2::EventVisitor {
       case K::Leave:
         sink_.leave(loc, e.time, e.ref, attributes(e));
         break;
-      case K::IoOperationBegin:
-        sink_.io_begin(loc, e.time, e.ref, static_cast<OTF2_IoOperationMode>(e.f1), e.a, e.b,
-                       io_attributes(e));
+      case K::IoOperationBegin: {
+        CallAttributes a = io_attributes(e);
+        sink_.io_begin(loc, e.time, described(e.ref, a), static_cast<OTF2_IoOperationMode>(e.f1),
+                       e.a, e.b, a);
         break;
+      }
       case K::IoOperationComplete:
-        sink_.io_complete(loc, e.time, e.ref, e.a, e.b);
+        sink_.io_complete(loc, e.time, file_handle(e.ref), e.a, e.b);
         break;
       case K::IoOperationCancelled:
-        sink_.io_cancelled(loc, e.time, e.ref, e.b);
+        sink_.io_cancelled(loc, e.time, file_handle(e.ref), e.b);
         break;
       case K::IoSeek:
         sink_.io_seek(loc, e.time, e.ref, e.b);
@@ -96,6 +99,49 @@ class Decoder : public otf2::EventVisitor {
   }
 
  private:
+  // An HDF5 object's handle (docs/hdf5.md): named by the object's path, a child of its file's
+  // handle on the same IoFile. Its transfers are handed on as the file's, with the object and
+  // the layout its first transfer said (analyzers take them per transfer, as attributes).
+  struct ObjectHandle {
+    Ref file_handle;
+    const std::string* object;  // nullptr: anonymous
+    const std::string* layout = nullptr;
+    uint64_t chunk_bytes = 0;
+  };
+  void find_objects() {
+    const auto& handles = archive_.io_handles;
+    for (const auto& [id, h] : handles) {
+      auto parent = h.parent == id ? handles.end() : handles.find(h.parent);
+      if (parent == handles.end() || parent->second.file != h.file) continue;
+      auto p = archive_.io_paradigms.find(h.paradigm);
+      if (p == archive_.io_paradigms.end() || archive_.str(p->second.identification) != "HDF5")
+        continue;
+      const std::string& name = archive_.str(h.name);
+      objects_[id] = {h.parent, name.empty() ? nullptr : &name};
+    }
+  }
+  Ref file_handle(Ref handle) const {
+    if (objects_.empty()) return handle;
+    auto it = objects_.find(handle);
+    return it == objects_.end() ? handle : it->second.file_handle;
+  }
+  // The handle to hand on; an object's path and layout into `a`.
+  Ref described(Ref handle, CallAttributes& a) {
+    if (objects_.empty()) return handle;
+    auto it = objects_.find(handle);
+    if (it == objects_.end()) return handle;
+    ObjectHandle& o = it->second;
+    if (!a.object) a.object = o.object;
+    if (a.layout) {
+      o.layout = a.layout;
+      o.chunk_bytes = a.chunk_bytes;
+    } else {
+      a.layout = o.layout;
+      a.chunk_bytes = o.chunk_bytes;
+    }
+    return o.file_handle;
+  }
+
   CallAttributes attributes(const otf2::Event& e) const {
     CallAttributes a;
     for (const otf2::Attribute& attr : e.attributes) {
@@ -174,6 +220,7 @@ class Decoder : public otf2::EventVisitor {
   const otf2::Definitions& archive_;
   std::vector<AttrKind> dense_kinds_;
   std::unordered_map<Ref, AttrKind> sparse_kinds_;
+  std::unordered_map<Ref, ObjectHandle> objects_;
 };
 
 }  // namespace

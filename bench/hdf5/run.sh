@@ -63,3 +63,21 @@ if [[ -n ${BEFORE:-} ]]; then
   printf '  wrapper of %s: %.1f per H5Dwrite, %.2f x posixio\n' "$BEFORE" "$before" \
     "$(echo "$before / $posix_call" | bc -l)"
 fi
+# The medians of the rounds, each round's wrapper its own hdf5 - plain and its ratio to its own
+# posixio figure: paired in a round, the settings saw the same load (the best of a few rounds on
+# a loaded machine can be one lucky run).
+posixio_each=$(printf '%s\n' "${posixio_rounds[@]}" | awk '{ printf "%.1f ", (($4 - $3) - ($2 - $1)) / (2 * $5) }')
+per_round() { # SETTING: its wrapper per round, then its ratio to posixio per round
+  paste <(tr ' ' '\n' <<<"${runs[$1]}" | grep .) <(tr ' ' '\n' <<<"${runs[plain]}" | grep .) \
+    <(tr ' ' '\n' <<<"$posixio_each" | grep .) | awk '{ printf "%.1f %.3f\n", $1 - $2, ($1 - $2) / $3 }'
+}
+med() { sort -g | awk '{ v[NR] = $1 } END { printf "%.2f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+printf 'Per round (wrapper ns / ratio to that round'"'"'s posixio): %s\n' "$(per_round hdf5 | tr '\n' ' ')"
+printf 'Medians of the %d rounds: hdf5 wrapper %.1f per H5Dwrite, posixio %.1f per call, ratio %.2f x\n' \
+  "$reps" "$(per_round hdf5 | cut -d' ' -f1 | med)" "$(tr ' ' '\n' <<<"$posixio_each" | grep . | med)" \
+  "$(per_round hdf5 | cut -d' ' -f2 | med)"
+if [[ -n ${BEFORE:-} ]]; then
+  printf '  wrapper of %s per round: %s\n' "$BEFORE" "$(per_round before | tr '\n' ' ')"
+  printf '  wrapper of %s: median %.1f per H5Dwrite, ratio %.2f x posixio\n' "$BEFORE" \
+    "$(per_round before | cut -d' ' -f1 | med)" "$(per_round before | cut -d' ' -f2 | med)"
+fi

@@ -96,6 +96,30 @@ for mpi in $mpis; do
     done
   done
 done
+# The medians of the rounds, each round's wrapper its own +mpiio - +mpi and its ratio to that
+# round's posixio figure: paired in a round, the settings saw the same load.
+posixio_each=$(printf '%s\n' "${posixio_rounds[@]}" | awk '{ printf "%.1f ", (($4 - $3) - ($2 - $1)) / (2 * $5) }')
+per_round() { # KEY SETTING: the wrapper and its ratio to posixio, one round a line
+  paste <(tr ' ' '\n' <<<"${runs[$1.$2]}" | grep .) <(tr ' ' '\n' <<<"${runs[$1.mpi]}" | grep .) \
+    <(tr ' ' '\n' <<<"$posixio_each" | grep .) | awk '{ printf "%.1f %.3f\n", $1 - $2, ($1 - $2) / $3 }'
+}
+med() { sort -g | awk '{ v[NR] = $1 } END { printf "%.2f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+printf "Medians of the %d rounds, paired per round (posixio's wrapper: median %.1f ns per call):\n" \
+  "$reps" "$(tr ' ' '\n' <<<"$posixio_each" | grep . | med)"
+for mpi in $mpis; do
+  for kind in $kinds; do
+    for np in $ranks; do
+      k=$mpi.$kind.$np
+      printf '  %-8s %-7s %2d wrapper %7.1f  %5.2fx posixio' "$mpi" "$kind" "$np" \
+        "$(per_round "$k" mpiio | cut -d' ' -f1 | med)" "$(per_round "$k" mpiio | cut -d' ' -f2 | med)"
+      if [[ -n ${BEFORE:-} ]]; then
+        printf '   before %7.1f  %5.2fx posixio' "$(per_round "$k" before | cut -d' ' -f1 | med)" \
+          "$(per_round "$k" before | cut -d' ' -f2 | med)"
+      fi
+      echo
+    done
+  done
+done
 echo '+mpi: EZTrace with the MPI module alone; +posixio, +mpiio: that module added to it;'
 echo "wrapper: +mpiio - +mpi; /posixio: over posixio's wrapper per read()/write() (dd); posix_in:"
 echo 'posixio on the POSIX calls inside one MPI call (+posixio - +mpi: a pwrite for a small'

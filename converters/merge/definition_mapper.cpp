@@ -79,13 +79,21 @@ otf2::Ref DefinitionMapper::define_io_handle(Ref r) {
         break;
       }
     }
-    out = shared_.writer.io_handle(name, shared_.writer.io_file(name, shared_.machine),
-                                   io_paradigm(paradigm));
+    otf2::Ref file = shared_.writer.io_file(name, shared_.machine);
+    handle_files_.set(r, file);
+    out = shared_.writer.io_handle(name, file, io_paradigm(paradigm));
   } else {
     const otf2::IoHandleDef& h = d->second;
     otf2::Ref file;
     std::optional<std::string> tied = file_of_handle_ ? file_of_handle_(r) : std::nullopt;
-    if (tied) {
+    auto p = h.parent == r ? defs_.io_handles.end() : defs_.io_handles.find(h.parent);
+    if (!tied && p != defs_.io_handles.end() && p->second.file == h.file) {
+      // A handle inside its parent's file (an HDF5 dataset's in its file's): the file the
+      // parent was tied to.
+      io_handle(h.parent);
+      const otf2::Ref* parent_file = handle_files_.find(h.parent);
+      file = parent_file ? *parent_file : io_file(h.file);
+    } else if (tied) {
       file = shared_.writer.io_file(*tied, shared_.machine);
     } else if (defs_.io_files.count(h.file)) {
       file = io_file(h.file);
@@ -93,6 +101,7 @@ otf2::Ref DefinitionMapper::define_io_handle(Ref r) {
       // EZTrace's dangling IoFile: the handle's name is the path the program opened.
       file = shared_.writer.io_file(defs_.str(h.name), shared_.machine);
     }
+    handle_files_.set(r, file);
     otf2::Ref parent = h.parent == OTF2_UNDEFINED_IO_HANDLE || h.parent == r
                            ? OTF2_UNDEFINED_IO_HANDLE
                            : io_handle(h.parent);

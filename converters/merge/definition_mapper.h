@@ -91,6 +91,7 @@ class DefinitionMapper {
   SharedDefinitions& shared_;
   std::function<std::optional<std::string>(Ref)> file_of_handle_;
   RefMap strings_, regions_, handles_, metrics_, files_, attributes_;
+  RefMap handle_files_;  // by input handle: the output file its output handle is on
 };
 
 }  // namespace ezio::converters

@@ -30,8 +30,6 @@ struct Stack {
         kernel(w.io_paradigm("linux", "Linux kernel I/O", OTF2_IO_PARADIGM_CLASS_SERIAL,
                              OTF2_IO_PARADIGM_FLAG_OS)),
         file(w.io_file("/scratch/out.h5", node)),
-        object(w.attribute({"hdf5.object", "path in the file", OTF2_TYPE_STRING})),
-        xfer(w.attribute({"hdf5.xfer", "independent or collective", OTF2_TYPE_STRING})),
         layout(w.attribute({"hdf5.layout", "dataset layout", OTF2_TYPE_STRING})),
         chunk(w.attribute({"hdf5.chunk_bytes", "chunk size", OTF2_TYPE_UINT64})),
         call_id(w.attribute(schema::kCallId)),
@@ -47,8 +45,7 @@ struct Stack {
 
   otf2::ArchiveWriter w;
   Ref node, hdf5, mpiio, posix, kernel, file;
-  otf2::TypedAttribute object, xfer, layout, chunk, call_id, mpi_offset, sc_bytes, sc_result,
-      sc_offset;
+  otf2::TypedAttribute layout, chunk, call_id, mpi_offset, sc_bytes, sc_result, sc_offset;
   uint64_t next_id = 1;
 };
 
@@ -98,10 +95,11 @@ void rank(Stack& s, int r, bool inverted) {
   e.leave(500, fopen);
   e.leave(600, fcreate);
 
+  // The dataset's own handle (the hdf5 module's object handle): its layout on its first transfer.
+  Ref dataset = s.w.io_handle("/grid/temperature", s.file, s.hdf5, OTF2_IO_HANDLE_FLAG_NONE, h5);
   auto h5a = e.attributes();
-  h5a.add_string(s.object, "/grid/temperature").add_string(s.xfer, "collective");
   h5a.add_string(s.layout, "chunked").add(s.chunk, uint64_t{4096});
-  io_call(s, e, dwrite, h5, 1000, 9000, 4096, kCollective, &h5a, [&] {
+  io_call(s, e, dwrite, dataset, 1000, 9000, 4096, kCollective, &h5a, [&] {
     auto ma = e.attributes();
     ma.add(s.mpi_offset, static_cast<int64_t>(4096 * r));
     io_call(s, e, wall, mpi, 1100, 8900, 4096, kCollective, &ma, [&] {

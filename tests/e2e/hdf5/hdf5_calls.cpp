@@ -6,7 +6,37 @@ namespace ezio::test {
 using Kind = ezio::otf2::EventKind;
 
 Hdf5Archive::Hdf5Archive(const std::filesystem::path& anchor)
-    : a_(ezio::otf2::read_archive(anchor)) {}
+    : a_(ezio::otf2::read_archive(anchor)) {
+  for (const auto& [loc, events] : a_.events) {
+    for (const auto& e : events) {
+      if (e.kind != Kind::IoOperationBegin || e.attributes.empty() || !object_handle(e.ref))
+        continue;
+      attributes(e, layouts_[e.ref], &layout_numbers_[e.ref]);
+    }
+  }
+}
+
+bool Hdf5Archive::object_handle(uint64_t handle) const {
+  const auto& handles = a_.defs.io_handles;
+  auto h = handles.find(static_cast<ezio::otf2::Ref>(handle));
+  if (h == handles.end() || h->second.parent == handle || !of_paradigm(handle, "HDF5"))
+    return false;
+  auto parent = handles.find(h->second.parent);
+  return parent != handles.end() && parent->second.file == h->second.file;
+}
+
+void Hdf5Archive::object_attributes(const ezio::otf2::Event& e, Hdf5Call& c) const {
+  if (!object_handle(e.ref)) return;
+  const std::string& name = a_.defs.str(a_.defs.io_handles.at(e.ref).name);
+  if (!name.empty()) c.op.emplace("hdf5.object", name);
+  if (auto it = layouts_.find(e.ref); it != layouts_.end())
+    c.op.insert(it->second.begin(), it->second.end());
+  if (auto it = layout_numbers_.find(e.ref); it != layout_numbers_.end())
+    c.op_number.insert(it->second.begin(), it->second.end());
+  if (e.f1 == OTF2_IO_OPERATION_MODE_READ || e.f1 == OTF2_IO_OPERATION_MODE_WRITE)
+    c.op.emplace("hdf5.xfer",
+                 e.f2 & OTF2_IO_OPERATION_FLAG_COLLECTIVE ? "collective" : "independent");
+}
 
 bool Hdf5Archive::of_paradigm(uint64_t handle, const char* paradigm) const {
   auto h = a_.defs.io_handles.find(static_cast<ezio::otf2::Ref>(handle));
@@ -38,6 +68,7 @@ void Hdf5Archive::nested_event(Hdf5Call& c, const ezio::otf2::Event& e, const st
     c.flags = e.f2;
     c.bytes_request = e.a;
     attributes(e, c.op, &c.op_number);
+    object_attributes(e, c);
     c.handle_path = a_.defs.handle_path(e.ref).value_or("");
   } else if (hdf5 && e.kind == Kind::IoOperationComplete) {
     c.bytes_result = e.a;

@@ -56,12 +56,21 @@ class Hdf5Archive {
 
  private:
   bool of_paradigm(uint64_t handle, const char* paradigm) const;
+  // An HDF5 object's handle (a child of its file's on the same IoFile, named by the path).
+  bool object_handle(uint64_t handle) const;
+  // What a transfer on an object's handle says without attributes: the path (its name), the
+  // layout (said by the handle's first transfer) and the transfer mode (its flag), as the
+  // attributes they replace.
+  void object_attributes(const ezio::otf2::Event& e, Hdf5Call& c) const;
   void attributes(const ezio::otf2::Event& e, std::map<std::string, std::string>& strings,
                   std::map<std::string, uint64_t>* numbers) const;
   void nested_event(Hdf5Call& c, const ezio::otf2::Event& e, const std::string& region,
                     bool in_mpiio) const;
 
   ezio::otf2::Archive a_;
+  // By object handle: the attributes of its transfer that said its layout.
+  std::map<uint64_t, std::map<std::string, std::string>> layouts_;
+  std::map<uint64_t, std::map<std::string, uint64_t>> layout_numbers_;
 };
 
 // How often each name occurs.

@@ -70,11 +70,18 @@ struct hdf5_object {
   int layout;               // datasets: H5D_layout_t, else HDF5_LAYOUT_NONE
   uint64_t chunk_bytes;     // chunked datasets: chunk dims product x type size
   uint64_t points;          // attributes: the points of their dataspace
+  // Its own IoHandle (set by hdf5_object_put): named by its path, child of its file's handle,
+  // one per path, layout and chunk size in a file; UNDEFINED when the file or a ref is missing.
+  OTF2_IoHandleRef object_handle;
 };
 // The object's record, looked up, or computed from HDF5 and kept (ids made by calls the module
 // does not wrap: H5Oopen, h5py's). `is_attribute` picks how it is described.
 int hdf5_object_get(hid_t id, int is_attribute, struct hdf5_object* out);
-void hdf5_object_put(hid_t id, const struct hdf5_object* object);
+// Stores the object, its object_handle set (found or defined).
+void hdf5_object_put(hid_t id, struct hdf5_object* object);
+// 1 the first time it is asked for this object handle in the process, then 0: the transfer that
+// says the object's layout (the handle's definition has no place for it).
+int hdf5_object_announce(OTF2_IoHandleRef object_handle);
 void hdf5_object_forget(hid_t id);
 // The IoHandle of the file an object belongs to (H5Iget_file_id), UNDEFINED if unknown.
 OTF2_IoHandleRef hdf5_handle_of_object(hid_t id);
@@ -92,7 +99,8 @@ void hdf5_join_path(char* path, const char* base, const char* name, const char* 
 int hdf5_layout_of(hid_t dcpl, hid_t type, uint64_t* chunk_bytes);
 // Whether this rank defined more refs than its range holds (the rest are undefined).
 int hdf5_refs_exhausted(void);
-// Serialized definitions: "H ref path\0" (handle and file) and "S ref text\0" records.
+// Serialized definitions: "H ref path\0" (handle and file), "S ref text\0" and
+// "O ref file name\0" (an object's handle: its file's handle and its path's string) records.
 char* hdf5_definitions_serialize(int* size);
 
 // H5F_ACC_* values: HDF5's macros call H5open(), which the module must not link.
@@ -107,7 +115,8 @@ struct hdf5_call {
   uint64_t bytes;
   int entered;  // the ENTER is written: the LEAVE is owed
 };
-// What the ENTER (or an IoOperationBegin) says about the object, as OTF2 attributes.
+// What the ENTER of a create or open (or the first IoOperationBegin of an object's handle) says
+// about the object, as OTF2 attributes.
 struct hdf5_describe {
   OTF2_StringRef object;  // OTF2_UNDEFINED_STRING: none
   int layout;             // HDF5_LAYOUT_NONE: none
@@ -125,11 +134,17 @@ int hdf5_enter(struct hdf5_call* call, int* region_cache, const char* name,
 // LEAVE, with attributes when `describe` is not NULL.
 void hdf5_leave(struct hdf5_call* call, const struct hdf5_describe* describe);
 // A call that is one I/O operation: hdf5_enter_io says whether it is recorded (and writes
-// nothing), hdf5_io_begin then writes its ENTER and IoOperationBegin on `handle`, hdf5_io_end
-// its IoOperationComplete and LEAVE.
+// nothing), hdf5_io_begin then writes its ENTER and IoOperationBegin on `handle` (attributes
+// when `describe` is not NULL), hdf5_io_end its IoOperationComplete and LEAVE.
 int hdf5_enter_io(struct hdf5_call* call, int* region_cache, const char* name);
 void hdf5_io_begin(struct hdf5_call* call, OTF2_IoHandleRef handle, OTF2_IoOperationMode mode,
-                   uint64_t bytes, const struct hdf5_describe* describe);
+                   OTF2_IoOperationFlag flags, uint64_t bytes,
+                   const struct hdf5_describe* describe);
+// The IoOperationBegin of a dataset's or attribute's transfer: on the object's handle, its
+// layout said once; on the file's handle with the object, layout and transfer mode as
+// attributes when the object has no handle of its own.
+void hdf5_transfer_begin(struct hdf5_call* call, const struct hdf5_object* object,
+                         OTF2_IoOperationMode mode, int collective, uint64_t bytes);
 void hdf5_io_end(struct hdf5_call* call, int succeeded);
 void hdf5_handle_created(struct hdf5_call* call, OTF2_IoHandleRef handle, unsigned flags,
                          int created);

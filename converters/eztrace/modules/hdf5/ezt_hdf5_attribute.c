@@ -15,8 +15,8 @@ static hid_t opened(struct hdf5_call* call, hid_t attr, hid_t space_id,
   if (attr >= 0 && call->region >= 0) {
     struct hdf5_object o;
     if (space_id >= 0) {
-      o = (struct hdf5_object){d->object, hdf5_handle_of_object(attr), HDF5_LAYOUT_NONE, 0,
-                               hdf5_points_of_space(space_id)};
+      o = (struct hdf5_object){d->object, hdf5_handle_of_object(attr),    HDF5_LAYOUT_NONE,
+                               0,         hdf5_points_of_space(space_id), OTF2_UNDEFINED_IO_HANDLE};
     } else {
       hdf5_object_get(attr, 1, &o);
       if (d->object != OTF2_UNDEFINED_STRING) o.name = d->object;
@@ -76,8 +76,7 @@ static void transfer_begin(struct hdf5_call* call, OTF2_IoOperationMode mode, hi
   struct hdf5_object o;
   hdf5_object_get(attr_id, 1, &o);
   uint64_t bytes = o.points * hdf5_type_size(mem_type_id);
-  struct hdf5_describe d = {o.name, HDF5_LAYOUT_NONE, 0, 0};
-  hdf5_io_begin(call, o.handle, mode, bytes, &d);
+  hdf5_transfer_begin(call, &o, mode, 0, bytes);
 }
 
 herr_t H5Aread(hid_t attr_id, hid_t type_id, void* buf) {

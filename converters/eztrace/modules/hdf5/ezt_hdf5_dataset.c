@@ -5,7 +5,8 @@
 // A dataset created or opened while recording: kept, so that its transfers are described
 // without asking HDF5 again.
 static void remember(hid_t dataset, const struct hdf5_describe* d) {
-  struct hdf5_object o = {d->object, hdf5_handle_of_object(dataset), d->layout, d->chunk_bytes, 0};
+  struct hdf5_object o = {d->object, hdf5_handle_of_object(dataset), d->layout, d->chunk_bytes,
+                          0,         OTF2_UNDEFINED_IO_HANDLE};
   hdf5_object_put(dataset, &o);
 }
 
@@ -83,8 +84,7 @@ static void transfer_begin(struct hdf5_call* call, OTF2_IoOperationMode mode, hi
   struct hdf5_object o;
   hdf5_object_get(dset_id, 0, &o);
   uint64_t bytes = hdf5_points(dset_id, mem_space_id, file_space_id) * hdf5_type_size(mem_type_id);
-  struct hdf5_describe d = {o.name, o.layout, o.chunk_bytes, hdf5_xfer_collective(dxpl_id)};
-  hdf5_io_begin(call, o.handle, mode, bytes, &d);
+  hdf5_transfer_begin(call, &o, mode, hdf5_xfer_collective(dxpl_id), bytes);
 }
 
 herr_t H5Dread(hid_t dset_id, hid_t mem_type_id, hid_t mem_space_id, hid_t file_space_id,

@@ -55,7 +55,8 @@ herr_t H5Fflush(hid_t object_id, H5F_scope_t scope) {
   if (hdf5_enter_io(&call, &region, __func__)) {
     struct hdf5_describe d = HDF5_DESCRIBE_NONE;
     d.object = hdf5_path_of(object_id, NULL, NULL);
-    hdf5_io_begin(&call, hdf5_handle_of_object(object_id), OTF2_IO_OPERATION_MODE_FLUSH, 0, &d);
+    hdf5_io_begin(&call, hdf5_handle_of_object(object_id), OTF2_IO_OPERATION_MODE_FLUSH,
+                  OTF2_IO_OPERATION_FLAG_NONE, 0, &d);
   }
   herr_t rc = real_H5Fflush(object_id, scope);
   hdf5_io_end(&call, rc >= 0);

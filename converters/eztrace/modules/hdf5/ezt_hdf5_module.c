@@ -61,7 +61,18 @@ static void define_fixed(OTF2_GlobalDefWriter* w, int parallel) {
       OTF2_IO_PARADIGM_FLAG_NONE, 0, NULL, NULL, NULL);
 }
 
-// "H ref path" and "S ref text" records (hdf5_definitions_serialize) of one rank.
+// An object's handle: named by its path, on its file's IoFile, child of its file's handle (whose
+// refs are the same).
+static void define_object(OTF2_GlobalDefWriter* w, OTF2_IoHandleRef ref, const char* text) {
+  unsigned file = 0, name = 0;
+  if (sscanf(text, "%u %u", &file, &name) != 2) return;
+  OTF2_GlobalDefWriter_WriteIoHandle(w, ref, (OTF2_StringRef)name, (OTF2_IoFileRef)file,
+                                     HDF5_PARADIGM, OTF2_IO_HANDLE_FLAG_NONE, OTF2_UNDEFINED_COMM,
+                                     (OTF2_IoHandleRef)file);
+}
+
+// "H ref path", "S ref text" and "O ref file name" records (hdf5_definitions_serialize) of one
+// rank.
 static void define_records(OTF2_GlobalDefWriter* w, const char* records, int size) {
   for (int at = 0; at < size;) {
     const char* rec = records + at;
@@ -71,6 +82,10 @@ static void define_records(OTF2_GlobalDefWriter* w, const char* records, int siz
     unsigned long ref = strtoul(rec + 1, &text, 10);
     if (!text || *text != ' ') continue;
     text++;
+    if (kind == 'O') {
+      define_object(w, (OTF2_IoHandleRef)ref, text);
+      continue;
+    }
     OTF2_GlobalDefWriter_WriteString(w, (OTF2_StringRef)ref, text);
     if (kind != 'H') continue;
     // One IoFile per handle, with the handle's ref: the merge joins files by path.

@@ -27,9 +27,10 @@ struct last_object {
 };
 static __thread struct last_object last __attribute__((tls_model("initial-exec")));
 
-// Everything rank 0 defines for this rank at the end: handles (with their file) and strings.
+// Everything rank 0 defines for this rank at the end: handles (with their file), objects'
+// handles and strings.
 struct definition {
-  char kind;  // 'H' handle and file, 'S' string
+  char kind;  // 'H' handle and file, 'O' an object's handle, 'S' string
   uint32_t ref;
   char* text;
 };
@@ -115,9 +116,71 @@ OTF2_IoHandleRef hdf5_handle_of_object(hid_t id) {
   return ref;
 }
 
-void hdf5_object_put(hid_t id, const struct hdf5_object* object) {
+// Objects' handles, one per file handle, path, layout and chunk size: a dataset opened again
+// (h5py opens one per access) keeps its handle.
+struct object_handle {
+  OTF2_IoHandleRef file;
+  OTF2_StringRef name;
+  int layout;
+  uint64_t chunk_bytes;
+  uint32_t ref;
+};
+static struct object_handle* object_handles;
+static size_t object_handle_count, object_handle_capacity;
+static struct hdf5_table object_handle_index;  // hash of the four -> index in object_handles
+// By a handle's place in its rank's range: whether a transfer said its layout. Set before the
+// first object handle is handed out, never freed (its pages are touched only as refs are used).
+static _Atomic(unsigned char)* announced;
+
+static uint64_t object_key(const struct hdf5_object* o) {
+  const uint64_t parts[] = {o->handle, o->name, (uint64_t)(int64_t)o->layout, o->chunk_bytes};
+  uint64_t h = 1469598103934665603ull;  // FNV-1a over the words
+  for (size_t i = 0; i < sizeof parts / sizeof *parts; i++) h = (h ^ parts[i]) * 1099511628211ull;
+  return h == 0 || h == UINT64_MAX ? 1 : h;  // the table's empty and removed keys
+}
+
+static int same_object(uint32_t index, const void* ctx) {
+  const struct object_handle* h = &object_handles[index];
+  const struct hdf5_object* o = ctx;
+  return h->file == o->handle && h->name == o->name && h->layout == o->layout &&
+         h->chunk_bytes == o->chunk_bytes;
+}
+
+// Under the lock. UNDEFINED for an object of no known file, or when no ref or memory is left.
+static OTF2_IoHandleRef object_handle_of(const struct hdf5_object* o) {
+  if (o->handle == OTF2_UNDEFINED_IO_HANDLE) return OTF2_UNDEFINED_IO_HANDLE;
+  uint64_t key = object_key(o);
+  uint32_t index;
+  if (hdf5_table_find(&object_handle_index, key, same_object, o, &index))
+    return object_handles[index].ref;
+  if (!announced) announced = calloc(HDF5_REFS_PER_RANK, sizeof *announced);
+  if (object_handle_count == object_handle_capacity) {
+    size_t n = object_handle_capacity ? object_handle_capacity * 2 : 64;
+    struct object_handle* grown = realloc(object_handles, n * sizeof *grown);
+    if (grown) object_handles = grown, object_handle_capacity = n;
+  }
+  if (!announced || object_handle_count == object_handle_capacity) return OTF2_UNDEFINED_IO_HANDLE;
+  char text[32];
+  snprintf(text, sizeof text, "%u %u", o->handle, o->name);
+  uint32_t ref = define('O', text);
+  if (ref == OTF2_UNDEFINED_IO_HANDLE) return ref;
+  object_handles[object_handle_count] =
+      (struct object_handle){o->handle, o->name, o->layout, o->chunk_bytes, ref};
+  hdf5_table_put(&object_handle_index, key, (uint32_t)object_handle_count++, 0);
+  return ref;
+}
+
+int hdf5_object_announce(OTF2_IoHandleRef object_handle) {
+  uint32_t at = (object_handle - HDF5_REF_BASE) % HDF5_REFS_PER_RANK;
+  if (!announced || object_handle < HDF5_REF_BASE) return 0;
+  if (atomic_load_explicit(&announced[at], memory_order_relaxed)) return 0;
+  return !atomic_exchange_explicit(&announced[at], 1, memory_order_relaxed);
+}
+
+void hdf5_object_put(hid_t id, struct hdf5_object* object) {
   pthread_mutex_lock(&lock);
   atomic_fetch_add(&objects_changed, 1);
+  object->object_handle = object_handle_of(object);
   uint32_t index;
   if (hdf5_table_find(&objects, (uint64_t)id, NULL, NULL, &index)) {
     object_store[index] = *object;
@@ -187,8 +250,9 @@ OTF2_StringRef hdf5_path_of(hid_t loc, const char* name, const char* attribute) 
 // may be the program's mistake, which HDF5 reports once, in the program's own call).
 static void describe(hid_t id, int is_attribute, struct hdf5_object* o) {
   const struct hdf5_api* h5 = hdf5_api();
-  *o =
-      (struct hdf5_object){OTF2_UNDEFINED_STRING, OTF2_UNDEFINED_IO_HANDLE, HDF5_LAYOUT_NONE, 0, 0};
+  *o = (struct hdf5_object){
+      OTF2_UNDEFINED_STRING,   OTF2_UNDEFINED_IO_HANDLE, HDF5_LAYOUT_NONE, 0, 0,
+      OTF2_UNDEFINED_IO_HANDLE};
   H5E_auto2_t report = NULL;
   void* report_data = NULL;
   if (h5->Eget_auto2) h5->Eget_auto2(H5E_DEFAULT, &report, &report_data);

@@ -1,43 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // Writing the module's events with EZTrace's event writer and clock.
-#include <eztrace-lib/eztrace.h>
-#include <pthread.h>
-#include <stdatomic.h>
-
+#include "../ezt_record_common.h"
 #include "ezt_hdf5.h"
 
 // HDF5 may call its own public API (the high-level library always does): only the outermost
 // wrapped call is recorded.
 static __thread int depth __attribute__((tls_model("initial-exec")));
-static atomic_uint_fast64_t next_matching_id = 1;
-
-// Matching ids, unique in the process: a thread takes them by blocks, one atomic add per block.
-static uint64_t matching_id(void) {
-  enum { kBlock = 1024 };
-  static __thread uint64_t next, end __attribute__((tls_model("initial-exec")));
-  if (next == end) {
-    next = atomic_fetch_add(&next_matching_id, kBlock);
-    end = next + kBlock;
-  }
-  return next++;
-}
-
-// EZTrace's per-thread state, by address: its variables live in libeztrace, where each access
-// from here is a call to the TLS resolver; their addresses do not change in a thread's life.
-struct ezt_thread {
-  enum ezt_trace_status* status;
-  OTF2_EvtWriter** writer;
-};
-static __thread struct ezt_thread ezt __attribute__((tls_model("initial-exec")));
-
-// EZTRACE_SAFE, and a writer to write with.
-static int can_record(void) {
-  if (!ezt.writer) ezt = (struct ezt_thread){&thread_status, &evt_writer};
-  return _ezt_trace.status == ezt_trace_status_running && *ezt.status == ezt_trace_status_running &&
-         eztrace_should_trace && *ezt.writer;
-}
-// The thread's event writer (can_record() first).
-static OTF2_EvtWriter* writer(void) { return *ezt.writer; }
+static int can_record(void) { return ezt_can_record(); }
+static OTF2_EvtWriter* writer(void) { return ezt_writer(); }
 
 static OTF2_StringRef layout_string(int layout) {
   switch (layout) {
@@ -53,24 +23,12 @@ static OTF2_StringRef layout_string(int layout) {
   return OTF2_UNDEFINED_STRING;
 }
 
-// NULL when there is nothing to say. One list per thread, reused: OTF2 empties it when it writes
-// the event, and a list made per event costs allocations on every call.
-static pthread_key_t list_key;  // deletes a thread's list when it ends
-static pthread_once_t list_key_once = PTHREAD_ONCE_INIT;
-static void delete_list(void* list) { OTF2_AttributeList_Delete(list); }
-static void make_list_key(void) { pthread_key_create(&list_key, delete_list); }
-
+// NULL when there is nothing to say.
 static OTF2_AttributeList* attributes(const struct hdf5_describe* d) {
-  static __thread OTF2_AttributeList* list;
   if (!d || (d->object == OTF2_UNDEFINED_STRING && d->layout == HDF5_LAYOUT_NONE && d->xfer < 0))
     return NULL;
-  if (!list) {
-    pthread_once(&list_key_once, make_list_key);
-    list = OTF2_AttributeList_New();
-    if (list) pthread_setspecific(list_key, list);
-  }
+  OTF2_AttributeList* list = ezt_thread_attributes();
   if (!list) return NULL;
-  OTF2_AttributeList_RemoveAllAttributes(list);
   OTF2_AttributeValue v;
   if (d->object != OTF2_UNDEFINED_STRING) {
     v.stringRef = d->object;
@@ -137,13 +95,12 @@ void hdf5_leave(struct hdf5_call* call, const struct hdf5_describe* describe) {
 
 // The ENTER and the IoOperationBegin: one clock read (the operation is the call), one shield.
 void hdf5_io_begin(struct hdf5_call* call, OTF2_IoHandleRef handle, OTF2_IoOperationMode mode,
-                   uint64_t bytes, const struct hdf5_describe* describe) {
+                   OTF2_IoOperationFlag flags, uint64_t bytes,
+                   const struct hdf5_describe* describe) {
   if (call->region < 0 || !can_record()) return;
   call->handle = handle;
   call->bytes = bytes;
-  call->matching_id = matching_id();
-  OTF2_IoOperationFlag flags = describe && describe->xfer == 1 ? OTF2_IO_OPERATION_FLAG_COLLECTIVE
-                                                               : OTF2_IO_OPERATION_FLAG_NONE;
+  call->matching_id = ezt_matching_id();
   set_recursion_shield_on();
   OTF2_AttributeList* list = attributes(describe);
   uint64_t t = ezt_get_timestamp();
@@ -151,6 +108,22 @@ void hdf5_io_begin(struct hdf5_call* call, OTF2_IoHandleRef handle, OTF2_IoOpera
   OTF2_EvtWriter_IoOperationBegin(writer(), list, t, handle, mode, flags, bytes, call->matching_id);
   call->entered = 1;
   set_recursion_shield_off();
+}
+
+// The path is the handle's name and the transfer mode its flag: a transfer writes no attribute
+// but the layout, once per handle.
+void hdf5_transfer_begin(struct hdf5_call* call, const struct hdf5_object* o,
+                         OTF2_IoOperationMode mode, int collective, uint64_t bytes) {
+  OTF2_IoOperationFlag flags =
+      collective ? OTF2_IO_OPERATION_FLAG_COLLECTIVE : OTF2_IO_OPERATION_FLAG_NONE;
+  if (o->object_handle == OTF2_UNDEFINED_IO_HANDLE) {
+    struct hdf5_describe d = {o->name, o->layout, o->chunk_bytes, collective};
+    hdf5_io_begin(call, o->handle, mode, flags, bytes, &d);
+    return;
+  }
+  struct hdf5_describe layout = {OTF2_UNDEFINED_STRING, o->layout, o->chunk_bytes, -1};
+  int announce = o->layout != HDF5_LAYOUT_NONE && hdf5_object_announce(o->object_handle);
+  hdf5_io_begin(call, o->object_handle, mode, flags, bytes, announce ? &layout : NULL);
 }
 
 // The IoOperationComplete and the LEAVE, at one clock read.

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // One OTF2 I/O handle per MPI_File, and one IoFile per handle or deleted path.
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,16 @@ struct entry {
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct entry* entries;
 static size_t count, capacity;
+// Bumped by every change of which file has which handle: a thread's copy of its last look-up is
+// good while this has not moved (repeated calls on one file skip the lock and the scan).
+static atomic_uint_fast64_t handles_changed;
+struct last_handle {
+  int valid;
+  MPI_File fh;
+  OTF2_IoHandleRef ref;
+  uint_fast64_t seen;
+};
+static __thread struct last_handle last __attribute__((tls_model("initial-exec")));
 
 static uint32_t rank_base(void) {
   int initialized = 0, finalized = 0, rank = 0;
@@ -47,6 +58,7 @@ static OTF2_IoHandleRef add(MPI_File fh, const char* path) {
     if (grown) entries = grown, capacity = n;
   }
   if (count < capacity && count < kPerRank) {
+    atomic_fetch_add(&handles_changed, 1);
     ref = rank_base() + (uint32_t)count;
     entries[count] = (struct entry){fh, ref, strdup(path ? path : "<unnamed>"), 0, 0, 0};
     count++;
@@ -59,15 +71,19 @@ OTF2_IoHandleRef mpiio_handle_new(MPI_File fh, const char* path) { return add(fh
 OTF2_IoHandleRef mpiio_file_new(const char* path) { return add(MPI_FILE_NULL, path); }
 
 OTF2_IoHandleRef mpiio_handle_of(MPI_File fh) {
+  uint_fast64_t changed = atomic_load_explicit(&handles_changed, memory_order_acquire);
+  if (last.valid && last.seen == changed && last.fh == fh) return last.ref;
   pthread_mutex_lock(&lock);
   struct entry* e = find(fh);
   OTF2_IoHandleRef ref = e ? e->ref : OTF2_UNDEFINED_IO_HANDLE;
   pthread_mutex_unlock(&lock);
+  last = (struct last_handle){1, fh, ref, changed};
   return ref;
 }
 
 void mpiio_handle_forget(MPI_File fh) {
   pthread_mutex_lock(&lock);
+  atomic_fetch_add(&handles_changed, 1);
   struct entry* e = find(fh);
   if (e) e->fh = MPI_FILE_NULL;
   pthread_mutex_unlock(&lock);

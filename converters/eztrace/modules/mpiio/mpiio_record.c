@@ -1,17 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // Writing the module's events with EZTrace's event writer and clock.
 #include <eztrace-lib/eztrace.h>
-#include <pthread.h>
 #include <stdatomic.h>
 
+#include "../ezt_record_common.h"
 #include "mpiio.h"
 
 // ROMIO's collective calls may call public MPI_File_* functions: only the outermost is recorded.
 static __thread int depth __attribute__((tls_model("initial-exec")));
-static atomic_uint_fast64_t next_matching_id = 1;
 static int offset_attribute = -1;
 
-static int can_record(void) { return EZTRACE_SAFE && evt_writer != NULL; }
+static int can_record(void) { return ezt_can_record(); }
 
 // Whether this call is the one to record: outermost, EZTrace running. Counts the depth.
 static int begin_call(struct mpiio_call* call, int* region_cache, const char* name) {
@@ -32,7 +31,7 @@ static int begin_call(struct mpiio_call* call, int* region_cache, const char* na
 void mpiio_enter(struct mpiio_call* call, int* region_cache, const char* name) {
   if (!begin_call(call, region_cache, name)) return;
   set_recursion_shield_on();
-  OTF2_EvtWriter_Enter(evt_writer, NULL, ezt_get_timestamp(), (OTF2_RegionRef)call->region);
+  OTF2_EvtWriter_Enter(ezt_writer(), NULL, ezt_get_timestamp(), (OTF2_RegionRef)call->region);
   set_recursion_shield_off();
 }
 
@@ -40,7 +39,7 @@ void mpiio_leave(struct mpiio_call* call) {
   depth--;
   if (call->region < 0 || !can_record()) return;
   set_recursion_shield_on();
-  OTF2_EvtWriter_Leave(evt_writer, NULL, ezt_get_timestamp(), (OTF2_RegionRef)call->region);
+  OTF2_EvtWriter_Leave(ezt_writer(), NULL, ezt_get_timestamp(), (OTF2_RegionRef)call->region);
   set_recursion_shield_off();
 }
 
@@ -61,26 +60,14 @@ static uint64_t bytes_of(MPI_Count count, MPI_Datatype type) {
   return (uint64_t)count * (uint64_t)size;
 }
 
-// The `mpiio.offset` attribute list, NULL for an unknown offset. One list per thread, reused
-// (emptied each time): a list made per call costs allocations on every call.
-static pthread_key_t list_key;  // deletes a thread's list when it ends
-static pthread_once_t list_key_once = PTHREAD_ONCE_INIT;
-static void delete_list(void* list) { OTF2_AttributeList_Delete(list); }
-static void make_list_key(void) { pthread_key_create(&list_key, delete_list); }
-
+// The `mpiio.offset` attribute list, NULL for an unknown offset. OTF2's IoOperationBegin has no
+// offset: it stays an attribute of each read and write.
 static OTF2_AttributeList* offset_list(int64_t offset) {
-  static __thread OTF2_AttributeList* list;
   if (offset < 0) return NULL;
   if (offset_attribute < 0)
     offset_attribute = ezt_otf2_register_attribute("mpiio.offset", OTF2_TYPE_INT64);
-  if (!list) {
-    pthread_once(&list_key_once, make_list_key);
-    list = OTF2_AttributeList_New();
-    if (list) pthread_setspecific(list_key, list);
-  }
-  if (!list) return NULL;
-  OTF2_AttributeList_RemoveAllAttributes(list);
-  OTF2_AttributeList_AddInt64(list, (OTF2_AttributeRef)offset_attribute, offset);
+  OTF2_AttributeList* list = ezt_thread_attributes();
+  if (list) OTF2_AttributeList_AddInt64(list, (OTF2_AttributeRef)offset_attribute, offset);
   return list;
 }
 
@@ -92,12 +79,12 @@ void mpiio_io_begin(struct mpiio_call* call, int* region_cache, const char* name
   int64_t offset = byte_offset(fh, io);
   call->bytes_requested = bytes_of(io->count, io->type);
   call->handle = mpiio_handle_of(fh);
-  call->matching_id = atomic_fetch_add(&next_matching_id, 1);
+  call->matching_id = ezt_matching_id();
   set_recursion_shield_on();
   OTF2_AttributeList* attrs = offset_list(offset);
   uint64_t t = ezt_get_timestamp();
-  OTF2_EvtWriter_Enter(evt_writer, NULL, t, (OTF2_RegionRef)call->region);
-  OTF2_EvtWriter_IoOperationBegin(evt_writer, attrs, t, call->handle, io->mode, io->flags,
+  OTF2_EvtWriter_Enter(ezt_writer(), NULL, t, (OTF2_RegionRef)call->region);
+  OTF2_EvtWriter_IoOperationBegin(ezt_writer(), attrs, t, call->handle, io->mode, io->flags,
                                   call->bytes_requested, call->matching_id);
   set_recursion_shield_off();
 }
@@ -113,7 +100,7 @@ static uint64_t bytes_done(int rc, MPI_Status* status) {
 static void complete(struct mpiio_call* call, uint64_t bytes) {
   if (call->region < 0 || !can_record()) return;
   set_recursion_shield_on();
-  OTF2_EvtWriter_IoOperationComplete(evt_writer, NULL, ezt_get_timestamp(), call->handle, bytes,
+  OTF2_EvtWriter_IoOperationComplete(ezt_writer(), NULL, ezt_get_timestamp(), call->handle, bytes,
                                      call->matching_id);
   set_recursion_shield_off();
 }
@@ -125,8 +112,8 @@ void mpiio_io_complete(struct mpiio_call* call, int rc, MPI_Status* status) {
   uint64_t bytes = bytes_done(rc, status);
   set_recursion_shield_on();
   uint64_t t = ezt_get_timestamp();
-  OTF2_EvtWriter_IoOperationComplete(evt_writer, NULL, t, call->handle, bytes, call->matching_id);
-  OTF2_EvtWriter_Leave(evt_writer, NULL, t, (OTF2_RegionRef)call->region);
+  OTF2_EvtWriter_IoOperationComplete(ezt_writer(), NULL, t, call->handle, bytes, call->matching_id);
+  OTF2_EvtWriter_Leave(ezt_writer(), NULL, t, (OTF2_RegionRef)call->region);
   set_recursion_shield_off();
 }
 
@@ -134,7 +121,7 @@ void mpiio_write_complete(OTF2_IoHandleRef handle, uint64_t matching_id, MPI_Sta
   if (!can_record() || recursion_shield_on()) return;
   uint64_t bytes = bytes_done(MPI_SUCCESS, status);
   set_recursion_shield_on();
-  OTF2_EvtWriter_IoOperationComplete(evt_writer, NULL, ezt_get_timestamp(), handle, bytes,
+  OTF2_EvtWriter_IoOperationComplete(ezt_writer(), NULL, ezt_get_timestamp(), handle, bytes,
                                      matching_id);
   set_recursion_shield_off();
 }
@@ -142,7 +129,7 @@ void mpiio_write_complete(OTF2_IoHandleRef handle, uint64_t matching_id, MPI_Sta
 void mpiio_request_started(struct mpiio_call* call, int rc, const MPI_Request* request) {
   if (call->region >= 0 && rc == MPI_SUCCESS && can_record()) {
     set_recursion_shield_on();
-    OTF2_EvtWriter_IoOperationIssued(evt_writer, NULL, ezt_get_timestamp(), call->handle,
+    OTF2_EvtWriter_IoOperationIssued(ezt_writer(), NULL, ezt_get_timestamp(), call->handle,
                                      call->matching_id);
     set_recursion_shield_off();
     mpiio_request_add(*request, call->handle, call->matching_id);
@@ -177,7 +164,7 @@ static OTF2_AttributeList* comm_attributes(MPI_Comm comm) {
     size_attribute = ezt_otf2_register_attribute("mpiio.comm_size", OTF2_TYPE_UINT32);
   if (rank_attribute < 0)
     rank_attribute = ezt_otf2_register_attribute("mpiio.comm_rank", OTF2_TYPE_UINT32);
-  OTF2_AttributeList* attrs = OTF2_AttributeList_New();
+  OTF2_AttributeList* attrs = ezt_thread_attributes();
   if (!attrs) return NULL;
   OTF2_AttributeList_AddUint32(attrs, (OTF2_AttributeRef)size_attribute, (uint32_t)size);
   OTF2_AttributeList_AddUint32(attrs, (OTF2_AttributeRef)rank_attribute, (uint32_t)rank);
@@ -199,8 +186,8 @@ void mpiio_opened(struct mpiio_call* call, MPI_Comm comm, MPI_File fh, const cha
   if (amode & MPI_MODE_DELETE_ON_CLOSE) status |= OTF2_IO_STATUS_FLAG_DELETE_ON_CLOSE;
   set_recursion_shield_on();
   OTF2_AttributeList* attrs = comm_attributes(comm);
-  OTF2_EvtWriter_IoCreateHandle(evt_writer, attrs, ezt_get_timestamp(), h, mode, creation, status);
-  if (attrs) OTF2_AttributeList_Delete(attrs);
+  OTF2_EvtWriter_IoCreateHandle(ezt_writer(), attrs, ezt_get_timestamp(), h, mode, creation,
+                                status);
   set_recursion_shield_off();
 }
 
@@ -209,7 +196,7 @@ void mpiio_closing(struct mpiio_call* call, MPI_File fh) {
   mpiio_handle_forget(fh);
   if (call->region < 0 || !can_record()) return;
   set_recursion_shield_on();
-  OTF2_EvtWriter_IoDestroyHandle(evt_writer, NULL, ezt_get_timestamp(), h);
+  OTF2_EvtWriter_IoDestroyHandle(ezt_writer(), NULL, ezt_get_timestamp(), h);
   set_recursion_shield_off();
 }
 
@@ -217,7 +204,7 @@ void mpiio_deleted(struct mpiio_call* call, const char* path) {
   if (call->region < 0 || !can_record()) return;
   OTF2_IoFileRef file = mpiio_file_new(path);
   set_recursion_shield_on();
-  OTF2_EvtWriter_IoDeleteFile(evt_writer, NULL, ezt_get_timestamp(), MPIIO_PARADIGM, file);
+  OTF2_EvtWriter_IoDeleteFile(ezt_writer(), NULL, ezt_get_timestamp(), MPIIO_PARADIGM, file);
   set_recursion_shield_off();
 }
 
@@ -232,7 +219,7 @@ void mpiio_seeked(struct mpiio_call* call, MPI_File fh, MPI_Offset offset, int w
                              : whence == MPI_SEEK_CUR ? OTF2_IO_SEEK_FROM_CURRENT
                                                       : OTF2_IO_SEEK_FROM_END;
   set_recursion_shield_on();
-  OTF2_EvtWriter_IoSeek(evt_writer, NULL, ezt_get_timestamp(), mpiio_handle_of(fh), offset, option,
-                        result);
+  OTF2_EvtWriter_IoSeek(ezt_writer(), NULL, ezt_get_timestamp(), mpiio_handle_of(fh), offset,
+                        option, result);
   set_recursion_shield_off();
 }
