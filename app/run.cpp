@@ -4,7 +4,9 @@
 #include "app/options.h"
 #include "common/error.h"
 #include "converters/cluster/node_session.h"
+#include "converters/cluster/slurm_step.h"
 #include "converters/cluster/srun_line.h"
+#include "converters/cluster/user_layers.h"
 #include "converters/run_command.h"
 
 namespace ezio::app {
@@ -26,18 +28,17 @@ void add_run_command(CLI::App& app, const std::vector<std::string>& command) {
     if (command.empty()) fail("no command given: eziotrace [options] [--] command [args...]");
     o->base.record.command = command;
     if (auto session = converters::take_node_session()) {  // a task of `eziotrace -- srun`
-      converters::record_part(*session,
-                              [&o](const std::filesystem::path& part, const std::string& ref) {
-                                recorder::RecordOptions r = o->base.record;
-                                r.output = part;
-                                converters::run_command({r, o->modules, false, ref});
-                              });
+      converters::record_part(
+          *session, [&o, &session](const std::filesystem::path& part, const std::string& ref) {
+            recorder::RecordOptions r = o->base.record;
+            r.output = part;
+            converters::record_task_with_eztrace(r, o->modules,
+                                                 session->parts / converters::kJobEztraceDir, ref);
+          });
     } else if (converters::is_srun(command)) {
-      // EZTrace writes one archive per MPI job, its path chosen by rank 0: each node's merge
-      // would need the ranks of every node (docs/cluster.md, "Not written yet").
-      fail(
-          "eziotrace run -- srun: EZTrace's layers are not recorded across nodes yet; record the "
-          "kernel layers of every rank with `eziotrace record -o DIR -- srun ...`");
+      std::vector<std::string> task = task_options(o->base);
+      for (const auto& m : o->modules) task.insert(task.end(), {"-t", m});
+      converters::slurm_step_command({o->base.record, "run", task, 30});
     } else {
       converters::run_command({o->base.record, o->modules, o->keep_parts, ""});
     }

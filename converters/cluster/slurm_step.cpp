@@ -19,6 +19,7 @@
 #include "converters/clock_reference.h"
 #include "converters/cluster/node_session.h"
 #include "converters/cluster/srun_line.h"
+#include "converters/cluster/user_layers.h"
 #include "converters/hosts/merge_hosts.h"
 #include "recorder/core/clock_sync.h"
 #include "recorder/session/launcher.h"
@@ -115,6 +116,12 @@ void slurm_step_command(const SlurmStepOptions& o) {
   parts_path += ".parts";
   OwnedDir parts(parts_path, DirKind::work, rec.force);
   recorder::give_to(parts.dir(), recorder::target_user());  // the tasks write there
+  const bool user_layers = o.subcommand == "run";
+  const fs::path trace_dir = parts.dir() / kJobEztraceDir;
+  if (user_layers) {  // EZTrace's one archive of the job (user_layers.h), written by the ranks
+    fs::create_directory(trace_dir);
+    recorder::give_to(trace_dir, recorder::target_user());
+  }
 
   recorder::ClockServer clock(0);
   std::jthread serving([&clock] { clock.serve(); });
@@ -123,6 +130,7 @@ void slurm_step_command(const SlurmStepOptions& o) {
   std::vector<HostPart> absent;
   std::vector<fs::path> found = collect_parts(parts.dir(), o.part_wait_s, absent);
   clock.stop();
+  if (user_layers) found = merge_user_layers(found, trace_dir, absent);
   if (found.empty() && absent.empty())
     fail("{} exited {} and no task started a recording: nothing to merge", rec.command.front(),
          status);

@@ -96,11 +96,6 @@ std::vector<HostPart> load_host_parts(const std::vector<std::filesystem::path>& 
     }
   }
   check_references(parts);
-  std::map<std::string, size_t> seen;
-  for (auto& p : parts) {
-    if (!p.problem.empty()) continue;
-    if (seen[p.host]++) p.problem = fmt::format("another part is of the same host {}", p.host);
-  }
   return parts;
 }
 

@@ -18,7 +18,7 @@ void int_property(otf2::ArchiveWriter& w, otf2::Ref node, std::string_view name,
   w.system_tree_node_property(node, name, OTF2_TYPE_INT64, value);
 }
 
-void clock_properties(otf2::ArchiveWriter& w, otf2::Ref node, const HostPart& p) {
+void clock_properties(otf2::ArchiveWriter& w, otf2::Ref node, const HostPart& p, int64_t error_ns) {
   w.system_tree_node_property(node, schema::kClockReference, std::string_view(p.reference));
   const recorder::ClockMap map = p.clock.value_or(recorder::ClockMap{});
   int_property(w, node, schema::kClockOffsetStartNs, map.start.offset_ns);
@@ -26,7 +26,7 @@ void clock_properties(otf2::ArchiveWriter& w, otf2::Ref node, const HostPart& p)
   OTF2_AttributeValue drift;
   drift.float64 = map.drift_ppm();
   w.system_tree_node_property(node, schema::kClockDriftPpm, OTF2_TYPE_DOUBLE, drift);
-  w.system_tree_node_property(node, schema::kClockErrorNs, uint64_t(map.error_ns()));
+  w.system_tree_node_property(node, schema::kClockErrorNs, uint64_t(error_ns));
   if (!p.end_missing.empty()) {
     w.system_tree_node_property(node, schema::kClockEndMissing, std::string_view(p.end_missing));
   }
@@ -34,24 +34,49 @@ void clock_properties(otf2::ArchiveWriter& w, otf2::Ref node, const HostPart& p)
 
 }  // namespace
 
-void write_host_properties(otf2::ArchiveWriter& w, otf2::Ref node, const HostPart& p,
-                           const otf2::Definitions& d, HostTotals& totals) {
+bool is_device_name(const std::string& name) { return name.starts_with("block "); }
+
+void HostNode::add(const HostPart& p, const otf2::Definitions& d) {
+  if (parts++ == 0) first = p;
+  clock_error_ns = std::max(clock_error_ns, p.clock ? p.clock->error_ns() : int64_t(0));
   for (const auto& prop : d.node_properties) {
-    OTF2_AttributeValue v = prop.value;
     const std::string& name = d.str(prop.name);
-    if (prop.type == OTF2_TYPE_STRING) {
-      const std::string& text = d.str(v.stringRef);
-      if (name == schema::kKernelRelease) totals.kernels.insert(text);
-      if (name == schema::kStatus && text != "complete" && totals.status.empty()) {
-        totals.status = fmt::format("{}: {}", p.host, text);
-      }
-      v.stringRef = w.string(text);
-    } else if (prop.type == OTF2_TYPE_UINT64 && name.starts_with(schema::kLostPrefix)) {
-      totals.lost[name] += v.uint64;
+    auto had = std::find_if(properties.begin(), properties.end(),
+                            [&](const Value& v) { return v.name == name; });
+    if (had == properties.end()) {
+      properties.push_back({name, prop.type, prop.value,
+                            prop.type == OTF2_TYPE_STRING ? d.str(prop.value.stringRef) : ""});
+    } else if (prop.type == OTF2_TYPE_UINT64 && had->type == OTF2_TYPE_UINT64) {
+      if (name.starts_with(schema::kLostPrefix)) had->value.uint64 += prop.value.uint64;
+      if (name.starts_with(schema::kUnattributedPrefix))
+        had->value.uint64 = std::max(had->value.uint64, prop.value.uint64);
     }
-    w.system_tree_node_property(node, name, prop.type, v);
   }
-  clock_properties(w, node, p);
+  for (const auto& prop : d.location_properties) {
+    auto loc = d.locations.find(prop.location);
+    if (prop.type != OTF2_TYPE_UINT64 || loc == d.locations.end()) continue;
+    const std::string& name = d.str(loc->second.name);
+    if (!is_device_name(name)) continue;
+    uint64_t& most = device_counts[name + "\n" + d.str(prop.name)];
+    most = std::max(most, prop.value.uint64);
+  }
+}
+
+void write_host_properties(otf2::ArchiveWriter& w, const HostNode& host, HostTotals& totals) {
+  for (const auto& prop : host.properties) {
+    OTF2_AttributeValue v = prop.value;
+    if (prop.type == OTF2_TYPE_STRING) {
+      if (prop.name == schema::kKernelRelease) totals.kernels.insert(prop.text);
+      if (prop.name == schema::kStatus && prop.text != "complete" && totals.status.empty()) {
+        totals.status = fmt::format("{}: {}", host.first.host, prop.text);
+      }
+      v.stringRef = w.string(prop.text);
+    } else if (prop.type == OTF2_TYPE_UINT64 && prop.name.starts_with(schema::kLostPrefix)) {
+      totals.lost[prop.name] += v.uint64;
+    }
+    w.system_tree_node_property(host.node, prop.name, prop.type, v);
+  }
+  clock_properties(w, host.node, host.first, host.clock_error_ns);
 }
 
 void write_root_properties(otf2::ArchiveWriter& w, otf2::Ref root, const HostsReport& report,

@@ -3,6 +3,7 @@
 // The properties of a multi-host archive (docs/cluster.md): on each host's system-tree node, the
 // part's own (kernel release, loss counters, status...) and its clock map; on the root, what holds
 // for the whole job (losses summed, the parts' statuses), which the analyzers read.
+#include <cstdint>
 #include <map>
 #include <set>
 #include <string>
@@ -22,8 +23,40 @@ struct HostTotals {
   std::string status;  // the first host's EZIOTRACE::STATUS other than "complete"
 };
 
-void write_host_properties(otf2::ArchiveWriter& w, otf2::Ref node, const HostPart& p,
-                           const otf2::Definitions& d, HostTotals& totals);
+// One host's system-tree node, shared by the host's parts (several tasks of one step on a node,
+// each recorded by a kernel session of its own, docs/cluster.md). Its properties are its first
+// part's but for: the loss counters, summed (each session lost events of its own); the
+// unattributed requests of a device (EZIOTRACE::UNATTRIBUTED::<dev>, and the device location's
+// UNATTRIBUTED_REQUESTS/BYTES), the largest part's: each session counts every request of the device
+// that none of its own processes made, so sessions open at the same time count the same requests,
+// and summing them would count those again; the clock error, the largest.
+struct HostNode {
+  struct Value {
+    std::string name;
+    OTF2_Type type;
+    OTF2_AttributeValue value;
+    std::string text;  // a string's
+  };
+  HostPart first;
+  size_t parts = 0;
+  int64_t clock_error_ns = 0;
+  std::vector<Value> properties;
+  // Largest UINT64 location property of a device, by "<location name>\n<property name>".
+  std::map<std::string, uint64_t> device_counts;
+  // Filled while writing: the node, its devices' location groups by name, the device
+  // properties written.
+  bool defined = false;
+  otf2::Ref node = 0;
+  std::map<std::string, otf2::Ref> device_groups;
+  std::set<std::string> device_counts_written;
+
+  void add(const HostPart& p, const otf2::Definitions& d);
+};
+
+// Whether a location (or group) name is a block device's ("block <dev>").
+bool is_device_name(const std::string& name);
+
+void write_host_properties(otf2::ArchiveWriter& w, const HostNode& host, HostTotals& totals);
 void write_root_properties(otf2::ArchiveWriter& w, otf2::Ref root, const HostsReport& report,
                            const HostTotals& totals);
 

@@ -70,11 +70,29 @@ class PartWriter : public otf2::EventVisitor {
   uint64_t last_ = 0;
 };
 
-// The part's location groups and locations, under its host's node.
-void define_locations(Output& out, const Definitions& d, Ref node, uint64_t shift) {
+// A device location's count of unattributed requests (bytes), once per host and device: the
+// largest part's (HostNode).
+void device_count(Output& out, const Definitions& d, HostNode& host,
+                  const otf2::LocationProperty& p, uint64_t shift) {
+  const std::string key = d.str(d.locations.at(p.location).name) + "\n" + d.str(p.name);
+  if (!host.device_counts_written.insert(key).second) return;
+  out.w.location_property(p.location + shift, d.str(p.name), host.device_counts.at(key));
+}
+
+// The part's location groups and locations, under its host's node; a device's group is the host's
+// one for all its parts.
+void define_locations(Output& out, const Definitions& d, HostNode& host, uint64_t shift) {
   std::map<Ref, Ref> groups;
   for (const auto& [id, g] : d.location_groups) {
-    Ref og = groups[id] = out.w.location_group(d.str(g.name), g.type, node);
+    const std::string& name = d.str(g.name);
+    if (is_device_name(name)) {
+      if (auto had = host.device_groups.find(name); had != host.device_groups.end()) {
+        groups[id] = had->second;
+        continue;
+      }
+    }
+    Ref og = groups[id] = out.w.location_group(name, g.type, host.node);
+    if (is_device_name(name)) host.device_groups[name] = og;
     for (const auto& p : d.group_properties) {
       if (p.owner != id) continue;
       if (p.type == OTF2_TYPE_UINT64)
@@ -89,25 +107,34 @@ void define_locations(Output& out, const Definitions& d, Ref node, uint64_t shif
     if (g == groups.end()) {
       g = groups
               .emplace(l.group,
-                       out.w.location_group("unknown", OTF2_LOCATION_GROUP_TYPE_PROCESS, node))
+                       out.w.location_group("unknown", OTF2_LOCATION_GROUP_TYPE_PROCESS, host.node))
               .first;
     }
     out.w.location(id + shift, d.str(l.name), l.type, g->second);
   }
   for (const auto& p : d.location_properties) {
-    if (p.type == OTF2_TYPE_UINT64)
+    if (p.type != OTF2_TYPE_UINT64) continue;
+    if (is_device_name(d.str(d.locations.at(p.location).name)) &&
+        d.str(p.name).starts_with("EZIOTRACE::UNATTRIBUTED")) {
+      device_count(out, d, host, p, shift);
+    } else {
       out.w.location_property(p.location + shift, d.str(p.name), p.value.uint64);
+    }
   }
 }
 
 // Merges one part; its problem is set when its events cannot all be read.
 uint64_t merge_part(Output& out, HostPart& p, otf2::ArchiveReader& reader,
-                    const Definitions& comm_defs, Ref root, HostTotals& totals, uint64_t shift) {
+                    const Definitions& comm_defs, Ref root, HostNode& host, HostTotals& totals,
+                    uint64_t shift) {
   const Definitions& d = reader.defs();
-  const Ref node = out.w.system_tree_node(p.host, "node", root);
-  out.shared.machine = node;  // files are scoped to their host
-  write_host_properties(out.w, node, p, d, totals);
-  define_locations(out, d, node, shift);
+  if (!host.defined) {
+    host.defined = true;
+    host.node = out.w.system_tree_node(p.host, "node", root);
+    write_host_properties(out.w, host, totals);
+  }
+  out.shared.machine = host.node;  // files are scoped to their host
+  define_locations(out, d, host, shift);
   if (out.realtime == OTF2_UNDEFINED_TIMESTAMP && d.realtime != OTF2_UNDEFINED_TIMESTAMP) {
     // The part's realtime is of its own global offset, which maps onto the reference's timeline.
     out.realtime = d.realtime;
@@ -166,13 +193,16 @@ HostsReport merge_hosts(const std::vector<std::filesystem::path>& given,
   // events, so that memory holds one part's definitions at a time.
   std::vector<std::unique_ptr<Definitions>> comm_defs(report.parts.size());
   std::map<const Definitions*, uint64_t> shifts;
+  std::map<std::string, HostNode> hosts;  // several parts of one host share its node
   for (size_t i = 0; i < report.parts.size(); ++i) {
     HostPart& p = report.parts[i];
     if (!p.problem.empty()) {
       spdlog::warn("{}: not merged: {}", p.given.string(), p.problem);
       continue;
     }
-    comm_defs[i] = comm_definitions(otf2::ArchiveReader(p.anchor).defs());
+    otf2::ArchiveReader reader(p.anchor);
+    comm_defs[i] = comm_definitions(reader.defs());
+    hosts[p.host].add(p, reader.defs());
     shifts[comm_defs[i].get()] = uint64_t(shifts.size()) << kHostShift;
     out.comms.add_archive(*comm_defs[i]);
   }
@@ -182,9 +212,10 @@ HostsReport merge_hosts(const std::vector<std::filesystem::path>& given,
   for (size_t i = 0; i < report.parts.size(); ++i) {
     if (!comm_defs[i]) continue;
     otf2::ArchiveReader reader(report.parts[i].anchor);
-    report.events += merge_part(out, report.parts[i], reader, *comm_defs[i], root, totals,
+    HostNode& host = hosts.at(report.parts[i].host);
+    report.hosts += !host.defined;
+    report.events += merge_part(out, report.parts[i], reader, *comm_defs[i], root, host, totals,
                                 shifts.at(comm_defs[i].get()));
-    ++report.hosts;
   }
   report.status = hosts_status(report.parts);
   write_root_properties(out.w, root, report, totals);

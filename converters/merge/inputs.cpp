@@ -156,7 +156,12 @@ EztraceInputs load_eztrace_inputs(const std::vector<Sidecar>& images,
     for (const Sidecar* s : procs) {
       for (const auto& t : s->threads) disjoint = disjoint && seen.insert(t.location).second;
     }
-    if (procs.size() == 1 || !disjoint) {
+    // A rank (EZTrace's MPI mode stamps with MPI_Wtime) owns its own locations even alone: the
+    // merge of one host's part of a multi-node job has that host's ranks only (docs/cluster.md).
+    const bool ranks = std::all_of(procs.begin(), procs.end(), [](const Sidecar* s) {
+      return s->clock == "MPI_Wtime" && !s->threads.empty();
+    });
+    if ((procs.size() == 1 && !ranks) || !disjoint) {
       const Sidecar* owner = *std::max_element(
           procs.begin(), procs.end(),
           [](const Sidecar* a, const Sidecar* b) { return a->exit_ns < b->exit_ns; });

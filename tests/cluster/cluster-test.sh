@@ -72,5 +72,7 @@ check "each offset has an error bound > 0 (${e1}, ${e2} ns)" [ "$e1" -gt 0 -a "$
 d12=$((o2 - o1))
 check "both measurements agree within 1 ms (differ by ${d12} ns)" [ "${d12#-}" -lt 1000000 ]
 /usr/bin/python3 "$here/check_step.py" "$bin_dir/eziotrace" "$d" kstep kstat || failed=1
+# The steps of job_layers.sh, once they run (job.sh):
+#   check_layers.py "$bin_dir/eziotrace" "$d" ulayers 2; check_layers.py ... utasks 4
 [ $failed -eq 0 ] && echo "cluster slurm+mpi: all checks passed"
 exit $failed

@@ -34,6 +34,8 @@ kstat before
 step kstep eziotrace record -o kstep -- srun -N 2 -n 2 --mpi=pmi2 bash node_task.sh \
   ./mpi_node_io /mnt/disk
 kstat after
+# EZTrace's layers over the nodes, one and two tasks per node (job_layers.sh): not run yet, the
+# ranks do not exit after EZTrace's finalization under srun on this cluster (docs/cluster.md).
 # The clocks: node2 answers, node1 measures twice, a few seconds apart (docs/cluster.md, Clocks).
 srun -N 1 -w node2 eziotrace clock serve --port 7471 --connections 2 > clock-serve.out 2>&1 &
 serve=$!

@@ -33,6 +33,29 @@ TEST(MergeMpi, RanksShareOneArchiveEachWithItsOwnLocationAndClock) {
   EXPECT_EQ(pids, (std::set<uint32_t>{f.pid_of_rank.at(0), f.pid_of_rank.at(1)}));
 }
 
+// One host's part of a multi-node job (docs/cluster.md) has the alignment data of its own ranks
+// only: a rank alone in the merge owns its own locations, not the whole shared archive.
+TEST(MergeMpi, ARankMergedAloneOwnsOnlyItsOwnLocations) {
+  const auto& f = mpi_traced_run();
+  ASSERT_EQ(f.inputs.size(), 2u);
+  for (const auto& image : converters::read_sidecars(f.setup.sidecar_dir)) {
+    if (!image.exited) continue;
+    std::vector<std::string> warnings;
+    auto in = converters::load_eztrace_inputs(
+                  {image},
+                  [](const converters::Sidecar& s) {
+                    return std::vector{s.trace_dir() / "eztrace_log.otf2"};
+                  },
+                  warnings, f.dir)
+                  .traces;
+    ASSERT_EQ(in.size(), 1u) << image.pid;
+    std::vector<OTF2_LocationRef> own;
+    for (const auto& t : image.threads) own.push_back(t.location);
+    EXPECT_EQ(in[0].locations, own) << image.pid;
+    EXPECT_EQ(in[0].locations.size(), 1u) << image.pid;
+  }
+}
+
 TEST(MergeMpi, MergedRanksAreAlignedAndKeepTheirCommunicators) {
   const auto& f = mpi_traced_run();
   ASSERT_EQ(f.inputs.size(), 2u);

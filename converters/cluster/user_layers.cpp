@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "converters/cluster/user_layers.h"
+
+#include <spdlog/spdlog.h>
+
+#include "common/command.h"
+#include "common/error.h"
+#include "common/output_dir.h"
+#include "converters/clock_reference.h"
+#include "converters/eztrace/alignment_capture.h"
+#include "converters/eztrace/discovery.h"
+#include "converters/eztrace/environment.h"
+#include "converters/eztrace/mpi_detect.h"
+#include "converters/eztrace/run_merge.h"
+#include "recorder/session/launcher.h"
+#include "recorder/session/privileges.h"
+
+namespace fs = std::filesystem;
+
+namespace ezio::converters {
+
+void record_task_with_eztrace(const recorder::RecordOptions& rec,
+                              const std::vector<std::string>& modules, const fs::path& trace_dir,
+                              const std::string& clock_ref) {
+  std::vector<std::string> env = recorder::current_environment();
+  fs::path work_path = rec.output;
+  work_path += ".eztrace";
+  OwnedDir work(work_path, DirKind::work, rec.force);
+  EztraceSetup setup = prepare_eztrace(modules_for(modules, rec.command, env), work.dir());
+  // Every rank names the job's directory: with one of its own per node, a rank of another node
+  // than rank 0's finds no archive directory to write its locations into (docs/cluster.md).
+  set_env(setup.env, "EZTRACE_TRACE_DIR", trace_dir.string());
+  if (env_value(setup.env, "EZIOTRACE_TRACE_BASE"))
+    set_env(setup.env, "EZIOTRACE_TRACE_BASE", trace_dir.string());
+  setup.trace_dir = trace_dir;
+  recorder::give_to(setup.sidecar_dir, recorder::target_user());
+
+  recorder::RecordOptions kernel = rec;
+  kernel.environment = std::move(env);
+  kernel.command = eztrace_command(setup, rec.command, kernel.environment);
+  kernel.user_command = rec.command;
+  kernel.gate_helper = preload_helper_path().string();
+  recorder::RecordExtras extras;
+  extras.finish = [&setup](const fs::path& staged) {
+    fs::copy(setup.sidecar_dir, staged / kAlignmentDirName, fs::copy_options::recursive);
+  };
+  extras = with_clock_reference(std::move(extras), clock_ref);
+  recorder::RecordResult r = recorder::record(kernel, extras);
+  recorder::print_summary(r);
+  command_status() = r.exit_status;
+}
+
+std::vector<fs::path> merge_user_layers(const std::vector<fs::path>& parts,
+                                        const fs::path& trace_dir, std::vector<HostPart>& absent) {
+  std::vector<fs::path> merged;
+  for (const auto& part : parts) {
+    fs::path out = part;
+    out += ".merged";
+    try {
+      Staging staging(out, false);
+      MergeSummary s = merge_recorded(trace_dir, part, staging.dir(), "");
+      fs::copy_file(part / kClockFileName, staging.dir() / kClockFileName);
+      staging.publish();
+      if (s.report.violations)
+        spdlog::error("{}: {} alignment violation(s) between EZTrace's and the kernel's events",
+                      part.filename().string(), s.report.violations);
+      merged.push_back(out);
+    } catch (const std::exception& e) {
+      HostPart& p = absent.emplace_back();
+      p.given = part;
+      p.host = part.filename().string().substr(0, part.filename().string().find('.'));
+      p.problem = fmt::format("its EZTrace layers could not be merged: {}", e.what());
+    }
+  }
+  return merged;
+}
+
+}  // namespace ezio::converters

@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""Checks of cluster.slurm_mpi on an archive of `eziotrace [-t mpich,posixio] -o NAME -- srun -N 2
+-n RANKS ...` (job_layers.sh): one archive, both hosts, every rank's process under its host with
+EZTrace's MPI and posixio events and its kernel events (its 1 MiB at the user and syscall layers),
+the kernel events nested in their user calls (0 inversions per host), the MPI messages between the
+hosts received after they were sent (`eziotrace check`: 0 violations).
+  check_layers.py EZIOTRACE SHARED_DIR NAME RANKS   (exit 1 when a check fails)"""
+import json
+import os
+import re
+import subprocess
+import sys
+
+eziotrace, shared, name, ranks = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+hosts = ["node1", "node2"]
+failed = False
+
+
+def check(desc, ok):
+    global failed
+    print(("ok   - " if ok else "FAIL - ") + f"{name}: {desc}")
+    failed |= not ok
+
+
+def run(*args):
+    p = subprocess.run(args, capture_output=True, text=True)
+    return p.returncode, p.stdout, p.stderr
+
+
+def read(f):
+    try:
+        return open(os.path.join(shared, f)).read()
+    except OSError as e:
+        return str(e)
+
+
+step_rc = read(name + ".rc").strip()
+check(f"the step exits 0 ({step_rc}; {read(name + '.out')[-2000:] if step_rc != '0' else ''})",
+      step_rc == "0")
+archive = os.path.join(shared, name, "eziotrace.otf2")
+check("one archive in DIR, its parts removed", os.path.exists(archive) and
+      not os.path.exists(os.path.join(shared, name + ".parts")))
+if not os.path.exists(archive):
+    sys.exit(1)
+rc, defs, _ = run("otf2-print", "-G", archive)
+check("otf2-print reads its definitions", rc == 0)
+# Each process (location group) and the system tree node it is under.
+host_of = {}
+for m in re.finditer(r'^LOCATION_GROUP\s+\d+\s+Name: "([^"]+)".*?Parent: "node::([^"]+)"', defs,
+                     re.M):
+    host_of[m.group(1)] = m.group(2)
+
+
+def rows(*args):
+    rc, out, err = run(eziotrace, "layers", "--json", *args, archive)
+    return json.loads(out)["layers"] if rc == 0 else []
+
+
+by_host = rows("--by-host")
+for h in hosts:
+    user = next((r for r in by_host if r["host"] == h and r["layer"] == "User"), {})
+    check(f"{h}: EZTrace's posixio writes of its {ranks // 2} rank(s) ({user.get('writes', 0)})",
+          user.get("writes", 0) >= 16 * (ranks // 2))
+# Every rank: a process under its host with its 1 MiB written at the user and syscall layers.
+per_process = {}
+for r in rows("--by-process"):
+    per_process.setdefault(r["process"], {})[r["layer"]] = r
+app = {p: l for p, l in per_process.items() if p.startswith("mpi_node_io")}
+check(f"{ranks} processes of the program ({sorted(app)})", len(app) == ranks)
+for p, layers in sorted(app.items()):
+    u, s = layers.get("User", {}), layers.get("Syscall", {})
+    host = host_of.get(p, "?")
+    check(f"{p} on {host}: user {u.get('write_bytes', 0)} B, syscall {s.get('write_bytes', 0)} B "
+          f"written", host in hosts and u.get("write_bytes", 0) >= 1 << 20 and
+          s.get("write_bytes", 0) >= 1 << 20)
+for h in hosts:
+    on = [p for p in app if host_of.get(p) == h]
+    check(f"{h}: {ranks // 2} rank(s) under it ({on})", len(on) == ranks // 2)
+rc, out, err = run(eziotrace, "check", "--json", archive)
+j = json.loads(out) if out.strip().startswith("{") else {}
+check(f"check's hosts: {[h.get('host') for h in j.get('hosts', [])]}",
+      sorted(h.get("host") for h in j.get("hosts", [])) == hosts)
+for h in j.get("hosts", []):
+    check(f"{h.get('host')}: {h.get('calls_checked')} calls checked, {h.get('nesting_inversions')} "
+          f"nesting inversion(s), clock error {h.get('clock_error_s')} s",
+          h.get("nesting_inversions") == 0 and (h.get("calls_checked") or 0) > 0)
+print(f"FIGURES - {name}: " + "; ".join(
+    f"{h.get('host')} offset {h.get('clock_offset_start_s')} s error {h.get('clock_error_s')} s"
+    for h in j.get("hosts", [])))
+cross = [m for m in j.get("messages", []) if m.get("sender_host") != m.get("receiver_host")]
+check(f"MPI messages between the hosts: {cross}",
+      len(cross) == 2 and all(m["messages"] > 0 and m["received_before_sent"] == 0 for m in cross))
+c = (j.get("check") or [{}])[0]
+check(f"eziotrace check: exit {rc}, {c.get('violations')} violation(s), unmatched sends "
+      f"{c.get('unmatched_sends')}, unresolved {c.get('unresolved')}",
+      rc == 0 and c.get("violations") == 0)
+sys.exit(1 if failed else 0)
