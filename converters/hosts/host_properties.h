@@ -22,6 +22,10 @@ struct HostTotals {
   std::string status;  // the first host's EZIOTRACE::STATUS other than "complete"
 };
 
+// Why a part's recording is not whole, from its system tree node's EZIOTRACE::STATUS and
+// STATUS_REASON: "" when it is (complete, the application crashed, a snapshot: each is whole).
+std::string incomplete_recording(const otf2::Definitions& d);
+
 void write_host_properties(otf2::ArchiveWriter& w, otf2::Ref node, const HostPart& p,
                            const otf2::Definitions& d, HostTotals& totals);
 void write_root_properties(otf2::ArchiveWriter& w, otf2::Ref root, const HostsReport& report,
