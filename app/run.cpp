@@ -3,9 +3,11 @@
 #include "app/commands.h"
 #include "app/options.h"
 #include "common/error.h"
+#include "converters/cluster/launcher_hosts.h"
 #include "converters/cluster/node_session.h"
 #include "converters/cluster/srun_line.h"
 #include "converters/run_command.h"
+#include "recorder/session/launcher.h"
 
 namespace ezio::app {
 
@@ -39,6 +41,7 @@ void add_run_command(CLI::App& app, const std::vector<std::string>& command) {
           "eziotrace run -- srun: EZTrace's layers are not recorded across nodes yet; record the "
           "kernel layers of every rank with `eziotrace record -o DIR -- srun ...`");
     } else {
+      converters::refuse_launcher_across_hosts(command, recorder::current_environment());
       converters::run_command({o->base.record, o->modules, o->keep_parts, ""});
     }
   });
