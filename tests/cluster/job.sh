@@ -24,6 +24,26 @@ step record srun -N 2 -n 2 --mpi=pmi2 bash -c \
   'exec eziotrace record --clock-ref node1:7472 -o "rec.$SLURM_PROCID" -- ./mpi_node_io /mnt/disk'
 wait $ref
 echo $? > clock-ref.rc
+# The same job recorded by one command (docs/cluster.md): each task run by srun under its node's
+# eziotraced, the parts merged into one archive when the step ends. What earlier steps left dirty
+# on the disks is written first; each disk's counters are read just before and after the step, so
+# that their delta holds the recording's requests and nothing else (the task syncs at its end).
+srun -N 2 sync -f /mnt/disk
+kstat() { srun -N 2 bash -c "cat /sys/block/vda/stat > kstat.\$(hostname).$1"; }
+kstat before
+step kstep eziotrace record -o kstep -- srun -N 2 -n 2 --mpi=pmi2 bash node_task.sh \
+  ./mpi_node_io /mnt/disk
+kstat after
+# The clocks: node2 answers, node1 measures twice, a few seconds apart (docs/cluster.md, Clocks).
+srun -N 1 -w node2 eziotrace clock serve --port 7471 --connections 2 > clock-serve.out 2>&1 &
+serve=$!
+step clock1 eziotrace clock measure node2 --port 7471 --rounds 500
+sleep 5
+step clock2 eziotrace clock measure node2 --port 7471 --rounds 500
+wait $serve
+echo $? > clock-serve.rc
+# Last, steps whose minutes would otherwise lie between the ranks' clock measurements above and
+# node1's of node2 (their agreement allows 1 ms; the guests drift by ~10 ppm).
 # A node whose eziotraced stops mid-job (docs/cluster.md, "A host lost mid-job"): the step's tasks
 # start recording, node2's eziotraced is stopped (by root on node2: node.sh's admin requests),
 # then the tasks write. The archive must say node2's part is incomplete, and why; exit status 4.
@@ -47,29 +67,11 @@ wait $kstop
 echo $? > kstop.rc
 echo "--- kstop (status $(cat kstop.rc), node2's eziotraced stopped: $(cat kstop-admin.rc))"
 cat kstop.out
-# Started again for what follows (the next step records on node2 through it).
+# Started again: the next step records on node2 through it.
 admin node2 start-eziotraced
 echo $? > kstart-admin.rc
-# The same job recorded by one command (docs/cluster.md): each task run by srun under its node's
-# eziotraced, the parts merged into one archive when the step ends. What earlier steps left dirty
-# on the disks is written first; each disk's counters are read just before and after the step, so
-# that their delta holds the recording's requests and nothing else (the task syncs at its end).
-srun -N 2 sync -f /mnt/disk
-kstat() { srun -N 2 bash -c "cat /sys/block/vda/stat > kstat.\$(hostname).$1"; }
-kstat before
-step kstep eziotrace record -o kstep -- srun -N 2 -n 2 --mpi=pmi2 bash node_task.sh \
-  ./mpi_node_io /mnt/disk
-kstat after
 # The same job started by MPICH's hydra through Slurm (docs/cluster.md, "MPI launchers across
 # hosts"): hydra starts each node's proxy with srun, eziotrace records every proxy and its rank.
 step khydra salloc -N 2 eziotrace record -o khydra -- mpiexec.hydra -bootstrap slurm -np 2 \
   bash node_task.sh ./mpi_node_io /mnt/disk
-# The clocks: node2 answers, node1 measures twice, a few seconds apart (docs/cluster.md, Clocks).
-srun -N 1 -w node2 eziotrace clock serve --port 7471 --connections 2 > clock-serve.out 2>&1 &
-serve=$!
-step clock1 eziotrace clock measure node2 --port 7471 --rounds 500
-sleep 5
-step clock2 eziotrace clock measure node2 --port 7471 --rounds 500
-wait $serve
-echo $? > clock-serve.rc
 exit $rc
