@@ -3,11 +3,13 @@
 #include "app/commands.h"
 #include "app/options.h"
 #include "common/error.h"
+#include "converters/cluster/launcher_hosts.h"
 #include "converters/cluster/node_session.h"
 #include "converters/cluster/slurm_step.h"
 #include "converters/cluster/srun_line.h"
 #include "converters/cluster/user_layers.h"
 #include "converters/run_command.h"
+#include "recorder/session/launcher.h"
 
 namespace ezio::app {
 
@@ -48,6 +50,7 @@ void add_run_command(CLI::App& app, const std::vector<std::string>& command) {
       for (const auto& m : o->modules) task.insert(task.end(), {"-t", m});
       converters::slurm_step_command({o->base.record, "run", task, 30});
     } else {
+      converters::refuse_launcher_across_hosts(command, recorder::current_environment());
       converters::run_command({o->base.record, o->modules, o->keep_parts, ""});
     }
   });

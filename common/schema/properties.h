@@ -33,6 +33,9 @@ inline constexpr char kLostPrefix[] = "EZIOTRACE::LOST::";                  // +
 inline constexpr char kProbePrefix[] = "EZIOTRACE::PROBE::";                // + layer
 inline constexpr char kUnattributedPrefix[] = "EZIOTRACE::UNATTRIBUTED::";  // + device
 inline constexpr char kStatus[] = "EZIOTRACE::STATUS";
+// Why the status is "interrupted": the signal the recorder received, or that eziotraced went away
+// (then nothing after it is recorded and the loss counters are unknown). Absent otherwise.
+inline constexpr char kStatusReason[] = "EZIOTRACE::STATUS_REASON";
 inline constexpr char kApplicationEnd[] = "EZIOTRACE::APPLICATION_END";
 inline constexpr char kApplicationCpuNs[] = "EZIOTRACE::APPLICATION_CPU_NS";
 inline constexpr char kCommand[] = "EZIOTRACE::COMMAND";

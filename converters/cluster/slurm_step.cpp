@@ -24,6 +24,7 @@
 #include "recorder/core/clock_sync.h"
 #include "recorder/session/launcher.h"
 #include "recorder/session/privileges.h"
+#include "recorder/session/signals.h"
 
 namespace fs = std::filesystem;
 
@@ -48,17 +49,6 @@ std::vector<std::string> task_command(const SlurmStepOptions& o, const NodeSessi
   cmd.push_back("--");
   cmd.insert(cmd.end(), line.program.begin(), line.program.end());
   return cmd;
-}
-
-int run_srun(const std::vector<std::string>& cmd) {
-  spdlog::debug("the step: {}", fmt::join(cmd, " "));
-  recorder::Launcher srun(cmd, recorder::current_environment(), recorder::target_user());
-  srun.release();
-  for (;;) {
-    if (auto status = srun.poll_exit()) return *status;
-    pollfd p{srun.exit_fd(), POLLIN, 0};
-    ::poll(&p, srun.exit_fd() < 0 ? 0 : 1, 200);
-  }
 }
 
 bool exists_name(const fs::path& dir, const std::string& name) {
@@ -107,6 +97,26 @@ std::vector<fs::path> collect_parts(const fs::path& dir, double wait_s,
 
 }  // namespace
 
+StepEnd run_step(const std::vector<std::string>& cmd) {
+  spdlog::debug("the step: {}", fmt::join(cmd, " "));
+  recorder::SignalForwarding signals;
+  recorder::Launcher srun(cmd, recorder::current_environment(), recorder::target_user());
+  srun.release();
+  for (;;) {
+    if (int sig = signals.take()) srun.signal(sig);
+    if (auto status = srun.poll_exit()) {
+      StepEnd end{*status, ""};
+      // One SIGINT that srun took as a request for its tasks' state ended nothing.
+      if (int sig = signals.first(); sig && *status != 0) {
+        end.interrupted = fmt::format("SIG{} to eziotrace during the step", sigabbrev_np(sig));
+      }
+      return end;
+    }
+    pollfd p{srun.exit_fd(), POLLIN, 0};
+    ::poll(&p, srun.exit_fd() < 0 ? 0 : 1, 200);
+  }
+}
+
 void slurm_step_command(const SlurmStepOptions& o) {
   const recorder::RecordOptions& rec = o.record;
   const SrunLine line = split_srun(rec.command);  // refused before anything is made
@@ -126,7 +136,8 @@ void slurm_step_command(const SlurmStepOptions& o) {
   recorder::ClockServer clock(0);
   std::jthread serving([&clock] { clock.serve(); });
   const NodeSession session{parts.dir(), fmt::format("{}:{}", this_host(), clock.port())};
-  const int status = run_srun(task_command(o, session));
+  const StepEnd step = run_step(task_command(o, session));
+  const int status = step.status;
   std::vector<HostPart> absent;
   std::vector<fs::path> found = collect_parts(parts.dir(), o.part_wait_s, absent);
   clock.stop();
@@ -136,7 +147,7 @@ void slurm_step_command(const SlurmStepOptions& o) {
          status);
 
   Staging staging(out, rec.force);
-  HostsReport r = merge_hosts(found, staging.dir(), absent);
+  HostsReport r = merge_hosts(found, staging.dir(), absent, step.interrupted);
   staging.publish();
   recorder::give_to(out, recorder::target_user());
   spdlog::info("{} host(s) merged, {} events: {}", r.hosts, r.events,

@@ -20,6 +20,17 @@ struct SlurmStepOptions {
   double part_wait_s = 30;  // how long a part may still be written after srun returned
 };
 
+struct StepEnd {
+  int status = 0;           // the command's exit status
+  std::string interrupted;  // the signal this process received before a failed end, or ""
+};
+
+// Runs cmd (srun, or an MPI launcher that starts srun) to its end. SIGINT, SIGTERM and SIGHUP sent
+// to this process are handed to it as they are, so srun's own rules apply (one SIGINT prints the
+// tasks' state, two within a second cancel the step, SIGTERM is passed to the tasks); a
+// terminal's Ctrl-C reaches it by itself (same process group) and is not sent twice.
+StepEnd run_step(const std::vector<std::string>& cmd);
+
 // Runs the step, merges its parts, sets the command's status: srun's when it failed, else 4 when
 // a host's part is missing (the archive says which and why), else 0.
 void slurm_step_command(const SlurmStepOptions& o);

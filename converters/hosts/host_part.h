@@ -21,6 +21,7 @@ struct HostPart {
   std::optional<recorder::ClockMap> clock;  // nullopt: the reference itself (identity)
   std::string end_missing;                  // why the clock file has no end measurement
   std::string problem;                      // non-empty: the part is not merged, and why
+  std::string incomplete;  // non-empty: merged, but its recording is not whole, and why
 };
 
 // Finds each part's archive and clock file and checks they fit together: one reference for all

@@ -34,6 +34,21 @@ void clock_properties(otf2::ArchiveWriter& w, otf2::Ref node, const HostPart& p,
 
 }  // namespace
 
+std::string incomplete_recording(const otf2::Definitions& d) {
+  std::string status, reason;
+  for (const auto& prop : d.node_properties) {
+    if (prop.type != OTF2_TYPE_STRING) continue;
+    const std::string& name = d.str(prop.name);
+    if (name == schema::kStatus) status = d.str(prop.value.stringRef);
+    if (name == schema::kStatusReason) reason = d.str(prop.value.stringRef);
+  }
+  if (status.empty() || status == "complete" || status == "application-crashed" ||
+      status == "snapshot")
+    return "";
+  return fmt::format("merged, its recording {}{}", status,
+                     reason.empty() ? "" : " (" + reason + ")");
+}
+
 bool is_device_name(const std::string& name) { return name.starts_with("block "); }
 
 void HostNode::add(const HostPart& p, const otf2::Definitions& d) {
@@ -95,8 +110,12 @@ void write_root_properties(otf2::ArchiveWriter& w, otf2::Ref root, const HostsRe
   if (!kernel.empty()) {
     w.system_tree_node_property(root, schema::kKernelRelease, std::string_view(kernel));
   }
-  const std::string status = totals.status.empty() ? "complete" : totals.status;
+  std::string status = totals.status.empty() ? "complete" : totals.status;
+  if (!report.interrupted.empty()) status = "interrupted";
   w.system_tree_node_property(root, schema::kStatus, std::string_view(status));
+  if (!report.interrupted.empty()) {
+    w.system_tree_node_property(root, schema::kStatusReason, std::string_view(report.interrupted));
+  }
 }
 
 }  // namespace ezio::converters

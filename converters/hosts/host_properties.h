@@ -57,6 +57,11 @@ struct HostNode {
 bool is_device_name(const std::string& name);
 
 void write_host_properties(otf2::ArchiveWriter& w, const HostNode& host, HostTotals& totals);
+
+// Why a part's recording is not whole, from its system tree node's EZIOTRACE::STATUS and
+// STATUS_REASON: "" when it is (complete, the application crashed, a snapshot: each is whole).
+std::string incomplete_recording(const otf2::Definitions& d);
+
 void write_root_properties(otf2::ArchiveWriter& w, otf2::Ref root, const HostsReport& report,
                            const HostTotals& totals);
 

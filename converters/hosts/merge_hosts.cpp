@@ -134,6 +134,7 @@ uint64_t merge_part(Output& out, HostPart& p, otf2::ArchiveReader& reader,
     write_host_properties(out.w, host, totals);
   }
   out.shared.machine = host.node;  // files are scoped to their host
+  p.incomplete = incomplete_recording(d);
   define_locations(out, d, host, shift);
   if (out.realtime == OTF2_UNDEFINED_TIMESTAMP && d.realtime != OTF2_UNDEFINED_TIMESTAMP) {
     // The part's realtime is of its own global offset, which maps onto the reference's timeline.
@@ -167,9 +168,10 @@ std::unique_ptr<Definitions> comm_definitions(const Definitions& d) {
 std::string hosts_status(const std::vector<HostPart>& parts) {
   std::string missing;
   for (const auto& p : parts) {
-    if (p.problem.empty()) continue;
+    const std::string& why = p.problem.empty() ? p.incomplete : p.problem;
+    if (why.empty()) continue;
     missing += fmt::format("{}{} ({}): {}", missing.empty() ? "" : "; ",
-                           p.host.empty() ? "?" : p.host, p.given.string(), p.problem);
+                           p.host.empty() ? "?" : p.host, p.given.string(), why);
   }
   return missing.empty() ? "complete" : "partial: " + missing;
 }
@@ -177,8 +179,10 @@ std::string hosts_status(const std::vector<HostPart>& parts) {
 }  // namespace
 
 HostsReport merge_hosts(const std::vector<std::filesystem::path>& given,
-                        const std::filesystem::path& out_dir, std::vector<HostPart> absent) {
+                        const std::filesystem::path& out_dir, std::vector<HostPart> absent,
+                        const std::string& interrupted) {
   HostsReport report;
+  report.interrupted = interrupted;
   report.parts = load_host_parts(given);
   report.parts.insert(report.parts.end(), std::make_move_iterator(absent.begin()),
                       std::make_move_iterator(absent.end()));

@@ -21,13 +21,18 @@ struct HostsReport {
   uint64_t hosts = 0;           // parts merged
   uint64_t events = 0;
   std::string status;  // EZIOTRACE::HOSTS_STATUS: "complete" or "partial: ..."
+  // Why the job was interrupted (the signal the submitting eziotrace received), or "": the
+  // archive's EZIOTRACE::STATUS is then "interrupted", its STATUS_REASON this.
+  std::string interrupted;
   bool partial() const { return status != "complete"; }
 };
 
 // Writes <out_dir>/eziotrace.otf2. Throws ezio::Error when no part can be merged. absent: parts
 // known missing (their host and why), named in the archive's status as the unmergeable ones are.
+// interrupted: HostsReport::interrupted.
 HostsReport merge_hosts(const std::vector<std::filesystem::path>& parts,
-                        const std::filesystem::path& out_dir, std::vector<HostPart> absent = {});
+                        const std::filesystem::path& out_dir, std::vector<HostPart> absent = {},
+                        const std::string& interrupted = "");
 
 struct MergeHostsOptions {
   std::vector<std::string> parts;

@@ -397,6 +397,10 @@ class KernelArchive::Builder {
       }
     }
     w_.system_tree_node_property(machine_, schema::kStatus, std::string_view(info_.status));
+    if (!info_.status_reason.empty()) {
+      w_.system_tree_node_property(machine_, schema::kStatusReason,
+                                   std::string_view(info_.status_reason));
+    }
     w_.system_tree_node_property(machine_, schema::kApplicationEnd,
                                  std::string_view(info_.application_end));
     w_.system_tree_node_property(machine_, schema::kApplicationCpuNs, info_.application_cpu_ns);

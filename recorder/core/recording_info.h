@@ -35,8 +35,9 @@ struct RecordingInfo {
   std::array<uint64_t, EZIO_LAYER_COUNT> lost{};
   std::array<std::string, EZIO_LAYER_COUNT> probes;  // hook used per layer ("" = not recorded)
   std::string status = "complete";                   // or "interrupted", "application-crashed"
-  std::string application_end;                       // "exit status 0", "killed by SIGSEGV"
-  uint64_t application_cpu_ns = 0;                   // its CPU time and its waited children's
+  std::string status_reason;        // "interrupted": why (the signal, the service gone); else ""
+  std::string application_end;      // "exit status 0", "killed by SIGSEGV"
+  uint64_t application_cpu_ns = 0;  // its CPU time and its waited children's
   pid_t root_pid = 0;
   size_t still_running = 0;  // traced processes alive when recording stopped
   std::vector<std::string> command;

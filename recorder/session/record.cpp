@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "recorder/session/record.h"
 
+#include <fmt/format.h>
 #include <sys/resource.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -97,6 +98,21 @@ uint64_t settled_before(const RecordStore& store, uint64_t polled, bool emptied)
 }
 
 // Drains the ring buffer to its end, writing what the store holds whenever it is full.
+// Why the recording is interrupted ("" when it is not): the service gone first, since after it
+// nothing was recorded and the losses are unknown, then the signal the recorder received.
+std::string interruption(const SignalForwarding& signals, const KernelSource& bpf) {
+  std::string why;
+  if (!bpf.interrupted().empty()) {
+    why = bpf.interrupted() + ": nothing recorded after that, loss counters unknown";
+  }
+  if (int sig = signals.first()) {
+    why += fmt::format("{}SIG{} received", why.empty() ? "" : "; ", sigabbrev_np(sig));
+  } else if (signals.received_any() && why.empty()) {
+    why = "a signal received";
+  }
+  return why;
+}
+
 void drain_all(KernelSource& bpf, RecordStore& store, KernelArchive& archive) {
   while (!bpf.drain()) archive.write_settled(store, settled_before(store, 0, false));
 }
@@ -344,7 +360,8 @@ RecordResult record(const RecordOptions& o, const RecordExtras& extras) {
         "side filtered on it) may be missing from the archive");
     info.status = "start-missing";
   }
-  if (signals.received_any() || !bpf.interrupted().empty()) info.status = "interrupted";
+  info.status_reason = interruption(signals, bpf);
+  if (!info.status_reason.empty()) info.status = "interrupted";
   info.lost = totals.lost;
   info.lost[EZIO_LAYER_SYSCALL] += store.malformed();
   store.devices() = std::move(totals.devices);

@@ -10,11 +10,14 @@ namespace {
 
 std::atomic<int> pending{0};
 std::atomic<bool> any{false};
+std::atomic<int> first_sig{0};
 constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP};
 struct sigaction saved[3];
 
 void on_signal(int sig, siginfo_t* info, void*) {
   any = true;
+  int none = 0;
+  first_sig.compare_exchange_strong(none, sig);
   if (info && info->si_code == SI_KERNEL) return;  // from the terminal: the application has it
   pending = sig;
 }
@@ -35,5 +38,6 @@ SignalForwarding::~SignalForwarding() {
 
 int SignalForwarding::take() { return pending.exchange(0); }
 bool SignalForwarding::received_any() const { return any; }
+int SignalForwarding::first() const { return first_sig; }
 
 }  // namespace ezio::recorder

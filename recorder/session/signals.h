@@ -13,6 +13,8 @@ class SignalForwarding {
   // it is not sent a second time.
   int take();
   bool received_any() const;
+  // The first signal received, or 0: what the archive says interrupted the recording.
+  int first() const;
 };
 
 }  // namespace ezio::recorder

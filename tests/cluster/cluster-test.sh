@@ -14,7 +14,7 @@ bin_dir=$1 mpi_prog=$2
 out=$(mktemp -d "${TMPDIR:-/tmp}/ezio-cluster-test.XXXXXX")
 trap 'rm -rf "$out"' EXIT
 bash "$here/run.sh" --nodes 2 --timeout 840 --bin-dir "$bin_dir" --file "$mpi_prog" --file "$here/job.sh" \
-  --file "$here/node_task.sh" --out "$out/shared" -- bash job.sh
+  --file "$here/node_task.sh" --file "$here/stop_task.sh" --out "$out/shared" -- bash job.sh
 rc=$?
 [ $rc -eq 0 ] || { echo "FAIL - run.sh exited $rc"; exit 1; }
 d=$out/shared
@@ -74,5 +74,7 @@ check "both measurements agree within 1 ms (differ by ${d12} ns)" [ "${d12#-}" -
 /usr/bin/python3 "$here/check_step.py" "$bin_dir/eziotrace" "$d" kstep kstat || failed=1
 # The steps of job_layers.sh, once they run (job.sh):
 #   check_layers.py "$bin_dir/eziotrace" "$d" ulayers 2; check_layers.py ... utasks 4
+/usr/bin/python3 "$here/check_stopped.py" "$bin_dir/eziotrace" "$d" || failed=1
+/usr/bin/python3 "$here/check_step.py" "$bin_dir/eziotrace" "$d" khydra - || failed=1
 [ $failed -eq 0 ] && echo "cluster slurm+mpi: all checks passed"
 exit $failed

@@ -44,4 +44,36 @@ sleep 5
 step clock2 eziotrace clock measure node2 --port 7471 --rounds 500
 wait $serve
 echo $? > clock-serve.rc
+# Last, steps whose minutes would otherwise lie between the ranks' clock measurements above and
+# node1's of node2 (their agreement allows 1 ms; the guests drift by ~10 ppm).
+# A node whose eziotraced stops mid-job (docs/cluster.md, "A host lost mid-job"): the step's tasks
+# start recording, node2's eziotraced is stopped (by root on node2: node.sh's admin requests),
+# then the tasks write. The archive must say node2's part is incomplete, and why; exit status 4.
+admin() {  # admin NODE ACTION: ACTION run as root on NODE (node.sh); its status
+  local s=/ezio-ctl/state id=$$.$RANDOM
+  echo "$2" > "$s/tmp.$1.$id" && mv "$s/tmp.$1.$id" "$s/admin.$1.$id"
+  for _ in $(seq 1 1200); do
+    [ -e "$s/done.admin.$1.$id" ] && return "$(cat "$s/done.admin.$1.$id")"
+    sleep 0.5
+  done
+  return 124
+}
+timeout 300 eziotrace record -o kstop -- srun -N 2 -n 2 bash stop_task.sh /mnt/disk \
+  > kstop.out 2>&1 &
+kstop=$!
+for _ in $(seq 1 1200); do [ -e stop.ready.node1 ] && [ -e stop.ready.node2 ] && break; sleep 0.2; done
+admin node2 stop-eziotraced
+echo $? > kstop-admin.rc
+: > stop.go
+wait $kstop
+echo $? > kstop.rc
+echo "--- kstop (status $(cat kstop.rc), node2's eziotraced stopped: $(cat kstop-admin.rc))"
+cat kstop.out
+# Started again: the next step records on node2 through it.
+admin node2 start-eziotraced
+echo $? > kstart-admin.rc
+# The same job started by MPICH's hydra through Slurm (docs/cluster.md, "MPI launchers across
+# hosts"): hydra starts each node's proxy with srun, eziotrace records every proxy and its rank.
+step khydra salloc -N 2 eziotrace record -o khydra -- mpiexec.hydra -bootstrap slurm -np 2 \
+  bash node_task.sh ./mpi_node_io /mnt/disk
 exit $rc

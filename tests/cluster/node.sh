@@ -62,8 +62,36 @@ slurmd || fail "slurmd did not start"
 say "ready at uptime $(cut -d' ' -f1 /proc/uptime) s"
 : > "$ctl/state/ready.node$node"
 
+# Root on this node for the command (which runs as the user on node1; docs/cluster.md, "Root on
+# a node"): it writes one action into $ctl/state/admin.node<I>.<ID> (by a rename: the file is
+# whole when seen); the status of the action comes back in done.admin.node<I>.<ID>.
+admin_requests() {
+  local f action rc pids
+  for f in "$ctl/state/admin.node$node".*; do
+    [ -e "$f" ] || continue
+    action=$(cat "$f")
+    rm -f "$f"
+    case $action in
+      stop-eziotraced)  # as `systemctl stop` would: SIGTERM, then wait until it has gone
+        pids=$(pidof eziotraced)
+        rc=1
+        if [ -n "$pids" ] && kill -TERM $pids; then
+          for _ in $(seq 1 300); do kill -0 $pids 2>/dev/null || { rc=0; break; }; sleep 0.1; done
+        fi ;;
+      start-eziotraced) "$EZIO_BUILD/eziotraced" && rc=0 || rc=1 ;;
+      *) rc=2 ;;
+    esac
+    say "admin: $action: status $rc"
+    echo $rc > "$ctl/state/tmp.done.${f##*/}"
+    mv "$ctl/state/tmp.done.${f##*/}" "$ctl/state/done.${f##*/}"
+  done
+}
+
 if [ "$node" -ne 1 ]; then
-  while [ ! -e $ctl/state/done ]; do sleep 0.5; done
+  while [ ! -e $ctl/state/done ]; do
+    admin_requests
+    sleep 0.5
+  done
   exit 0
 fi
 

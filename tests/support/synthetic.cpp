@@ -62,7 +62,8 @@ struct Kernel {
 
 }  // namespace
 
-std::filesystem::path write_basic_archive(const std::filesystem::path& dir) {
+std::filesystem::path write_basic_archive(const std::filesystem::path& dir,
+                                          const std::string& status, const std::string& reason) {
   ArchiveWriter w(dir);
   Kernel k(w);
   Ref node = w.system_tree_node("testhost", "machine");
@@ -70,7 +71,10 @@ std::filesystem::path write_basic_archive(const std::filesystem::path& dir) {
     w.system_tree_node_property(node, std::string("EZIOTRACE::LOST::") + layer,
                                 uint64_t{std::string(layer) == "syscall" ? 5u : 0u});
   }
-  w.system_tree_node_property(node, "EZIOTRACE::STATUS", std::string_view("complete"));
+  w.system_tree_node_property(node, "EZIOTRACE::STATUS", std::string_view(status));
+  if (!reason.empty()) {
+    w.system_tree_node_property(node, "EZIOTRACE::STATUS_REASON", std::string_view(reason));
+  }
   Ref proc = w.location_group("app [100]", OTF2_LOCATION_GROUP_TYPE_PROCESS, node);
   w.location_group_property(proc, "EZIOTRACE::PID", 100);
   w.location(101, "app [101]", OTF2_LOCATION_TYPE_CPU_THREAD, proc);

@@ -140,6 +140,7 @@ TEST(RecordErrors, InterruptIsForwardedAndArchiveSaysSo) {
   auto j = ezio::test::dump_archive(dir / "t" / "eziotrace.otf2");
   ASSERT_FALSE(j.is_null());
   EXPECT_EQ(j["properties"]["EZIOTRACE::STATUS"], "interrupted");
+  EXPECT_EQ(j["properties"]["EZIOTRACE::STATUS_REASON"], "SIGINT received");
   EXPECT_EQ(j["properties"]["EZIOTRACE::APPLICATION_END"], "killed by SIGINT");
   EXPECT_FALSE(fs::exists(dir / "t.incomplete"));
 }
