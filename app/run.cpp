@@ -11,6 +11,8 @@
 #include "converters/run_command.h"
 #include "recorder/session/launcher.h"
 
+#include <cstdlib>
+
 namespace ezio::app {
 
 void add_run_command(CLI::App& app, const std::vector<std::string>& command) {
