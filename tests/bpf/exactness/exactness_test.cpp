@@ -151,6 +151,12 @@ class Exactness : public ::testing::TestWithParam<std::string> {
     auto dir = fs.mount_point().parent_path() / "trace";
     std::string script = "set -e";
     for (const Row& row : rows) script += "; " + shape_io_command(row);
+    // What the file system writes on its own after the last call (xfs's log and metadata
+    // writeback, btrfs's) is written while the recording still runs: the script ends once the
+    // device has been idle for a second.
+    std::string stat = "/sys/block/" + fs.device() + "/stat";
+    script += "; p=; while [ \"$(cat " + stat + ")\" != \"$p\" ]; do p=$(cat " + stat +
+              "); sleep 1; done";
     int64_t device_before = quiet_device_stat_bytes(fs.device());
     std::string stat_before = read_text("/sys/block/" + fs.device() + "/stat");
     ezio::test::Run r =
