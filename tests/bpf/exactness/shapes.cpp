@@ -82,6 +82,15 @@ bool btrfs_direct_writes_buffered() {
 
 }  // namespace
 
+bool xfs_splice_read_hooked() {
+  struct utsname u {};
+  int major = 0, minor = 0;
+  if (uname(&u) || sscanf(u.release, "%d.%d", &major, &minor) != 2) {
+    throw std::runtime_error("cannot read the kernel's version");
+  }
+  return major < 6 || (major == 6 && minor < 5);
+}
+
 int64_t pages_dirtied_by(const Shape& shape, const std::string& fs, bool write, int64_t start,
                          int64_t moved) {
   if (!write) return 0;

@@ -39,6 +39,9 @@ std::string hook_mode(const std::string& probe, const std::string& fs);
 std::string vfs_hook_mode(const std::string& probe);
 // Whether the FS layer has an event for the shape in that mode (docs/kernel-layers.md).
 bool fs_sees(const std::string& probe, const std::string& fs, bool write, bool direct);
+// Whether xfs's splice reads (sendfile, splice) go through xfs_file_read_iter, whose tracepoint
+// the recorder takes: before 6.5, which gave xfs a splice_read of its own (not hooked).
+bool xfs_splice_read_hooked();
 // The pages a row dirties (none for reads, none for O_DIRECT but on btrfs since 6.15).
 int64_t pages_dirtied_by(const Shape& shape, const std::string& fs, bool write, int64_t start,
                          int64_t moved);
