@@ -139,6 +139,10 @@ void CallSink::close_top(uint64_t time, const CallAttributes* leave_attrs) {
   } else if (a.has_result && a.result >= 0 && c.op != Op::kOther) {
     c.has_bytes = true;
     c.bytes = static_cast<uint64_t>(a.result);
+  } else if (a.has_result && a.result < 0 && c.op != Op::kOther) {
+    // A failed call moved nothing, whatever it asked for (a write on a full disk: -ENOSPC).
+    c.has_bytes = true;
+    c.bytes = 0;
   } else if (a.has_bytes && c.op != Op::kOther) {  // mmap's length is not data moved
     c.has_bytes = true;
     c.bytes = a.bytes;

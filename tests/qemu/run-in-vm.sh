@@ -191,7 +191,7 @@ boot_vm() {  # qemu's status; 200: the guest had not begun after boot_limit; 201
       why=200
     fi
     if [ "$why" -ne 0 ]; then
-      sleep 2  # the rest of the lockup report
+      sleep 5  # the rest of the lockup report (its stack traces, when the guest asks for them)
       kill "$pid"
       wait "$pid"
       return "$why"
@@ -215,7 +215,8 @@ for attempt in $(seq 1 "$boot_attempts"); do
   else
     echo "$prog: WARNING: KNOWN ISSUE: boot $attempt of $boot_attempts: the guest kernel reported" \
       "a soft lockup (docs/qemu-test.md):" >&2
-    tr -d '\r' < "$console" | grep 'soft lockup' | head -n 2 >&2
+    # The report, with the stack traces a guest script that raised the console's log level gets.
+    tr -d '\r' < "$console" | sed -n '/BUG: soft lockup/,$p' | head -n 150 >&2
   fi
 done
 if [ $qrc -eq 200 ] || [ $qrc -eq 201 ]; then

@@ -50,29 +50,37 @@ int64_t device_bytes(const json& dump, const std::string& dev) {
 
 }  // namespace
 
-Figures figures_of(const std::filesystem::path& anchor, const std::string& file,
-                   const std::string& dev, bool write) {
-  json files = analyzer("files", anchor), layers = analyzer("layers", anchor);
+Recording analyze(const std::filesystem::path& anchor, const std::string& dev) {
+  Recording r;
+  r.files = analyzer("files", anchor);
+  r.layers = analyzer("layers", anchor);
+  json dump = dump_archive(anchor);
+  r.fs_probe = dump["properties"].value("EZIOTRACE::PROBE::fs", "");
+  r.vfs_probe = dump["properties"].value("EZIOTRACE::PROBE::vfs", "");
+  r.device_bytes = device_bytes(dump, dev);
+  return r;
+}
+
+json Recording::fs_layer_bytes(bool write) const {
+  return layers_row(layers, "FS")[write ? "write_bytes" : "read_bytes"];
+}
+
+json Recording::pages_dirtied() const { return layers_row(layers, "Page cache")["writes"]; }
+
+LayerBytes Recording::file(const std::string& file, bool write) const {
   std::string bytes_key = write ? "write_bytes" : "read_bytes";
   std::string count_key = write ? "writes" : "reads";
-  Figures f;
+  LayerBytes b;
   auto bytes_of = [&](const std::string& layer) {
     const json* row = file_row(files, file, layer);
     return row ? number((*row)[bytes_key]) : 0;
   };
-  f.file.syscall = bytes_of("syscall");
-  f.file.vfs = bytes_of("vfs");
+  b.syscall = bytes_of("syscall");
+  b.vfs = bytes_of("vfs");
   const json* fs = file_row(files, file, "fs");
-  if (fs) f.file.fs_events = number((*fs)[count_key]);
-  if (!fs || (*fs)[bytes_key] != "not observed") f.file.fs = bytes_of("fs");
-  f.fs_layer_bytes = layers_row(layers, "FS")[bytes_key];
-  f.file.fs_row_not_observed = f.fs_layer_bytes == "not observed";
-  f.pages_dirtied = layers_row(layers, "Page cache")["writes"];
-  json dump = dump_archive(anchor);
-  f.fs_probe = dump["properties"].value("EZIOTRACE::PROBE::fs", "");
-  f.vfs_probe = dump["properties"].value("EZIOTRACE::PROBE::vfs", "");
-  f.device_bytes = device_bytes(dump, dev);
-  return f;
+  if (fs) b.fs_events = number((*fs)[count_key]);
+  if (!fs || (*fs)[bytes_key] != "not observed") b.fs = bytes_of("fs");
+  return b;
 }
 
 int64_t device_stat_bytes(const std::string& dev) {
@@ -94,11 +102,6 @@ int64_t quiet_device_stat_bytes(const std::string& dev) {
     before = now;
   }
   throw std::runtime_error("/sys/block/" + dev + "/stat: the device never went quiet");
-}
-
-int64_t pages_touched(int64_t start, int64_t bytes) {
-  if (bytes <= 0) return 0;
-  return (start + bytes + 4095) / 4096 - start / 4096;
 }
 
 }  // namespace ezio::test
