@@ -200,9 +200,10 @@ d = json.load(sys.stdin)
 p = d["properties"]
 calls = [c for loc in d["locations"].values() for c in loc["calls"]]
 writes = [c for c in calls if c["name"] == "write" and c.get("syscall.fd") != 1]
-t0 = [c["t0"] for c in calls]
+ordered = all([c["t0"] for c in loc["calls"]] == sorted(c["t0"] for c in loc["calls"])
+              for loc in d["locations"].values())
 print(p["EZIOTRACE::RINGS"], p["EZIOTRACE::RING_BYTES"], p["EZIOTRACE::LOST::syscall"],
-      len(writes), int(t0 == sorted(t0)))'); then
+      len(writes), int(ordered))'); then
     if [ "$migrate" = "8 4194304 0 2000 1" ]; then
       echo "ok   - 8 rings of 4 MiB, 2000 writes of a migrating thread, none lost, in time order"
     else
