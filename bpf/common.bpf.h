@@ -10,6 +10,7 @@
 #include <bpf/bpf_tracing.h>
 
 #include "record.h"
+#include "rings.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -24,6 +25,9 @@ __u64 wakeup_bytes[EZIO_MAX_SESSIONS] = {};
  * the session traces a process: a session that asked for fewer layers than the programs hook gets
  * no records of the others, and its threads skip the VFS and FS layers' work (traced_task). */
 __u32 session_layers[EZIO_MAX_SESSIONS] = {};
+/* The rings of each slot's session (0 or 1: one), written by the recorder before the session's
+ * id. */
+__u32 session_rings[EZIO_MAX_SESSIONS] = {};
 
 /* The mask is applied where the slot is used (barrier_var): clang would otherwise keep one masked
  * value, spill it around a helper call, and the verifier, reloading it, no longer knows its bound
@@ -92,9 +96,12 @@ static __always_inline bool session_wants(__u32 session, __u32 layer) {
   return (session_layers[session_slot(session)] >> (layer & 31)) & 1;
 }
 
-/* One ring buffer per session, indexed by slot, created and sized by the recorder when the
- * session opens: what a process of one session records can only enter that session's ring, and
- * one session's full ring costs no other session its events. */
+/* A session's ring buffers (1 to EZIO_MAX_RINGS, session_rings[slot]) at entries
+ * slot * EZIO_MAX_RINGS + r, created and sized by the recorder when the session opens: what a
+ * process of one session records can only enter that session's rings, and one session's full
+ * ring costs no other session its events. A record goes to the ring of the CPU it is written on
+ * (ring_entry): a ring's reservation takes the ring's spinlock, which CPUs sharing one ring
+ * contend for. */
 struct ezio_ring {
   __uint(type, BPF_MAP_TYPE_RINGBUF);
   __uint(max_entries, 4096); /* the template only: each session's ring has its own size */
@@ -102,7 +109,7 @@ struct ezio_ring {
 
 struct {
   __uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
-  __uint(max_entries, EZIO_MAX_SESSIONS);
+  __uint(max_entries, EZIO_MAX_SESSIONS * EZIO_MAX_RINGS);
   __type(key, __u32);
   __array(values, struct ezio_ring);
 } rings SEC(".maps");
@@ -176,6 +183,16 @@ static __always_inline __u32 traced_session(__u32 tgid) {
   return tr && tr->state == EZIO_ACTIVE && session_live(tr->session) ? tr->session : 0;
 }
 
+/* The entry of the map of rings that session's records written on this CPU go to. A program runs
+ * on one CPU from start to end (migration disabled): every lookup of one record finds the same
+ * ring. */
+static __always_inline __u32 ring_entry(__u32 session) {
+  __u32 slot = session_slot(session);
+  __u32 n = session_rings[slot];
+  __u32 r = n > 1 ? bpf_get_smp_processor_id() % n : 0;
+  return slot * EZIO_MAX_RINGS + (r & (EZIO_MAX_RINGS - 1));
+}
+
 /* The ring buffer of session, NULL when the session is not live (nothing counted: a closed
  * session's events are no one's) or has no ring (counted lost). The one gate of every record: a
  * ring returned is inside enter_session, which the caller leaves once the record is written
@@ -189,8 +206,8 @@ static __always_inline void* session_ring(__u32 session, __u32 layer) {
   /* Looked up inside the gate, after the id: a slot's ring changes only when the slot opens for
    * a new session (its ring installed before its id) or after its session ended (quiesced, which
    * waits for this program): the ring found is this session's. */
-  __u32 slot = session_slot(session);
-  void* ring = bpf_map_lookup_elem(&rings, &slot);
+  __u32 entry = ring_entry(session);
+  void* ring = bpf_map_lookup_elem(&rings, &entry);
   if (!ring) lose_and_leave(session, layer);
   return ring;
 }
@@ -206,13 +223,14 @@ static __always_inline void* reserve(__u32 session, __u64 size, __u32 layer) {
   return rec;
 }
 
-/* The consumer position (+1) at which each session's reader was last woken. A wake-up is an
+/* The consumer position (+1) at which each ring's reader was last woken (by entry of the map of
+ * rings). A wake-up is an
  * inter-processor interrupt (a VM exit under virtualisation, several µs): while the reader is
  * behind, waking it at every record past the mark made the application pay one per record (15%
  * of the CPU of 8 fio writers), when one per drain is enough. The reader re-arms the latch by
  * reading (its position moves), which needs no write into the programs' memory: a reader that
  * only holds the ring's fd (eziotraced's client) can do it. */
-__u64 woken_at[EZIO_MAX_SESSIONS] = {};
+__u64 woken_at[EZIO_MAX_SESSIONS * EZIO_MAX_RINGS] = {};
 
 /* Unread bytes are asked of the ring (a helper call, whose return the host's SRSO mitigation makes
  * slow) once per EZIO_WAKE_CHECK_BYTES of records per thread on the hot paths (unqueried: the
@@ -231,11 +249,11 @@ static __always_inline void submit_sized(__u32 session, void* rec, __u64 size, _
     }
     *unqueried = 0;
   }
-  __u32 slot = session_slot(session);
-  void* ring = bpf_map_lookup_elem(&rings, &slot);
+  __u32 entry = ring_entry(session);
+  void* ring = bpf_map_lookup_elem(&rings, &entry);
   if (ring && bpf_ringbuf_query(ring, BPF_RB_AVAIL_DATA) >= wakeup_bytes[session_slot(session)]) {
     __u64 mark = bpf_ringbuf_query(ring, BPF_RB_CONS_POS) + 1;
-    __u64* woken = &woken_at[session_slot(session)];
+    __u64* woken = &woken_at[entry & (EZIO_MAX_SESSIONS * EZIO_MAX_RINGS - 1)];
     if (*woken != mark) {
       *woken = mark; /* two CPUs may both wake it: harmless */
       flags = BPF_RB_FORCE_WAKEUP;

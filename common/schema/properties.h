@@ -32,6 +32,11 @@ inline constexpr char kReclaimedPages[] = "EZIOTRACE::RECLAIMED_PAGES";
 inline constexpr char kLostPrefix[] = "EZIOTRACE::LOST::";                  // + layer
 inline constexpr char kProbePrefix[] = "EZIOTRACE::PROBE::";                // + layer
 inline constexpr char kUnattributedPrefix[] = "EZIOTRACE::UNATTRIBUTED::";  // + device
+// Events lost (every layer) counted on one CPU, written for the CPUs that lost any: with a ring
+// per CPU, what that CPU's ring could not take (docs/costs.md, Rings per CPU).
+inline constexpr char kLostOnCpuPrefix[] = "EZIOTRACE::LOST_ON_CPU::";  // + CPU number
+inline constexpr char kRings[] = "EZIOTRACE::RINGS";           // the session's ring buffers
+inline constexpr char kRingBytes[] = "EZIOTRACE::RING_BYTES";  // each one's size
 inline constexpr char kStatus[] = "EZIOTRACE::STATUS";
 // Why the status is "interrupted": the signal the recorder received, or that eziotraced went away
 // (then nothing after it is recorded and the loss counters are unknown). Absent otherwise.
@@ -88,6 +93,9 @@ inline constexpr char kClockEndMissing[] = "EZIOTRACE::CLOCK_END_MISSING";  // w
 // "EZIOTRACE::LOST::<layer>", "EZIOTRACE::PROBE::<layer>", "EZIOTRACE::UNATTRIBUTED::<device>".
 inline std::string lost_property(std::string_view layer) {
   return std::string(kLostPrefix).append(layer);
+}
+inline std::string lost_on_cpu_property(unsigned cpu) {
+  return std::string(kLostOnCpuPrefix).append(std::to_string(cpu));
 }
 inline std::string probe_property(std::string_view layer) {
   return std::string(kProbePrefix).append(layer);

@@ -427,6 +427,14 @@ class KernelArchive::Builder {
         w_.system_tree_node_property(machine_, name, std::string_view(v));
       }
     }
+    for (size_t cpu = 0; cpu < info_.lost_per_cpu.size(); ++cpu) {
+      if (uint64_t n = info_.lost_per_cpu[cpu]) {
+        w_.system_tree_node_property(machine_, schema::lost_on_cpu_property(cpu), n);
+      }
+    }
+    w_.system_tree_node_property(machine_, schema::kRings, uint64_t{info_.rings});
+    if (info_.ring_bytes)
+      w_.system_tree_node_property(machine_, schema::kRingBytes, info_.ring_bytes);
     if (!info_.recording_path.empty()) {
       w_.system_tree_node_property(machine_, schema::kRecordingPath,
                                    std::string_view(info_.recording_path));

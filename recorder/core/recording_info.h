@@ -33,6 +33,9 @@ struct RecordingInfo {
   uint64_t start_realtime_ns = 0;   // read at the same instant
   uint64_t end_monotonic_ns = 0;
   std::array<uint64_t, EZIO_LAYER_COUNT> lost{};
+  std::vector<uint64_t> lost_per_cpu;                // every layer's, by CPU (empty: not known)
+  unsigned rings = 1;                                // the session's ring buffers
+  uint64_t ring_bytes = 0;                           // each one's (0: not known)
   std::array<std::string, EZIO_LAYER_COUNT> probes;  // hook used per layer ("" = not recorded)
   std::string status = "complete";                   // or "interrupted", "application-crashed"
   std::string status_reason;        // "interrupted": why (the signal, the service gone); else ""

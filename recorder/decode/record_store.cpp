@@ -111,6 +111,28 @@ bool RecordStore::holds_settled(uint64_t before) const {
          ended(calls_.throttles, [](const ezio_throttle_rec& r) { return r.t_exit; });
 }
 
+void RecordStore::saw(uint64_t t) {
+  newest_ = std::max(newest_, t);
+  if (ring_ < rings_.size()) rings_[ring_].newest = std::max(rings_[ring_].newest, t);
+}
+
+void RecordStore::from_ring(unsigned ring) {
+  if (ring >= rings_.size()) rings_.resize(ring + 1);
+  ring_ = ring;
+}
+
+void RecordStore::ring_emptied(unsigned ring, uint64_t at_ns) {
+  if (ring >= rings_.size()) rings_.resize(ring + 1);
+  rings_[ring].emptied_at = std::max(rings_[ring].emptied_at, at_ns);
+}
+
+uint64_t RecordStore::newest() const {
+  if (rings_.empty()) return newest_;
+  uint64_t least = UINT64_MAX;
+  for (const RingFrontier& f : rings_) least = std::min(least, std::max(f.newest, f.emptied_at));
+  return least;
+}
+
 size_t RecordStore::held() const {
   return calls_.syscalls.size() + calls_.opens.size() + calls_.procs.size() + calls_.vfs.size() +
          calls_.fs.size() + calls_.files.size() + calls_.block.size() + calls_.throttles.size();
@@ -123,7 +145,7 @@ bool RecordStore::add_as_is(const void* data, size_t size, std::vector<Rec>& to)
   Rec r;
   if (!read_as(data, size, r)) return false;
   to.push_back(r);
-  if constexpr (requires { r.t_exit; }) newest_ = std::max<uint64_t>(newest_, r.t_exit);
+  if constexpr (requires { r.t_exit; }) saw(r.t_exit);
   return true;
 }
 
@@ -133,7 +155,7 @@ bool RecordStore::add_syscall_vfs(const void* data, size_t size) {
   ezio_syscall_vfs_rec r;
   if (!read_as(data, size, r)) return false;
   calls_.syscalls.push_back(r.sc);
-  newest_ = std::max<uint64_t>(newest_, r.sc.t_exit);
+  saw(r.sc.t_exit);
   calls_.vfs.push_back(derived_vfs(r));
   ++received_[EZIO_LAYER_VFS];
   if (r.fs.hits) {
@@ -147,7 +169,7 @@ bool RecordStore::add_open(const void* data, size_t size) {
   ezio_open_rec r;
   if (!read_as(data, size, r)) return false;
   calls_.opens.push_back({r.sc, r.open_flags, r.mode, bounded_string(r.path, sizeof(r.path))});
-  newest_ = std::max<uint64_t>(newest_, r.sc.t_exit);
+  saw(r.sc.t_exit);
   return true;
 }
 
@@ -157,7 +179,7 @@ bool RecordStore::add_proc(const ezio_header& h, const void* data, size_t size) 
   calls_.procs.push_back({h.kind, r.ts, h.pid, h.tid, r.ppid, r.parent_tid, r.is_thread != 0,
                           r.exit_code, bounded_string(r.comm, sizeof(r.comm)),
                           bounded_string(r.filename, sizeof(r.filename))});
-  newest_ = std::max<uint64_t>(newest_, r.ts);
+  saw(r.ts);
   return true;
 }
 

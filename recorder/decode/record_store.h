@@ -57,10 +57,17 @@ class RecordStore final : public RecordSink {
   CallRecords take_settled(uint64_t before);
   // Whether calls, process events, VFS or FS records that ended before `before` are held.
   bool holds_settled(uint64_t before) const;
-  // The latest end time of the call, process, VFS and FS records received (0: none yet). Records
-  // arrive in the order they were reserved in the ring buffer, each soon after its end was
-  // stamped: a record still to come ended at most a settle margin before this.
-  uint64_t newest() const { return newest_; }
+  // The time before which every call, process, VFS and FS record has arrived but for a settle
+  // margin (0: none yet). Records arrive in the order they were reserved in their ring buffer,
+  // each soon after its end was stamped. With one ring: the latest end received. With several
+  // (RingGroup): the least over the rings of each one's frontier, the later of the latest end
+  // received from it and the last time it was found empty. A record still to come from ring r
+  // was reserved after both, so it ended at most a settle margin before r's frontier, hence
+  // before this; what ended earlier than this less the margin is all here, from every ring, and
+  // can be written in time order per location (docs/costs.md, Rings per CPU).
+  uint64_t newest() const;
+  void from_ring(unsigned ring) override;
+  void ring_emptied(unsigned ring, uint64_t at_ns) override;
 
   const std::vector<ezio_syscall_rec>& syscalls() const { return calls_.syscalls; }
   const std::vector<OpenCall>& opens() const { return calls_.opens; }
@@ -91,6 +98,8 @@ class RecordStore final : public RecordSink {
 
  private:
   // Each kind of record into calls_; false when its size is wrong.
+  // An end time received (from the current ring).
+  void saw(uint64_t t);
   template <typename Rec>
   bool add_as_is(const void* data, size_t size, std::vector<Rec>& to);
   bool add_syscall_vfs(const void* data, size_t size);
@@ -102,6 +111,11 @@ class RecordStore final : public RecordSink {
   std::map<uint32_t, ezio_reclaimed> reclaimed_;
   uint64_t malformed_ = 0;
   uint64_t newest_ = 0;
+  struct RingFrontier {
+    uint64_t newest = 0, emptied_at = 0;
+  };
+  std::vector<RingFrontier> rings_;  // empty: one ring, which never said so
+  unsigned ring_ = 0;                // the ring records come from now
   size_t max_held_ = SIZE_MAX;
   std::array<uint64_t, EZIO_LAYER_COUNT> received_{};
 };

@@ -6,11 +6,12 @@
 namespace ezio::recorder {
 
 InProcessSource::InProcessSource(std::unique_ptr<KernelPrograms> programs, uint64_t ring_bytes,
-                                 RecordSink& sink, UniqueFd ring)
+                                 RecordSink& sink)
     : programs_(std::move(programs)) {
-  KernelPrograms::Session s = programs_->open_session(ring_bytes, std::move(ring));
+  KernelPrograms::Session s = programs_->open_per_cpu(ring_bytes);
   slot_ = s.slot;
-  reader_ = std::make_unique<RingReader>(std::move(s.ring), s.ring_bytes, sink);
+  ring_bytes_ = s.ring_bytes;
+  reader_ = std::make_unique<RingGroup>(std::move(s.rings), s.ring_bytes, sink);
 }
 
 InProcessSource::~InProcessSource() = default;
@@ -36,6 +37,8 @@ SessionTotals InProcessSource::stop() {
   // what stop() promises.
   programs_->quiesce_session(slot_);
   stopped_ = programs_->totals(slot_);
+  stopped_->rings = static_cast<unsigned>(reader_->size());
+  stopped_->ring_bytes = ring_bytes_;
   programs_->close_session(slot_, /*programs_ending=*/true);
   return *stopped_;
 }

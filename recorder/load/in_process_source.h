@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // The kernel side of a recording run as root without eziotraced: the recorder loads the programs
-// itself, takes their slot 0 and reads its ring buffer in-process.
+// itself, takes their slot 0 and reads its ring buffers (one per CPU) in-process.
 #include <memory>
 #include <optional>
 #include <string>
@@ -9,15 +9,14 @@
 #include "recorder/core/record_sink.h"
 #include "recorder/load/kernel_programs.h"
 #include "recorder/load/kernel_source.h"
-#include "recorder/load/ring_reader.h"
+#include "recorder/load/ring_group.h"
 
 namespace ezio::recorder {
 
 class InProcessSource : public KernelSource {
  public:
-  // ring: made beforehand by make_ring_buffer(ring_bytes), else made here.
-  InProcessSource(std::unique_ptr<KernelPrograms> programs, uint64_t ring_bytes, RecordSink& sink,
-                  UniqueFd ring = {});
+  // ring_bytes: the rings' total (make_ring_set); those installed at load are taken, if any.
+  InProcessSource(std::unique_ptr<KernelPrograms> programs, uint64_t ring_bytes, RecordSink& sink);
   ~InProcessSource() override;
 
   const ProbePlan& plan() const override { return programs_->plan(); }
@@ -38,7 +37,8 @@ class InProcessSource : public KernelSource {
  private:
   std::unique_ptr<KernelPrograms> programs_;
   unsigned slot_;
-  std::unique_ptr<RingReader> reader_;
+  std::unique_ptr<RingGroup> reader_;
+  uint64_t ring_bytes_ = 0;               // each ring's
   std::optional<SessionTotals> stopped_;  // stop()'s answer, once stopped
 };
 

@@ -7,6 +7,7 @@
 #include <sched.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <optional>
@@ -27,6 +28,7 @@
 #include "recorder/load/ring_buffers.h"
 #include "recorder/probe/attach_ids.h"
 #include "recorder/probe/kernel_cache.h"
+#include "rings.h"
 
 namespace ezio::recorder {
 
@@ -72,6 +74,21 @@ std::array<uint64_t, EZIO_LAYER_COUNT> read_drops(int drops_fd, unsigned slot, u
     }
     for (uint64_t v : per_cpu) {
       if ((v >> 32) == id) total[layer] += v & 0xffffffffu;
+    }
+  }
+  return total;
+}
+
+// The drop counters of a slot's session id per CPU, over layers.
+std::vector<uint64_t> read_drops_per_cpu(int drops_fd, unsigned slot, uint32_t id) {
+  std::vector<uint64_t> total(possible_cpus()), per_cpu(total.size());
+  for (uint32_t layer = 0; layer < EZIO_LAYER_COUNT; ++layer) {
+    uint32_t key = slot * EZIO_LAYER_COUNT + layer;
+    if (bpf_map_lookup_elem(drops_fd, &key, per_cpu.data()) != 0) {
+      fail("cannot read the drop counters: {}", errno_text(errno));
+    }
+    for (size_t c = 0; c < per_cpu.size(); ++c) {
+      if ((per_cpu[c] >> 32) == id) total[c] += per_cpu[c] & 0xffffffffu;
     }
   }
   return total;
@@ -138,15 +155,15 @@ void KernelPrograms::open(const std::string& core_btf) {
 // The skeleton's load, with no program selected: the tables. The first ring is installed in the
 // map of rings on another thread meanwhile (it waits for the ring, then for a grace period: longer
 // than the tables, so the programs load meanwhile too); the future says when it is done.
-std::future<UniqueFd> KernelPrograms::make_tables(std::future<UniqueFd> first_ring) {
-  std::future<UniqueFd> installed;
+std::future<RingSet> KernelPrograms::make_tables(std::future<RingSet> first_ring) {
+  std::future<RingSet> installed;
   if (first_ring.valid()) {
     UniqueFd rings = make_rings_map();
     if (int err = bpf_map__reuse_fd(skel_->maps.rings, rings.get())) {
       fail("cannot use the map of ring buffers: {}", errno_text(-err));
     }
-    installed =
-        std::async(std::launch::async, install_first_ring, std::move(rings), std::move(first_ring));
+    installed = std::async(std::launch::async, install_first_rings, std::move(rings),
+                           std::move(first_ring));
   }
   if (int err = eziotrace__load(skel_.get())) {
     fail("cannot make the BPF tables: {}", errno_text(-err));
@@ -155,7 +172,7 @@ std::future<UniqueFd> KernelPrograms::make_tables(std::future<UniqueFd> first_ri
 }
 
 void KernelPrograms::load(const KernelCache& cache, const std::string& core_btf,
-                          std::future<UniqueFd> first_ring) {
+                          std::future<RingSet> first_ring) {
   AttachIds ids = cache.attach_ids(btf_attach_sections(skel_->obj));
   const ProgramSplit split = split_programs(skel_.get());
   const ProgramHalves& halves = split.halves;
@@ -166,14 +183,17 @@ void KernelPrograms::load(const KernelCache& cache, const std::string& core_btf,
     return open_halves(halves, core_btf, ids);
   });
   uint64_t t0 = monotonic_ns();
-  std::future<UniqueFd> installed = make_tables(std::move(first_ring));
+  std::future<RingSet> installed = make_tables(std::move(first_ring));
   uint64_t t1 = monotonic_ns();
   loaders_ = opening.get();
   for (auto& loader : loaders_) loader->share_tables(skel_.get());
   uint64_t t2 = monotonic_ns();
   auto took = load_halves(loaders_, attached_);
   uint64_t t3 = monotonic_ns();
-  if (installed.valid()) first_ring_ = installed.get();
+  if (installed.valid()) {
+    first_rings_ = installed.get();
+    rings_in_slot_[0] = static_cast<unsigned>(first_rings_.rings.size());
+  }
   spdlog::debug(
       "BPF tables made in {:.1f} ms, the halves opened {:.1f} ms later; programs loaded{} in "
       "{:.1f} ms (halves of {} and {} instructions: {:.1f} and {:.1f} ms); the first ring "
@@ -183,7 +203,7 @@ void KernelPrograms::load(const KernelCache& cache, const std::string& core_btf,
 }
 
 KernelPrograms::KernelPrograms(const ProbePlan& plan, const KernelCache& cache,
-                               const std::string& core_btf, std::future<UniqueFd> first_ring,
+                               const std::string& core_btf, std::future<RingSet> first_ring,
                                bool attach)
     : plan_(plan), attached_(attach) {
   uint64_t t0 = monotonic_ns();
@@ -235,13 +255,20 @@ unsigned KernelPrograms::free_slot() const {
 KernelPrograms::Session KernelPrograms::open_session(uint64_t ring_bytes, UniqueFd ring) {
   check_ring_buffer_size(ring_bytes);
   unsigned slot = free_slot();
-  // The ring installed at load (the first session's, slot 0) needs no install again.
-  if (slot == 0 && !ring && first_ring_) {
-    return start_session(slot, std::move(first_ring_), ring_bytes);
-  }
-  if (!ring) return start_session(slot, install_ring(slot, ring_bytes), ring_bytes);
-  place_ring(slot, ring.get());
-  return start_session(slot, std::move(ring), ring_bytes);
+  RingSet set;
+  set.ring_bytes = ring_bytes;
+  set.rings.push_back(ring ? std::move(ring) : make_ring_buffer(ring_bytes));
+  place_rings(slot, set.rings);
+  return start_session(slot, std::move(set));
+}
+
+KernelPrograms::Session KernelPrograms::open_per_cpu(uint64_t total_bytes) {
+  unsigned slot = free_slot();
+  // The rings installed at load (the first session's, slot 0) need no install again.
+  if (slot == 0 && !first_rings_.rings.empty()) return start_session(slot, std::move(first_rings_));
+  RingSet set = make_ring_set(total_bytes);
+  place_rings(slot, set.rings);
+  return start_session(slot, std::move(set));
 }
 
 unsigned KernelPrograms::reserve_slot() {
@@ -251,30 +278,38 @@ unsigned KernelPrograms::reserve_slot() {
 }
 
 UniqueFd KernelPrograms::install_ring(unsigned slot, uint64_t ring_bytes) {
-  UniqueFd ring = make_ring_buffer(ring_bytes);
-  place_ring(slot, ring.get());
-  return ring;
+  std::vector<UniqueFd> rings;
+  rings.push_back(make_ring_buffer(ring_bytes));
+  place_rings(slot, rings);
+  return std::move(rings.front());
 }
 
 // Installs ring in the slot's entry of the map of rings, after the slot's last ring has left it:
 // that removal may still be under way on another thread (close_session). Only the slot's owner
 // calls this (open_session, or install_ring on a reserved slot), so no other thread touches the
 // slot's future meanwhile.
-void KernelPrograms::place_ring(unsigned slot, int ring) {
+void KernelPrograms::place_rings(unsigned slot, const std::vector<UniqueFd>& rings) {
   if (ring_leaving_[slot].valid()) {
     // Failed: the old ring stayed installed until the new one replaces it (memory held longer).
     if (std::string error = ring_leaving_[slot].get(); !error.empty()) spdlog::warn("{}", error);
   }
-  put_ring(map_fd("rings"), slot, ring);
+  put_rings(map_fd("rings"), slot, rings);
+  rings_in_slot_[slot] = static_cast<unsigned>(rings.size());
 }
 
-void KernelPrograms::remove_ring(unsigned slot) const { delete_ring_entry(map_fd("rings"), slot); }
+void KernelPrograms::remove_ring(unsigned slot) const {
+  delete_ring_entries(map_fd("rings"), slot, std::max(rings_in_slot_[slot], 1u));
+}
 
 KernelPrograms::Session KernelPrograms::open_reserved(unsigned slot, UniqueFd ring,
                                                       uint64_t ring_bytes) {
   if (slot >= kMaxSessions || !reserved_[slot]) fail("slot {} was not reserved", slot);
   reserved_[slot] = false;
-  return start_session(slot, std::move(ring), ring_bytes);
+  RingSet set;
+  set.ring_bytes = ring_bytes;
+  set.rings.push_back(std::move(ring));
+  rings_in_slot_[slot] = 1;
+  return start_session(slot, std::move(set));
 }
 
 void KernelPrograms::unreserve_slot(unsigned slot) {
@@ -282,19 +317,21 @@ void KernelPrograms::unreserve_slot(unsigned slot) {
 }
 
 // The slot's ring is in the map of rings: the session's id makes the programs use it.
-KernelPrograms::Session KernelPrograms::start_session(unsigned slot, UniqueFd ring,
-                                                      uint64_t ring_bytes) {
+KernelPrograms::Session KernelPrograms::start_session(unsigned slot, RingSet rings) {
+  uint64_t ring_bytes = rings.ring_bytes;
   // A generation above the slot: the id differs from every earlier session of the slot's.
   uint32_t id = (++generation_ << EZIO_SESSION_SLOT_BITS) | slot;
   reset_drops(map_fd("drops"), slot, id);
   skel_->bss->session_layers[slot] = layer_mask(all_layers());
   skel_->bss->wakeup_bytes[slot] = ring_bytes / 8;
-  skel_->bss->woken_at[slot] = 0;
+  auto n = static_cast<unsigned>(rings.rings.size());
+  skel_->bss->session_rings[slot] = n;
+  for (unsigned r = 0; r < n; ++r) skel_->bss->woken_at[slot * EZIO_MAX_RINGS + r] = 0;
   // The ring first, then the id (bpf/common.bpf.h, session_ring).
   __atomic_store_n(&skel_->bss->session_ids[slot], id, __ATOMIC_SEQ_CST);
   ids_[slot] = id;
   quiesced_[slot] = false;
-  return {slot, std::move(ring), ring_bytes};
+  return {slot, std::move(rings.rings), ring_bytes};
 }
 
 void KernelPrograms::set_layers(unsigned slot, const LayerSet& layers) {
@@ -359,6 +396,8 @@ SessionTotals KernelPrograms::totals(unsigned slot) const {
   SessionTotals t;
   int drops = map_fd("drops");
   t.lost = read_drops(drops, slot, id);
+  t.lost_per_cpu = read_drops_per_cpu(drops, slot, id);
+  t.rings = std::max(rings_in_slot_[slot], 1u);
   auto global = read_drops(drops, kMaxSessions, 0);
   for (unsigned l = 0; l < EZIO_LAYER_COUNT; ++l) t.lost[l] += global[l];
   int devs = map_fd("target_devs");
@@ -416,9 +455,10 @@ void KernelPrograms::close_session(unsigned slot, bool programs_ending) {
   // destroyed free it with the map (that wait made the in-process end longer: docs/costs.md).
   if (programs_ending) return;
   // What fails is said by the thread that waits for it, when the slot is opened again.
-  ring_leaving_[slot] = std::async(std::launch::async, [rings = map_fd("rings"), slot] {
+  unsigned count = rings_in_slot_[slot];
+  ring_leaving_[slot] = std::async(std::launch::async, [rings = map_fd("rings"), slot, count] {
     try {
-      delete_ring_entry(rings, slot);
+      delete_ring_entries(rings, slot, count);
       return std::string();
     } catch (const std::exception& e) {
       return std::string(e.what());

@@ -32,26 +32,32 @@ class KernelPrograms {
  public:
   // `plan` (recorder/probe/probe.h) says which layer's programs load; core_btf, when not empty, is
   // the cut-down kernel BTF for the CO-RE relocations (recorder/probe/core_btf.h).
-  // first_ring: the ring buffer of the first session (make_ring_buffer, on its way), installed in
+  // first_ring: the ring buffers of the first session (make_ring_set, on their way), installed in
   // slot 0 of the map of rings while the programs load: the install waits for an RCU grace period
-  // (docs/costs.md), hidden in the load instead of added to the start (open_session then takes it).
+  // (docs/costs.md), hidden in the load instead of added to the start (open_per_cpu then takes
+  // them).
   // cache gives the attach points of the BTF-attached programs (recorder/probe/attach_ids.h).
   // attach: hooked at once (the in-process recorder), else by attach() (eziotraced).
   KernelPrograms(const ProbePlan& plan, const KernelCache& cache, const std::string& core_btf = {},
-                 std::future<UniqueFd> first_ring = {}, bool attach = true);
+                 std::future<RingSet> first_ring = {}, bool attach = true);
   ~KernelPrograms();
   KernelPrograms(const KernelPrograms&) = delete;
   KernelPrograms& operator=(const KernelPrograms&) = delete;
 
   struct Session {
     unsigned slot = 0;
-    UniqueFd ring;  // BPF_MAP_TYPE_RINGBUF: mmap-able by whoever holds it (RingReader), no bpf()
-    uint64_t ring_bytes = 0;
+    // BPF_MAP_TYPE_RINGBUF: mmap-able by whoever holds them (RingReader), no bpf(). Records
+    // written on CPU c are in rings[c % rings.size()].
+    std::vector<UniqueFd> rings;
+    uint64_t ring_bytes = 0;  // each ring's
   };
   // A free slot with a new ring buffer of ring_bytes (a power of two, at least a page; sessions'
   // sizes may differ). Fails (ezio::Error) when all slots are taken.
   // ring: one made by make_ring_buffer(ring_bytes) beforehand, else it is made here.
+  // The session has that one ring (eziotraced's: its clients read one fd).
   Session open_session(uint64_t ring_bytes, UniqueFd ring = {});
+  // A free slot with one ring per CPU (make_ring_set: total_bytes in all), or those made at load.
+  Session open_per_cpu(uint64_t total_bytes);
   // open_session in steps, for a caller that leaves the slow one to another thread (eziotraced,
   // whose loop must not wait for the kernel): reserve_slot() holds a free slot (fails as
   // open_session does); install_ring() makes the slot's ring buffer and installs it in the map of
@@ -124,13 +130,12 @@ class KernelPrograms {
   // meanwhile) while the two halves of its programs are opened on another thread; they load next,
   // at once (recorder/load/split_load.h).
   void open(const std::string& core_btf);
-  void load(const KernelCache& cache, const std::string& core_btf,
-            std::future<UniqueFd> first_ring);
-  std::future<UniqueFd> make_tables(std::future<UniqueFd> first_ring);
+  void load(const KernelCache& cache, const std::string& core_btf, std::future<RingSet> first_ring);
+  std::future<RingSet> make_tables(std::future<RingSet> first_ring);
   uint32_t live_id(unsigned slot) const;
   unsigned free_slot() const;
-  void place_ring(unsigned slot, int ring);
-  Session start_session(unsigned slot, UniqueFd ring, uint64_t ring_bytes);
+  void place_rings(unsigned slot, const std::vector<UniqueFd>& rings);
+  Session start_session(unsigned slot, RingSet rings);
   bool claimed_by_live_session(uint32_t pid, uint32_t id) const;
   int map_fd(const char* name) const;
   void forget_cgroup(unsigned slot);
@@ -144,7 +149,8 @@ class KernelPrograms {
   std::array<uint64_t, kMaxSessions> unfinished_{};
   std::array<bool, kMaxSessions> reserved_{};            // reserve_slot: not free, not open yet
   std::array<uint64_t, kMaxSessions> flight_cgroups_{};  // record_cgroup's, 0: none
-  UniqueFd first_ring_;  // installed in slot 0 at load, not yet taken by open_session
+  RingSet first_rings_;  // installed in slot 0 at load, not yet taken by open_per_cpu
+  std::array<unsigned, kMaxSessions> rings_in_slot_{};  // entries of the map of rings in use
   bool attached_ = true;
   uint32_t generation_ = 0;
   // A closed session's ring leaving the map of rings, per slot. After skel_: done before the
@@ -158,7 +164,7 @@ class KernelPrograms {
 // probed again.
 // first_ring: see KernelPrograms (given to the first attempt only). attach: see KernelPrograms.
 std::unique_ptr<KernelPrograms> load_kernel_programs(const LayerSet& layers, bool use_cache,
-                                                     std::future<UniqueFd> first_ring = {},
+                                                     std::future<RingSet> first_ring = {},
                                                      bool attach = true);
 
 }  // namespace ezio::recorder

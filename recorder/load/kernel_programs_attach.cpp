@@ -74,8 +74,7 @@ void KernelPrograms::forget_in_flight() const {
 }
 
 std::unique_ptr<KernelPrograms> load_kernel_programs(const LayerSet& layers, bool use_cache,
-                                                     std::future<UniqueFd> first_ring,
-                                                     bool attach) {
+                                                     std::future<RingSet> first_ring, bool attach) {
   route_libbpf_logs();
   KernelCache cache(use_cache);
   uint64_t t_plan = monotonic_ns();
@@ -100,7 +99,7 @@ std::unique_ptr<KernelPrograms> load_kernel_programs(const LayerSet& layers, boo
       plan = plan_probes(layers);
       cache.keep_plan(layers, plan);
     }
-    programs = std::make_unique<KernelPrograms>(plan, cache, std::string(), std::future<UniqueFd>(),
+    programs = std::make_unique<KernelPrograms>(plan, cache, std::string(), std::future<RingSet>(),
                                                 attach);
   }
   spdlog::debug("BPF programs loaded{} in {:.3f} s{}", attach ? " and attached" : "",

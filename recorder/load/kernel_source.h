@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "record.h"
 #include "recorder/core/device_use.h"
@@ -26,6 +27,10 @@ struct SessionTotals {
   std::array<uint64_t, EZIO_LAYER_COUNT> lost{};  // drops of this session (and of no session)
   DeviceUse devices;  // used: this session's target_devs; unattributed: every device's
   std::map<uint32_t, ezio_reclaimed> reclaimed;  // per TID, of this session's threads
+  // This session's drops (every layer) per CPU they were counted on; empty: not known (eziotraced).
+  std::vector<uint64_t> lost_per_cpu;
+  unsigned rings = 1;       // the session's ring buffers
+  uint64_t ring_bytes = 0;  // each one's (0: not known)
 };
 
 // The application's process, started and waiting before its exec when the kernel side is opened

@@ -119,11 +119,12 @@ uint64_t RingReader::mapped_bytes() const {
   return static_cast<uint64_t>(std::count(mapped_.begin(), mapped_.end(), true)) * window_;
 }
 
-bool RingReader::drain() {
+bool RingReader::drain(uint64_t max_bytes) {
   auto* cons_ptr = reinterpret_cast<uint64_t*>(consumer_.data());
   const char* producer = view_.data();
   uint64_t ring_bytes = mask_ + 1;
   uint64_t cons = load_acquire(cons_ptr);
+  const uint64_t budget_end = max_bytes > UINT64_MAX - cons ? UINT64_MAX : cons + max_bytes;
   bool got_new = true;
   while (got_new) {
     got_new = false;
@@ -141,7 +142,7 @@ bool RingReader::drain() {
       // Released after the record was copied: the producer may then reuse its bytes. Moving the
       // position also re-arms the programs' wake-up (bpf/common.bpf.h, submit).
       __atomic_store_n(cons_ptr, cons, __ATOMIC_RELEASE);
-      if (sink_.full()) return false;
+      if (sink_.full() || cons >= budget_end) return false;
     }
   }
   return true;

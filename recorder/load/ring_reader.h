@@ -56,8 +56,8 @@ class RingReader {
   // Readable (epoll) when the programs wake the reader.
   int fd() const { return ring_.get(); }
   // Hands the records to the sink until the ring is empty (true) or the sink is full
-  // (RecordSink::full(); false: the rest waits in the ring).
-  bool drain();
+  // (RecordSink::full()) or max_bytes of the ring were read (false: the rest waits in the ring).
+  bool drain(uint64_t max_bytes = UINT64_MAX);
   // Waits up to timeout_ms for the ring's wake-up or one of the wake_on fds, then drains.
   bool poll(int timeout_ms);
   void wake_on(int fd);

@@ -54,7 +54,7 @@ class KernelSessions : public SessionKernel {
   void remove_ring(unsigned slot) override { programs_->remove_ring(slot); }
   Opened open(unsigned slot, UniqueFd ring, uint64_t ring_bytes) override {
     KernelPrograms::Session s = programs_->open_reserved(slot, std::move(ring), ring_bytes);
-    return {s.slot, std::move(s.ring), s.ring_bytes};
+    return {s.slot, std::move(s.rings.front()), s.ring_bytes};
   }
   void unreserve(unsigned slot) override { programs_->unreserve_slot(slot); }
   void set_layers(unsigned slot, uint32_t mask) override {
@@ -110,7 +110,7 @@ class KernelSessions : public SessionKernel {
 std::unique_ptr<SessionKernel> load_kernel_sessions(const std::string& layers) {
   // Loaded now (the verifier's time), attached by the first session.
   return std::make_unique<KernelSessions>(
-      load_kernel_programs(parse_layers(layers), true, std::future<UniqueFd>(), false));
+      load_kernel_programs(parse_layers(layers), true, std::future<RingSet>(), false));
 }
 
 }  // namespace ezio::recorder::service

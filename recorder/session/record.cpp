@@ -289,10 +289,10 @@ std::unique_ptr<KernelSource> open_kernel_source(const LayerSet& layers, uint64_
   return service::open_service_or(
       o, ring_buffer_bytes, store, first, [&]() -> std::unique_ptr<KernelSource> {
         check_recording_privileges();
-        // The ring buffer is made and installed while the programs load: it is on the start's
-        // critical path (KernelPrograms).
+        // The ring buffers are made and installed while the programs load: they are on the
+        // start's critical path (KernelPrograms).
         auto ring = std::async(std::launch::async,
-                               [ring_buffer_bytes] { return make_ring_buffer(ring_buffer_bytes); });
+                               [ring_buffer_bytes] { return make_ring_set(ring_buffer_bytes); });
         auto programs = load_kernel_programs(layers, o.probe_cache, std::move(ring));
         return std::make_unique<InProcessSource>(std::move(programs), ring_buffer_bytes, store);
       });
@@ -363,6 +363,9 @@ RecordResult record(const RecordOptions& o, const RecordExtras& extras) {
   info.status_reason = interruption(signals, bpf);
   if (!info.status_reason.empty()) info.status = "interrupted";
   info.lost = totals.lost;
+  info.lost_per_cpu = totals.lost_per_cpu;
+  info.rings = totals.rings;
+  info.ring_bytes = totals.ring_bytes;
   info.lost[EZIO_LAYER_SYSCALL] += store.malformed();
   store.devices() = std::move(totals.devices);
   store.reclaimed() = std::move(totals.reclaimed);
@@ -394,6 +397,13 @@ void print_summary(const RecordResult& r) {
     out += fmt::format("  {:<10} {:>10} {:>10} {:>10} {:>10} {:>12} {:>12} {:>10}\n", layer_name(l),
                        t.events, t.reads, t.writes, t.other, human_bytes(t.bytes_read),
                        human_bytes(t.bytes_written), info.lost[l]);
+  }
+  std::string per_cpu;
+  for (size_t cpu = 0; cpu < info.lost_per_cpu.size(); ++cpu) {
+    if (info.lost_per_cpu[cpu]) per_cpu += fmt::format(" cpu{} {}", cpu, info.lost_per_cpu[cpu]);
+  }
+  if (!per_cpu.empty()) {
+    out += fmt::format("  lost per CPU ({} ring buffers):{}\n", info.rings, per_cpu);
   }
   const PageCacheTotals& pc = r.summary.pagecache;
   if (!info.probes[EZIO_LAYER_PAGECACHE].empty()) {

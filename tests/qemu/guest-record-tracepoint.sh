@@ -3,7 +3,10 @@
 # Debian's 6.1 kernel): with fentry and kprobes denied (EZIOTRACE_DENY_HOOKS), `eziotrace probes`
 # must fall back to the derived VFS layer and ext4's tracepoints, and a recording of the layer
 # workload must succeed. The events and their nesting are checked on the host (record-layers.sh
-# tracepoint) with python3-otf2, from the archive copied out of $EZIO_OUT.
+# tracepoint) with python3-otf2, from the archive copied out of $EZIO_OUT. The VM has 8 CPUs here
+# (record-layers.sh): a thread that moves to the next CPU before each write (migrating_writer)
+# has its records in the 8 rings of its session, which the host checks come out whole and in
+# time order.
 failed=0
 check() {  # check DESCRIPTION COMMAND...
   desc=$1; shift
@@ -21,4 +24,7 @@ check "probes: ext4 uses its tracepoints" grep -Eq \
 mkdir -p "$EZIO_DISK/w"
 check "record of the workload with all layers succeeds" \
   eziotrace record -o "$EZIO_OUT/trace" -- ezio_layers_workload "$EZIO_DISK/w"
+check "8 CPUs online" test "$(grep -c '^processor' /proc/cpuinfo)" = 8
+check "record of a thread moving between the 8 CPUs succeeds" \
+  eziotrace record -o "$EZIO_OUT/migrate" -- migrating_writer "$EZIO_DISK/w/migrate" 2000
 exit $failed

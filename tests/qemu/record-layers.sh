@@ -8,11 +8,14 @@
 # derived), and in MODE fentry the page-cache and block layers: their events must be there and
 # attributed to the workload's thread. MODE kprobe denies fentry: VFS and FS must then give the same
 # events through kprobes. MODE tracepoint denies kprobes too: derived VFS, ext4's tracepoints.
-# usage: record-layers.sh MODE EZIOTRACE WORKLOAD OTF2_DUMP_PY (tests/support/otf2_dump.py, beside
-# workload_facts.py)
+# MODE tracepoint boots the VM with 8 CPUs and also records MIGRATING_WRITER
+# (tests/programs/migrating_writer.c): its calls, spread over the 8 rings per CPU, must all be
+# in the archive, in time order, with no loss.
+# usage: record-layers.sh MODE EZIOTRACE WORKLOAD OTF2_DUMP_PY [MIGRATING_WRITER]
+# (OTF2_DUMP_PY: tests/support/otf2_dump.py, beside workload_facts.py)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-mode=$1 eziotrace=$2 workload=$3 nesting=$4
+mode=$1 eziotrace=$2 workload=$3 nesting=$4 migrating=${5:-}
 # The facts beyond otf2_dump.py --tsv, read through it (tests/support/workload_facts.py).
 facts_py=$(dirname "$nesting")/workload_facts.py
 case "$mode" in
@@ -27,7 +30,12 @@ guest_status=0
 # bpftool where eziotrace runs it (its libraries come with --bin): the recorder cuts the kernel's
 # BTF down with it (recorder/probe/core_btf.cpp), on a kernel with modules here.
 bpftool=$(command -v bpftool || echo /usr/sbin/bpftool)
-bash "$here/run-in-vm.sh" --timeout 500 --bin "$workload" --out "$out" \
+vm_args=()
+if [ "$mode" = tracepoint ]; then
+  [ -n "$migrating" ] || { echo "record-layers.sh: tracepoint needs MIGRATING_WRITER" >&2; exit 2; }
+  vm_args=(--smp 8 --bin "$migrating")
+fi
+bash "$here/run-in-vm.sh" --timeout 500 "${vm_args[@]}" --bin "$workload" --out "$out" \
   --bin "$bpftool" --file "$bpftool:$bpftool" \
   "$eziotrace" "$here/guest-record-$mode.sh" || guest_status=$?
 case $guest_status in
@@ -180,6 +188,30 @@ if [ "$mode" = kprobe ]; then
     [ "$failed" = 0 ] || echo "$storm_facts"
   else
     echo "FAIL - no archive of the dd storm was recorded in the VM"; failed=1
+  fi
+fi
+
+if [ "$mode" = tracepoint ]; then
+  # The rings per CPU (docs/costs.md): 8 rings of 4 MiB, the 2000 writes of one thread that moved
+  # before each, once each and in time order (otf2_dump.py also fails on a time-order error).
+  if migrate=$(/usr/bin/python3 "$nesting" "$out/migrate/eziotrace.otf2" | /usr/bin/python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+p = d["properties"]
+calls = [c for loc in d["locations"].values() for c in loc["calls"]]
+writes = [c for c in calls if c["name"] == "write" and c.get("syscall.fd") != 1]
+ordered = all([c["t0"] for c in loc["calls"]] == sorted(c["t0"] for c in loc["calls"])
+              for loc in d["locations"].values())
+print(p["EZIOTRACE::RINGS"], p["EZIOTRACE::RING_BYTES"], p["EZIOTRACE::LOST::syscall"],
+      len(writes), int(ordered))'); then
+    if [ "$migrate" = "8 4194304 0 2000 1" ]; then
+      echo "ok   - 8 rings of 4 MiB, 2000 writes of a migrating thread, none lost, in time order"
+    else
+      echo "FAIL - rings, ring bytes, lost, writes, in order: $migrate (expected 8 4194304 0 2000 1)"
+      failed=1
+    fi
+  else
+    echo "FAIL - the migrating writer's archive could not be read"; failed=1
   fi
 fi
 

@@ -42,7 +42,7 @@ class Session {
     KernelPrograms::Session s = programs().open_session(ring_bytes);
     slot_ = s.slot;
     ring_bytes_ = s.ring_bytes;
-    reader_ = std::make_unique<RingReader>(std::move(s.ring), s.ring_bytes, store_);
+    reader_ = std::make_unique<RingReader>(std::move(s.rings.front()), s.ring_bytes, store_);
   }
   ~Session() {
     if (open_) programs().close_session(slot_);
