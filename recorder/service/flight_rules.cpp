@@ -131,6 +131,14 @@ bool JobRules::fire(const RulesConfig& config, const FlightRule& rule, const std
   }
   passwd* pw = getpwuid(owner);
   gid_t gid = pw ? pw->pw_gid : gid_t(owner);
+  // The owner's groups, as at a login: the client must be allowed to use the service.
+  std::vector<gid_t> groups(64);
+  int count = int(groups.size());
+  if (pw && getgrouplist(pw->pw_name, gid, groups.data(), &count) < 0) {
+    groups.resize(size_t(count));
+    if (getgrouplist(pw->pw_name, gid, groups.data(), &count) < 0) count = 0;
+  }
+  groups.resize(pw ? size_t(count) : 0);
   std::string base = fs::path(job).filename().string();
   last_archive_ =
       (config.dir / fmt::format("{}-{}", base.empty() ? "root" : base, stamp())).string();
@@ -152,7 +160,8 @@ bool JobRules::fire(const RulesConfig& config, const FlightRule& rule, const std
     return false;
   }
   if (pid == 0) {  // only async-signal-safe calls until the exec: other threads may hold locks
-    if (setgroups(0, nullptr) != 0 || setgid(gid) != 0 || setuid(owner) != 0) _exit(126);
+    if (setgroups(groups.size(), groups.data()) != 0 || setgid(gid) != 0 || setuid(owner) != 0)
+      _exit(126);
     execv(args[0], args.data());
     _exit(127);
   }
