@@ -40,8 +40,13 @@ struct Args {
   std::string metrics_textfile;  // node_exporter textfile, "" for none
   double metrics_textfile_period = 15;
   uint32_t metrics_max_series = 16384;
+  uint32_t metrics_max_mounts = 256;
+  std::string metrics_layers = "all";
   FlightConfig flight;
   uint64_t flight_mib = FlightConfig{}.max_bytes >> 20;
+  std::vector<std::string> flight_rules;  // METRIC>THRESHOLD:SECONDS
+  std::string flight_rule_dir;
+  double flight_rule_interval = 600;
 };
 
 void add_options(CLI::App& app, Args& a) {
@@ -78,6 +83,23 @@ void add_options(CLI::App& app, Args& a) {
                  "series the kernel keeps at most (cgroup x operation x device; the rest is "
                  "counted as overflow; default 16384)")
       ->check(CLI::Range(1u, 1u << 24));
+  app.add_option("--metrics-max-mounts", a.metrics_max_mounts,
+                 "mounts the VFS series tell apart (the others are counted under mount "
+                 "\"(other)\" and as overflow; default 256)")
+      ->check(CLI::Range(1u, 1u << 20));
+  app.add_option("--metrics-layers", a.metrics_layers,
+                 "the layers kept: all (default) or some of syscall,vfs,fs,pagecache,block; the "
+                 "others' programs are not loaded")
+      ->check(
+          [](const std::string& spec) {
+            try {
+              ezio::recorder::metrics::parse_metrics_layers(spec);
+              return std::string();
+            } catch (const ezio::Error& e) {
+              return std::string(e.what());
+            }
+          },
+          "LAYERS");
   app.add_option("--flight", a.flight.cgroups,
                  "flight-record this cgroup v2 (its path under the cgroup2 mount; repeatable): "
                  "its owner's processes' last seconds, for eziotrace snapshot "
@@ -88,6 +110,25 @@ void add_options(CLI::App& app, Args& a) {
   app.add_option("--flight-mib", a.flight_mib,
                  "the memory of one job's kept events, in MiB (default 64): the oldest go first")
       ->check(CLI::Range(1, 1 << 20));
+  app.add_option("--flight-rule", a.flight_rules,
+                 "take a flight-recorded job's snapshot by itself when METRIC>THRESHOLD:SECONDS "
+                 "holds (write_p99, read_p99 in seconds, throttled a share; e.g. "
+                 "write_p99>0.005:10); repeatable")
+      ->check(
+          [](const std::string& spec) {
+            try {
+              parse_flight_rule(spec);
+              return std::string();
+            } catch (const ezio::Error& e) {
+              return std::string(e.what());
+            }
+          },
+          "RULE");
+  app.add_option("--flight-rule-dir", a.flight_rule_dir,
+                 "where the rules' snapshots go: a directory of the job's owner, who writes them");
+  app.add_option("--flight-rule-interval", a.flight_rule_interval,
+                 "seconds between two automatic snapshots of a job (default 600)")
+      ->check(CLI::Range(1.0, 7 * 86400.0));
   // The same settings from a file, one `option = value` a line (e.g. metrics = "127.0.0.1:9464").
   app.set_config("--config", "", "read these options from an INI/TOML file");
 }
@@ -102,14 +143,20 @@ struct Metrics {
 Metrics start_metrics(const Args& a) {
   namespace m = ezio::recorder::metrics;
   Metrics out;
-  if (a.metrics.empty() && a.metrics_textfile.empty()) return out;
+  bool exported = !a.metrics.empty() || !a.metrics_textfile.empty();
+  if (!exported && a.flight_rules.empty()) return out;
   m::ServerConfig config;
   config.listen = a.metrics;
   config.textfile = a.metrics_textfile;
   config.textfile_period = std::chrono::milliseconds(int64_t(a.metrics_textfile_period * 1000));
   std::filesystem::path mount = m::cgroup2_mount();
-  out.programs = std::make_unique<m::MetricsPrograms>(a.metrics_max_series);
+  m::MetricsConfig mc;
+  mc.max_series = a.metrics_max_series;
+  mc.max_mounts = a.metrics_max_mounts;
+  mc.layers = m::parse_metrics_layers(a.metrics_layers);
+  out.programs = std::make_unique<m::MetricsPrograms>(mc);
   out.collector = std::make_unique<m::Collector>(*out.programs, mount);
+  if (!exported) return out;  // for the flight rules only
   out.server = std::make_unique<m::MetricsServer>(
       config, [c = out.collector.get()](m::Format f) { return c->scrape(f); });
   spdlog::info("metrics of every cgroup under {}{}{}", mount.string(),
@@ -140,6 +187,34 @@ void daemonize() {
   close(ready[1]);
 }
 
+// The flight rules' settings, their figures read from the metrics' table.
+RulesConfig rules_config(const Args& a, const ezio::recorder::metrics::MetricsPrograms* programs) {
+  RulesConfig rc;
+  if (a.flight_rules.empty()) return rc;
+  if (a.flight.cgroups.empty()) ezio::fail("--flight-rule needs a job to watch (--flight CGROUP)");
+  if (a.flight_rule_dir.empty()) ezio::fail("--flight-rule needs --flight-rule-dir DIR");
+  for (const std::string& r : a.flight_rules) rc.rules.push_back(parse_flight_rule(r));
+  rc.dir = std::filesystem::absolute(a.flight_rule_dir);
+  rc.min_interval = a.flight_rule_interval;
+  rc.eziotrace = std::filesystem::read_symlink("/proc/self/exe").parent_path() / "eziotrace";
+  rc.socket = std::filesystem::absolute(a.socket).string();
+  rc.figures = [programs](uint64_t cgroup) {
+    JobFigures f;
+    for (const auto& s : programs->read()) {
+      if (s.key.cgroup != cgroup || s.key.kind != EZIO_M_KIND_MAIN) continue;
+      const auto& v = s.value;
+      if (s.key.op == EZIO_M_SC_WRITE || s.key.op == EZIO_M_SC_READ) {
+        auto& h = s.key.op == EZIO_M_SC_WRITE ? f.write_hist : f.read_hist;
+        for (unsigned i = 0; i < EZIO_M_HIST; ++i) h[i] += v.hist[i];
+      } else if (s.key.op == EZIO_M_PC_THROTTLED) {
+        f.throttled_ns += v.sum_ns;
+      }
+    }
+    return f;
+  };
+  return rc;
+}
+
 void serve(const Args& a) {
   ezio::recorder::check_recording_privileges();
   auto group = group_id(a.group);
@@ -160,9 +235,13 @@ void serve(const Args& a) {
   std::unique_ptr<SessionKernel> kernel = load_kernel_sessions(a.layers);
   Metrics metrics = start_metrics(a);
   std::unique_ptr<FlightRecorder> flight;
+  if (a.flight.cgroups.empty() && !a.flight_rules.empty()) {
+    ezio::fail("--flight-rule needs a job to watch (--flight CGROUP)");
+  }
   if (!a.flight.cgroups.empty()) {
     FlightConfig fc = a.flight;
     fc.max_bytes = a.flight_mib << 20;
+    fc.rules = rules_config(a, metrics.programs.get());
     flight =
         std::make_unique<FlightRecorder>(*kernel, fc, ezio::recorder::metrics::cgroup2_mount());
   }

@@ -22,13 +22,21 @@ char LICENSE[] SEC("license") = "GPL";
  * the recorder's syscall table (recorder/core/syscall_table.h) before the load. */
 const volatile __u8 syscall_op[EZIO_MAX_SYSCALL_NR] = {};
 
+/* The layers kept (eziotraced --metrics-layers), set before the load; the programs of a layer
+ * not kept are not even loaded, these say what the programs shared by several layers count. */
+const volatile bool keep_syscall = true;
+const volatile bool keep_vfs = true;
+const volatile bool keep_pagecache = true;
+
 /* balance_dirty_pages gives its pauses in jiffies. */
 extern unsigned int CONFIG_HZ __kconfig __weak;
 
 /* The series. Its size is eziotraced's --metrics-max-series (set before the load); a series that
- * finds no room is counted in overflow, by operation, never dropped silently. */
+ * finds no room is counted in overflow, by operation, never dropped silently. Per CPU: a call's
+ * counters are added without atomic instructions (the collector sums the CPUs); the block
+ * layer's, which a completion in interrupt context may update over a task's, stay atomic. */
 struct {
-  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(type, BPF_MAP_TYPE_PERCPU_HASH);
   __uint(max_entries, 16384);
   __uint(map_flags, BPF_F_NO_PREALLOC);
   __type(key, struct ezio_metric_key);
@@ -53,6 +61,14 @@ struct sc_start {
   __u32 pending_dev; /* cache_dev() of pending_inode */
   __u64 pending_added;
   __u64 pending_inode; /* struct inode * */
+  /* The VFS layer's last file (metrics_vfs.bpf.h): its series' labels, found once per file. */
+  __u64 vfs_file;    /* struct file * */
+  __u64 vfs_inode;   /* struct inode *: a file freed and its memory reused is not taken for it */
+  __u32 vfs_mnt;     /* its mount, bounded (EZIO_M_MNT_OTHER) */
+  __u32 vfs_dev;     /* its super block's */
+  __u32 vfs_fs;      /* its super block's magic */
+  __u32 vfs_counted; /* a regular file: its calls are the VFS layer's */
+  __u64 fs_sync_t;   /* ext4_sync_file_enter's time, for its exit */
 };
 
 struct {
@@ -119,20 +135,25 @@ static __always_inline void count_overflow(__u32 op) {
   if (n) __sync_fetch_and_add(n, 1);
 }
 
-/* The series of (job, dev, op, kind), made when missing; NULL (counted) when the table is full. */
+/* The series of key, made when missing; NULL (counted) when the table is full. */
+static __always_inline struct ezio_metric_value* series_at(struct ezio_metric_key* key) {
+  struct ezio_metric_value* v = bpf_map_lookup_elem(&series, key);
+  if (v) return v;
+  /* Another CPU may make it meanwhile: then its series is this one. */
+  long err = bpf_map_update_elem(&series, key, &zero_value, BPF_NOEXIST);
+  if (err && err != -17 /* EEXIST */) {
+    count_overflow(key->op);
+    return 0;
+  }
+  return bpf_map_lookup_elem(&series, key);
+}
+
+/* The series of (job, dev, op, kind). */
 static __always_inline struct ezio_metric_value* series_of(struct job j, __u32 dev, __u16 op,
                                                            __u16 kind) {
   struct ezio_metric_key key = {
       .cgroup = j.cgroup, .dev = dev, .uid = j.cgroup ? j.uid : 0, .op = op, .kind = kind};
-  struct ezio_metric_value* v = bpf_map_lookup_elem(&series, &key);
-  if (v) return v;
-  /* Another CPU may make it meanwhile: then its series is this one. */
-  long err = bpf_map_update_elem(&series, &key, &zero_value, BPF_NOEXIST);
-  if (err && err != -17 /* EEXIST */) {
-    count_overflow(op);
-    return 0;
-  }
-  return bpf_map_lookup_elem(&series, &key);
+  return series_at(&key);
 }
 
 static __always_inline __u32 hist_bucket(__u64 ns) {
@@ -168,10 +189,18 @@ static __always_inline __u32 hist_bucket(__u64 ns) {
 }
 
 static __always_inline void add_latency(struct ezio_metric_value* v, __u64 ns) {
+  v->sum_ns += ns;
+  v->hist[hist_bucket(ns) & (EZIO_M_HIST - 1)] += 1;
+}
+
+static __always_inline void add_latency_atomic(struct ezio_metric_value* v, __u64 ns) {
   __sync_fetch_and_add(&v->sum_ns, ns);
   __u32 b = hist_bucket(ns);
   __sync_fetch_and_add(&v->hist[b & (EZIO_M_HIST - 1)], 1);
 }
+
+/* After the series and the latencies, which it uses. */
+#include "metrics_vfs.bpf.h"
 
 SEC("tp_btf/sys_enter")
 int BPF_PROG(ezio_m_sys_enter, struct pt_regs* regs, long id) {
@@ -198,13 +227,15 @@ int BPF_PROG(ezio_m_sys_exit, struct pt_regs* regs, long ret) {
   __u64 ns = bpf_ktime_get_ns() - s->t_enter;
   s->t_enter = 0;
   struct job j = {.cgroup = bpf_get_current_cgroup_id(), .uid = bpf_get_current_uid_gid()};
+  if (keep_vfs) count_vfs(s, &j, op, regs->di, ret, ns);
+  if (!keep_syscall) return 0;
   struct ezio_metric_value* v = series_of(j, 0, op, EZIO_M_KIND_MAIN);
   if (!v) return 0;
-  __sync_fetch_and_add(&v->count, 1);
+  v->count += 1;
   if (ret < 0) {
-    __sync_fetch_and_add(&v->errors, 1);
+    v->errors += 1;
   } else if (op == EZIO_M_SC_READ || op == EZIO_M_SC_WRITE) {
-    __sync_fetch_and_add(&v->bytes, ret);
+    v->bytes += ret;
   }
   add_latency(v, ns);
   return 0;
@@ -224,7 +255,7 @@ static __always_inline struct job current_job(void) {
 
 static __always_inline void count_pages(struct job j, __u32 dev, __u16 op, __u64 pages) {
   struct ezio_metric_value* v = series_of(j, dev, op, EZIO_M_KIND_MAIN);
-  if (v) __sync_fetch_and_add(&v->count, pages);
+  if (v) v->count += pages;
 }
 
 /* The device a page-cache series is counted on: a file's file system, or the block device itself
@@ -249,8 +280,9 @@ int BPF_PROG(ezio_m_dirty, struct folio* folio, struct address_space* mapping) {
   if (!job.cgroup) return 0;
   __u64 pages = folio_pages(folio);
   __u32 mode = host->i_mode;
-  count_pages(job, (mode & EZIO_S_IFMT) == EZIO_S_IFBLK ? host->i_rdev : dev, EZIO_M_PC_DIRTIED,
-              pages);
+  if (keep_pagecache)
+    count_pages(job, (mode & EZIO_S_IFMT) == EZIO_S_IFBLK ? host->i_rdev : dev, EZIO_M_PC_DIRTIED,
+                pages);
   /* Pages a write just inserted are dirtied at once: created, not missed nor read ahead. */
   struct sc_start* s = bpf_task_storage_get(&sc_starts, bpf_get_current_task_btf(), 0, 0);
   if (s && s->pending_inode == (__u64)host)
@@ -386,14 +418,15 @@ int BPF_PROG(ezio_m_rq_complete, struct request* rq, blk_status_t error, unsigne
   if (o.writeback) __sync_fetch_and_add(&v->writeback, 1);
   if (!o.t_issue) return 0;
   __sync_fetch_and_add(&v->bytes, o.bytes);
-  add_latency(v, bpf_ktime_get_ns() - o.t_issue);
+  add_latency_atomic(v, bpf_ktime_get_ns() - o.t_issue);
   if (!o.t_start) return 0;
   struct ezio_metric_value* q = series_of(j, dev, o.op, EZIO_M_KIND_QUEUE);
   if (!q) return 0;
   __sync_fetch_and_add(&q->count, 1);
-  add_latency(q, o.t_issue - o.t_start);
+  add_latency_atomic(q, o.t_issue - o.t_start);
   return 0;
 }
 
 /* After everything they use. */
+#include "metrics_fs.bpf.h"
 #include "metrics_pagecache.bpf.h"

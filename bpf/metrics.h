@@ -32,8 +32,22 @@ enum ezio_metric_op {
   EZIO_M_PC_READAHEAD = 16, /* pages brought in beyond what the read path needed then */
   EZIO_M_PC_EVICTED = 17,   /* pages removed from the cache in the job's context */
   EZIO_M_PC_THROTTLED = 18, /* pauses of balance_dirty_pages (count) and their time (sum_ns) */
-  EZIO_M_OP_COUNT = 19,
+  /* VFS layer: the read, write and sync calls on regular files, per file system and mount */
+  EZIO_M_VFS_READ = 19,
+  EZIO_M_VFS_WRITE = 20,
+  EZIO_M_VFS_FSYNC = 21,
+  EZIO_M_VFS_FDATASYNC = 22,
+  /* FS layer: what each file system's own tracepoints see (metrics_fs.bpf.h) */
+  EZIO_M_FS_READ = 23,
+  EZIO_M_FS_WRITE = 24,
+  EZIO_M_FS_FSYNC = 25,
+  /* Overflow only: VFS events counted under EZIO_M_MNT_OTHER, the mount table being full */
+  EZIO_M_MOUNT_OVERFLOW = 26,
+  EZIO_M_OP_COUNT = 27,
 };
+
+/* The mount of VFS events whose mount found no room in the bounded mount table. */
+#define EZIO_M_MNT_OTHER 0xffffffffu
 
 /* What a series holds beside its counts: the main one, or a block operation's queue time (start
  * to issue) kept apart so that every series does not carry a second histogram. */
@@ -53,6 +67,8 @@ struct ezio_metric_key {
   __u32 uid;    /* the user: of the caller, of the dirtier of written-back pages; 0 when no one's */
   __u16 op;     /* enum ezio_metric_op */
   __u16 kind;   /* enum ezio_metric_kind */
+  __u32 mnt; /* VFS: the kernel's mount id (EZIO_M_MNT_OTHER: the mount table was full); 0 else */
+  __u32 fs;  /* VFS, FS: the file system's magic (its super block's s_magic); 0 else */
   __u32 pad;
 };
 

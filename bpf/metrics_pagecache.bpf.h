@@ -88,7 +88,7 @@ static __always_inline void count_throttle(long pause) {
   struct ezio_metric_value* v = series_of(j, 0, EZIO_M_PC_THROTTLED, EZIO_M_KIND_MAIN);
   if (!v) return;
   __u32 hz = CONFIG_HZ ? CONFIG_HZ : 250;
-  __sync_fetch_and_add(&v->count, 1);
+  v->count += 1;
   add_latency(v, (__u64)pause * (1000000000u / hz));
 }
 

@@ -6,6 +6,8 @@
 // loss: a dropped event costs less than a recorded one, and would flatter the figure.
 //   hook_cost            time the calls
 //   hook_cost --floor    the same with hook_floor.bpf.c's empty programs attached
+//   hook_cost --hold     attach the empty programs, say "ready", keep them until stdin closes
+//                        (bench/metrics/run.py's floor, under another workload)
 //   hook_cost --switches ns per context switch: two processes on one CPU pass a byte back and
 //                        forth through pipes (two switches and four 1-byte calls per round trip)
 #include <fcntl.h>
@@ -124,6 +126,19 @@ double fastest_call_ns_with_empty_programs() {
   return fastest_call_ns();
 }
 
+void hold_empty_programs() {
+  std::unique_ptr<hook_floor, FloorDeleter> skel(hook_floor__open_and_load());
+  if (!skel) ezio::fail("cannot load the empty BPF programs: {}", ezio::errno_text(errno));
+  if (int err = hook_floor__attach(skel.get())) {
+    ezio::fail("cannot attach the empty BPF programs: {}", ezio::errno_text(-err));
+  }
+  fmt::print("ready\n");
+  std::fflush(stdout);
+  char c;
+  while (read(0, &c, 1) > 0) {
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -133,8 +148,14 @@ int main(int argc, char** argv) {
   bool switches = false;
   app.add_flag("--switches", switches,
                "time context switches (a pipe ping-pong on one CPU) instead of writes");
+  bool hold = false;
+  app.add_flag("--hold", hold, "attach the empty programs and keep them until stdin closes");
   CLI11_PARSE(app, argc, argv);
   try {
+    if (hold) {
+      hold_empty_programs();
+      return 0;
+    }
     double ns = switches ? fastest_switch_ns()
                 : floor  ? fastest_call_ns_with_empty_programs()
                          : fastest_call_ns();

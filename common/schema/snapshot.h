@@ -12,5 +12,7 @@ inline constexpr char kSnapshotAskedStartNs[] = "EZIOTRACE::SNAPSHOT_ASKED_START
 inline constexpr char kSnapshotStartNs[] = "EZIOTRACE::SNAPSHOT_START_NS";
 inline constexpr char kSnapshotEndNs[] = "EZIOTRACE::SNAPSHOT_END_NS";
 inline constexpr char kSnapshotDropped[] = "EZIOTRACE::SNAPSHOT_DROPPED";
+// The rule of eziotraced that took the snapshot by itself (--flight-rule); absent when asked.
+inline constexpr char kSnapshotRule[] = "EZIOTRACE::SNAPSHOT_RULE";
 
 }  // namespace ezio::schema

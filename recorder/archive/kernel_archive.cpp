@@ -445,6 +445,8 @@ class KernelArchive::Builder {
       w_.system_tree_node_property(machine_, schema::kSnapshotStartNs, sn->start_ns);
       w_.system_tree_node_property(machine_, schema::kSnapshotEndNs, sn->end_ns);
       w_.system_tree_node_property(machine_, schema::kSnapshotDropped, sn->dropped);
+      if (!sn->rule.empty())
+        w_.system_tree_node_property(machine_, schema::kSnapshotRule, std::string_view(sn->rule));
     }
     w_.system_tree_node_property(machine_, schema::kMonotonicStartNs, info_.start_monotonic_ns);
     w_.system_tree_node_property(machine_, schema::kRealtimeStartNs, info_.start_realtime_ns);

@@ -20,6 +20,7 @@ struct SnapshotWindow {
   uint64_t start_ns = 0;        // later than asked when events were dropped to make room
   uint64_t end_ns = 0;
   uint64_t dropped = 0;  // events the service dropped to make room since the job began
+  std::string rule;      // the eziotraced rule that took it; empty when someone asked for it
 };
 
 // A process whose fork and exec came before the snapshot's window: its name from the service.

@@ -46,10 +46,11 @@ Snapshot Collector::snapshot() {
   snap.max_series = programs_.max_series();
   snap.overflow = programs_.overflow();
   names_.refresh();
+  mounts_.refresh();
   std::vector<ezio_metric_key> ended;
   std::set<uint64_t> ended_ids;
   for (const Series& s : programs_.read()) {
-    NamedSeries n{s, {}, {}, {}, {}};
+    NamedSeries n{s, {}, {}, {}, {}, {}, {}};
     uint64_t id = s.key.cgroup;
     if (id != 0) {
       std::optional<std::string> path = names_.path_of(id);
@@ -63,6 +64,15 @@ Snapshot Collector::snapshot() {
       n.user = user_name(s.key.uid);
     }
     if (s.key.dev) n.device = device_name(s.key.dev);
+    if (s.key.op >= EZIO_M_VFS_READ && s.key.op <= EZIO_M_VFS_FDATASYNC) {
+      MountLabels m = mounts_.of_mount(s.key.mnt, s.key.fs);
+      n.mount = m.mount;
+      n.fstype = m.fstype;
+    } else if (s.key.op >= EZIO_M_FS_READ && s.key.op <= EZIO_M_FS_FSYNC) {
+      MountLabels m = mounts_.of_device(s.key.dev, s.key.fs);
+      n.mount = m.mount;
+      n.fstype = m.fstype;
+    }
     snap.series.push_back(std::move(n));
   }
   programs_.forget(ended);

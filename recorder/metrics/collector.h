@@ -11,6 +11,7 @@
 #include "recorder/metrics/cgroup_names.h"
 #include "recorder/metrics/exposition.h"
 #include "recorder/metrics/metrics_programs.h"
+#include "recorder/metrics/mount_names.h"
 
 namespace ezio::recorder::metrics {
 
@@ -27,6 +28,7 @@ class Collector {
   std::string user_name(uint32_t uid);
   const MetricsPrograms& programs_;
   CgroupNames names_;
+  MountNames mounts_;
   std::map<uint32_t, std::string> devices_;
   std::map<uint32_t, std::string> users_;
   uint64_t ended_ = 0;

@@ -36,6 +36,8 @@ std::string labels(const NamedSeries& n, const std::string& extra = {}) {
   add("job_id", n.job_id);
   add("user", n.user);
   add("device", n.device);
+  add("fstype", n.fstype);
+  add("mount", n.mount);
   add("op", op_name(n.s.key.op));
   if (!extra.empty()) out += (out.empty() ? "" : ",") + extra;
   return out;
@@ -114,6 +116,51 @@ void pagecache_counters(std::string& out, const Snapshot& s, Format fmt) {
   }
 }
 
+// The VFS and FS layers' families: calls (fsync and fdatasync among them), bytes, errors,
+// latency, per file-system type and mount.
+void file_system_layers(std::string& out, const Snapshot& s, Format fmt) {
+  struct Layer {
+    uint16_t first, last;
+    const char *calls, *bytes, *errors, *latency, *what;
+  };
+  static const Layer layers[] = {
+      {EZIO_M_VFS_READ, EZIO_M_VFS_FDATASYNC, "eziotrace_vfs_calls", "eziotrace_vfs_bytes",
+       "eziotrace_vfs_errors", "eziotrace_vfs_latency_seconds",
+       "read, write, fsync and fdatasync calls on regular files, by file-system type and mount"},
+      {EZIO_M_FS_READ, EZIO_M_FS_FSYNC, "eziotrace_fs_calls", "eziotrace_fs_bytes",
+       "eziotrace_fs_errors", "eziotrace_fs_latency_seconds",
+       "file-system operations its own tracepoints show (ext4: pages written), by type and "
+       "mount"},
+  };
+  for (const Layer& l : layers) {
+    Pick pick = [&l](const NamedSeries& n) {
+      return is_main(n) && n.s.key.op >= l.first && n.s.key.op <= l.last;
+    };
+    counter(out, s, fmt, {l.calls, "counter", l.what}, pick,
+            [](const ezio_metric_value& v) { return v.count; });
+    Pick moves = [&pick](const NamedSeries& n) {
+      uint16_t op = n.s.key.op;
+      return pick(n) && op != EZIO_M_VFS_FSYNC && op != EZIO_M_VFS_FDATASYNC &&
+             op != EZIO_M_FS_FSYNC;
+    };
+    counter(out, s, fmt, {l.bytes, "counter", "bytes read or written"}, moves,
+            [](const ezio_metric_value& v) { return v.bytes; });
+    counter(out, s, fmt, {l.errors, "counter", "operations that failed"}, pick,
+            [](const ezio_metric_value& v) { return v.errors; });
+    histogram(out, s, fmt, {l.latency, "histogram", "duration (where it is measured)"},
+              [&pick](const NamedSeries& n) { return pick(n) && n.s.value.sum_ns; });
+  }
+}
+
+const char* layer_of(uint16_t op) {
+  if (is_block(op)) return "block";
+  if (op >= EZIO_M_VFS_READ && op <= EZIO_M_VFS_FDATASYNC) return "vfs";
+  if (op == EZIO_M_MOUNT_OVERFLOW) return "vfs";
+  if (op >= EZIO_M_FS_READ && op <= EZIO_M_FS_FSYNC) return "fs";
+  if (op >= EZIO_M_PC_DIRTIED) return "pagecache";
+  return "syscall";
+}
+
 }  // namespace
 
 const char* content_type(Format f) {
@@ -123,9 +170,11 @@ const char* content_type(Format f) {
 
 const char* op_name(uint16_t op) {
   static const char* const names[] = {
-      "none",     "read",   "write",     "fsync",   "fdatasync", "sync_file_range", "open",
-      "close",    "read",   "write",     "flush",   "discard",   "other",           "dirtied",
-      "accessed", "missed", "readahead", "evicted", "throttled"};
+      "none",      "read",    "write",    "fsync",  "fdatasync", "sync_file_range",
+      "open",      "close",   "read",     "write",  "flush",     "discard",
+      "other",     "dirtied", "accessed", "missed", "readahead", "evicted",
+      "throttled", "read",    "write",    "fsync",  "fdatasync", "read",
+      "write",     "fsync",   "mount"};
   static_assert(std::size(names) == EZIO_M_OP_COUNT, "a name for each enum ezio_metric_op");
   return op < EZIO_M_OP_COUNT ? names[op] : "unknown";
 }
@@ -176,6 +225,7 @@ std::string expose(const Snapshot& s, Format fmt) {
             {"eziotrace_block_queue_seconds", "histogram",
              "block request start to issue (time queued in the block layer)"},
             queued_block);
+  file_system_layers(out, s, fmt);
   pagecache_counters(out, s, fmt);
   histogram(out, s, fmt,
             {"eziotrace_dirty_throttle_seconds", "histogram",
@@ -184,9 +234,8 @@ std::string expose(const Snapshot& s, Format fmt) {
   header(out, {"eziotrace_overflow_events", "counter", "events that found no room in the table"},
          fmt);
   for (uint16_t op = 1; op < EZIO_M_OP_COUNT; ++op) {
-    const char* layer = is_block(op) ? "block" : op >= EZIO_M_PC_DIRTIED ? "pagecache" : "syscall";
-    out += fmt::format("eziotrace_overflow_events_total{{layer=\"{}\",op=\"{}\"}} {}\n", layer,
-                       op_name(op), s.overflow[op]);
+    out += fmt::format("eziotrace_overflow_events_total{{layer=\"{}\",op=\"{}\"}} {}\n",
+                       layer_of(op), op_name(op), s.overflow[op]);
   }
   header(out, {"eziotrace_series_limit", "gauge", "room in the table (--metrics-max-series)"}, fmt);
   out += fmt::format("eziotrace_series_limit {}\n", s.max_series);

@@ -24,6 +24,8 @@ struct NamedSeries {
   std::string job_id;
   std::string device;
   std::string user;
+  std::string fstype;  // VFS and FS series
+  std::string mount;
 };
 
 struct Snapshot {

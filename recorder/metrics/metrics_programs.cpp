@@ -63,9 +63,30 @@ bool has_tracepoint(const char* name) { return tracepoint_args(name) != -1; }
 // their series stay absent; balance_dirty_pages' program is the one of the kernel's layout.
 void plan_optional_programs(::metrics* skel) {
   auto leave_out = [](bpf_program* p, const char* tp) {
+    if (!bpf_program__autoload(p)) return;  // its layer is not kept
     bpf_program__set_autoload(p, false);
     spdlog::warn("metrics: this kernel has no usable {} tracepoint; its series are not kept", tp);
   };
+  // The file systems' own tracepoints (FS layer): a kernel without a file system has none of its.
+  struct FsTracepoint {
+    bpf_program* prog;
+    const char* tp;
+  };
+  const FsTracepoint fs[] = {
+      {skel->progs.ezio_m_ext4_da_write_end, "ext4_da_write_end"},
+      {skel->progs.ezio_m_ext4_write_end, "ext4_write_end"},
+      {skel->progs.ezio_m_ext4_sync_enter, "ext4_sync_file_enter"},
+      {skel->progs.ezio_m_ext4_sync_exit, "ext4_sync_file_exit"},
+      {skel->progs.ezio_m_xfs_buffered_read, "xfs_file_buffered_read"},
+      {skel->progs.ezio_m_xfs_buffered_write, "xfs_file_buffered_write"},
+      {skel->progs.ezio_m_xfs_direct_read, "xfs_file_direct_read"},
+      {skel->progs.ezio_m_xfs_direct_write, "xfs_file_direct_write"},
+      {skel->progs.ezio_m_xfs_fsync, "xfs_file_fsync"},
+      {skel->progs.ezio_m_btrfs_sync, "btrfs_sync_file"},
+  };
+  for (const FsTracepoint& t : fs) {
+    if (!has_tracepoint(t.tp)) leave_out(t.prog, t.tp);
+  }
   if (!has_tracepoint("mm_filemap_add_to_page_cache") || !has_tracepoint("mm_filemap_get_pages")) {
     leave_out(skel->progs.ezio_m_pc_add, "mm_filemap_add_to_page_cache");
     leave_out(skel->progs.ezio_m_pc_get_pages, "mm_filemap_get_pages");
@@ -73,6 +94,7 @@ void plan_optional_programs(::metrics* skel) {
   if (!has_tracepoint("mm_filemap_delete_from_page_cache")) {
     leave_out(skel->progs.ezio_m_pc_delete, "mm_filemap_delete_from_page_cache");
   }
+  if (!bpf_program__autoload(skel->progs.ezio_m_throttle_8)) return;  // no page-cache layer
   int throttle = tracepoint_args("balance_dirty_pages");
   if (throttle != 8 && throttle != -2)
     bpf_program__set_autoload(skel->progs.ezio_m_throttle_8, false);
@@ -85,12 +107,71 @@ void plan_optional_programs(::metrics* skel) {
   }
 }
 
+// The programs of the layers not kept are not loaded; the flags tell the shared ones what to count.
+void plan_layers(::metrics* skel, const MetricsLayers& l) {
+  auto off = [](std::initializer_list<bpf_program*> progs) {
+    for (bpf_program* p : progs) bpf_program__set_autoload(p, false);
+  };
+  auto& p = skel->progs;
+  if (!l.syscall && !l.vfs) off({p.ezio_m_sys_enter, p.ezio_m_sys_exit});
+  if (!l.fs) {
+    off({p.ezio_m_ext4_da_write_end, p.ezio_m_ext4_write_end, p.ezio_m_ext4_sync_enter,
+         p.ezio_m_ext4_sync_exit, p.ezio_m_xfs_buffered_read, p.ezio_m_xfs_buffered_write,
+         p.ezio_m_xfs_direct_read, p.ezio_m_xfs_direct_write, p.ezio_m_xfs_fsync,
+         p.ezio_m_btrfs_sync});
+  }
+  if (!l.pagecache) {
+    off({p.ezio_m_pc_add, p.ezio_m_pc_get_pages, p.ezio_m_pc_delete, p.ezio_m_throttle_8,
+         p.ezio_m_throttle_12});
+  }
+  // Dirtying is a page-cache series and what charges writeback to its dirtier.
+  if (!l.pagecache && !l.block) off({p.ezio_m_dirty});
+  if (!l.block) {
+    off({p.ezio_m_io_start, p.ezio_m_rq_issue, p.ezio_m_rq_merge, p.ezio_m_rq_complete});
+  }
+  skel->rodata->keep_syscall = l.syscall;
+  skel->rodata->keep_vfs = l.vfs;
+  skel->rodata->keep_pagecache = l.pagecache;
+}
+
+bool vfs_counts(uint8_t op) {
+  return op == EZIO_M_SC_READ || op == EZIO_M_SC_WRITE || op == EZIO_M_SC_FSYNC ||
+         op == EZIO_M_SC_FDATASYNC;
+}
+
 }  // namespace
+
+MetricsLayers parse_metrics_layers(const std::string& spec) {
+  if (spec == "all") return {};
+  MetricsLayers l{false, false, false, false, false};
+  size_t start = 0;
+  while (start <= spec.size()) {
+    size_t end = spec.find(',', start);
+    std::string name = spec.substr(start, end == std::string::npos ? end : end - start);
+    if (name == "syscall")
+      l.syscall = true;
+    else if (name == "vfs")
+      l.vfs = true;
+    else if (name == "fs")
+      l.fs = true;
+    else if (name == "pagecache")
+      l.pagecache = true;
+    else if (name == "block")
+      l.block = true;
+    else
+      fail("unknown metrics layer '{}': all, or some of syscall, vfs, fs, pagecache, block", name);
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  return l;
+}
 
 void MetricsPrograms::Destroy::operator()(::metrics* skel) const { metrics__destroy(skel); }
 
-MetricsPrograms::MetricsPrograms(uint32_t max_series) : max_series_(max_series) {
+MetricsPrograms::MetricsPrograms(const MetricsConfig& config) : max_series_(config.max_series) {
+  const uint32_t max_series = config.max_series;
   if (max_series == 0) fail("the metrics' table needs room for one series at least");
+  if (config.max_mounts == 0) fail("the metrics' mount table needs room for one mount at least");
   route_libbpf_logs();
   // The recorder's handlers of tp_btf/ sections are libbpf's for the whole process (attach_ids.h):
   // these programs load through them too, with their attach points found here.
@@ -98,14 +179,21 @@ MetricsPrograms::MetricsPrograms(uint32_t max_series) : max_series_(max_series) 
   skel_.reset(metrics__open());
   if (!skel_) fail("cannot open the metrics' BPF object: {}", errno_text(errno));
   for (const SyscallInfo& s : syscall_table()) {
-    if (s.nr < EZIO_MAX_SYSCALL_NR) skel_->rodata->syscall_op[s.nr] = op_of(s);
+    uint8_t op = op_of(s);
+    // Without the syscall layer, the VFS layer's calls only.
+    if (!config.layers.syscall && !vfs_counts(op)) op = EZIO_M_NONE;
+    if (s.nr < EZIO_MAX_SYSCALL_NR) skel_->rodata->syscall_op[s.nr] = op;
   }
   if (int err = bpf_map__set_max_entries(skel_->maps.series, max_series); err != 0) {
     fail("cannot size the metrics' table: {}", errno_text(-err));
   }
+  if (int err = bpf_map__set_max_entries(skel_->maps.mounts, config.max_mounts); err != 0) {
+    fail("cannot size the metrics' mount table: {}", errno_text(-err));
+  }
+  plan_layers(skel_.get(), config.layers);
   // Before 6.5 requests start at block_getrq, which the metrics do not take: their requests are
   // then owned from their issue (a flush its asker's, the others no one's).
-  if (!has_tracepoint("block_io_start")) {
+  if (config.layers.block && !has_tracepoint("block_io_start")) {
     bpf_program__set_autoload(skel_->progs.ezio_m_io_start, false);
     spdlog::warn(
         "metrics: this kernel has no block_io_start tracepoint; block requests are "
@@ -125,8 +213,24 @@ MetricsPrograms::MetricsPrograms(uint32_t max_series) : max_series_(max_series) 
 
 MetricsPrograms::~MetricsPrograms() = default;
 
+// A series' counters summed over the CPUs (the table is per CPU).
+static void add_cpus(const std::vector<ezio_metric_value>& cpus, ezio_metric_value& sum) {
+  for (const ezio_metric_value& c : cpus) {
+    sum.count += c.count;
+    sum.bytes += c.bytes;
+    sum.errors += c.errors;
+    sum.writeback += c.writeback;
+    sum.sum_ns += c.sum_ns;
+    for (unsigned i = 0; i < EZIO_M_HIST; ++i) sum.hist[i] += c.hist[i];
+  }
+}
+
 std::vector<Series> MetricsPrograms::read() const {
   int fd = bpf_map__fd(skel_->maps.series);
+  static_assert(sizeof(ezio_metric_value) % 8 == 0, "per-CPU values are 8-byte aligned");
+  int cpus = libbpf_num_possible_cpus();
+  if (cpus <= 0) fail("cannot count the CPUs: {}", errno_text(-cpus));
+  std::vector<ezio_metric_value> per_cpu(static_cast<size_t>(cpus));
   std::vector<Series> out;
   ezio_metric_key key{}, next{};
   const void* prev = nullptr;
@@ -134,7 +238,10 @@ std::vector<Series> MetricsPrograms::read() const {
     Series s;
     s.key = next;
     // A series removed meanwhile (forget) is skipped.
-    if (bpf_map_lookup_elem(fd, &next, &s.value) == 0) out.push_back(s);
+    if (bpf_map_lookup_elem(fd, &next, per_cpu.data()) == 0) {
+      add_cpus(per_cpu, s.value);
+      out.push_back(s);
+    }
     key = next;
     prev = &key;
   }

@@ -5,6 +5,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "metrics.h"
@@ -18,11 +19,26 @@ struct Series {
   ezio_metric_value value{};
 };
 
+// The layers kept: each one's programs load only when it is kept (the VFS layer's run in the
+// system calls' programs, the block layer needs the page cache's dirtying program).
+struct MetricsLayers {
+  bool syscall = true, vfs = true, fs = true, pagecache = true, block = true;
+};
+
+// "all" or a comma-separated list of syscall, vfs, fs, pagecache, block; fails (ezio::Error)
+// naming what it does not know.
+MetricsLayers parse_metrics_layers(const std::string& spec);
+
+struct MetricsConfig {
+  uint32_t max_series = 16384;  // the table's size: what does not fit is counted in overflow()
+  uint32_t max_mounts = 256;    // VFS mounts told apart, the others are counted as one
+  MetricsLayers layers;
+};
+
 class MetricsPrograms {
  public:
-  // max_series: the table's size (bounded cardinality: what does not fit is counted in
-  // overflow()). Fails (ezio::Error) when the programs do not load or attach.
-  explicit MetricsPrograms(uint32_t max_series);
+  // Fails (ezio::Error) when the programs do not load or attach.
+  explicit MetricsPrograms(const MetricsConfig& config);
   ~MetricsPrograms();
   MetricsPrograms(const MetricsPrograms&) = delete;
   MetricsPrograms& operator=(const MetricsPrograms&) = delete;

@@ -32,11 +32,13 @@ struct FlightRecorder::Job {
   uint64_t started_ns = 0;
   FlightBuffer buffer;
   std::unique_ptr<RingReader> reader;
+  JobRules rules;
 };
 
 namespace {
 
 constexpr long kDrainPeriodNs = 100'000'000;
+constexpr unsigned kTicksPerRuleCheck = 10;  // the rules are evaluated every second
 
 // Whether pid runs as uid (real and effective): only the owner's processes join the job.
 bool runs_as(pid_t pid, uid_t uid) {
@@ -142,6 +144,14 @@ void FlightRecorder::on_timer() {
   uint64_t ticks;
   (void)!read(timer_.get(), &ticks, sizeof(ticks));
   for (auto& job : jobs_) drain(*job);
+  const RulesConfig& rc = config_.rules;
+  if (rc.rules.empty() || !rc.figures || ++ticks_ % kTicksPerRuleCheck) return;
+  for (auto& job : jobs_) {
+    job->rules.reap();
+    uint64_t now = monotonic_ns();
+    if (const FlightRule* r = job->rules.evaluate(rc, rc.figures(job->cgroup_id), now))
+      job->rules.fire(rc, *r, job->path, job->owner, now);
+  }
 }
 
 FlightRecorder::Job* FlightRecorder::find(const std::string& id) {
@@ -194,6 +204,8 @@ std::pair<nlohmann::json, UniqueFd> FlightRecorder::snapshot(const Peer& peer,
                {"dropped", job->buffer.dropped()},
                {"lost", kernel_.lost(job->slot)},
                {"records_bytes", w.records.size()}});
+  // The snapshot a rule fired: its client is the process fire() started, no one else.
+  if (const std::string* rule = job->rules.rule_of(peer.pid)) body["rule"] = *rule;
   spdlog::info("flight recorder: snapshot of job {} for {} (pid {}): {} events, {:.3f} s",
                job->path, user_name(peer.uid), peer.pid, w.events, (w.end_ns - w.start_ns) / 1e9);
   return {std::move(body), records_file(w, processes.dump())};
@@ -210,6 +222,7 @@ nlohmann::json FlightRecorder::status(uid_t uid) const {
                     {"events", job->buffer.events()},
                     {"bytes", job->buffer.bytes()},
                     {"dropped", job->buffer.dropped()}});
+    if (!config_.rules.rules.empty()) jobs.back()["rules"] = job->rules.status();
   }
   return jobs;
 }

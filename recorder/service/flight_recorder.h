@@ -17,6 +17,7 @@
 #include "common/unique_fd.h"
 #include "recorder/service/daemon.h"
 #include "recorder/service/flight_buffer.h"
+#include "recorder/service/flight_rules.h"
 #include "recorder/service/peer.h"
 
 namespace ezio::recorder {
@@ -30,6 +31,7 @@ struct FlightConfig {
   double seconds = 30;               // the last N seconds kept
   uint64_t max_bytes = 64ull << 20;  // per job: the records kept, at most
   uint64_t ring_bytes = 8ull << 20;  // per job: the BPF ring between two drains
+  RulesConfig rules;                 // automatic snapshots: none without rules
 };
 
 class FlightRecorder {
@@ -62,6 +64,7 @@ class FlightRecorder {
   std::filesystem::path mount_;
   std::vector<std::unique_ptr<Job>> jobs_;
   UniqueFd timer_;
+  unsigned ticks_ = 0;
 };
 
 }  // namespace ezio::recorder::service

@@ -70,6 +70,7 @@ RecordingInfo snapshot_info(const SnapshotOptions& o, const nlohmann::json& b) {
   w.start_ns = b.at("window_start_ns").get<uint64_t>();
   w.end_ns = b.at("window_end_ns").get<uint64_t>();
   w.dropped = b.at("dropped").get<uint64_t>();
+  w.rule = b.value("rule", "");
   info.start_monotonic_ns = w.start_ns;
   info.end_monotonic_ns = w.end_ns;
   // The realtime of the window's start, by this machine's clocks (the service's).

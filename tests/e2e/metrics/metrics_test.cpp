@@ -172,8 +172,12 @@ TEST(Metrics, WithoutMetricsNoProgramIsAttached) {
   MetricsDaemon with({"--metrics", std::to_string(port)});
   // sys_enter, sys_exit, writeback_dirty_folio, block_io_start, block_rq_issue, block_rq_merge,
   // block_rq_complete, mm_filemap_add_to_page_cache, mm_filemap_get_pages,
-  // mm_filemap_delete_from_page_cache, balance_dirty_pages.
-  EXPECT_EQ(links_of(with.pid()), 11u) << "the metrics' programs";
+  // mm_filemap_delete_from_page_cache, balance_dirty_pages, and the FS layer's ten (ext4's
+  // da_write_end, write_end, sync_file_enter, _exit; xfs's four read and write, fsync; btrfs's).
+  EXPECT_EQ(links_of(with.pid()), 21u) << "the metrics' programs";
+  // A layer not kept loads nothing: the syscall and VFS series run in the two syscall programs.
+  MetricsDaemon some({"--metrics", std::to_string(free_port()), "--metrics-layers", "syscall,vfs"});
+  EXPECT_EQ(links_of(some.pid()), 2u);
 }
 
 TEST(Metrics, BadAddressIsAUsageError) {

@@ -91,5 +91,24 @@ TEST(Prometheus, PromQlGivesTheFiguresOfAKnownWorkload) {
             4096000);
 }
 
+TEST(Prometheus, PromQlGivesTheVfsBytesPerFileSystemAndMount) {
+  LoopFs disk("xfs");
+  TestCgroup job("ezio_metrics_prom_vfs");
+  int port = free_port();
+  MetricsDaemon daemon({"--metrics", std::to_string(port)});
+  Prometheus prometheus(port);
+  expect_success(job.spawn({"dd", "if=/dev/zero", "of=" + (disk / "f").string(), "bs=4096",
+                            "count=1000", "conv=fsync", "status=none"}));
+  std::string sel =
+      "cgroup=\"" + job.path() + "\",fstype=\"xfs\",mount=\"" + disk.mount_point().string() + "\"";
+  EXPECT_EQ(
+      prometheus.wait_for("sum(eziotrace_vfs_bytes_total{" + sel + ",op=\"write\"})", 4096000),
+      4096000);
+  EXPECT_EQ(prometheus.wait_for("sum(eziotrace_vfs_calls_total{" + sel + ",op=\"fsync\"})", 1), 1);
+  EXPECT_EQ(prometheus.wait_for(
+                "sum by (fstype) (eziotrace_fs_bytes_total{" + sel + ",op=\"write\"})", 4096000),
+            4096000);
+}
+
 }  // namespace
 }  // namespace ezio::test

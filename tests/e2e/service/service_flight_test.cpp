@@ -18,63 +18,18 @@
 #include <thread>
 #include <vector>
 
+#include "job_cgroup.h"
 #include "service_env.h"
 
 namespace fs = std::filesystem;
 using ezio::test::as_user;
+using ezio::test::JobCgroup;
 using ezio::test::kUserA;
 using ezio::test::kUserB;
 using TestRun = ezio::test::Run;
 using nlohmann::json;
 
 namespace {
-
-fs::path cgroup2_root() {
-  for (const char* p : {"/sys/fs/cgroup/unified", "/sys/fs/cgroup"}) {
-    if (fs::exists(fs::path(p) / "cgroup.threads")) return p;
-  }
-  throw std::runtime_error("no cgroup v2 hierarchy at /sys/fs/cgroup/unified or /sys/fs/cgroup");
-}
-
-// A cgroup v2 of the test's own, owned by a user (as systemd or Slurm delegate a job's), removed
-// at the end.
-class JobCgroup {
- public:
-  JobCgroup(const std::string& name, uid_t owner) : dir_(cgroup2_root() / name) {
-    ::rmdir(dir_.c_str());
-    if (::mkdir(dir_.c_str(), 0755) != 0 || chown(dir_.c_str(), owner, owner) != 0) {
-      throw std::runtime_error("cannot make cgroup " + dir_.string());
-    }
-  }
-  ~JobCgroup() {
-    if (::rmdir(dir_.c_str()) != 0) ADD_FAILURE() << "cannot remove cgroup " << dir_;
-  }
-  std::string path() const { return "/" + dir_.filename().string(); }
-  // Runs argv inside the cgroup as user (moved in as root, then the user's, then its exec: what a
-  // job launcher does) to its end; fails the test unless it exits 0.
-  void run_as(const std::string& user, const std::vector<std::string>& argv) const {
-    passwd* pw = getpwnam(user.c_str());
-    ASSERT_NE(pw, nullptr) << user;
-    pid_t pid = fork();
-    ASSERT_GE(pid, 0);
-    if (pid == 0) {
-      std::ofstream(dir_ / "cgroup.procs") << 0 << std::endl;
-      if (setgroups(0, nullptr) != 0 || setgid(pw->pw_gid) != 0 || setuid(pw->pw_uid) != 0)
-        _exit(126);
-      std::vector<char*> args;
-      for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-      args.push_back(nullptr);
-      execv(args[0], args.data());
-      _exit(127);
-    }
-    int status = 0;
-    ASSERT_EQ(waitpid(pid, &status, 0), pid);
-    ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << argv.back();
-  }
-
- private:
-  fs::path dir_;
-};
 
 std::vector<std::string> dd(const fs::path& file) {
   return {"/bin/dd", "if=/dev/zero", "of=" + file.string(), "bs=4096",

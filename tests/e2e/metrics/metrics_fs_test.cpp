@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// The VFS and FS layers' series of eziotraced --metrics, per file-system type and mount, against
+// what two known jobs did at the same time: each one's dd to a file of its own private loop device
+// (one ext4, one xfs), in a cgroup of its own; each job is charged only its own calls, on its own
+// mount. Then the mounts' bound: what finds no room is counted under mount "(other)" and as
+// overflow, not dropped.
+#include <gtest/gtest.h>
+
+#include "loop_fs.h"
+#include "metrics_env.h"
+
+namespace ezio::test {
+namespace {
+
+struct Job {
+  const LoopFs& disk;
+  const TestCgroup& cgroup;
+  int pages;
+};
+
+pid_t start_dd(const Job& j) {
+  return j.cgroup.spawn({"dd", "if=/dev/zero", "of=" + (j.disk / "data").string(), "bs=4096",
+                         "count=" + std::to_string(j.pages), "conv=fsync", "status=none"});
+}
+
+TEST(MetricsFs, VfsAndFsSeriesChargeEachJobItsOwnCallsOnItsOwnMount) {
+  LoopFs ext4("ext4"), xfs("xfs");
+  TestCgroup a("ezio_metrics_fs_a"), b("ezio_metrics_fs_b");
+  int port = free_port();
+  MetricsDaemon daemon({"--metrics", std::to_string(port)});
+  const Job jobs[] = {{ext4, a, 1000}, {xfs, b, 500}};
+  pid_t pa = start_dd(jobs[0]), pb = start_dd(jobs[1]);
+  expect_success(pa);
+  expect_success(pb);
+  std::string text = scrape(port);
+  const char* fstypes[] = {"ext4", "xfs"};
+  for (int i = 0; i < 2; ++i) {
+    const Job& j = jobs[i];
+    const Job& other = jobs[1 - i];
+    SCOPED_TRACE(fstypes[i]);
+    auto on = [&](const Job& where, const char* op) {
+      return std::map<std::string, std::string>{{"cgroup", j.cgroup.path()},
+                                                {"mount", where.disk.mount_point().string()},
+                                                {"fstype", fstypes[&where == &jobs[0] ? 0 : 1]},
+                                                {"op", op}};
+    };
+    double bytes = 4096.0 * j.pages;
+    // VFS: every write call of dd on its file, and its fsync, on its mount.
+    EXPECT_EQ(sample_sum(text, "eziotrace_vfs_calls_total", on(j, "write")), j.pages);
+    EXPECT_EQ(sample_sum(text, "eziotrace_vfs_bytes_total", on(j, "write")), bytes);
+    EXPECT_EQ(sample_sum(text, "eziotrace_vfs_calls_total", on(j, "fsync")), 1);
+    EXPECT_EQ(sample_sum(text, "eziotrace_vfs_latency_seconds_count", on(j, "write")), j.pages);
+    EXPECT_EQ(sample_sum(text, "eziotrace_vfs_calls_total", on(j, "read")), 0);
+    // FS: the file system's own view (ext4: each page written; xfs: each write call).
+    EXPECT_EQ(sample_sum(text, "eziotrace_fs_calls_total", on(j, "write")), j.pages);
+    EXPECT_EQ(sample_sum(text, "eziotrace_fs_bytes_total", on(j, "write")), bytes);
+    EXPECT_EQ(sample_sum(text, "eziotrace_fs_calls_total", on(j, "fsync")), 1);
+    // Nothing of this job on the other job's mount, nor of the other job on this one.
+    std::map<std::string, std::string> mine{{"cgroup", j.cgroup.path()},
+                                            {"mount", other.disk.mount_point().string()}};
+    EXPECT_EQ(sample_sum(text, "eziotrace_vfs_calls_total", mine), 0);
+    EXPECT_EQ(sample_sum(text, "eziotrace_fs_calls_total", mine), 0);
+  }
+  // ext4's fsync is timed (its enter and exit tracepoints), xfs's is a single point.
+  EXPECT_EQ(sample_sum(text, "eziotrace_fs_latency_seconds_count",
+                       {{"cgroup", a.path()}, {"fstype", "ext4"}, {"op", "fsync"}}),
+            1);
+  EXPECT_EQ(sample_sum(text, "eziotrace_overflow_events_total", {{"op", "mount"}}), 0);
+}
+
+TEST(MetricsFs, MountsBeyondTheBoundAreCountedAsOtherAndAsOverflow) {
+  LoopFs ext4("ext4"), xfs("xfs");
+  TestCgroup a("ezio_metrics_fsb_a"), b("ezio_metrics_fsb_b");
+  int port = free_port();
+  MetricsDaemon daemon({"--metrics", std::to_string(port), "--metrics-max-mounts", "1"});
+  const Job jobs[] = {{ext4, a, 300}, {xfs, b, 200}};
+  expect_success(start_dd(jobs[0]));
+  expect_success(start_dd(jobs[1]));
+  std::string text = scrape(port);
+  double other = 0;
+  for (const Job& j : jobs) {
+    std::map<std::string, std::string> calls{{"cgroup", j.cgroup.path()}, {"op", "write"}};
+    // Every call is counted, on its mount or under "(other)".
+    EXPECT_EQ(sample_sum(text, "eziotrace_vfs_calls_total", calls), j.pages);
+    calls["mount"] = "(other)";
+    other += sample_sum(text, "eziotrace_vfs_calls_total", calls);
+  }
+  // One mount of the node at most has room: one of the two at least is "(other)".
+  EXPECT_GE(other, 200);
+  EXPECT_GE(
+      sample_sum(text, "eziotrace_overflow_events_total", {{"layer", "vfs"}, {"op", "mount"}}),
+      other);
+}
+
+}  // namespace
+}  // namespace ezio::test
