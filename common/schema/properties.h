@@ -26,12 +26,16 @@ inline constexpr char kDevMajor[] = "EZIOTRACE::DEV_MAJOR";
 inline constexpr char kDevMinor[] = "EZIOTRACE::DEV_MINOR";
 inline constexpr char kUnattributedRequests[] = "EZIOTRACE::UNATTRIBUTED_REQUESTS";
 inline constexpr char kUnattributedBytes[] = "EZIOTRACE::UNATTRIBUTED_BYTES";
+// Requests the block layer completed without issuing them (empty PREFLUSH requests), which the
+// device's statistics count as writes (docs/kernel-layers.md, "Flushes and the disk statistics").
+inline constexpr char kNotIssuedRequests[] = "EZIOTRACE::NOT_ISSUED_REQUESTS";
 inline constexpr char kReclaimedPages[] = "EZIOTRACE::RECLAIMED_PAGES";
 
 // Of the machine (the system tree node): the recording.
 inline constexpr char kLostPrefix[] = "EZIOTRACE::LOST::";                  // + layer
 inline constexpr char kProbePrefix[] = "EZIOTRACE::PROBE::";                // + layer
 inline constexpr char kUnattributedPrefix[] = "EZIOTRACE::UNATTRIBUTED::";  // + device
+inline constexpr char kNotIssuedPrefix[] = "EZIOTRACE::NOT_ISSUED::";       // + device
 inline constexpr char kStatus[] = "EZIOTRACE::STATUS";
 inline constexpr char kApplicationEnd[] = "EZIOTRACE::APPLICATION_END";
 inline constexpr char kApplicationCpuNs[] = "EZIOTRACE::APPLICATION_CPU_NS";
@@ -91,6 +95,9 @@ inline std::string probe_property(std::string_view layer) {
 }
 inline std::string unattributed_property(std::string_view device) {
   return std::string(kUnattributedPrefix).append(device);
+}
+inline std::string not_issued_property(std::string_view device) {
+  return std::string(kNotIssuedPrefix).append(device);
 }
 
 }  // namespace ezio::schema

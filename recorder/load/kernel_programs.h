@@ -10,6 +10,7 @@
 #include <array>
 #include <cstdint>
 #include <future>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -142,6 +143,8 @@ class KernelPrograms {
   std::array<bool, kMaxSessions> quiesced_{};  // quiesce_session done for the slot's session
   // Block requests of the slot's quiesced session that had not completed: lost.
   std::array<uint64_t, kMaxSessions> unfinished_{};
+  // The table of unattributed block requests as each slot's session found it at its start.
+  std::array<std::map<uint32_t, UnattributedIo>, kMaxSessions> unattributed_at_start_{};
   std::array<bool, kMaxSessions> reserved_{};            // reserve_slot: not free, not open yet
   std::array<uint64_t, kMaxSessions> flight_cgroups_{};  // record_cgroup's, 0: none
   UniqueFd first_ring_;  // installed in slot 0 at load, not yet taken by open_session
