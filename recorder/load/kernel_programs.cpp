@@ -301,6 +301,9 @@ KernelPrograms::Session KernelPrograms::start_session(unsigned slot, UniqueFd ri
 
 void KernelPrograms::set_layers(unsigned slot, const LayerSet& layers) {
   live_id(slot);
+  // The session's recording starts here: eziotraced opens a spare session long before a client
+  // takes it, and what the table counted meanwhile is not the client's.
+  unattributed_at_start_[slot] = read_unattributed(map_fd("block_unattributed"));
   __atomic_store_n(&skel_->bss->session_layers[slot], layer_mask(layers), __ATOMIC_SEQ_CST);
 }
 

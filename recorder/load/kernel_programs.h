@@ -66,7 +66,9 @@ class KernelPrograms {
   Session open_reserved(unsigned slot, UniqueFd ring, uint64_t ring_bytes);
   void unreserve_slot(unsigned slot);
   // The layers the session records (the syscall and process layers always): none of the others'
-  // records enter its ring. A new session records every layer loaded. Before trace_process.
+  // records enter its ring. A new session records every layer loaded. Before trace_process. Its
+  // unattributed and not-issued block counts start from here too (a spare session of eziotraced's
+  // is opened long before a client takes it).
   void set_layers(unsigned slot, const LayerSet& layers);
   // pid (stopped before its exec) joins the session's tree, recorded from its execve on. Fails
   // when another open session records pid already: a session claims untraced processes only.
