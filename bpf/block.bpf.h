@@ -320,10 +320,11 @@ int BPF_PROG(ezio_blk_rq_issue, struct request* rq) {
   return 0;
 }
 
-static __always_inline void count_unattributed(__u32 dev, __u64 requests, __u64 bytes) {
+static __always_inline void count_unattributed(__u32 dev, __u64 requests, __u64 bytes,
+                                               __u64 not_issued) {
   struct ezio_block_unattributed* u = bpf_map_lookup_elem(&block_unattributed, &dev);
   if (!u) {
-    struct ezio_block_unattributed first = {requests, bytes};
+    struct ezio_block_unattributed first = {requests, bytes, not_issued};
     if (!bpf_map_update_elem(&block_unattributed, &dev, &first, BPF_NOEXIST)) return;
     /* Another CPU created it meanwhile: then add to theirs. */
     u = bpf_map_lookup_elem(&block_unattributed, &dev);
@@ -334,6 +335,7 @@ static __always_inline void count_unattributed(__u32 dev, __u64 requests, __u64 
   }
   __sync_fetch_and_add(&u->requests, requests);
   __sync_fetch_and_add(&u->bytes, bytes);
+  __sync_fetch_and_add(&u->not_issued, not_issued);
 }
 
 /* The record of one owner's part of a completed request, into its session's ring. */
@@ -363,16 +365,32 @@ static __always_inline void record_part(struct request* rq, const struct ezio_bl
   submit(session, r);
 }
 
+/* A request never started (MQ_RQ_IDLE: blk_mq_start_request makes it in flight, a requeue idle
+ * again until its next start) that the block layer completes all the same: an empty PREFLUSH
+ * bio's own request, which the flush machinery ends once the flush request it stands for
+ * (blk-flush.c's flush_rq, recorded) completed, or one that failed before it reached the driver.
+ * Not a request of the device's, so not recorded, but /sys/block/<dev>/stat counts it (a write of
+ * 0 sectors, beside the flush): counted per device. A request started once is not idle at its
+ * completion, not even at the second completion of a flush sequence's data request (ended again,
+ * 0 bytes, when its post-flush completes). */
+static __always_inline void count_if_never_started(struct request* rq) {
+  if (BPF_CORE_READ(rq, state) == bpf_core_enum_value(enum mq_rq_state, MQ_RQ_IDLE)) {
+    count_unattributed(rq_dev(rq), 0, 0, 1);
+  }
+}
+
 SEC("tp_btf/block_rq_complete")
 int BPF_PROG(ezio_blk_rq_complete, struct request* rq, blk_status_t error, unsigned int nr_bytes) {
   __u64 key = (__u64)rq;
   struct ezio_blk_req* s = bpf_map_lookup_elem(&block_reqs, &key);
-  if (!s) return 0;
-  /* Not issued: a request the flush machinery finished without sending it to the driver (an
-   * empty PREFLUSH bio's own request), or one that failed before; the disk statistics do not
-   * count those either. */
+  if (!s) { /* before 6.5 no request has an entry before its issue, the target's neither */
+    count_if_never_started(rq);
+    return 0;
+  }
+  /* Not issued (above), or issued before the programs were attached. */
   if (!s->t_issue) {
     mark_bios(rq, true);
+    count_if_never_started(rq);
     goto out;
   }
   __u64 now = bpf_ktime_get_ns();
@@ -388,7 +406,7 @@ int BPF_PROG(ezio_blk_rq_complete, struct request* rq, blk_status_t error, unsig
   /* What no traced thread owns is counted per device: a request of no one's whole, another
    * process's bios in a request of the target's by their bytes only. */
   if (!s->owners_n || owned < s->bytes) {
-    count_unattributed(dev, s->owners_n ? 0 : 1, s->bytes > owned ? s->bytes - owned : 0);
+    count_unattributed(dev, s->owners_n ? 0 : 1, s->bytes > owned ? s->bytes - owned : 0, 0);
   }
 out:
   bpf_map_delete_elem(&block_reqs, &key);

@@ -207,6 +207,9 @@ struct ezio_blk_req {
 struct ezio_block_unattributed {
   __u64 requests;
   __u64 bytes;
+  /* Requests completed without ever being issued (empty PREFLUSH requests, which the flush
+   * machinery ends itself), the target's or not: /sys/block/<dev>/stat counts them as writes. */
+  __u64 not_issued;
 };
 
 /* Pages of a traced thread's files evicted by someone else (kswapd, another process's reclaim or

@@ -320,7 +320,8 @@ Report run_layers(const LayersOptions& o) {
     report.notes.push_back(
         "Block: requests as the driver received them. An fsync's empty cache flush is one "
         "flush (other) here; /sys/block/<dev>/stat counts it as a write of 0 sectors and a "
-        "flush.");
+        "flush. The archive counts those empty requests per device "
+        "(EZIOTRACE::NOT_ISSUED::<dev>).");
   }
   report.notes.push_back(
       "p50/p99 come from log2 histograms (interpolated within a power-of-two bucket).");

@@ -26,6 +26,9 @@ inline constexpr char kDevMajor[] = "EZIOTRACE::DEV_MAJOR";
 inline constexpr char kDevMinor[] = "EZIOTRACE::DEV_MINOR";
 inline constexpr char kUnattributedRequests[] = "EZIOTRACE::UNATTRIBUTED_REQUESTS";
 inline constexpr char kUnattributedBytes[] = "EZIOTRACE::UNATTRIBUTED_BYTES";
+// Requests the block layer completed without issuing them (empty PREFLUSH requests), which the
+// device's statistics count as writes (docs/kernel-layers.md, "Flushes and the disk statistics").
+inline constexpr char kNotIssuedRequests[] = "EZIOTRACE::NOT_ISSUED_REQUESTS";
 inline constexpr char kReclaimedPages[] = "EZIOTRACE::RECLAIMED_PAGES";
 
 // Of the machine (the system tree node): the recording.
@@ -37,6 +40,7 @@ inline constexpr char kUnattributedPrefix[] = "EZIOTRACE::UNATTRIBUTED::";  // +
 inline constexpr char kLostOnCpuPrefix[] = "EZIOTRACE::LOST_ON_CPU::";  // + CPU number
 inline constexpr char kRings[] = "EZIOTRACE::RINGS";           // the session's ring buffers
 inline constexpr char kRingBytes[] = "EZIOTRACE::RING_BYTES";  // each one's size
+inline constexpr char kNotIssuedPrefix[] = "EZIOTRACE::NOT_ISSUED::";       // + device
 inline constexpr char kStatus[] = "EZIOTRACE::STATUS";
 // Why the status is "interrupted": the signal the recorder received, or that eziotraced went away
 // (then nothing after it is recorded and the loss counters are unknown). Absent otherwise.
@@ -102,6 +106,9 @@ inline std::string probe_property(std::string_view layer) {
 }
 inline std::string unattributed_property(std::string_view device) {
   return std::string(kUnattributedPrefix).append(device);
+}
+inline std::string not_issued_property(std::string_view device) {
+  return std::string(kNotIssuedPrefix).append(device);
 }
 
 }  // namespace ezio::schema

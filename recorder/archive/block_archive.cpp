@@ -210,7 +210,9 @@ uint64_t BlockLayer::finish(const DeviceUse& use) {
     if (auto it = use.unattributed.find(dev); it != use.unattributed.end()) un = it->second;
     w_.location_property(d.location, schema::kUnattributedRequests, un.requests);
     w_.location_property(d.location, schema::kUnattributedBytes, un.bytes);
+    w_.location_property(d.location, schema::kNotIssuedRequests, un.not_issued);
     w_.system_tree_node_property(machine_, schema::unattributed_property(d.name), un.requests);
+    w_.system_tree_node_property(machine_, schema::not_issued_property(d.name), un.not_issued);
     summary_.unattributed[d.name] = un;
   }
   return last_;

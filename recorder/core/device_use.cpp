@@ -18,8 +18,21 @@ std::map<uint32_t, UnattributedIo> read_unattributed(int unattributed_fd) {
   std::map<uint32_t, UnattributedIo> out;
   for_each_key(unattributed_fd, [&](uint32_t dev) {
     ezio_block_unattributed v{};
-    if (bpf_map_lookup_elem(unattributed_fd, &dev, &v) == 0) out[dev] = {v.requests, v.bytes};
+    if (bpf_map_lookup_elem(unattributed_fd, &dev, &v) == 0)
+      out[dev] = {v.requests, v.bytes, v.not_issued};
   });
+  return out;
+}
+
+std::map<uint32_t, UnattributedIo> unattributed_since(
+    const std::map<uint32_t, UnattributedIo>& now, const std::map<uint32_t, UnattributedIo>& base) {
+  std::map<uint32_t, UnattributedIo> out;
+  for (const auto& [dev, n] : now) {
+    UnattributedIo b;
+    if (auto it = base.find(dev); it != base.end()) b = it->second;
+    UnattributedIo d{n.requests - b.requests, n.bytes - b.bytes, n.not_issued - b.not_issued};
+    if (d.requests || d.bytes || d.not_issued) out[dev] = d;
+  }
   return out;
 }
 

@@ -16,6 +16,7 @@ namespace ezio::recorder {
 struct UnattributedIo {
   uint64_t requests = 0;
   uint64_t bytes = 0;
+  uint64_t not_issued = 0;  // ezio_block_unattributed.not_issued: anyone's
 };
 
 struct DeviceUse {
@@ -26,6 +27,12 @@ struct DeviceUse {
 // Reads the kernel table block_unattributed (bpf/block.bpf.h): per device, the requests no
 // session's thread caused.
 std::map<uint32_t, UnattributedIo> read_unattributed(int unattributed_fd);
+
+// What the table counted between two readings of it: the table is never reset while the programs
+// stay loaded (eziotraced keeps them across sessions), so a session's share is its end's reading
+// less its start's. Devices with nothing counted in between are left out.
+std::map<uint32_t, UnattributedIo> unattributed_since(
+    const std::map<uint32_t, UnattributedIo>& now, const std::map<uint32_t, UnattributedIo>& base);
 
 // Block requests a part of which is session `id`'s and that the kernel has not completed yet: their
 // entries in the kernel table block_reqs (bpf/block.bpf.h), removed at completion, when the part

@@ -322,6 +322,8 @@ KernelPrograms::Session KernelPrograms::start_session(unsigned slot, RingSet rin
   // A generation above the slot: the id differs from every earlier session of the slot's.
   uint32_t id = (++generation_ << EZIO_SESSION_SLOT_BITS) | slot;
   reset_drops(map_fd("drops"), slot, id);
+  // The table counts for every session since the programs loaded: eziotraced's outlive many.
+  unattributed_at_start_[slot] = read_unattributed(map_fd("block_unattributed"));
   skel_->bss->session_layers[slot] = layer_mask(all_layers());
   skel_->bss->wakeup_bytes[slot] = ring_bytes / 8;
   auto n = static_cast<unsigned>(rings.rings.size());
@@ -336,6 +338,9 @@ KernelPrograms::Session KernelPrograms::start_session(unsigned slot, RingSet rin
 
 void KernelPrograms::set_layers(unsigned slot, const LayerSet& layers) {
   live_id(slot);
+  // The session's recording starts here: eziotraced opens a spare session long before a client
+  // takes it, and what the table counted meanwhile is not the client's.
+  unattributed_at_start_[slot] = read_unattributed(map_fd("block_unattributed"));
   __atomic_store_n(&skel_->bss->session_layers[slot], layer_mask(layers), __ATOMIC_SEQ_CST);
 }
 
@@ -404,7 +409,8 @@ SessionTotals KernelPrograms::totals(unsigned slot) const {
   for (const auto& k : keys_where<ezio_dev_key>(devs, [&](auto& k) { return k.session == id; })) {
     t.devices.used.insert(k.dev);
   }
-  t.devices.unattributed = read_unattributed(map_fd("block_unattributed"));
+  t.devices.unattributed = unattributed_since(read_unattributed(map_fd("block_unattributed")),
+                                              unattributed_at_start_[slot]);
   t.lost[EZIO_LAYER_BLOCK] += unfinished_[slot];
   int reclaimed = map_fd("reclaimed");
   for (const auto& k :

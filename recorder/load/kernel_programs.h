@@ -10,6 +10,7 @@
 #include <array>
 #include <cstdint>
 #include <future>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -71,7 +72,9 @@ class KernelPrograms {
   Session open_reserved(unsigned slot, UniqueFd ring, uint64_t ring_bytes);
   void unreserve_slot(unsigned slot);
   // The layers the session records (the syscall and process layers always): none of the others'
-  // records enter its ring. A new session records every layer loaded. Before trace_process.
+  // records enter its ring. A new session records every layer loaded. Before trace_process. Its
+  // unattributed and not-issued block counts start from here too (a spare session of eziotraced's
+  // is opened long before a client takes it).
   void set_layers(unsigned slot, const LayerSet& layers);
   // pid (stopped before its exec) joins the session's tree, recorded from its execve on. Fails
   // when another open session records pid already: a session claims untraced processes only.
@@ -147,6 +150,8 @@ class KernelPrograms {
   std::array<bool, kMaxSessions> quiesced_{};  // quiesce_session done for the slot's session
   // Block requests of the slot's quiesced session that had not completed: lost.
   std::array<uint64_t, kMaxSessions> unfinished_{};
+  // The table of unattributed block requests as each slot's session found it at its start.
+  std::array<std::map<uint32_t, UnattributedIo>, kMaxSessions> unattributed_at_start_{};
   std::array<bool, kMaxSessions> reserved_{};            // reserve_slot: not free, not open yet
   std::array<uint64_t, kMaxSessions> flight_cgroups_{};  // record_cgroup's, 0: none
   RingSet first_rings_;  // installed in slot 0 at load, not yet taken by open_per_cpu

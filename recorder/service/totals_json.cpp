@@ -7,7 +7,8 @@ namespace ezio::recorder::service {
 
 nlohmann::json totals_to_json(const Totals& t) {
   nlohmann::json un = nlohmann::json::array();
-  for (const auto& [dev, u] : t.devices.unattributed) un.push_back({dev, u.requests, u.bytes});
+  for (const auto& [dev, u] : t.devices.unattributed)
+    un.push_back({dev, u.requests, u.bytes, u.not_issued});
   nlohmann::json rec = nlohmann::json::array();
   for (const auto& [tid, r] : t.reclaimed) rec.push_back({tid, r.pid, r.pages});
   return {{"lost", t.lost}, {"used", t.devices.used}, {"unattributed", un}, {"reclaimed", rec}};
@@ -22,8 +23,8 @@ Totals totals_from_json(const nlohmann::json& j) {
     std::copy(lost.begin(), lost.end(), t.lost.begin());
     for (uint32_t dev : j.at("used")) t.devices.used.insert(dev);
     for (const auto& u : j.at("unattributed")) {
-      t.devices.unattributed[u.at(0).get<uint32_t>()] = {u.at(1).get<uint64_t>(),
-                                                         u.at(2).get<uint64_t>()};
+      t.devices.unattributed[u.at(0).get<uint32_t>()] = {
+          u.at(1).get<uint64_t>(), u.at(2).get<uint64_t>(), u.at(3).get<uint64_t>()};
     }
     for (const auto& r : j.at("reclaimed")) {
       ezio_reclaimed v{};

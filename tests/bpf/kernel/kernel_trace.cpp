@@ -41,6 +41,7 @@ json read_trace(const LoopFs& fs) {
     if (loc["props"].contains("EZIOTRACE::UNATTRIBUTED_REQUESTS")) {
       t["unattributed"][name] = loc["props"]["EZIOTRACE::UNATTRIBUTED_REQUESTS"];
       t["unattributed_bytes"][name] = loc["props"]["EZIOTRACE::UNATTRIBUTED_BYTES"];
+      t["not_issued"][name] = loc["props"].value("EZIOTRACE::NOT_ISSUED_REQUESTS", json());
     }
     for (const auto& io : loc.value("loose_io", json::array())) {
       if (!name.starts_with("block ")) {

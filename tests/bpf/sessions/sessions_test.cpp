@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <map>
 #include <memory>
 #include <set>
@@ -293,6 +294,40 @@ TEST(Sessions, EachSessionRecordsTheLayersItAskedFor) {
   EXPECT_FALSE(a.vfs().empty());
   EXPECT_FALSE(a.pagecache().empty());
   EXPECT_TRUE(disks(a).contains(fb.device()));
+}
+
+// The kernel's dev_t (MAJOR << 20 | MINOR) of a block device named in /sys/block.
+uint32_t kernel_dev(const std::string& name) {
+  unsigned major = 0, minor = 0;
+  std::string text = test::must_run({"cat", "/sys/block/" + name + "/dev"});
+  EXPECT_EQ(std::sscanf(text.c_str(), "%u:%u", &major, &minor), 2) << text;
+  return major << 20 | minor;
+}
+
+uint64_t unattributed_requests(const Session& s, uint32_t dev) {
+  auto un = s.totals().devices.unattributed;
+  auto it = un.find(dev);
+  return it == un.end() ? 0 : it->second.requests;
+}
+
+// The table of unattributed requests lives as long as the programs (eziotraced's, many sessions):
+// each session counts those completed while it is open, not those of the sessions before it.
+TEST(Sessions, EachSessionCountsTheUnattributedRequestsOfItsOwnTimeOnly) {
+  test::LoopFs fs("ext4-nojournal");
+  uint32_t dev = kernel_dev(fs.device());
+  // Written by no session's process, and what it left dirty too: nothing more comes later.
+  std::string dd = "dd if=/dev/zero of=" + (fs / "other").string() +
+                   " bs=64k count=8 conv=fsync status=none && sync -f " + fs.mount_point().string();
+  auto first = std::make_unique<Session>(1 << 20);
+  test::must_run({"/bin/sh", "-c", dd});
+  EXPECT_GT(unattributed_requests(*first, dev), 0u);
+  first->close();
+  Session second(1 << 20), third(1 << 20);
+  EXPECT_EQ(unattributed_requests(second, dev), 0u);
+  test::must_run({"/bin/sh", "-c", dd});
+  uint64_t during = unattributed_requests(second, dev);
+  EXPECT_GT(during, 0u);
+  EXPECT_EQ(unattributed_requests(third, dev), during);
 }
 
 // The programs load as two halves at once, each half an object of its own that takes the tables of
