@@ -9,23 +9,14 @@ hosts received after they were sent (`eziotrace check`: 0 violations).
 import json
 import os
 import re
-import subprocess
 import sys
+
+from cluster_checks import Checks, run_command
 
 eziotrace, shared, name, ranks = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 hosts = ["node1", "node2"]
-failed = False
-
-
-def check(desc, ok):
-    global failed
-    print(("ok   - " if ok else "FAIL - ") + f"{name}: {desc}")
-    failed |= not ok
-
-
-def run(*args):
-    p = subprocess.run(args, capture_output=True, text=True)
-    return p.returncode, p.stdout, p.stderr
+check = Checks(name)
+run = run_command
 
 
 def read(f):
@@ -95,4 +86,4 @@ c = (j.get("check") or [{}])[0]
 check(f"eziotrace check: exit {rc}, {c.get('violations')} violation(s), unmatched sends "
       f"{c.get('unmatched_sends')}, unresolved {c.get('unresolved')}",
       rc == 0 and c.get("violations") == 0)
-sys.exit(1 if failed else 0)
+sys.exit(1 if check.failed else 0)

@@ -10,24 +10,19 @@ no inverted nesting.
 import json
 import os
 import re
-import subprocess
 import sys
+
+from cluster_checks import Checks, run_command
 
 eziotrace, shared, name, stat_prefix = sys.argv[1:5]
 user = "--user" in sys.argv[5:]
 hosts = ["node1", "node2"]
-failed = False
-
-
-def check(desc, ok):
-    global failed
-    print(("ok   - " if ok else "FAIL - ") + f"{name}: {desc}")
-    failed |= not ok
+check = Checks(name)
 
 
 def run(*args):
-    p = subprocess.run(args, capture_output=True, text=True)
-    return p.returncode, p.stdout + p.stderr
+    rc, out, err = run_command(*args)
+    return rc, out + err
 
 
 archive = os.path.join(shared, name, "eziotrace.otf2")
@@ -106,4 +101,4 @@ for h in hosts:
 rc, out = run(eziotrace, "layers", "--json", archive)
 inv = json.loads(out)["containment"][0]["inversions"] if rc == 0 else None
 check(f"no inverted nesting ({inv})", inv == 0)
-sys.exit(1 if failed else 0)
+sys.exit(1 if check.failed else 0)

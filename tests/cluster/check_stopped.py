@@ -9,25 +9,19 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
 
+from cluster_checks import Checks, run_command
+
 eziotrace, shared = sys.argv[1:3]
 name = "kstop"
-failed = False
-
-
-def check(desc, ok):
-    global failed
-    print(("ok   - " if ok else "FAIL - ") + f"{name}: {desc}")
-    failed |= not ok
+check = Checks(name)
 
 
 def run(*args):
     """(status, stdout): the analyzers warn on stderr that the recording was interrupted."""
-    p = subprocess.run(args, capture_output=True, text=True)
-    return p.returncode, p.stdout
+    return run_command(*args)[:2]
 
 
 def read(f):
@@ -97,4 +91,4 @@ for fmt in ["paje", "perfetto"]:
                   os.path.join(views, f"{name}.{fmt}"))
     check(f"eziotrace export --format {fmt} (status {rc})", rc == 0)
 shutil.rmtree(views, ignore_errors=True)
-sys.exit(1 if failed else 0)
+sys.exit(1 if check.failed else 0)
