@@ -11,6 +11,7 @@
 #include "common/command.h"
 #include "common/error.h"
 #include "common/output_dir.h"
+#include "converters/eztrace/environment.h"
 #include "converters/eztrace/mpi_launcher.h"
 #include "recorder/session/privileges.h"
 
@@ -18,13 +19,6 @@ namespace fs = std::filesystem;
 
 namespace ezio::converters {
 namespace {
-
-std::string env_value(const std::vector<std::string>& env, const std::string& name) {
-  for (const auto& e : env) {
-    if (e.starts_with(name + "=")) return e.substr(name.size() + 1);
-  }
-  return "";
-}
 
 // The value of hydra's option `name` (or its alias) before the program, "" when not given.
 std::string hydra_option(const std::vector<std::string>& command,
@@ -81,7 +75,7 @@ bool is_hydra_slurm(const std::vector<std::string>& command, const std::vector<s
   if (!hydra_option(command, {"-bootstrap-exec", "-launcher-exec"}).empty()) return false;
   const std::string bootstrap = hydra_option(command, {"-bootstrap", "-launcher", "--launcher"});
   if (!bootstrap.empty()) return bootstrap == "slurm";
-  const std::string nodes = env_value(env, "SLURM_JOB_NUM_NODES");
+  const std::string nodes = env_value(env, "SLURM_JOB_NUM_NODES").value_or("");
   return !nodes.empty() && nodes != "0" && nodes != "1";
 }
 

@@ -8,17 +8,11 @@
 #include <sstream>
 
 #include "common/error.h"
+#include "converters/eztrace/environment.h"
 #include "converters/eztrace/mpi_launcher.h"
 
 namespace ezio::converters {
 namespace {
-
-std::string env_value(const std::vector<std::string>& env, const std::string& name) {
-  for (const auto& e : env) {
-    if (e.starts_with(name + "=")) return e.substr(name.size() + 1);
-  }
-  return "";
-}
 
 bool local_host(const std::string& h) {
   char name[256] = {};
@@ -71,10 +65,10 @@ std::string launcher_across_hosts(const std::vector<std::string>& command,
   if (std::string why = remote_option(command, env); !why.empty()) return why;
   // Both launchers take a Slurm allocation's nodes as theirs (hydra's slurm bootstrap, Open MPI's
   // ras/plm slurm) and start their proxies there with srun.
-  const std::string nodes = env_value(env, "SLURM_JOB_NUM_NODES");
+  const std::string nodes = env_value(env, "SLURM_JOB_NUM_NODES").value_or("");
   if (!nodes.empty() && nodes != "1" && nodes != "0") {
     return fmt::format("it runs inside Slurm job {} of {} nodes, whose nodes it starts ranks on",
-                       env_value(env, "SLURM_JOB_ID"), nodes);
+                       env_value(env, "SLURM_JOB_ID").value_or(""), nodes);
   }
   return "";
 }
