@@ -9,10 +9,9 @@ no inverted nesting.
   -: no counters to compare)"""
 import json
 import os
-import re
 import sys
 
-from cluster_checks import Checks, run_command
+from cluster_checks import Checks, node_properties, run_command
 
 eziotrace, shared, name, stat_prefix = sys.argv[1:5]
 user = "--user" in sys.argv[5:]
@@ -37,12 +36,7 @@ check("otf2-print reads its definitions", rc == 0)
 
 
 def props(node):
-    """The properties of system tree node `node` as {name: value text}."""
-    out = {}
-    for m in re.finditer(r'System Tree Node: "\w+::%s" <\d+>, Name: "([^"]+)" <\d+>, '
-                         r'Type: \w+, Value: (?:"([^"]*)"|(\S+))' % re.escape(node), defs):
-        out[m.group(1)] = m.group(2) if m.group(2) is not None else m.group(3)
-    return out
+    return node_properties(defs, node)
 
 
 root = props("cluster")

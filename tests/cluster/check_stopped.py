@@ -7,12 +7,11 @@ part is whole; exit status 4; every analyzer opens it.
   check_stopped.py EZIOTRACE SHARED_DIR   (exit 1 when a check fails)"""
 import json
 import os
-import re
 import shutil
 import sys
 import tempfile
 
-from cluster_checks import Checks, run_command
+from cluster_checks import Checks, node_properties, run_command
 
 eziotrace, shared = sys.argv[1:3]
 name = "kstop"
@@ -46,11 +45,7 @@ check("otf2-print reads its definitions", rc == 0)
 
 
 def props(node):
-    out = {}
-    for m in re.finditer(r'System Tree Node: "\w+::%s" <\d+>, Name: "([^"]+)" <\d+>, '
-                         r'Type: \w+, Value: (?:"([^"]*)"|(\S+))' % re.escape(node), defs):
-        out[m.group(1)] = m.group(2) if m.group(2) is not None else m.group(3)
-    return out
+    return node_properties(defs, node)
 
 
 root, n1, n2 = props("cluster"), props("node1"), props("node2")
