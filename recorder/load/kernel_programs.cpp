@@ -322,8 +322,7 @@ KernelPrograms::Session KernelPrograms::start_session(unsigned slot, RingSet rin
   // A generation above the slot: the id differs from every earlier session of the slot's.
   uint32_t id = (++generation_ << EZIO_SESSION_SLOT_BITS) | slot;
   reset_drops(map_fd("drops"), slot, id);
-  // The table counts for every session since the programs loaded: eziotraced's outlive many.
-  unattributed_at_start_[slot] = read_unattributed(map_fd("block_unattributed"));
+  take_shared_baseline(slot);
   skel_->bss->session_layers[slot] = layer_mask(all_layers());
   skel_->bss->wakeup_bytes[slot] = ring_bytes / 8;
   auto n = static_cast<unsigned>(rings.rings.size());
@@ -339,9 +338,16 @@ KernelPrograms::Session KernelPrograms::start_session(unsigned slot, RingSet rin
 void KernelPrograms::set_layers(unsigned slot, const LayerSet& layers) {
   live_id(slot);
   // The session's recording starts here: eziotraced opens a spare session long before a client
-  // takes it, and what the table counted meanwhile is not the client's.
-  unattributed_at_start_[slot] = read_unattributed(map_fd("block_unattributed"));
+  // takes it, and what the shared counters counted meanwhile is not the client's.
+  take_shared_baseline(slot);
   __atomic_store_n(&skel_->bss->session_layers[slot], layer_mask(layers), __ATOMIC_SEQ_CST);
+}
+
+// The counters no session owns (the unattributed requests' table, the drops of no session) count
+// since the programs loaded, and eziotraced's outlive many sessions: each reports its own change.
+void KernelPrograms::take_shared_baseline(unsigned slot) {
+  unattributed_at_start_[slot] = read_unattributed(map_fd("block_unattributed"));
+  global_drops_at_start_[slot] = read_drops(map_fd("drops"), kMaxSessions, 0);
 }
 
 bool KernelPrograms::claimed_by_live_session(uint32_t key, uint32_t id) const {
@@ -404,7 +410,9 @@ SessionTotals KernelPrograms::totals(unsigned slot) const {
   t.lost_per_cpu = read_drops_per_cpu(drops, slot, id);
   t.rings = std::max(rings_in_slot_[slot], 1u);
   auto global = read_drops(drops, kMaxSessions, 0);
-  for (unsigned l = 0; l < EZIO_LAYER_COUNT; ++l) t.lost[l] += global[l];
+  for (unsigned l = 0; l < EZIO_LAYER_COUNT; ++l) {
+    t.lost[l] += global[l] - std::min(global[l], global_drops_at_start_[slot][l]);
+  }
   int devs = map_fd("target_devs");
   for (const auto& k : keys_where<ezio_dev_key>(devs, [&](auto& k) { return k.session == id; })) {
     t.devices.used.insert(k.dev);

@@ -142,6 +142,7 @@ class KernelPrograms {
   bool claimed_by_live_session(uint32_t pid, uint32_t id) const;
   int map_fd(const char* name) const;
   void forget_cgroup(unsigned slot);
+  void take_shared_baseline(unsigned slot);
 
   Skeleton skel_;        // the tables' owner: no program of its own
   HalfLoaders loaders_;  // the programs (their links)
@@ -152,6 +153,9 @@ class KernelPrograms {
   std::array<uint64_t, kMaxSessions> unfinished_{};
   // The table of unattributed block requests as each slot's session found it at its start.
   std::array<std::map<uint32_t, UnattributedIo>, kMaxSessions> unattributed_at_start_{};
+  // The drops of no session (bpf/common.bpf.h, count_global_drop) as each slot's session found
+  // them.
+  std::array<std::array<uint64_t, EZIO_LAYER_COUNT>, kMaxSessions> global_drops_at_start_{};
   std::array<bool, kMaxSessions> reserved_{};            // reserve_slot: not free, not open yet
   std::array<uint64_t, kMaxSessions> flight_cgroups_{};  // record_cgroup's, 0: none
   RingSet first_rings_;  // installed in slot 0 at load, not yet taken by open_per_cpu

@@ -24,7 +24,8 @@ constexpr unsigned kMaxSessions = EZIO_MAX_SESSIONS;
 
 // What the kernel tables hold for one session at its end.
 struct SessionTotals {
-  std::array<uint64_t, EZIO_LAYER_COUNT> lost{};  // drops of this session (and of no session)
+  std::array<uint64_t, EZIO_LAYER_COUNT>
+      lost{};         // drops of this session (and of no session, during it)
   DeviceUse devices;  // used: this session's target_devs; unattributed: every device's
   std::map<uint32_t, ezio_reclaimed> reclaimed;  // per TID, of this session's threads
   // This session's drops (every layer) per CPU they were counted on; empty: not known (eziotraced).
