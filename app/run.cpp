@@ -11,8 +11,6 @@
 #include "converters/run_command.h"
 #include "recorder/session/launcher.h"
 
-#include <cstdlib>
-
 namespace ezio::app {
 
 void add_run_command(CLI::App& app, const std::vector<std::string>& command) {
@@ -40,14 +38,6 @@ void add_run_command(CLI::App& app, const std::vector<std::string>& command) {
                                                  session->parts / converters::kJobEztraceDir, ref);
           });
     } else if (converters::is_srun(command)) {
-      // EZTrace 2.0's MPI ranks do not exit under srun's PMI-2 (docs/cluster.md, "Not solved"):
-      // refused rather than left to hang until the step is cancelled; the variable lets the path
-      // be worked on.
-      if (std::getenv("EZIOTRACE_EZTRACE_UNDER_SRUN") == nullptr)
-        fail(
-            "eziotrace run -- srun: EZTrace's MPI ranks do not end under srun on Slurm 22.05 "
-            "(docs/cluster.md); record the kernel layers of every rank with `eziotrace record -o "
-            "DIR -- srun ...`");
       std::vector<std::string> task = task_options(o->base);
       for (const auto& m : o->modules) task.insert(task.end(), {"-t", m});
       converters::slurm_step_command({o->base.record, "run", task, 30});

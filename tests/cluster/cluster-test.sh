@@ -5,7 +5,8 @@
 # over TCP wrote, fsynced and read a file on each node's own disk and passed messages between
 # them, and the two nodes' monotonic clocks differ by seconds, measured twice by ping-pong with
 # an error bound; then the same job recorded by one command, `eziotrace -o DIR -- srun ...`,
-# kernel layers (check_step.py).
+# kernel layers (check_step.py), then with EZTrace's layers of every rank (job_layers.sh,
+# check_layers.py).
 #   cluster-test.sh BIN_DIR MPI_NODE_IO
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -14,7 +15,8 @@ bin_dir=$1 mpi_prog=$2
 out=$(mktemp -d "${TMPDIR:-/tmp}/ezio-cluster-test.XXXXXX")
 trap 'rm -rf "$out"' EXIT
 bash "$here/run.sh" --nodes 2 --timeout 840 --bin-dir "$bin_dir" --file "$mpi_prog" --file "$here/job.sh" \
-  --file "$here/node_task.sh" --file "$here/stop_task.sh" --out "$out/shared" -- bash job.sh
+  --file "$here/node_task.sh" --file "$here/stop_task.sh" --file "$here/job_layers.sh" \
+  --out "$out/shared" -- bash job.sh
 rc=$?
 [ $rc -eq 0 ] || { echo "FAIL - run.sh exited $rc"; exit 1; }
 d=$out/shared
@@ -75,8 +77,7 @@ check "each offset has an error bound > 0 (${e1}, ${e2} ns)" [ "$e1" -gt 0 -a "$
 d12=$((o2 - o1))
 check "both measurements agree within 1 ms (differ by ${d12} ns)" [ "${d12#-}" -lt 1000000 ]
 /usr/bin/python3 "$here/check_step.py" "$bin_dir/eziotrace" "$d" kstep kstat || failed=1
-# The steps of job_layers.sh, once they run (job.sh):
-#   check_layers.py "$bin_dir/eziotrace" "$d" ulayers 2; check_layers.py ... utasks 4
+/usr/bin/python3 "$here/check_layers.py" "$bin_dir/eziotrace" "$d" ulayers 2 || failed=1
 /usr/bin/python3 "$here/check_stopped.py" "$bin_dir/eziotrace" "$d" || failed=1
 /usr/bin/python3 "$here/check_step.py" "$bin_dir/eziotrace" "$d" khydra - || failed=1
 [ $failed -eq 0 ] && echo "cluster slurm+mpi: all checks passed"

@@ -34,8 +34,6 @@ kstat before
 step kstep eziotrace record -o kstep -- srun -N 2 -n 2 --mpi=pmi2 bash node_task.sh \
   ./mpi_node_io /mnt/disk
 kstat after
-# EZTrace's layers over the nodes, one and two tasks per node (job_layers.sh): not run yet, the
-# ranks do not exit after EZTrace's finalization under srun on this cluster (docs/cluster.md).
 # The clocks: node2 answers, node1 measures twice, a few seconds apart (docs/cluster.md, Clocks).
 srun -N 1 -w node2 eziotrace clock serve --port 7471 --connections 2 > clock-serve.out 2>&1 &
 serve=$!
@@ -44,6 +42,9 @@ sleep 5
 step clock2 eziotrace clock measure node2 --port 7471 --rounds 500
 wait $serve
 echo $? > clock-serve.rc
+# EZTrace's layers of every rank, merged with each node's kernel events (job_layers.sh).
+. ./job_layers.sh
+layers_steps
 # Last, steps whose minutes would otherwise lie between the ranks' clock measurements above and
 # node1's of node2 (their agreement allows 1 ms; the guests drift by ~10 ppm).
 # A node whose eziotraced stops mid-job (docs/cluster.md, "A host lost mid-job"): the step's tasks
