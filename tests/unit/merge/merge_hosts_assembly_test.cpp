@@ -231,5 +231,27 @@ TEST(MergeHostsAssembly, AnIncompletePartIsRewrittenTheRestAssembled) {
   for (const auto& [what, lines] : f) EXPECT_EQ(m.at(what), lines) << what;
 }
 
+// An output on another file system than the parts (here /dev/shm, a tmpfs) cannot take their
+// event files by hard link: every part is rewritten, the archive the same.
+TEST(MergeHostsAssembly, PartsOnAnotherFileSystemAreRewritten) {
+  Parts parts;
+  struct stat scratch {
+  }, shm{};
+  ASSERT_EQ(::stat(parts.root.c_str(), &scratch), 0);
+  ASSERT_EQ(::stat("/dev/shm", &shm), 0) << "this test needs /dev/shm";
+  ASSERT_NE(scratch.st_dev, shm.st_dev) << "the build tree is on /dev/shm's file system";
+  char tmpl[] = "/dev/shm/ezio-assembly-XXXXXX";
+  ASSERT_NE(::mkdtemp(tmpl), nullptr);
+  const fs::path elsewhere = fs::path(tmpl) / "out";
+  auto report = merge_hosts({parts.a, parts.b}, elsewhere);
+  EXPECT_EQ(report.assembled, 0u);
+  EXPECT_EQ(report.rewritten, 2u);
+  const fs::path full = parts.root / "full";
+  merge_hosts({parts.a, parts.b}, full, {}, "", true);
+  const auto e = content(elsewhere / "eziotrace.otf2"), f = content(full / "eziotrace.otf2");
+  fs::remove_all(tmpl);
+  for (const auto& [what, lines] : f) EXPECT_EQ(e.at(what), lines) << what;
+}
+
 }  // namespace
 }  // namespace ezio
