@@ -20,13 +20,51 @@ using otf2::Ref;
 struct ReaderCloser {
   void operator()(OTF2_Reader* r) const { OTF2_Reader_Close(r); }
 };
+struct DefCallbacksDeleter {
+  void operator()(OTF2_DefReaderCallbacks* c) const { OTF2_DefReaderCallbacks_Delete(c); }
+};
 
-// The size of the chunks the part's event files are written in (0: unknown).
-uint64_t event_chunk_size(const fs::path& anchor) {
+OTF2_CallbackCode count_mapping(void* n, OTF2_MappingType, const OTF2_IdMap*) {
+  ++*static_cast<uint64_t*>(n);
+  return OTF2_CALLBACK_SUCCESS;
+}
+OTF2_CallbackCode count_offset(void* n, OTF2_TimeStamp, int64_t, double) {
+  ++*static_cast<uint64_t*>(n);
+  return OTF2_CALLBACK_SUCCESS;
+}
+
+// What the part's files are like, beyond its global definitions: the size of the chunks its event
+// files are written in (0: unknown), and how many mapping tables and clock offsets its local
+// definition files hold (a part that is itself an assembled archive: its events mean nothing
+// without them, and a location's local definitions are written anew).
+struct PartFiles {
+  uint64_t event_chunk = 0;
+  uint64_t local_definitions = 0;
+};
+
+PartFiles part_files(const fs::path& anchor, const Definitions& d) {
+  PartFiles f;
   std::unique_ptr<OTF2_Reader, ReaderCloser> r(OTF2_Reader_Open(anchor.c_str()));
-  uint64_t events = 0, definitions = 0;
-  if (!r || OTF2_Reader_GetChunkSize(r.get(), &events, &definitions) != OTF2_SUCCESS) return 0;
-  return events;
+  uint64_t definitions = 0;
+  if (!r || OTF2_Reader_GetChunkSize(r.get(), &f.event_chunk, &definitions) != OTF2_SUCCESS ||
+      OTF2_Reader_SetSerialCollectiveCallbacks(r.get()) != OTF2_SUCCESS) {
+    return {};
+  }
+  for (const auto& entry : d.locations) OTF2_Reader_SelectLocation(r.get(), entry.first);
+  if (OTF2_Reader_OpenDefFiles(r.get()) != OTF2_SUCCESS) return f;
+  std::unique_ptr<OTF2_DefReaderCallbacks, DefCallbacksDeleter> cb(OTF2_DefReaderCallbacks_New());
+  OTF2_DefReaderCallbacks_SetMappingTableCallback(cb.get(), count_mapping);
+  OTF2_DefReaderCallbacks_SetClockOffsetCallback(cb.get(), count_offset);
+  for (const auto& entry : d.locations) {
+    OTF2_DefReader* dr = OTF2_Reader_GetDefReader(r.get(), entry.first);
+    if (!dr) continue;
+    uint64_t read = 0;
+    OTF2_Reader_RegisterDefCallbacks(r.get(), dr, cb.get(), &f.local_definitions);
+    OTF2_Reader_ReadAllLocalDefinitions(r.get(), dr, &read);
+    OTF2_Reader_CloseDefReader(r.get(), dr);
+  }
+  OTF2_Reader_CloseDefFiles(r.get());
+  return f;
 }
 
 fs::path event_file(const HostPart& p, OTF2_LocationRef id) {
@@ -124,10 +162,14 @@ std::string assembly_obstacle(const HostPart& p, const Definitions& d, const fs:
   if (!p.incomplete.empty()) {
     return "its recording is not whole: its event files may end in a torn chunk";
   }
-  if (const uint64_t chunk = event_chunk_size(p.anchor);
-      chunk != otf2::ArchiveWriter::kEventChunkBytes) {
-    return fmt::format("its event chunks are {} bytes, the job archive's {}", chunk,
+  const PartFiles files = part_files(p.anchor, d);
+  if (files.event_chunk != otf2::ArchiveWriter::kEventChunkBytes) {
+    return fmt::format("its event chunks are {} bytes, the job archive's {}", files.event_chunk,
                        otf2::ArchiveWriter::kEventChunkBytes);
+  }
+  if (files.local_definitions > 0) {
+    return fmt::format("its locations hold {} mapping tables or clock offsets of their own",
+                       files.local_definitions);
   }
   fs::path linked;
   for (const auto& [id, l] : d.locations) {

@@ -253,5 +253,27 @@ TEST(MergeHostsAssembly, PartsOnAnotherFileSystemAreRewritten) {
   for (const auto& [what, lines] : f) EXPECT_EQ(e.at(what), lines) << what;
 }
 
+// An assembled archive given as a part: its events mean what its own mapping tables and clock
+// offsets say, which a location's new local definitions would replace: it is rewritten, its
+// events read through them.
+TEST(MergeHostsAssembly, AnAssembledArchiveAsAPartIsRewritten) {
+  Parts parts;
+  const fs::path job = parts.root / "job", again = parts.root / "again";
+  merge_hosts({parts.a, parts.b}, job);
+  std::ofstream(job / "eziotrace-clock.json")
+      << R"({"reference":"elsewhere","host":"nodeX","start":{"offset_ns":0,"error_ns":1,)"
+         R"("at_ns":0,"rounds":1},"end":null})";
+  auto report = merge_hosts({job}, again);
+  EXPECT_EQ(report.assembled, 0u);
+  EXPECT_EQ(report.rewritten, 1u);
+  const auto j = content(job / "eziotrace.otf2"), g = content(again / "eziotrace.otf2");
+  EXPECT_EQ(g.at("locations").size(), j.at("locations").size());
+  for (const auto& [what, lines] : j) {
+    if (what.find_first_not_of("0123456789") == std::string::npos) {
+      EXPECT_EQ(g.at(what), lines) << "location " << what;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace ezio
