@@ -39,6 +39,12 @@ void add_merge_hosts_command(CLI::App& app) {
       ->required();
   cmd->add_option("-o,--output", o->out, "output directory for the merged archive")->required();
   cmd->add_flag("-f,--force", o->force, "replace an existing archive");
+  cmd->add_flag("--rewrite-events", o->rewrite_events,
+                "read and rewrite every part's events (the full merge) instead of linking the "
+                "parts' event files into the archive with OTF2 mapping tables and clock offsets");
+  auto verbose = std::make_shared<bool>(false);
+  cmd->add_flag("-v,--verbose", *verbose,
+                "debug messages: how each part was merged (assembled or rewritten, and why)");
   auto no_check = std::make_shared<bool>(false);
   cmd->add_flag("--no-check", *no_check,
                 "do not check the result (`eziotrace check`: one more pass over its events)");
@@ -46,7 +52,8 @@ void add_merge_hosts_command(CLI::App& app) {
       "Prints `eziotrace check`'s summary of the archive. Exit status 4: the archive is partial (a "
       "part missing or unreadable; EZIOTRACE::HOSTS_STATUS says which and why); 3: the check "
       "found violations (messages received before they were sent, inverted nesting).");
-  cmd->callback([o, no_check] {
+  cmd->callback([o, no_check, verbose] {
+    if (*verbose) spdlog::set_level(spdlog::level::debug);
     const std::filesystem::path anchor = converters::merge_hosts_command(*o);
     if (*no_check) return;
     // The alignment checked on the result: a wrong clock offset shows as messages received

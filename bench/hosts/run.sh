@@ -2,16 +2,20 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # merge-hosts at scale (docs/cluster.md, section 3): one synthetic host's archive of EVENTS events
 # (bench/analyzers/gen_archive.cpp) replicated as H hosts' parts (hard links, each with an
-# eziotrace-clock.json naming its own host and an offset of H milliseconds), merged by
-# `eziotrace merge-hosts --no-check` for each H; the check (`eziotrace check`) timed apart on the
-# largest. Prints wall time, peak RSS and events/s per H, and the ratios to one host merged in the
-# same run: time per host and peak memory should stay flat as H grows.
+# eziotrace-clock.json naming its own host and an offset of H milliseconds), merged for each H
+# both ways in the same run: assembled (the default: the parts' event files linked, definitions
+# only handled) and the full merge (`--rewrite-events`: every event read and rewritten), each
+# `--no-check`; then `eziotrace check` on the largest assembled archive (its reader applies the
+# mapping tables and clock offsets to every event). Prints wall time, peak RSS and events/s per H
+# and mode, and the ratios to one host merged the same way in the same run: time per host and
+# peak memory should stay flat as H grows.
 # A benchmark, not a test: it asserts nothing.
 #
 # Usage: bench/hosts/run.sh [BUILD_DIR] [EVENTS_PER_HOST] [HOSTS...]
 #        (defaults: build, 1000000, 8 16 32 64)
 # Environment: EZIO_BENCH_DIR (scratch space, default a fresh mktemp -d, removed at the end).
-# Disk: one part (~30 MiB per million events) and the largest merged archive (H parts' worth).
+# Disk: one part (~16 MiB per million events) and the largest fully merged archive (H parts'
+# worth; the assembled one shares the parts' event files).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -45,24 +49,34 @@ make_parts() {
   done
 }
 
+# merge H MODE: MODE "assembled" (default) or "rewritten" (--rewrite-events).
 merge() {
-  local n=$1
+  local n=$1 mode=$2 flags=()
+  [[ $mode == rewritten ]] && flags=(--rewrite-events)
   make_parts "$n"
   rm -rf "$scratch/out"
-  measure "$ezt" merge-hosts --no-check -o "$scratch/out" "$scratch"/parts/h*
+  measure "$ezt" merge-hosts --no-check "${flags[@]}" -o "$scratch/out" "$scratch"/parts/h*
 }
 
-read -r base_s base_kb < <(merge 1)
-printf 'hosts %3d: %8d events %7.2f s %5d MiB %9.0f events/s (baseline)\n' 1 "$part_events" \
-  "$base_s" $((base_kb / 1024)) "$(echo "$part_events / $base_s" | bc -l)"
+declare -A base_s base_kb
+for mode in assembled rewritten; do
+  read -r s kb < <(merge 1 "$mode")
+  base_s[$mode]=$s base_kb[$mode]=$kb
+  printf '%-9s hosts %3d: %9d events %7.2f s %5d MiB %11.0f events/s (baseline)\n' "$mode" 1 \
+    "$part_events" "$s" $((kb / 1024)) "$(echo "$part_events / $s" | bc -l)"
+done
 for n in "${hosts[@]}"; do
-  read -r s kb < <(merge "$n")
-  total=$((n * part_events))
-  printf 'hosts %3d: %8d events %7.2f s %5d MiB %9.0f events/s | time per host %.2fx, memory %.2fx the baseline\n' \
-    "$n" "$total" "$s" $((kb / 1024)) "$(echo "$total / $s" | bc -l)" \
-    "$(echo "$s / $n / $base_s" | bc -l)" "$(echo "$kb / $base_kb" | bc -l)"
+  for mode in rewritten assembled; do  # the assembled archive last: checked below
+    read -r s kb < <(merge "$n" "$mode")
+    total=$((n * part_events))
+    printf '%-9s hosts %3d: %9d events %7.2f s %5d MiB %11.0f events/s | time per host %.2fx, memory %.2fx its baseline\n' \
+      "$mode" "$n" "$total" "$s" $((kb / 1024)) "$(echo "$total / $s" | bc -l)" \
+      "$(echo "$s / $n / ${base_s[$mode]}" | bc -l)" "$(echo "$kb / ${base_kb[$mode]}" | bc -l)"
+    [[ $mode == assembled ]] && printf '  assembled / rewritten time at %d hosts: %.4f\n' "$n" "$(echo "$s / $prev" | bc -l)"
+    prev=$s
+  done
 done
 size=$(du -sm "$scratch/out" | cut -f1)
 read -r cs ckb < <(measure "$ezt" check "$scratch/out")
-printf 'check of the %d-host archive (%d MiB): %.2f s %d MiB %.0f events/s\n' "${hosts[-1]}" "$size" \
+printf 'check of the %d-host assembled archive (%d MiB): %.2f s %d MiB %.0f events/s\n' "${hosts[-1]}" "$size" \
   "$cs" $((ckb / 1024)) "$(echo "${hosts[-1]} * $part_events / $cs" | bc -l)"

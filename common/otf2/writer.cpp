@@ -20,7 +20,7 @@ OTF2_FlushCallbacks flush_callbacks = {pre_flush, nullptr};
 // the application runs would hold its whole trace in memory and write it at the end. A writer
 // that asks for more than kChunksPerWriter chunks gets none, which makes OTF2 write its chunks
 // out and free them (OTF2_Buffer_RequestNewChunk), then ask again.
-constexpr size_t kChunkBytes = 1024 * 1024;
+constexpr size_t kChunkBytes = ArchiveWriter::kEventChunkBytes;
 constexpr size_t kChunksPerWriter = 4;
 
 struct WriterChunks {
@@ -248,6 +248,17 @@ void with_cause(const std::string& what, Write write) {
 
 }  // namespace
 
+void ArchiveWriter::external_events(OTF2_LocationRef location, uint64_t events) {
+  Location& loc = locations_[location];
+  if (loc.writer) fail("OTF2: location {} has events of its own", location);
+  loc.finished = true;
+  loc.events = events;
+}
+
+std::filesystem::path ArchiveWriter::event_file(OTF2_LocationRef location) const {
+  return anchor_.parent_path() / anchor_.stem() / fmt::format("{}.evt", location);
+}
+
 void ArchiveWriter::finish_events(OTF2_LocationRef location) {
   with_cause(fmt::format("writing the events of location {}", location), [&] {
     OTF2_EvtWriter* w = events(location);
@@ -285,11 +296,12 @@ void ArchiveWriter::write_files() {
     event_counts[id] = n;
   }
   check(OTF2_Archive_CloseEvtFiles(a), "closing event files");
-  // Local definition files are empty (all definitions are global) but readers expect them.
+  // Local definition files are empty where all definitions are global, but readers expect them.
   check(OTF2_Archive_OpenDefFiles(a), "opening definition files");
   for (auto& [id, loc] : locations_) {
     OTF2_DefWriter* dw = OTF2_Archive_GetDefWriter(a, id);
     if (!dw) fail("OTF2: cannot open the definition writer of location {}", id);
+    if (auto l = local_definitions_.find(id); l != local_definitions_.end()) l->second->write(dw);
     check(OTF2_Archive_CloseDefWriter(a, dw), "closing a definition writer");
   }
   check(OTF2_Archive_CloseDefFiles(a), "closing definition files");

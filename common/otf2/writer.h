@@ -16,6 +16,7 @@
 #include "common/otf2/definitions.h"  // Ref, and the metric definitions both sides share
 #include "common/otf2/event_tap.h"
 #include "common/otf2/event_writer.h"
+#include "common/otf2/local_definitions.h"
 #include "common/schema/attributes.h"
 #include "common/schema/files.h"
 
@@ -40,6 +41,10 @@ struct Clock {
 
 class ArchiveWriter {
  public:
+  // The size of its event chunks: an event file of another archive can only be taken into this
+  // one (external_events) when it was written with chunks of this size.
+  static constexpr uint64_t kEventChunkBytes = 1024 * 1024;
+
   // Creates <dir>/<name>.otf2 and friends; dir must not hold an archive of that name.
   explicit ArchiveWriter(const std::filesystem::path& dir,
                          std::string name = std::string(schema::kArchiveName));
@@ -105,6 +110,15 @@ class ArchiveWriter {
   // Writes out a location's events and frees its buffers (up to 4 MiB): for a writer that
   // writes its locations one after the other. No event may follow.
   void finish_events(OTF2_LocationRef location);
+  // A location whose event file the caller puts in place after close() (merge-hosts' assembly
+  // links a part's own file): no event file is written for it, `events` is what it declares.
+  void external_events(OTF2_LocationRef location, uint64_t events);
+  // What the location's local definition file holds (otherwise nothing); shared by locations.
+  void local_definitions(OTF2_LocationRef location, std::shared_ptr<const LocalDefinitions> d) {
+    local_definitions_[location] = std::move(d);
+  }
+  // Where a location's event file is once the archive is closed.
+  std::filesystem::path event_file(OTF2_LocationRef location) const;
   // A reusable attribute list; OTF2 empties it after each event written with it.
   OTF2_AttributeList* attributes() { return attributes_.get(); }
 
@@ -173,6 +187,7 @@ class ArchiveWriter {
   };
   std::vector<GroupDef> location_groups_;
   std::map<OTF2_LocationRef, Location> locations_;
+  std::map<OTF2_LocationRef, std::shared_ptr<const LocalDefinitions>> local_definitions_;
   struct IoParadigmDef {
     Ref identification, name;
     OTF2_IoParadigmClass cls;

@@ -150,7 +150,8 @@ void slurm_step_command(const SlurmStepOptions& o) {
   HostsReport r = merge_hosts(found, staging.dir(), absent, step.interrupted);
   staging.publish();
   recorder::give_to(out, recorder::target_user());
-  spdlog::info("{} host(s) merged, {} events: {}", r.hosts, r.events,
+  spdlog::info("{} host(s) merged, {} events ({} part(s) assembled, {} rewritten): {}", r.hosts,
+               r.events, r.assembled, r.rewritten,
                (out / (std::string(schema::kArchiveName) + ".otf2")).string());
   if (r.partial()) {
     parts.keep();

@@ -12,10 +12,11 @@ std::filesystem::path merge_hosts_command(const MergeHostsOptions& o) {
   std::filesystem::path out = output_path(o.out, "");
   std::vector<std::filesystem::path> parts(o.parts.begin(), o.parts.end());
   Staging staging(out, o.force);
-  HostsReport r = merge_hosts(parts, staging.dir());
+  HostsReport r = merge_hosts(parts, staging.dir(), {}, "", o.rewrite_events);
   staging.publish();
   const std::filesystem::path anchor = out / (std::string(schema::kArchiveName) + ".otf2");
-  spdlog::info("merged {} host(s), {} events: {}", r.hosts, r.events, anchor.string());
+  spdlog::info("merged {} host(s), {} events ({} part(s) assembled, {} rewritten): {}", r.hosts,
+               r.events, r.assembled, r.rewritten, anchor.string());
   if (r.partial()) {
     spdlog::warn("the archive is {}", r.status);
     command_status() = 4;

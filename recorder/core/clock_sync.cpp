@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <thread>
 #include <vector>
 
@@ -107,8 +108,11 @@ UniqueFd connect_to(const std::string& host, uint16_t port, unsigned timeout_s) 
 }  // namespace
 
 int64_t ClockMap::server_time(int64_t client_ns) const {
-  const double off = double(start.offset_ns) + slope(*this) * double(client_ns - start.at_ns);
-  return client_ns + int64_t(off);
+  // OTF2's own interpolation of ClockOffset records (rounded, from the start offset), so that an
+  // archive whose readers apply the offsets (merge-hosts' assembly) reads the times the merge
+  // would have written.
+  const double drift = slope(*this) * double(client_ns - start.at_ns);
+  return client_ns + start.offset_ns + int64_t(std::rint(drift));
 }
 
 int64_t ClockMap::client_time(int64_t server_ns) const {

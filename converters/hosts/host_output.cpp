@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "converters/hosts/host_output.h"
+
+#include <algorithm>
+#include <map>
+#include <string>
+
+namespace ezio::converters {
+namespace {
+
+using otf2::Definitions;
+using otf2::Ref;
+
+// A device location's count of unattributed requests (bytes), once per host and device: the
+// largest part's (HostNode).
+void device_count(Output& out, const Definitions& d, HostNode& host,
+                  const otf2::LocationProperty& p, uint64_t shift) {
+  const std::string key = d.str(d.locations.at(p.location).name) + "\n" + d.str(p.name);
+  if (!host.device_counts_written.insert(key).second) return;
+  out.w.location_property(p.location + shift, d.str(p.name), host.device_counts.at(key));
+}
+
+// The part's location groups and locations, under its host's node; a device's group is the host's
+// one for all its parts.
+void define_locations(Output& out, const Definitions& d, HostNode& host, uint64_t shift) {
+  std::map<Ref, Ref> groups;
+  for (const auto& [id, g] : d.location_groups) {
+    const std::string& name = d.str(g.name);
+    if (is_device_name(name)) {
+      if (auto had = host.device_groups.find(name); had != host.device_groups.end()) {
+        groups[id] = had->second;
+        continue;
+      }
+    }
+    Ref og = groups[id] = out.w.location_group(name, g.type, host.node);
+    if (is_device_name(name)) host.device_groups[name] = og;
+    for (const auto& p : d.group_properties) {
+      if (p.owner != id) continue;
+      if (p.type == OTF2_TYPE_UINT64)
+        out.w.location_group_property(og, d.str(p.name), p.value.uint64);
+      if (p.type == OTF2_TYPE_STRING) {
+        out.w.location_group_property(og, d.str(p.name), d.str(p.value.stringRef));
+      }
+    }
+  }
+  for (const auto& [id, l] : d.locations) {
+    auto g = groups.find(l.group);
+    if (g == groups.end()) {
+      g = groups
+              .emplace(l.group,
+                       out.w.location_group("unknown", OTF2_LOCATION_GROUP_TYPE_PROCESS, host.node))
+              .first;
+    }
+    out.w.location(id + shift, d.str(l.name), l.type, g->second);
+  }
+  for (const auto& p : d.location_properties) {
+    if (p.type != OTF2_TYPE_UINT64) continue;
+    if (is_device_name(d.str(d.locations.at(p.location).name)) &&
+        d.str(p.name).starts_with("EZIOTRACE::UNATTRIBUTED")) {
+      device_count(out, d, host, p, shift);
+    } else {
+      out.w.location_property(p.location + shift, d.str(p.name), p.value.uint64);
+    }
+  }
+}
+
+}  // namespace
+
+void define_part(Output& out, const HostPart& p, const Definitions& d, Ref root, HostNode& host,
+                 HostTotals& totals, uint64_t shift) {
+  if (!host.defined) {
+    host.defined = true;
+    host.node = out.w.system_tree_node(p.host, "node", root);
+    write_host_properties(out.w, host, totals);
+  }
+  out.shared.machine = host.node;  // files are scoped to their host
+  define_locations(out, d, host, shift);
+  // The part's recording covers its clock range, events or not (as the one-node merge's does).
+  if (d.global_offset != 0 || d.trace_length != 0) {
+    out.t_min = std::min(out.t_min, reference_time(p, d.global_offset));
+    out.t_max = std::max(out.t_max, reference_time(p, d.global_offset + d.trace_length));
+  }
+  if (out.realtime == OTF2_UNDEFINED_TIMESTAMP && d.realtime != OTF2_UNDEFINED_TIMESTAMP) {
+    // The part's realtime is of its own global offset, which maps onto the reference's timeline.
+    out.realtime = d.realtime;
+    out.realtime_at = reference_time(p, d.global_offset);
+  }
+}
+
+std::unique_ptr<Definitions> comm_definitions(const Definitions& d) {
+  auto c = std::make_unique<Definitions>();
+  c->groups = d.groups;
+  c->comms = d.comms;
+  auto keep = [&](Ref name) {
+    if (auto it = d.strings.find(name); it != d.strings.end()) c->strings.insert(*it);
+  };
+  for (const auto& g : d.groups) keep(g.name);
+  for (const auto& k : d.comms) keep(k.name);
+  return c;
+}
+
+}  // namespace ezio::converters
