@@ -6,9 +6,12 @@
 # recorder and dd) minus dd's (the summary's "s of CPU") minus the recorder's fixed cost
 # (`record -- true`, same build, same run); per call it is what load does not distort much, unlike
 # the wall time on a shared machine. With -c OTHER_EZIOTRACE the same runs are made with another
-# build too (the previous main), interleaved.
+# build too (the previous main), interleaved. With SERVICE=1 every recording goes through an
+# eziotraced of its build's own (the eziotraced beside each eziotrace, started here on a private
+# socket and ended at the end; the system's service is not touched): the daemon's CPU is not
+# counted (the programs run in dd's calls, the client reads the rings).
 #   bench/syscall/recorder_rate.sh [-c OTHER_EZIOTRACE] [BUILD_DIR]   (root; prints, asserts nothing)
-#   SIZES="1 5" (millions of bytes), REPS=3
+#   SIZES="1 5" (millions of bytes), REPS=3, SERVICE=0
 set -euo pipefail
 other=""
 if [ "${1:-}" = "-c" ]; then
@@ -18,11 +21,29 @@ fi
 build=${1:-$(dirname "$0")/../../build}
 ezt=$(realpath "$build/bin/eziotrace")
 work=$(mktemp -d /tmp/ezio-bench-rate.XXXXXX)
-trap 'rm -rf "$work"' EXIT
+chmod 755 "$work"  # eziotraced's socket there must be reachable by its group (SERVICE=1)
+daemons=()
+cleanup() {
+  for pid in "${daemons[@]}"; do kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
 sizes=${SIZES:-1 5}
 reps=${REPS:-3}
 builds=("$ezt")
 [ -n "$other" ] && builds+=("$other")
+declare -A path_of
+for i in "${!builds[@]}"; do
+  b=${builds[$i]}
+  path_of[$b]=--no-service
+  [ "${SERVICE:-0}" = 1 ] || continue
+  sock="$work/eziotraced-$i.sock"
+  "$(dirname "$b")/eziotraced" --foreground --group root --socket "$sock" >"$work/daemon-$i.log" 2>&1 &
+  daemons+=($!)
+  for _ in $(seq 200); do grep -qs 'eziotraced: ready' "$work/daemon-$i.log" && break; sleep 0.1; done
+  grep -q 'eziotraced: ready' "$work/daemon-$i.log" || { cat "$work/daemon-$i.log"; exit 1; }
+  path_of[$b]=--service=$sock
+done
 
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 
@@ -31,7 +52,7 @@ record() {
   local bin=$1
   shift
   rm -rf "$work/t" "$work/f"
-  /usr/bin/time -f '%U %S' -o "$work/time" "$bin" record --no-service -o "$work/t" -- "$@" \
+  /usr/bin/time -f '%U %S' -o "$work/time" "$bin" record "${path_of[$bin]}" -o "$work/t" -- "$@" \
     2>"$work/log"
   cpu=$(awk '{print $1 + $2}' "$work/time")
   app_cpu=$(grep -oE '[0-9.]+ s of CPU' "$work/log" | awk '{print $1}')
@@ -50,7 +71,8 @@ for b in "${builds[@]}"; do
   fixed[$b]=$(printf '%s\n' "${f[@]}" | median)
 done
 
-printf 'load average at start: %s\n' "$(cut -d' ' -f1-3 /proc/loadavg)"
+printf 'load average at start: %s; path: %s\n' "$(cut -d' ' -f1-3 /proc/loadavg)" \
+  "$([ "${SERVICE:-0}" = 1 ] && echo "through each build's eziotraced" || echo in-process)"
 printf '%-9s %-40s %10s %9s %7s %12s %12s %12s\n' "bytes" "build" "calls" "lost" "lost%" \
   "rec us/call" "rec Mcalls/s" "dd Mcalls/s"
 for m in $sizes; do

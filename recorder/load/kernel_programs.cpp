@@ -277,11 +277,16 @@ unsigned KernelPrograms::reserve_slot() {
   return slot;
 }
 
-UniqueFd KernelPrograms::install_ring(unsigned slot, uint64_t ring_bytes) {
-  std::vector<UniqueFd> rings;
-  rings.push_back(make_ring_buffer(ring_bytes));
-  place_rings(slot, rings);
-  return std::move(rings.front());
+RingSet KernelPrograms::install_rings(unsigned slot, uint64_t total_bytes, bool per_cpu) {
+  RingSet set;
+  if (per_cpu) {
+    set = make_ring_set(total_bytes);
+  } else {
+    set.ring_bytes = total_bytes;
+    set.rings.push_back(make_ring_buffer(total_bytes));
+  }
+  place_rings(slot, set.rings);
+  return set;
 }
 
 // Installs ring in the slot's entry of the map of rings, after the slot's last ring has left it:
@@ -301,15 +306,13 @@ void KernelPrograms::remove_ring(unsigned slot) const {
   delete_ring_entries(map_fd("rings"), slot, std::max(rings_in_slot_[slot], 1u));
 }
 
-KernelPrograms::Session KernelPrograms::open_reserved(unsigned slot, UniqueFd ring,
-                                                      uint64_t ring_bytes) {
+KernelPrograms::Session KernelPrograms::open_reserved(unsigned slot, RingSet rings) {
   if (slot >= kMaxSessions || !reserved_[slot]) fail("slot {} was not reserved", slot);
+  if (rings.rings.empty() || rings.rings.size() != rings_in_slot_[slot]) {
+    fail("slot {}: {} rings given, {} installed", slot, rings.rings.size(), rings_in_slot_[slot]);
+  }
   reserved_[slot] = false;
-  RingSet set;
-  set.ring_bytes = ring_bytes;
-  set.rings.push_back(std::move(ring));
-  rings_in_slot_[slot] = 1;
-  return start_session(slot, std::move(set));
+  return start_session(slot, std::move(rings));
 }
 
 void KernelPrograms::unreserve_slot(unsigned slot) {

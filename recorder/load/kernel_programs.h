@@ -55,21 +55,22 @@ class KernelPrograms {
   // A free slot with a new ring buffer of ring_bytes (a power of two, at least a page; sessions'
   // sizes may differ). Fails (ezio::Error) when all slots are taken.
   // ring: one made by make_ring_buffer(ring_bytes) beforehand, else it is made here.
-  // The session has that one ring (eziotraced's: its clients read one fd).
+  // The session has that one ring (the tests'; eziotraced makes its rings in steps, below).
   Session open_session(uint64_t ring_bytes, UniqueFd ring = {});
   // A free slot with one ring per CPU (make_ring_set: total_bytes in all), or those made at load.
   Session open_per_cpu(uint64_t total_bytes);
   // open_session in steps, for a caller that leaves the slow one to another thread (eziotraced,
   // whose loop must not wait for the kernel): reserve_slot() holds a free slot (fails as
-  // open_session does); install_ring() makes the slot's ring buffer and installs it in the map of
-  // rings (its memory and an RCU grace period; thread-safe: only the kernel and the
-  // reserved slot's own state are touched, after the slot's last ring has left the map);
-  // open_reserved() opens the session with it. A slot whose ring is not opened goes back with
-  // unreserve_slot(), after remove_ring() (thread-safe, a grace period) if it was installed.
+  // open_session does); install_rings() makes the slot's rings (one per CPU as make_ring_set lays
+  // them out, or one of total_bytes when !per_cpu) and installs them in the map of rings (their
+  // memory and an RCU grace period; thread-safe: only the kernel and the reserved slot's own
+  // state are touched, after the slot's last rings have left the map); open_reserved() opens the
+  // session with them. A slot whose rings are not opened goes back with unreserve_slot(), after
+  // remove_ring() (thread-safe, a grace period) if they were installed.
   unsigned reserve_slot();
-  UniqueFd install_ring(unsigned slot, uint64_t ring_bytes);
+  RingSet install_rings(unsigned slot, uint64_t total_bytes, bool per_cpu = true);
   void remove_ring(unsigned slot) const;
-  Session open_reserved(unsigned slot, UniqueFd ring, uint64_t ring_bytes);
+  Session open_reserved(unsigned slot, RingSet rings);
   void unreserve_slot(unsigned slot);
   // The layers the session records (the syscall and process layers always): none of the others'
   // records enter its ring. A new session records every layer loaded. Before trace_process. Its

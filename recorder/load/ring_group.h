@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #pragma once
-// The rings of one session (one per CPU, bpf/common.bpf.h, ring_entry) read by one thread, woken
-// by any of them (one epoll set). The rings are drained in turns of at most kTurnBytes each, so
-// that all of them advance together: the store's frontier, the time before which every ring's
-// records have arrived (RecordStore::newest), is the slowest ring's, and a ring left behind
-// would hold back what the archive can write.
+// The rings of one session (one per CPU, bpf/common.bpf.h, ring_entry; in-process or received from
+// eziotraced) read by one thread, woken by any of them (one epoll set): the one way records are
+// waited for and drained (RingReader only reads a ring). The rings are drained in turns of at most
+// kTurnBytes each, so that all of them advance together: the store's frontier, the time before
+// which every ring's records have arrived (RecordStore::newest), is the slowest ring's, and a ring
+// left behind would hold back what the archive can write.
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -33,6 +34,7 @@ class RingGroup {
   // Waits up to timeout_ms for a ring's wake-up or one of the wake_on fds, then drains.
   bool poll(int timeout_ms);
   void wake_on(int fd);
+  // Stops watching an fd given to wake_on (an exited process's pidfd stays readable).
   void unwatch(int fd);
   size_t size() const { return readers_.size(); }
 

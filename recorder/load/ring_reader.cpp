@@ -2,7 +2,6 @@
 #include "recorder/load/ring_reader.h"
 
 #include <linux/bpf.h>
-#include <sys/epoll.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -90,9 +89,6 @@ RingReader::RingReader(UniqueFd ring, uint64_t ring_bytes, RecordSink& sink, uin
               static_cast<off_t>(page_), "the ring buffer's producer page");
   data_ = view_.data() + page_;
   mapped_.assign(2 * ring_bytes / window_, false);
-  epoll_ = UniqueFd(epoll_create1(EPOLL_CLOEXEC));
-  if (!epoll_) fail("cannot create an epoll set: {}", errno_text(errno));
-  wake_on(ring_.get());
 }
 
 void RingReader::map_windows(uint64_t from, uint64_t to) {
@@ -146,29 +142,6 @@ bool RingReader::drain(uint64_t max_bytes) {
     }
   }
   return true;
-}
-
-bool RingReader::poll(int timeout_ms) {
-  epoll_event ev[2];
-  if (epoll_wait(epoll_.get(), ev, 2, timeout_ms) < 0 && errno != EINTR) {
-    fail("waiting for records failed: {}", errno_text(errno));
-  }
-  return drain();
-}
-
-void RingReader::wake_on(int fd) {
-  epoll_event ev{};
-  ev.events = EPOLLIN;
-  ev.data.fd = fd;
-  if (epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, fd, &ev) != 0) {
-    fail("cannot watch fd {}: {}", fd, errno_text(errno));
-  }
-}
-
-void RingReader::unwatch(int fd) {
-  if (epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, fd, nullptr) != 0) {
-    fail("cannot stop watching fd {}: {}", fd, errno_text(errno));
-  }
 }
 
 }  // namespace ezio::recorder

@@ -53,16 +53,12 @@ class RingReader {
 
   static constexpr uint64_t kDefaultWindow = 1 << 20;
 
-  // Readable (epoll) when the programs wake the reader.
+  // Readable (epoll) when the programs wake the reader: RingGroup waits on it, and is the one way
+  // to wait for records (a session's rings, or a single one).
   int fd() const { return ring_.get(); }
   // Hands the records to the sink until the ring is empty (true) or the sink is full
   // (RecordSink::full()) or max_bytes of the ring were read (false: the rest waits in the ring).
   bool drain(uint64_t max_bytes = UINT64_MAX);
-  // Waits up to timeout_ms for the ring's wake-up or one of the wake_on fds, then drains.
-  bool poll(int timeout_ms);
-  void wake_on(int fd);
-  // Stops watching an fd given to wake_on (an exited process's pidfd stays readable).
-  void unwatch(int fd);
   // Bytes of data mapped so far (both copies counted).
   uint64_t mapped_bytes() const;
 
@@ -82,7 +78,6 @@ class RingReader {
   Mapping view_;      // the producer page, then the data twice: reserved, mapped by windows
   const char* data_ = nullptr;
   std::vector<bool> mapped_;  // per window of the data twice
-  UniqueFd epoll_;
 };
 
 }  // namespace ezio::recorder

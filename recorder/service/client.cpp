@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "recorder/service/client.h"
 
+#include <linux/bpf.h>
+
+#include <fstream>
+
 #include "recorder/service/socket.h"
 
 namespace ezio::recorder::service {
@@ -10,6 +14,15 @@ std::string refusal_text(const Message& m) {
   auto it = m.body.find("message");
   return it != m.body.end() && it->is_string() ? it->get<std::string>()
                                                : "refused, no reason given";
+}
+
+// An eziotraced of another version: its messages cannot be read, but what to do can be said.
+[[noreturn]] void other_version(const VersionMismatch& e) {
+  fail(
+      "eziotraced speaks protocol version {} and this eziotrace {}: the service is {} this "
+      "eziotrace. Record with the eziotrace installed with it, or restart it after an upgrade "
+      "(systemctl restart eziotraced.socket eziotraced.service)",
+      e.peer, kVersion, e.peer < kVersion ? "older than" : "newer than");
 }
 
 }  // namespace
@@ -32,6 +45,8 @@ void ServiceClient::send(Type type, const nlohmann::json& body, int fd) {
       if (receive_message(sock_.get(), m) && m.type == Type::kRefused) {
         fail("{}", refusal_text(m));
       }
+    } catch (const VersionMismatch& v) {
+      other_version(v);
     } catch (const ProtocolError&) {
     }
     throw ServiceGone(fmt::format("eziotraced went away ({})", e.what()));
@@ -42,7 +57,13 @@ void ServiceClient::send(Type type, const nlohmann::json& body, int fd) {
 Message ServiceClient::receive(Type type, Type reply) {
   Message m;
   try {
-    if (!receive_message(sock_.get(), m)) throw ServiceGone("eziotraced closed the connection");
+    // A WELCOME carries the session's rings, one per CPU; any other reply one fd at most.
+    size_t max_fds = reply == Type::kWelcome ? kMaxFds : 1;
+    if (!receive_message(sock_.get(), m, max_fds)) {
+      throw ServiceGone("eziotraced closed the connection");
+    }
+  } catch (const VersionMismatch& e) {
+    other_version(e);
   } catch (const ProtocolError& e) {
     fail("eziotraced answered {} with something unreadable: {}", type_name(type), e.what());
   }
@@ -69,15 +90,27 @@ ServiceClient::Welcome ServiceClient::hello_and_trace(uint64_t ring_bytes, uint6
 void ServiceClient::traced() { receive(Type::kTrace, Type::kTraced); }
 
 ServiceClient::Welcome ServiceClient::welcome(Message m) {
-  if (!m.fd) fail("eziotraced sent no ring buffer");
   Welcome w;
+  uint64_t rings = 0;
   try {
     w.slot = unsigned(field_u64(m.body, "slot"));
     w.ring_bytes = field_u64(m.body, "ring_bytes");
+    rings = field_u64(m.body, "rings");
   } catch (const ProtocolError& e) {
     fail("eziotraced's WELCOME is unreadable: {}", e.what());
   }
-  w.ring = std::move(m.fd);
+  if (rings == 0 || rings > kMaxFds) {
+    fail("eziotraced's WELCOME announces {} ring buffers (1 to {} make sense)", rings, kMaxFds);
+  }
+  if (m.fds.size() != rings) {
+    fail("eziotraced's WELCOME announces {} ring buffers but {} fds came with it", rings,
+         m.fds.size());
+  }
+  if (w.ring_bytes < 4096 || (w.ring_bytes & (w.ring_bytes - 1)) != 0) {
+    fail("eziotraced's WELCOME gives ring buffers of {} bytes (not a power of two of pages)",
+         w.ring_bytes);
+  }
+  w.rings = std::move(m.fds);
   w.facts = std::move(m.body);
   return w;
 }
@@ -105,6 +138,23 @@ nlohmann::json ServiceClient::status() {
 
 Message ServiceClient::snapshot(const nlohmann::json& body) {
   return request(Type::kSnapshot, body, Type::kSnapshotData);
+}
+
+// /proc/self/fdinfo of a BPF map: "map_type:\t27" (BPF_MAP_TYPE_RINGBUF), "max_entries:\tN".
+void check_ring_fds(const std::vector<UniqueFd>& rings, uint64_t ring_bytes) {
+  for (size_t r = 0; r < rings.size(); ++r) {
+    std::ifstream info("/proc/self/fdinfo/" + std::to_string(rings[r].get()));
+    long type = -1;
+    uint64_t entries = 0;
+    for (std::string key; info >> key;) {
+      if (key == "map_type:") info >> type;
+      if (key == "max_entries:") info >> entries;
+    }
+    if (type != BPF_MAP_TYPE_RINGBUF || entries != ring_bytes) {
+      fail("eziotraced's ring buffer {} of {} is not a ring buffer of {} bytes", r, rings.size(),
+           ring_bytes);
+    }
+  }
 }
 
 }  // namespace ezio::recorder::service

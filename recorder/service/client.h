@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <vector>
 
 #include "common/error.h"
 #include "common/unique_fd.h"
@@ -23,8 +24,9 @@ class ServiceClient {
   explicit ServiceClient(const std::filesystem::path& socket);
   struct Welcome {
     unsigned slot = 0;
-    uint64_t ring_bytes = 0;
-    UniqueFd ring;
+    uint64_t ring_bytes = 0;  // each ring's
+    // One per CPU: records written on CPU c are in rings[c % rings.size()].
+    std::vector<UniqueFd> rings;
     nlohmann::json facts;  // the whole WELCOME body: "plan", "kernel_release"...
   };
   // Opens a session recording `layers` (protocol.h kAllLayers); fails with the service's refusal
@@ -52,5 +54,9 @@ class ServiceClient {
   Welcome welcome(Message m);
   UniqueFd sock_;
 };
+
+// Fails unless every fd is a BPF ring buffer of ring_bytes: what a WELCOME sent, checked before
+// anything is mapped (an fd of another kind would be mapped as a ring and read).
+void check_ring_fds(const std::vector<UniqueFd>& rings, uint64_t ring_bytes);
 
 }  // namespace ezio::recorder::service

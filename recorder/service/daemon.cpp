@@ -50,10 +50,12 @@ void watch(int epoll, int fd) {
   if (epoll_ctl(epoll, EPOLL_CTL_ADD, fd, &ev) != 0) fail("epoll_ctl: {}", errno_text(errno));
 }
 
-// A refusal the client shows its user; the connection ends after it.
-void refuse(int fd, const std::string& why) {
+// A refusal the client shows its user; the connection ends after it. Framed as the client's
+// protocol version (a REFUSED reads the same in every one), so that another version's eziotrace
+// can show it.
+void refuse(int fd, const std::string& why, uint16_t version = kVersion) {
   try {
-    send_message(fd, Type::kRefused, {{"message", why}});
+    send_text(fd, Type::kRefused, nlohmann::json{{"message", why}}.dump(), {}, version);
   } catch (const Error&) {
     // The client is gone already: nothing to tell.
   }
@@ -190,6 +192,14 @@ void Daemon::serve(int fd, std::optional<Message> deferred) {
       return drop(fd, "");
     }
     handle(c, m);
+  } catch (const VersionMismatch& e) {
+    std::string why = fmt::format(
+        "eziotraced speaks protocol version {} and this eziotrace {}: record with the eziotrace "
+        "installed with this eziotraced (after an upgrade, restart the service: systemctl "
+        "restart eziotraced.socket eziotraced.service)",
+        kVersion, e.peer);
+    refuse(fd, why, e.peer);
+    drop(fd, fmt::format("protocol error: {}", e.what()));
   } catch (const ProtocolError& e) {
     refuse(fd, fmt::format("protocol error: {}", e.what()));
     drop(fd, fmt::format("protocol error: {}", e.what()));
@@ -205,7 +215,7 @@ void Daemon::serve(int fd, std::optional<Message> deferred) {
 
 void Daemon::handle(Connection& c, Message& m) {
   using S = Connection::State;
-  if (m.fd && m.type != Type::kTrace) {
+  if (!m.fds.empty() && m.type != Type::kTrace) {
     throw ProtocolError(fmt::format("an fd with {}, which takes none", type_name(m.type)));
   }
   switch (m.type) {
@@ -253,7 +263,8 @@ void Daemon::on_hello(Connection& c, Message& m) {
   }
   c.ring_bytes = ring_bytes;
   c.layers = layers;
-  if (spare_ && spare_->ring_bytes == ring_bytes) {
+  // The spare's rings are config_.spare_ring_bytes in all (refill_spare, on_ring_made).
+  if (spare_ && config_.spare_ring_bytes == ring_bytes) {
     SessionKernel::Opened s = std::move(*spare_);
     spare_.reset();
     welcome(c, std::move(s));
@@ -295,10 +306,14 @@ void Daemon::welcome(Connection& c, SessionKernel::Opened s) {
   c.state = Connection::kOpen;
   // The facts' text with the session's fields put in front: no copy of the plan as JSON per HELLO.
   const std::string& facts = kernel_.facts();
-  std::string welcome = fmt::format(R"({{"slot":{},"ring_bytes":{})", s.slot, s.ring_bytes);
+  std::string welcome = fmt::format(R"({{"slot":{},"ring_bytes":{},"rings":{})", s.slot,
+                                    s.ring_bytes, s.rings.size());
   welcome += facts.size() > 2 ? "," + facts.substr(1) : "}";
-  send_text(c.fd.get(), Type::kWelcome, welcome, s.ring.get());
-  spdlog::info("session {} opened for {} ({} MiB ring buffer)", c.slot, c.who, c.ring_bytes >> 20);
+  std::vector<int> fds;
+  for (const UniqueFd& r : s.rings) fds.push_back(r.get());
+  send_text(c.fd.get(), Type::kWelcome, welcome, fds);
+  spdlog::info("session {} opened for {} ({} ring buffer(s) of {} KiB)", c.slot, c.who,
+               s.rings.size(), s.ring_bytes >> 10);
   log_sessions();
 }
 
@@ -337,23 +352,23 @@ void Daemon::on_ring_made(RingMaker::Done& d) {
   if (waiting) {
     int fd = waiting->fd.get();
     try {
-      welcome(*waiting, kernel_.open(slot, std::move(d.ring), d.job.ring_bytes));
+      welcome(*waiting, kernel_.open(slot, std::move(d.rings)));
     } catch (const Error& e) {
       return drop(fd, e.what());
     }
     if (waiting->trace) serve(fd, std::exchange(waiting->trace, std::nullopt));
   } else if (spare || (!spare_ && making_spare_ == RingMaker::kNoSlot &&
                        d.job.ring_bytes == config_.spare_ring_bytes)) {
-    spare_ = kernel_.open(slot, std::move(d.ring), d.job.ring_bytes);
+    spare_ = kernel_.open(slot, std::move(d.rings));
   } else {
     maker_->request({slot, 0, true});
   }
 }
 
 void Daemon::on_trace(Connection& c, Message& m) {
-  if (!m.fd) throw ProtocolError("TRACE without the process's pidfd");
+  if (m.fds.size() != 1) throw ProtocolError("TRACE without the process's pidfd");
   pid_t pid = pid_t(field_i64(m.body, "pid"));
-  if (std::string why = check_child(c.peer, pid, m.fd.get()); !why.empty()) {
+  if (std::string why = check_child(c.peer, pid, m.fds.front().get()); !why.empty()) {
     spdlog::warn("refused to trace for {}: {}", c.who, why);
     fail("eziotraced refuses to trace process {}: {}", pid, why);
   }

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "common/unique_fd.h"
+#include "recorder/load/ring_buffers.h"
 #include "recorder/service/limits.h"
 #include "recorder/service/peer.h"
 #include "recorder/service/protocol.h"
@@ -26,18 +27,20 @@ class SessionKernel {
   virtual ~SessionKernel() = default;
   struct Opened {
     unsigned slot = 0;
-    UniqueFd ring;
-    uint64_t ring_bytes = 0;
+    // Records written on CPU c are in rings[c % rings.size()] (bpf/common.bpf.h, ring_entry).
+    std::vector<UniqueFd> rings;
+    uint64_t ring_bytes = 0;  // each ring's
   };
   // Opening a session, in steps: reserve() holds a free slot (ezio::Error when every slot is
-  // taken); make_ring() makes its ring buffer and installs it in the map of rings, the slow step
-  // (the ring's memory, the kernel's RCU grace period) and the only thread-safe one, with
-  // remove_ring() (which undoes it); open() opens the session; unreserve() gives back a slot not
-  // opened.
+  // taken); make_rings() makes its ring buffers (one per CPU, total_bytes in all, as the
+  // in-process recorder's: ring_layout, recorder/load/ring_buffers.h; one of total_bytes when
+  // !per_cpu) and installs them in the map of rings, the slow step (their memory, the kernel's
+  // RCU grace period) and the only thread-safe one, with remove_ring() (which undoes it); open()
+  // opens the session; unreserve() gives back a slot not opened.
   virtual unsigned reserve() = 0;
-  virtual UniqueFd make_ring(unsigned slot, uint64_t ring_bytes) = 0;
+  virtual RingSet make_rings(unsigned slot, uint64_t total_bytes, bool per_cpu = true) = 0;
   virtual void remove_ring(unsigned slot) = 0;
-  virtual Opened open(unsigned slot, UniqueFd ring, uint64_t ring_bytes) = 0;
+  virtual Opened open(unsigned slot, RingSet rings) = 0;
   virtual void unreserve(unsigned slot) = 0;
   // The layers the slot's session records: bit 1 << EZIO_LAYER_x (bpf/record.h).
   virtual void set_layers(unsigned slot, uint32_t mask) = 0;

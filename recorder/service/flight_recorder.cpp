@@ -110,20 +110,22 @@ void FlightRecorder::open_job(const std::string& cgroup) {
   job->cgroup_id = st.st_ino;
   job->owner = st.st_uid;
   unsigned slot = kernel_.reserve();
-  UniqueFd ring;
+  RingSet rings;
   try {
-    ring = kernel_.make_ring(slot, config_.ring_bytes);
+    // One ring: the job's buffer keeps its records in the order they were read.
+    rings = kernel_.make_rings(slot, config_.ring_bytes, /*per_cpu=*/false);
   } catch (const Error&) {
     kernel_.unreserve(slot);
     throw;
   }
-  SessionKernel::Opened opened = kernel_.open(slot, std::move(ring), config_.ring_bytes);
+  SessionKernel::Opened opened = kernel_.open(slot, std::move(rings));
   job->slot = opened.slot;
   job->started_ns = monotonic_ns();
   Job& j = *job;
   jobs_.push_back(std::move(job));  // closed with the recorder from now on
   kernel_.set_layers(j.slot, uint32_t(kAllLayers));
-  j.reader = std::make_unique<RingReader>(std::move(opened.ring), opened.ring_bytes, j.buffer);
+  j.reader =
+      std::make_unique<RingReader>(std::move(opened.rings.front()), opened.ring_bytes, j.buffer);
   // The cgroup first, then the processes there already: one forking meanwhile is in either.
   kernel_.record_cgroup(j.slot, j.cgroup_id, j.owner);
   std::ifstream procs(dir / "cgroup.procs");

@@ -48,13 +48,13 @@ class KernelSessions : public SessionKernel {
     });
   }
   unsigned reserve() override { return programs_->reserve_slot(); }
-  UniqueFd make_ring(unsigned slot, uint64_t ring_bytes) override {
-    return programs_->install_ring(slot, ring_bytes);
+  RingSet make_rings(unsigned slot, uint64_t total_bytes, bool per_cpu) override {
+    return programs_->install_rings(slot, total_bytes, per_cpu);
   }
   void remove_ring(unsigned slot) override { programs_->remove_ring(slot); }
-  Opened open(unsigned slot, UniqueFd ring, uint64_t ring_bytes) override {
-    KernelPrograms::Session s = programs_->open_reserved(slot, std::move(ring), ring_bytes);
-    return {s.slot, std::move(s.rings.front()), s.ring_bytes};
+  Opened open(unsigned slot, RingSet rings) override {
+    KernelPrograms::Session s = programs_->open_reserved(slot, std::move(rings));
+    return {s.slot, std::move(s.rings), s.ring_bytes};
   }
   void unreserve(unsigned slot) override { programs_->unreserve_slot(slot); }
   void set_layers(unsigned slot, uint32_t mask) override {
@@ -67,7 +67,8 @@ class KernelSessions : public SessionKernel {
   nlohmann::json end(unsigned slot) override {
     programs_->quiesce_session(slot);
     SessionTotals s = programs_->totals(slot);
-    return totals_to_json({s.lost, std::move(s.devices), std::move(s.reclaimed)});
+    return totals_to_json(
+        {s.lost, std::move(s.devices), std::move(s.reclaimed), std::move(s.lost_per_cpu)});
   }
   void close(unsigned slot) override { programs_->close_session(slot); }
   void record_cgroup(unsigned slot, uint64_t cgroup_id, uint32_t uid) override {

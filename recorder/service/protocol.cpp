@@ -42,8 +42,8 @@ Header parse_header(const char* data, size_t n) {
   std::memcpy(&h, data, sizeof(h));
   if (h.magic != kMagic) throw ProtocolError("not an eziotrace message (wrong magic)");
   if (h.version != kVersion) {
-    throw ProtocolError(
-        fmt::format("protocol version {}, this eziotraced speaks {}", h.version, kVersion));
+    throw VersionMismatch(
+        fmt::format("protocol version {}, this end speaks {}", h.version, kVersion), h.version);
   }
   if (!known_type(h.type)) throw ProtocolError(fmt::format("unknown message type {}", h.type));
   if (h.length != n - sizeof(Header)) {
@@ -94,23 +94,29 @@ void send_message(int sock, Type type, const nlohmann::json& body, int fd) {
 }
 
 void send_text(int sock, Type type, const std::string& text, int fd) {
+  send_text(sock, type, text, fd >= 0 ? std::vector<int>{fd} : std::vector<int>{});
+}
+
+void send_text(int sock, Type type, const std::string& text, const std::vector<int>& fds,
+               uint16_t version) {
   if (text.size() > kMaxBody) fail("internal error: a {} message too large", type_name(type));
-  Header h{kMagic, kVersion, uint16_t(type), uint32_t(text.size())};
+  if (fds.size() > kMaxFds) fail("internal error: {} fds with a {}", fds.size(), type_name(type));
+  Header h{kMagic, version, uint16_t(type), uint32_t(text.size())};
   std::string data(reinterpret_cast<const char*>(&h), sizeof(h));
   data += text;
   iovec iov{data.data(), data.size()};
   msghdr msg{};
   msg.msg_iov = &iov;
   msg.msg_iovlen = 1;
-  alignas(cmsghdr) std::array<char, CMSG_SPACE(sizeof(int))> control{};
-  if (fd >= 0) {
+  alignas(cmsghdr) std::array<char, CMSG_SPACE(kMaxFds * sizeof(int))> control{};
+  if (!fds.empty()) {
     msg.msg_control = control.data();
-    msg.msg_controllen = control.size();
+    msg.msg_controllen = CMSG_SPACE(fds.size() * sizeof(int));
     cmsghdr* c = CMSG_FIRSTHDR(&msg);
     c->cmsg_level = SOL_SOCKET;
     c->cmsg_type = SCM_RIGHTS;
-    c->cmsg_len = CMSG_LEN(sizeof(int));
-    std::memcpy(CMSG_DATA(c), &fd, sizeof(int));
+    c->cmsg_len = CMSG_LEN(fds.size() * sizeof(int));
+    std::memcpy(CMSG_DATA(c), fds.data(), fds.size() * sizeof(int));
   }
   ssize_t n;
   do {
@@ -122,15 +128,16 @@ void send_text(int sock, Type type, const std::string& text, int fd) {
   }
 }
 
-bool receive_message(int sock, Message& out) {
+bool receive_message(int sock, Message& out, size_t max_fds) {
   std::vector<char> data(sizeof(Header) + kMaxBody);
   iovec iov{data.data(), data.size()};
   msghdr msg{};
   msg.msg_iov = &iov;
   msg.msg_iovlen = 1;
-  // Room for a few fds, so that a peer sending several is seen (and refused) rather than having
-  // the kernel drop them silently with MSG_CTRUNC.
-  alignas(cmsghdr) std::array<char, CMSG_SPACE(8 * sizeof(int))> control{};
+  // Room for a few fds more than any message carries, so that a peer sending too many is seen
+  // (and refused) rather than having the kernel drop the excess silently; beyond that MSG_CTRUNC
+  // says so (the kernel closes what did not fit).
+  alignas(cmsghdr) std::array<char, CMSG_SPACE((kMaxFds + 8) * sizeof(int))> control{};
   msg.msg_control = control.data();
   msg.msg_controllen = control.size();
   ssize_t n;
@@ -149,10 +156,10 @@ bool receive_message(int sock, Message& out) {
   if (msg.msg_flags & MSG_TRUNC) throw ProtocolError("an oversized message");
   if (msg.msg_flags & MSG_CTRUNC) throw ProtocolError("too much ancillary data");
   if (!only_rights(msg)) throw ProtocolError("ancillary data other than fds");
-  if (fds.size() > 1) throw ProtocolError(fmt::format("{} fds in one message", fds.size()));
+  if (fds.size() > max_fds) throw ProtocolError(fmt::format("{} fds in one message", fds.size()));
   Header h = parse_header(data.data(), size_t(n));
   out.type = Type(h.type);
-  out.fd = fds.empty() ? UniqueFd() : std::move(fds.front());
+  out.fds = std::move(fds);
   out.body = nlohmann::json::parse(data.begin() + sizeof(Header), data.begin() + n, nullptr,
                                    /*allow_exceptions=*/false);
   if (!out.body.is_object()) {

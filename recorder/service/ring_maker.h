@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #pragma once
-// eziotraced's thread for the slow part of opening a session (SessionKernel::make_ring: the ring
-// buffer's memory and the kernel's RCU grace period; docs/costs.md), so that the daemon's loop, the only
-// thread that answers clients, never waits for it: no client waits behind another's session.
-// The loop owns the slots (reserved before a job, opened or given back after it); this thread
-// only makes and installs, or removes, the ring of the slot it is given.
+// eziotraced's thread for the slow part of opening a session (SessionKernel::make_rings: the ring
+// buffers' memory and the kernel's RCU grace periods; docs/costs.md), so that the daemon's loop,
+// the only thread that answers clients, never waits for it: no client waits behind another's
+// session. The loop owns the slots (reserved before a job, opened or given back after it); this
+// thread only makes and installs, or removes, the rings of the slot it is given.
 #include <sys/types.h>
 
 #include <atomic>
@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "common/unique_fd.h"
+#include "recorder/load/ring_buffers.h"
 
 namespace ezio::recorder::service {
 
@@ -27,12 +28,12 @@ class RingMaker {
   static constexpr unsigned kNoSlot = ~0u;
   struct Job {
     unsigned slot = kNoSlot;
-    uint64_t ring_bytes = 0;  // 0: remove the slot's ring (a ring nobody took)
+    uint64_t ring_bytes = 0;  // the session's total; 0: remove the slot's rings (nobody took them)
     bool spare = false;       // made in advance, at low priority: nobody waits for it yet
   };
   struct Done {
     Job job;
-    UniqueFd ring;      // the installed ring (none for a removal, or on failure)
+    RingSet rings;      // the installed rings (none for a removal, or on failure)
     std::string error;  // why it failed, "" when it did not
   };
   explicit RingMaker(SessionKernel& kernel);

@@ -38,16 +38,18 @@ ServiceSource::ServiceSource(const std::filesystem::path& socket, uint64_t ring_
     if (!layers[l] && l != EZIO_LAYER_SYSCALL && l != EZIO_LAYER_PROCESS)
       plan_.layers[l].on = false;
   }
-  ring_ = std::move(w.ring);
+  rings_ = std::move(w.rings);
   ring_bytes_ = w.ring_bytes;
-  spdlog::debug("recording through eziotraced at {} (session {})", socket.string(), w.slot);
+  spdlog::debug("recording through eziotraced at {} (session {}, {} ring buffers)", socket.string(),
+                w.slot, rings_.size());
 }
 
 ServiceSource::~ServiceSource() = default;
 
-RingReader& ServiceSource::reader() {
+RingGroup& ServiceSource::reader() {
   if (!reader_) {
-    reader_ = std::make_unique<RingReader>(std::move(ring_), ring_bytes_, sink_);
+    check_ring_fds(rings_, ring_bytes_);
+    reader_ = std::make_unique<RingGroup>(std::move(rings_), ring_bytes_, sink_);
     // Readable only when the service hangs up (or refuses): a wait for records ends with it.
     reader_->wake_on(client_->fd());
   }
@@ -100,12 +102,15 @@ size_t ServiceSource::traced_processes() const {
 
 SessionTotals ServiceSource::stop() {
   SessionTotals out;
+  out.rings = static_cast<unsigned>(reader().size());
+  out.ring_bytes = ring_bytes_;
   if (!gone_.empty()) return out;
   try {
     Totals t = totals_from_json(client_->end());
     out.lost = t.lost;
     out.devices = std::move(t.devices);
     out.reclaimed = std::move(t.reclaimed);
+    out.lost_per_cpu = std::move(t.lost_per_cpu);
   } catch (const ServiceGone& e) {
     lost_service(e.what());
   }

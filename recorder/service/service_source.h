@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #pragma once
-// record()'s KernelSource through eziotraced: the session's ring buffer read here, through the fd
-// the service sent (mmap only, no bpf() call: the user needs no privilege); everything else is a
-// request on the session's socket.
+// record()'s KernelSource through eziotraced: the session's ring buffers (one per CPU) read here,
+// as in-process (RingGroup), through the fds the service sent (mmap only, no bpf() call: the user
+// needs no privilege); everything else is a request on the session's socket.
 #include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
 
 #include "recorder/load/kernel_source.h"
-#include "recorder/load/ring_reader.h"
+#include "recorder/load/ring_group.h"
 #include "recorder/probe/probe.h"
 #include "recorder/service/client.h"
 
@@ -41,13 +41,13 @@ class ServiceSource : public KernelSource {
  private:
   void lost_service(const std::string& why) const;
   bool hung_up() const;
-  RingReader& reader();
+  RingGroup& reader();
   std::unique_ptr<ServiceClient> client_;
   // Made at its first use, once the application is released, so that none of its mappings delays
   // the application's exec.
-  std::unique_ptr<RingReader> reader_;
-  UniqueFd ring_;
-  uint64_t ring_bytes_ = 0;
+  std::unique_ptr<RingGroup> reader_;
+  std::vector<UniqueFd> rings_;
+  uint64_t ring_bytes_ = 0;  // each ring's
   RecordStore& sink_;
   ProbePlan plan_;
   mutable std::string gone_;  // why the service is no longer there ("" while it is)

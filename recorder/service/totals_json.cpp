@@ -11,7 +11,11 @@ nlohmann::json totals_to_json(const Totals& t) {
     un.push_back({dev, u.requests, u.bytes, u.not_issued});
   nlohmann::json rec = nlohmann::json::array();
   for (const auto& [tid, r] : t.reclaimed) rec.push_back({tid, r.pid, r.pages});
-  return {{"lost", t.lost}, {"used", t.devices.used}, {"unattributed", un}, {"reclaimed", rec}};
+  return {{"lost", t.lost},
+          {"used", t.devices.used},
+          {"unattributed", un},
+          {"reclaimed", rec},
+          {"lost_per_cpu", t.lost_per_cpu}};
 }
 
 Totals totals_from_json(const nlohmann::json& j) {
@@ -32,6 +36,7 @@ Totals totals_from_json(const nlohmann::json& j) {
       v.pages = r.at(2).get<uint64_t>();
       t.reclaimed[r.at(0).get<uint32_t>()] = v;
     }
+    t.lost_per_cpu = j.at("lost_per_cpu").get<std::vector<uint64_t>>();
   } catch (const nlohmann::json::exception& e) {
     fail("eziotraced's totals are unreadable: {}", e.what());
   }

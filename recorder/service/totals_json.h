@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <vector>
 
 #include "record.h"
 #include "recorder/core/device_use.h"
@@ -15,6 +16,7 @@ struct Totals {
   std::array<uint64_t, EZIO_LAYER_COUNT> lost{};
   DeviceUse devices;
   std::map<uint32_t, ezio_reclaimed> reclaimed;
+  std::vector<uint64_t> lost_per_cpu;  // every layer's drops, per CPU they were counted on
 };
 
 nlohmann::json totals_to_json(const Totals& t);

@@ -96,10 +96,10 @@ SnapshotResult take_snapshot(const SnapshotOptions& o) {
   if (o.seconds > 0) request["seconds"] = o.seconds;
   service::ServiceClient client(o.socket);
   service::Message m = client.snapshot(request);
-  if (!m.fd) fail("eziotraced sent no snapshot");
+  if (m.fds.size() != 1) fail("eziotraced sent no snapshot");
   SnapshotResult r;
   RecordStore store;
-  std::vector<char> data = read_all(m.fd.get());
+  std::vector<char> data = read_all(m.fds.front().get());
   size_t bytes = 0;
   try {
     bytes = m.body.at("records_bytes").get<size_t>();

@@ -6,7 +6,8 @@
 # tracepoint) with python3-otf2, from the archive copied out of $EZIO_OUT. The VM has 8 CPUs here
 # (record-layers.sh): a thread that moves to the next CPU before each write (migrating_writer)
 # has its records in the 8 rings of its session, which the host checks come out whole and in
-# time order.
+# time order: recorded in-process, then through an eziotraced of its own (the rings' 8 fds passed
+# over its socket).
 failed=0
 check() {  # check DESCRIPTION COMMAND...
   desc=$1; shift
@@ -27,4 +28,20 @@ check "record of the workload with all layers succeeds" \
 check "8 CPUs online" test "$(grep -c '^processor' /proc/cpuinfo)" = 8
 check "record of a thread moving between the 8 CPUs succeeds" \
   eziotrace record -o "$EZIO_OUT/migrate" -- migrating_writer "$EZIO_DISK/w/migrate" 2000
+[ -f /etc/group ] || echo "root:x:0:" > /etc/group
+mkdir -p /run/ezio-service
+eziotraced --foreground --group root --socket /run/ezio-service/eziotraced.sock \
+  > "$EZIO_OUT/eziotraced.log" 2>&1 &
+daemon=$!
+i=0
+while [ $i -lt 300 ] && ! grep -q 'eziotraced: ready' "$EZIO_OUT/eziotraced.log"; do
+  sleep 0.1; i=$((i + 1))
+done
+check "eziotraced serves" grep -q 'eziotraced: ready' "$EZIO_OUT/eziotraced.log"
+check "record through eziotraced of a thread moving between the 8 CPUs succeeds" \
+  eziotrace record --service=/run/ezio-service/eziotraced.sock -o "$EZIO_OUT/migrate-service" \
+  -- migrating_writer "$EZIO_DISK/w/migrate-service" 2000
+kill $daemon
+wait $daemon
+[ $failed = 0 ] || cat "$EZIO_OUT/eziotraced.log"
 exit $failed

@@ -9,13 +9,14 @@
 # attributed to the workload's thread. MODE kprobe denies fentry: VFS and FS must then give the same
 # events through kprobes. MODE tracepoint denies kprobes too: derived VFS, ext4's tracepoints.
 # MODE tracepoint boots the VM with 8 CPUs and also records MIGRATING_WRITER
-# (tests/programs/migrating_writer.c): its calls, spread over the 8 rings per CPU, must all be
-# in the archive, in time order, with no loss.
-# usage: record-layers.sh MODE EZIOTRACE WORKLOAD OTF2_DUMP_PY [MIGRATING_WRITER]
+# (tests/programs/migrating_writer.c), in-process and through EZIOTRACED (a private one in the
+# guest, which passes the session's 8 rings to the client): its calls, spread over the 8 rings
+# per CPU, must all be in each archive, in time order, with no loss.
+# usage: record-layers.sh MODE EZIOTRACE WORKLOAD OTF2_DUMP_PY [MIGRATING_WRITER EZIOTRACED]
 # (OTF2_DUMP_PY: tests/support/otf2_dump.py, beside workload_facts.py)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-mode=$1 eziotrace=$2 workload=$3 nesting=$4 migrating=${5:-}
+mode=$1 eziotrace=$2 workload=$3 nesting=$4 migrating=${5:-} eziotraced=${6:-}
 # The facts beyond otf2_dump.py --tsv, read through it (tests/support/workload_facts.py).
 facts_py=$(dirname "$nesting")/workload_facts.py
 case "$mode" in
@@ -32,8 +33,11 @@ guest_status=0
 bpftool=$(command -v bpftool || echo /usr/sbin/bpftool)
 vm_args=()
 if [ "$mode" = tracepoint ]; then
-  [ -n "$migrating" ] || { echo "record-layers.sh: tracepoint needs MIGRATING_WRITER" >&2; exit 2; }
-  vm_args=(--smp 8 --bin "$migrating")
+  [ -n "$eziotraced" ] || {
+    echo "record-layers.sh: tracepoint needs MIGRATING_WRITER and EZIOTRACED" >&2
+    exit 2
+  }
+  vm_args=(--smp 8 --mem 1536 --bin "$migrating" --bin "$eziotraced")
 fi
 bash "$here/run-in-vm.sh" --timeout 500 "${vm_args[@]}" --bin "$workload" --out "$out" \
   --bin "$bpftool" --file "$bpftool:$bpftool" \
@@ -193,8 +197,11 @@ fi
 
 if [ "$mode" = tracepoint ]; then
   # The rings per CPU (docs/costs.md): 8 rings of 4 MiB, the 2000 writes of one thread that moved
-  # before each, once each and in time order (otf2_dump.py also fails on a time-order error).
-  if migrate=$(/usr/bin/python3 "$nesting" "$out/migrate/eziotrace.otf2" | /usr/bin/python3 -c '
+  # before each, once each and in time order (otf2_dump.py also fails on a time-order error), on
+  # either path.
+  for run in migrate:in-process migrate-service:eziotraced; do
+    dir=${run%%:*} path=${run#*:}
+    if migrate=$(/usr/bin/python3 "$nesting" "$out/$dir/eziotrace.otf2" | /usr/bin/python3 -c '
 import json, sys
 d = json.load(sys.stdin)
 p = d["properties"]
@@ -202,17 +209,19 @@ calls = [c for loc in d["locations"].values() for c in loc["calls"]]
 writes = [c for c in calls if c["name"] == "write" and c.get("syscall.fd") != 1]
 ordered = all([c["t0"] for c in loc["calls"]] == sorted(c["t0"] for c in loc["calls"])
               for loc in d["locations"].values())
-print(p["EZIOTRACE::RINGS"], p["EZIOTRACE::RING_BYTES"], p["EZIOTRACE::LOST::syscall"],
-      len(writes), int(ordered))'); then
-    if [ "$migrate" = "8 4194304 0 2000 1" ]; then
-      echo "ok   - 8 rings of 4 MiB, 2000 writes of a migrating thread, none lost, in time order"
+print(p["EZIOTRACE::RECORDING_PATH"], p["EZIOTRACE::RINGS"], p["EZIOTRACE::RING_BYTES"],
+      p["EZIOTRACE::LOST::syscall"], len(writes), int(ordered))'); then
+      if [ "$migrate" = "$path 8 4194304 0 2000 1" ]; then
+        echo "ok   - $path: 8 rings of 4 MiB, 2000 writes of a migrating thread, none lost, in order"
+      else
+        echo "FAIL - path, rings, ring bytes, lost, writes, in order: $migrate" \
+          "(expected $path 8 4194304 0 2000 1)"
+        failed=1
+      fi
     else
-      echo "FAIL - rings, ring bytes, lost, writes, in order: $migrate (expected 8 4194304 0 2000 1)"
-      failed=1
+      echo "FAIL - the migrating writer's archive ($path) could not be read"; failed=1
     fi
-  else
-    echo "FAIL - the migrating writer's archive could not be read"; failed=1
-  fi
+  done
 fi
 
 if [ "$failed" != 0 ]; then

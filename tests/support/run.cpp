@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <array>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 extern char** environ;
@@ -127,6 +128,22 @@ nlohmann::json dump_archive(const std::filesystem::path& anchor) {
     return {};
   }
   return nlohmann::json::parse(r.out);
+}
+
+CallsSeen calls_seen(const nlohmann::json& calls) {
+  CallsSeen seen;
+  uint64_t last_t0 = 0;
+  std::set<uint64_t> ids;
+  for (const auto& c : calls) {
+    uint64_t t0 = c["t0"];
+    if (t0 < last_t0 && seen.out_of_order.empty()) seen.out_of_order = c.dump();
+    last_t0 = t0;
+    if (!ids.insert(c["call.id"].get<uint64_t>()).second && seen.twice.empty()) {
+      seen.twice = c.dump();
+    }
+    seen.writes += c["name"] == "write" && c["syscall.fd"] != 1;
+  }
+  return seen;
 }
 
 std::filesystem::path scratch_dir(const std::string& name) {

@@ -41,6 +41,13 @@ class Background {
 Run eziotrace(const std::vector<std::string>& args);
 // The archive as tests/support/otf2_dump.py sees it; fails the test if the reader rejects it.
 nlohmann::json dump_archive(const std::filesystem::path& anchor);
+// The calls of one location of dump_archive's: its writes (to any fd but stdout), whether they
+// are in time order (t0) and each once (call.id), with the first call that is not.
+struct CallsSeen {
+  int writes = 0;
+  std::string out_of_order, twice;  // "": none
+};
+CallsSeen calls_seen(const nlohmann::json& calls);
 // A fresh empty directory under the build tree, removed at the end of the test program.
 std::filesystem::path scratch_dir(const std::string& name);
 // The whole content of a file ("" when it cannot be read).

@@ -8,7 +8,6 @@
 #include <unistd.h>
 
 #include <regex>
-#include <set>
 
 #include "recorder/load/ring_buffers.h"
 #include "run.h"
@@ -74,16 +73,9 @@ TEST(PerCpuRings, MigratingThreadHasEveryCallOnceInTimeOrder) {
   for (const auto& [name, v] : r.archive["properties"].items()) {
     EXPECT_FALSE(name.starts_with("EZIOTRACE::LOST_ON_CPU::")) << name << " = " << v;
   }
-  const json& calls = r.archive["locations"][std::to_string(r.tid)]["calls"];
-  int writes = 0;
-  uint64_t last_t0 = 0;
-  std::set<uint64_t> ids;
-  for (const auto& c : calls) {
-    uint64_t t0 = c["t0"];
-    EXPECT_LE(last_t0, t0) << "call " << c["name"] << " out of order";
-    last_t0 = t0;
-    EXPECT_TRUE(ids.insert(c["call.id"].get<uint64_t>()).second) << "call twice: " << c;
-    writes += c["name"] == "write" && c["syscall.fd"] != 1;
-  }
-  EXPECT_EQ(writes, kWrites);
+  ezio::test::CallsSeen seen =
+      ezio::test::calls_seen(r.archive["locations"][std::to_string(r.tid)]["calls"]);
+  EXPECT_EQ(seen.out_of_order, "") << "a call out of time order";
+  EXPECT_EQ(seen.twice, "") << "a call twice";
+  EXPECT_EQ(seen.writes, kWrites);
 }

@@ -24,6 +24,7 @@
 #include "recorder/core/recording_info.h"
 #include "recorder/decode/record_store.h"
 #include "recorder/load/kernel_programs.h"
+#include "recorder/load/ring_group.h"
 #include "recorder/load/ring_reader.h"
 #include "recorder/session/launcher.h"
 
@@ -43,7 +44,8 @@ class Session {
     KernelPrograms::Session s = programs().open_session(ring_bytes);
     slot_ = s.slot;
     ring_bytes_ = s.ring_bytes;
-    reader_ = std::make_unique<RingReader>(std::move(s.rings.front()), s.ring_bytes, store_);
+    ring_fd_ = s.rings.front().get();
+    reader_ = std::make_unique<RingGroup>(std::move(s.rings), s.ring_bytes, store_);
   }
   ~Session() {
     if (open_) programs().close_session(slot_);
@@ -54,7 +56,8 @@ class Session {
   }
   unsigned slot() const { return slot_; }
   RecordStore& store() { return store_; }
-  RingReader& reader() { return *reader_; }
+  RingGroup& reader() { return *reader_; }
+  int ring_fd() const { return ring_fd_; }
   // Starts argv stopped before its exec, traced by this session, and lets it go.
   std::unique_ptr<Launcher> launch(const std::vector<std::string>& argv) {
     auto app = std::make_unique<Launcher>(argv, current_environment(), target_user());
@@ -70,7 +73,8 @@ class Session {
   uint64_t ring_bytes_ = 0;
   bool open_ = true;
   RecordStore store_;
-  std::unique_ptr<RingReader> reader_;
+  std::unique_ptr<RingGroup> reader_;
+  int ring_fd_ = -1;  // the one ring's (open_session), owned by reader_
 };
 
 // Runs until every app ended, draining the rings of `drained` meanwhile, then drains every ring of
@@ -387,7 +391,7 @@ TEST(Sessions, AnUnprivilegedProcessReadsItsRingWithTheFdAlone) {
   run_to_end({app.get()}, {}, {});  // nothing drained: the records wait in the ring
   pid_t reader = fork();
   ASSERT_GE(reader, 0);
-  if (reader == 0) _exit(read_as_nobody(s.reader().fd(), s.ring_bytes(), app->pid()));
+  if (reader == 0) _exit(read_as_nobody(s.ring_fd(), s.ring_bytes(), app->pid()));
   int status = 0;
   ASSERT_EQ(waitpid(reader, &status, 0), reader);
   ASSERT_TRUE(WIFEXITED(status));

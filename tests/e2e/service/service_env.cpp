@@ -5,10 +5,13 @@
 #include <gtest/gtest.h>
 #include <pwd.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <fstream>
 #include <stdexcept>
 #include <thread>
@@ -144,6 +147,39 @@ bool wait_for(const std::function<bool()>& done) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   return done();
+}
+
+size_t dev_null_fds(pid_t pid) {
+  size_t n = 0;
+  for (const auto& e : fs::directory_iterator("/proc/" + std::to_string(pid) + "/fd")) {
+    std::error_code ec;
+    n += fs::read_symlink(e.path(), ec) == "/dev/null";
+  }
+  return n;
+}
+
+void send_raw(int sock, const std::string& bytes, const std::vector<int>& fds) {
+  iovec iov{const_cast<char*>(bytes.data()), bytes.size()};
+  msghdr msg{};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  std::vector<char> control(CMSG_SPACE(sizeof(int) * std::max<size_t>(fds.size(), 1)));
+  if (!fds.empty()) {
+    msg.msg_control = control.data();
+    msg.msg_controllen = CMSG_SPACE(sizeof(int) * fds.size());
+    cmsghdr* c = CMSG_FIRSTHDR(&msg);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(sizeof(int) * fds.size());
+    std::memcpy(CMSG_DATA(c), fds.data(), sizeof(int) * fds.size());
+  }
+  sendmsg(sock, &msg, MSG_NOSIGNAL);
+}
+
+std::string framed(uint32_t magic, uint16_t version, uint16_t type, const std::string& body,
+                   int length_delta) {
+  recorder::service::Header h{magic, version, type, uint32_t(body.size() + length_delta)};
+  return std::string(reinterpret_cast<const char*>(&h), sizeof(h)) + body;
 }
 
 }  // namespace ezio::test

@@ -4,6 +4,7 @@
 // the test's own on a private socket, commands run as one of the users.
 #include <sys/types.h>
 
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <memory>
@@ -88,6 +89,14 @@ uid_t owner_of(const std::filesystem::path& path);
 std::set<long> bpf_objects_of(pid_t pid, const std::string& key);
 // The perf events whose fds pid holds (a program attached through one: kprobes, tracepoints).
 size_t perf_events_of(pid_t pid);
+// The fds of process pid that are /dev/null.
+size_t dev_null_fds(pid_t pid);
+// Sends raw bytes (and fds) as one datagram; ignores failures (the peer may have hung up).
+void send_raw(int sock, const std::string& bytes, const std::vector<int>& fds = {});
+// A message's header (protocol.h) of these fields, then body; the length says body's size plus
+// length_delta.
+std::string framed(uint32_t magic, uint16_t version, uint16_t type, const std::string& body,
+                   int length_delta = 0);
 // Polls `done` every 50 ms until it is true (true) or 20 s have passed (false).
 bool wait_for(const std::function<bool()>& done);
 
