@@ -106,5 +106,26 @@ TEST(LauncherHosts, OpenMpisLaunchAgentRecordsEachOrtedInTheSession) {
   EXPECT_THROW(orte_agent(o, {"/shared/my job.parts", "node1:7000"}, ""), Error);
 }
 
+// A launch agent on mpirun's command line would replace eziotrace's: refused before anything runs.
+TEST(LauncherHosts, OpenMpisLaunchAgentOnTheCommandLineIsRefused) {
+  for (const std::vector<std::string>& given :
+       {std::vector<std::string>{"--launch-agent", "/opt/orted"},
+        std::vector<std::string>{"--mca", "orte_launch_agent", "/opt/orted"}}) {
+    SlurmStepOptions o;
+    o.subcommand = "record";
+    o.record.command = {"mpirun.openmpi"};
+    o.record.command.insert(o.record.command.end(), given.begin(), given.end());
+    o.record.command.insert(o.record.command.end(), {"-np", "2", "/bin/true"});
+    try {
+      orte_step_command(o);
+      ADD_FAILURE() << "not refused: " << given[0];
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("OMPI_MCA_orte_launch_agent in the environment"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+}
+
 }  // namespace
 }  // namespace ezio::converters
