@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
 """Checks of cluster.slurm_mpi on the archives of the steps with two ranks per node (job_ompi.sh):
-`eziotrace record -o ktasks -- srun -N 2 -n 4 ...` (each task a session of its own) and
+`eziotrace record -o ktasks -- srun -N 2 -n 4 ... dd` (each task a session of its own) and
 `eziotrace record -o kompi -- mpirun -np 4 ...` (Open MPI: mpirun and its ranks on node1, node2's
 orted started by srun through eziotrace's launch agent). For each: one archive, both hosts, each
 once in the system tree with its Slurm job and clock data and its two ranks' processes, each rank's
@@ -76,7 +76,7 @@ for r in layer_rows("--by-process").get("layers", []):
         ranks[r["process"]] = r
 for h in hosts:
     on = sorted(p for p in ranks if host_of.get(p) == h)
-    check(f"{h}: its 2 ranks' processes under it ({on})", len(on) == 2)
+    check(f"{h}: its 2 ranks' (tasks') processes under it ({on})", len(on) == 2)
     for p in on:
         check(f"{p}: its 16 writes of 64 KiB ({ranks[p].get('writes', 0)} at the syscall layer)",
               ranks[p].get("writes", 0) >= 16 and ranks[p].get("write_bytes", 0) >= 1 << 20)
