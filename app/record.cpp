@@ -6,6 +6,7 @@
 #include "converters/cluster/hydra_step.h"
 #include "converters/cluster/launcher_hosts.h"
 #include "converters/cluster/node_session.h"
+#include "converters/cluster/orte_step.h"
 #include "converters/cluster/slurm_step.h"
 #include "converters/cluster/srun_line.h"
 #include "converters/record_command.h"
@@ -55,6 +56,10 @@ void add_record_command(CLI::App& app, const std::vector<std::string>& command) 
       std::vector<std::string> task = task_options(o->shared);
       if (o->eztrace_alignment) task.push_back("--eztrace-alignment");
       converters::hydra_step_command({o->shared.record, "record", task, 30});
+    } else if (converters::is_orte_slurm(command, recorder::current_environment())) {
+      std::vector<std::string> task = task_options(o->shared);
+      if (o->eztrace_alignment) task.push_back("--eztrace-alignment");
+      converters::orte_step_command({o->shared.record, "record", task, 30});
     } else {
       converters::refuse_launcher_across_hosts(command, recorder::current_environment());
       converters::record_command({o->shared.record, o->eztrace_alignment, o->clock_ref});

@@ -33,10 +33,10 @@ std::string remote_hosts(const std::string& list) {
   return remote;
 }
 
-// The launcher's own options that send ranks elsewhere, up to its program (whose own options are
-// not the launcher's).
-std::string remote_option(const std::vector<std::string>& command,
-                          const std::vector<std::string>& env) {
+}  // namespace
+
+std::string launcher_remote_option(const std::vector<std::string>& command,
+                                   const std::vector<std::string>& env) {
   const std::string program = application_of(command, env).filename().string();
   for (size_t i = 1; i + 1 < command.size(); ++i) {
     const std::string& o = command[i];
@@ -57,12 +57,10 @@ std::string remote_option(const std::vector<std::string>& command,
   return "";
 }
 
-}  // namespace
-
 std::string launcher_across_hosts(const std::vector<std::string>& command,
                                   const std::vector<std::string>& env) {
   if (command.empty() || launcher_mpi(command.front(), env).empty()) return "";
-  if (std::string why = remote_option(command, env); !why.empty()) return why;
+  if (std::string why = launcher_remote_option(command, env); !why.empty()) return why;
   // Both launchers take a Slurm allocation's nodes as theirs (hydra's slurm bootstrap, Open MPI's
   // ras/plm slurm) and start their proxies there with srun.
   const std::string nodes = env_value(env, "SLURM_JOB_NUM_NODES").value_or("");
@@ -80,8 +78,9 @@ void refuse_launcher_across_hosts(const std::vector<std::string>& command,
   fail(
       "{}: its ranks on other hosts would run out of eziotrace's reach ({}). Across nodes, "
       "record the job through Slurm: `eziotrace record -o DIR -- srun -N N [--mpi=pmi2] "
-      "program`, or MPICH's `eziotrace record -o DIR -- mpiexec.hydra -bootstrap slurm ...` "
-      "(docs/cluster.md); for this host's ranks only, run the launcher on one node "
+      "program`, MPICH's `eziotrace record -o DIR -- mpiexec.hydra -bootstrap slurm ...` or "
+      "Open MPI's `eziotrace record -o DIR -- mpirun ...` inside the allocation (docs/cluster.md); "
+      "for this host's ranks only, run the launcher on one node "
       "(`salloc -N 1`, or without remote hosts)",
       command.front(), why);
 }

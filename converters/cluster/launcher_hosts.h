@@ -10,6 +10,11 @@
 
 namespace ezio::converters {
 
+// The launcher's own options (up to its program, whose options are not the launcher's) that
+// start ranks elsewhere: a remote bootstrap, other hosts named, a host file; "" when none.
+std::string launcher_remote_option(const std::vector<std::string>& command,
+                                   const std::vector<std::string>& env);
+
 // Why `command` starts ranks on other hosts, "" when it does not (not a launcher, or every rank
 // on this host). env: the environment the command runs in (SLURM_JOB_NUM_NODES, PATH).
 std::string launcher_across_hosts(const std::vector<std::string>& command,

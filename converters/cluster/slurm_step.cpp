@@ -118,9 +118,15 @@ StepEnd run_step(const std::vector<std::string>& cmd) {
 }
 
 void slurm_step_command(const SlurmStepOptions& o) {
+  const SrunLine line = split_srun(o.record.command);  // refused before anything is made
+  session_step_command(o, line.program.front(),
+                       [&o](const NodeSession& s) { return task_command(o, s); });
+}
+
+void session_step_command(const SlurmStepOptions& o, const std::string& program,
+                          const std::function<std::vector<std::string>(const NodeSession&)>& step) {
   const recorder::RecordOptions& rec = o.record;
-  const SrunLine line = split_srun(rec.command);  // refused before anything is made
-  const fs::path out = output_path(rec.output.string(), line.program.front());
+  const fs::path out = output_path(rec.output.string(), program);
   check_output(out, rec.force);
   fs::path parts_path = out;
   parts_path += ".parts";
@@ -136,8 +142,8 @@ void slurm_step_command(const SlurmStepOptions& o) {
   recorder::ClockServer clock(0);
   std::jthread serving([&clock] { clock.serve(); });
   const NodeSession session{parts.dir(), fmt::format("{}:{}", this_host(), clock.port())};
-  const StepEnd step = run_step(task_command(o, session));
-  const int status = step.status;
+  const StepEnd end = run_step(step(session));
+  const int status = end.status;
   std::vector<HostPart> absent;
   std::vector<fs::path> found = collect_parts(parts.dir(), o.part_wait_s, absent);
   clock.stop();
@@ -147,7 +153,7 @@ void slurm_step_command(const SlurmStepOptions& o) {
          status);
 
   Staging staging(out, rec.force);
-  HostsReport r = merge_hosts(found, staging.dir(), absent, step.interrupted);
+  HostsReport r = merge_hosts(found, staging.dir(), absent, end.interrupted);
   staging.publish();
   recorder::give_to(out, recorder::target_user());
   spdlog::info("{} host(s) merged, {} events ({} part(s) assembled, {} rewritten): {}", r.hosts,

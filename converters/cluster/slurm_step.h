@@ -6,9 +6,11 @@
 // eziotraced into DIR.parts/<host> with its clock offset to this host, measured against the clock
 // server this process runs meanwhile. When srun returns, the parts are merged as `merge-hosts`
 // does into DIR (docs/cluster.md, "How the remote ranks get recorded").
+#include <functional>
 #include <string>
 #include <vector>
 
+#include "converters/cluster/node_session.h"
 #include "recorder/session/record.h"
 
 namespace ezio::converters {
@@ -34,5 +36,12 @@ StepEnd run_step(const std::vector<std::string>& cmd);
 // Runs the step, merges its parts, sets the command's status: srun's when it failed, else 4 when
 // a host's part is missing (the archive says which and why), else 0.
 void slurm_step_command(const SlurmStepOptions& o);
+
+// What slurm_step_command does around its srun line, for any command `step` builds from the
+// job's session (DIR.parts, this process's clock server) whose tasks record into it: run it,
+// wait for the parts, merge them into DIR (named after `program` when -o names none), set the
+// command's status.
+void session_step_command(const SlurmStepOptions& o, const std::string& program,
+                          const std::function<std::vector<std::string>(const NodeSession&)>& step);
 
 }  // namespace ezio::converters

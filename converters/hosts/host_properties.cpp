@@ -63,7 +63,8 @@ void HostNode::add(const HostPart& p, const otf2::Definitions& d) {
                             prop.type == OTF2_TYPE_STRING ? d.str(prop.value.stringRef) : ""});
     } else if (prop.type == OTF2_TYPE_UINT64 && had->type == OTF2_TYPE_UINT64) {
       if (name.starts_with(schema::kLostPrefix)) had->value.uint64 += prop.value.uint64;
-      if (name.starts_with(schema::kUnattributedPrefix))
+      if (name.starts_with(schema::kUnattributedPrefix) ||
+          name.starts_with(schema::kNotIssuedPrefix))
         had->value.uint64 = std::max(had->value.uint64, prop.value.uint64);
     }
   }

@@ -26,8 +26,9 @@ struct HostTotals {
 // One host's system-tree node, shared by the host's parts (several tasks of one step on a node,
 // each recorded by a kernel session of its own, docs/cluster.md). Its properties are its first
 // part's but for: the loss counters, summed (each session lost events of its own); the
-// unattributed requests of a device (EZIOTRACE::UNATTRIBUTED::<dev>, and the device location's
-// UNATTRIBUTED_REQUESTS/BYTES), the largest part's: each session counts every request of the device
+// unattributed and the not-issued requests of a device (EZIOTRACE::UNATTRIBUTED::<dev>,
+// NOT_ISSUED::<dev>, and the device location's UNATTRIBUTED_REQUESTS/BYTES, NOT_ISSUED_REQUESTS),
+// the largest part's: each session counts every request of the device
 // that none of its own processes made, so sessions open at the same time count the same requests,
 // and summing them would count those again; the clock error, the largest.
 struct HostNode {

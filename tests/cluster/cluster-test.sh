@@ -12,10 +12,13 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 bin_dir=$1 mpi_prog=$2
 [ -x "$mpi_prog" ] || { echo "FAIL - no $mpi_prog (MPICH missing at build time?)"; exit 1; }
+ompi_prog=$(dirname "$mpi_prog")/mpi_node_io_ompi
+[ -x "$ompi_prog" ] || { echo "FAIL - no $ompi_prog (Open MPI missing at build time?)"; exit 1; }
 out=$(mktemp -d "${TMPDIR:-/tmp}/ezio-cluster-test.XXXXXX")
 trap 'rm -rf "$out"' EXIT
-bash "$here/run.sh" --nodes 2 --timeout 840 --bin-dir "$bin_dir" --file "$mpi_prog" --file "$here/job.sh" \
+bash "$here/run.sh" --nodes 2 --timeout 960 --bin-dir "$bin_dir" --file "$mpi_prog" --file "$here/job.sh" \
   --file "$here/node_task.sh" --file "$here/stop_task.sh" --file "$here/job_layers.sh" \
+  --file "$ompi_prog" --file "$here/job_ompi.sh" --file "$here/tasks_task.sh" \
   --out "$out/shared" -- bash job.sh
 rc=$?
 [ $rc -eq 0 ] || { echo "FAIL - run.sh exited $rc"; exit 1; }
@@ -80,5 +83,9 @@ check "both measurements agree within 1 ms (differ by ${d12} ns)" [ "${d12#-}" -
 /usr/bin/python3 "$here/check_layers.py" "$bin_dir/eziotrace" "$d" ulayers 2 || failed=1
 /usr/bin/python3 "$here/check_stopped.py" "$bin_dir/eziotrace" "$d" || failed=1
 /usr/bin/python3 "$here/check_step.py" "$bin_dir/eziotrace" "$d" khydra - || failed=1
+# Two ranks per node (job_ompi.sh): srun's tasks; Open MPI's mpirun, mpirun itself on node1.
+/usr/bin/python3 "$here/check_ompi.py" "$bin_dir/eziotrace" "$d/ompi" ktasks ttstat dd || failed=1
+/usr/bin/python3 "$here/check_ompi.py" "$bin_dir/eziotrace" "$d/ompi" kompi ostat mpi_node_io \
+  --mpirun-on node1 || failed=1
 [ $failed -eq 0 ] && echo "cluster slurm+mpi: all checks passed"
 exit $failed

@@ -77,4 +77,7 @@ echo $? > kstart-admin.rc
 # hosts"): hydra starts each node's proxy with srun, eziotrace records every proxy and its rank.
 step khydra salloc -N 2 eziotrace record -o khydra -- mpiexec.hydra -bootstrap slurm -np 2 \
   bash node_task.sh ./mpi_node_io /mnt/disk
+# Two ranks per node: srun's tasks, then Open MPI's mpirun across the nodes (job_ompi.sh).
+. ./job_ompi.sh
+ompi_steps
 exit $rc

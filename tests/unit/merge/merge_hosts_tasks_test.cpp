@@ -31,6 +31,8 @@ void write_task_part(const fs::path& dir, const std::string& host, uint64_t pid,
   Ref node = w.system_tree_node(host, "machine");
   w.system_tree_node_property(node, "EZIOTRACE::LOST::syscall", lost);
   w.system_tree_node_property(node, "EZIOTRACE::UNATTRIBUTED::sda", unattributed);
+  // The empty flushes no one issued, counted by the same sessions the same way.
+  w.system_tree_node_property(node, "EZIOTRACE::NOT_ISSUED::sda", 2 * unattributed);
   w.system_tree_node_property(node, "EZIOTRACE::STATUS", std::string_view("complete"));
   Ref proc = w.location_group(fmt::format("app [{}]", pid), OTF2_LOCATION_GROUP_TYPE_PROCESS, node);
   w.location_group_property(proc, "EZIOTRACE::PID", pid);
@@ -93,6 +95,7 @@ TEST(MergeHostsTasks, TheTasksOfOneHostShareItsNodeAndDevices) {
 
   EXPECT_EQ(node_uint(d, "node1", "EZIOTRACE::LOST::syscall"), 3u);      // 1 + 2: each its own
   EXPECT_EQ(node_uint(d, "node1", "EZIOTRACE::UNATTRIBUTED::sda"), 4u);  // once: the largest
+  EXPECT_EQ(node_uint(d, "node1", "EZIOTRACE::NOT_ISSUED::sda"), 8u);    // likewise
   EXPECT_EQ(node_uint(d, "node1", "EZIOTRACE::CLOCK_ERROR_NS"), 300u);
   EXPECT_EQ(node_uint(d, "node2", "EZIOTRACE::UNATTRIBUTED::sda"), 7u);
   EXPECT_EQ(node_uint(d, "cluster", "EZIOTRACE::LOST::syscall"), 8u);

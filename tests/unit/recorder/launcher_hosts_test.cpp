@@ -8,6 +8,7 @@
 
 #include "common/error.h"
 #include "converters/cluster/hydra_step.h"
+#include "converters/cluster/orte_step.h"
 
 namespace ezio::converters {
 namespace {
@@ -63,6 +64,67 @@ TEST(LauncherHosts, HydraThroughSlurmIsRecognised) {
   EXPECT_FALSE(
       is_hydra_slurm({"mpiexec.hydra", "-bootstrap", "ssh", "-np", "4", "/bin/true"}, in_job("2")));
   EXPECT_FALSE(is_hydra_slurm({"mpirun.openmpi", "-np", "4", "/bin/true"}, in_job("2")));
+}
+
+// Open MPI's mpirun in an allocation of several nodes starts its orteds through srun (plm/slurm):
+// recorded (orte_step.h). With its own rsh launcher or remote hosts it is not.
+TEST(LauncherHosts, OpenMpiThroughSlurmIsRecognised) {
+  const std::vector<std::string> ompi = {"mpirun.openmpi", "-np", "4", "/bin/true"};
+  EXPECT_TRUE(is_orte_slurm(ompi, in_job("2")));
+  EXPECT_FALSE(is_orte_slurm(ompi, in_job("1")));
+  EXPECT_FALSE(is_orte_slurm(ompi, kLocal));
+  EXPECT_FALSE(is_orte_slurm({"mpirun.openmpi", "--mca", "plm", "rsh", "-np", "4", "/bin/true"},
+                             in_job("2")));
+  std::vector<std::string> rsh_env = in_job("2");
+  rsh_env.push_back("OMPI_MCA_plm=rsh");
+  EXPECT_FALSE(is_orte_slurm(ompi, rsh_env));
+  EXPECT_FALSE(
+      is_orte_slurm({"mpirun.openmpi", "--host", "node7", "-np", "4", "/bin/true"}, in_job("2")));
+  EXPECT_FALSE(is_orte_slurm({"mpirun.mpich", "-np", "4", "/bin/true"}, in_job("2")));
+  // The program's own options are not mpirun's.
+  EXPECT_TRUE(is_orte_slurm({"mpirun.openmpi", "-np", "2", "/bin/true", "--mca", "plm", "rsh"},
+                            in_job("2")));
+}
+
+TEST(LauncherHosts, OpenMpisLaunchAgentRecordsEachOrtedInTheSession) {
+  SlurmStepOptions o;
+  o.subcommand = "record";
+  o.task_options = {"--layers", "syscall,block"};
+  const NodeSession s{"/shared/job.parts", "node1:7000"};
+  const std::vector<std::string> agent = orte_agent(o, s, "");
+  ASSERT_GE(agent.size(), 7u);
+  EXPECT_EQ(agent[0], "/usr/bin/env");
+  EXPECT_EQ(agent[1], std::string(kSessionEnv) + "=" + session_value(s));
+  EXPECT_EQ(agent[3], "record");
+  EXPECT_EQ(agent[4], "--layers");
+  EXPECT_EQ(agent[agent.size() - 2], "--");
+  EXPECT_EQ(agent.back(), "orted");
+  const std::vector<std::string> own = orte_agent(o, s, "/opt/ompi/bin/orted  --x");
+  EXPECT_EQ(std::vector<std::string>(own.end() - 3, own.end()),
+            (std::vector<std::string>{"--", "/opt/ompi/bin/orted", "--x"}));
+  // ORTE splits the agent at spaces: a blank in a word would break it, so it is refused.
+  EXPECT_THROW(orte_agent(o, {"/shared/my job.parts", "node1:7000"}, ""), Error);
+}
+
+// A launch agent on mpirun's command line would replace eziotrace's: refused before anything runs.
+TEST(LauncherHosts, OpenMpisLaunchAgentOnTheCommandLineIsRefused) {
+  for (const std::vector<std::string>& given :
+       {std::vector<std::string>{"--launch-agent", "/opt/orted"},
+        std::vector<std::string>{"--mca", "orte_launch_agent", "/opt/orted"}}) {
+    SlurmStepOptions o;
+    o.subcommand = "record";
+    o.record.command = {"mpirun.openmpi"};
+    o.record.command.insert(o.record.command.end(), given.begin(), given.end());
+    o.record.command.insert(o.record.command.end(), {"-np", "2", "/bin/true"});
+    try {
+      orte_step_command(o);
+      ADD_FAILURE() << "not refused: " << given[0];
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("OMPI_MCA_orte_launch_agent in the environment"),
+                std::string::npos)
+          << e.what();
+    }
+  }
 }
 
 }  // namespace

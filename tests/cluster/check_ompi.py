@@ -1,0 +1,107 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""Checks of cluster.slurm_mpi on the archives of the steps with two ranks per node (job_ompi.sh):
+`eziotrace record -o ktasks -- srun -N 2 -n 4 ... dd` (each task a session of its own) and
+`eziotrace record -o kompi -- mpirun -np 4 ...` (Open MPI: mpirun and its ranks on node1, node2's
+orted started by srun through eziotrace's launch agent). For each: one archive, both hosts, each
+once in the system tree with its Slurm job and clock data and its two ranks' processes, each rank's
+16 writes; each host's block requests equal its disk's counters' delta; no inverted nesting.
+  check_ompi.py EZIOTRACE DIR NAME STAT_PREFIX PROGRAM [--mpirun-on node1]
+  (exit 1 when a check fails; --mpirun-on: that host ran mpirun in the allocation, outside any
+  step, so its part has a job id but no step id)"""
+import json
+import os
+import re
+import sys
+
+from cluster_checks import Checks, node_properties, run_command
+
+eziotrace, shared, name, stat_prefix, program = sys.argv[1:6]
+mpirun_on = sys.argv[7] if sys.argv[6:7] == ["--mpirun-on"] else ""
+hosts = ["node1", "node2"]
+check = Checks(name)
+
+
+def read(f):
+    try:
+        return open(os.path.join(shared, f)).read()
+    except OSError as e:
+        return str(e)
+
+
+rc_text = read(name + ".rc").strip()
+check(f"the step exits 0 ({rc_text}{'' if rc_text == '0' else '; ' + read(name + '.out')[-3000:]})",
+      rc_text == "0")
+archive = os.path.join(shared, name, "eziotrace.otf2")
+check("one archive in DIR, its parts removed", os.path.exists(archive) and
+      not os.path.exists(os.path.join(shared, name + ".parts")))
+if not os.path.exists(archive):
+    sys.exit(1)
+rc, defs, _ = run_command("otf2-print", "-G", archive)
+check("otf2-print reads its definitions", rc == 0)
+root = node_properties(defs, "cluster")
+check(f"both hosts merged: HOSTS {root.get('EZIOTRACE::HOSTS')}, "
+      f"{root.get('EZIOTRACE::HOSTS_STATUS')}",
+      root.get("EZIOTRACE::HOSTS") == "2" and root.get("EZIOTRACE::HOSTS_STATUS") == "complete")
+nodes = re.findall(r'^SYSTEM_TREE_NODE\s+\d+\s+Name: "([^"]+)"', defs, re.M)
+check(f"each host once in the system tree ({nodes})", all(nodes.count(h) == 1 for h in hosts))
+jobs = set()
+for h in hosts:
+    p = node_properties(defs, h)
+    job, step = p.get("EZIOTRACE::SLURM_JOB_ID", ""), p.get("EZIOTRACE::SLURM_STEP_ID", "")
+    jobs.add(job)
+    check(f"{h} recorded through its eziotraced, Slurm job {job} step {step or 'none'}",
+          p.get("EZIOTRACE::RECORDING_PATH") == "eziotraced" and job.isdigit() and
+          (step.isdigit() or (h == mpirun_on and not step)))
+    check(f"{h}'s clock: offset {p.get('EZIOTRACE::CLOCK_OFFSET_START_NS')} ns, error "
+          f"{p.get('EZIOTRACE::CLOCK_ERROR_NS')} ns, drift {p.get('EZIOTRACE::CLOCK_DRIFT_PPM')} ppm",
+          int(p.get("EZIOTRACE::CLOCK_ERROR_NS", "0")) > 0 and
+          p.get("EZIOTRACE::CLOCK_REFERENCE") == "node1")
+    print(f"FIGURES - {name}: {h} offset {p.get('EZIOTRACE::CLOCK_OFFSET_START_NS')} ns error "
+          f"{p.get('EZIOTRACE::CLOCK_ERROR_NS')} ns")
+check(f"one Slurm job for both hosts ({sorted(jobs)})", len(jobs) == 1)
+# Each process (location group) and the system tree node it is under.
+host_of = {m.group(1): m.group(2) for m in re.finditer(
+    r'^LOCATION_GROUP\s+\d+\s+Name: "([^"]+)".*?Parent: "node::([^"]+)"', defs, re.M)}
+
+
+def layer_rows(*args):
+    rc, out, _ = run_command(eziotrace, "layers", "--json", *args, archive)
+    return json.loads(out) if rc == 0 else {}
+
+
+ranks = {}
+for r in layer_rows("--by-process").get("layers", []):
+    if r["process"].startswith(program) and r["layer"] == "Syscall":
+        ranks[r["process"]] = r
+for h in hosts:
+    on = sorted(p for p in ranks if host_of.get(p) == h)
+    check(f"{h}: its 2 ranks' (tasks') processes under it ({on})", len(on) == 2)
+    for p in on:
+        check(f"{p}: its 16 writes of 64 KiB ({ranks[p].get('writes', 0)} at the syscall layer)",
+              ranks[p].get("writes", 0) >= 16 and ranks[p].get("write_bytes", 0) >= 1 << 20)
+by_host = layer_rows("--by-host").get("layers", [])
+
+
+def stat(host, when):
+    v = [int(x) for x in read(f"{stat_prefix}.{host}.{when}").split()]
+    return v[0] + v[4] + v[11] + v[15]  # reads, writes, discards, flushes completed
+
+
+for h in hosts:
+    # The device's requests, as check_step.py counts them: the ranks' (their Block rows), the
+    # others' during the recording (UNATTRIBUTED) and the empty flushes never issued (NOT_ISSUED).
+    b = next((r for r in by_host if r["host"] == h and r["layer"] == "Block"), {})
+    p = node_properties(defs, h)
+    unattributed = int(p.get("EZIOTRACE::UNATTRIBUTED::vda", 0))
+    not_issued = int(p.get("EZIOTRACE::NOT_ISSUED::vda", 0))
+    recorded = b.get("reads", 0) + b.get("writes", 0) + b.get("other", 0)
+    delta = stat(h, "after") - stat(h, "before")
+    check(f"{h}: its ranks' 2 MiB of block writes under it ({b.get('write_bytes', 0)} B)",
+          b.get("write_bytes", 0) >= 2 << 20)
+    check(f"{h}: block requests recorded {recorded} + unattributed {unattributed} + not issued "
+          f"{not_issued} = /sys/block/vda/stat's delta {delta}",
+          recorded + unattributed + not_issued == delta)
+cont = layer_rows().get("containment", [{}])
+check(f"no inverted nesting ({cont[0].get('inversions')})", cont[0].get("inversions") == 0)
+sys.exit(1 if check.failed else 0)

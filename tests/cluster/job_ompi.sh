@@ -1,0 +1,25 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# The steps of cluster.slurm_mpi with several ranks per node (docs/cluster.md, section 4), sourced
+# by job.sh (its step function) in the same boot, run in the shared directory's ompi/ (the ranks'
+# result files would else replace the 2-rank jobs' ones): srun with two tasks per node writing
+# 1 MiB each (each task recorded by a session of its own, merged under its host), then Open MPI's
+# mpirun across both nodes (mpirun and its ranks on node1, node2's orted and its ranks started by
+# srun through the launch agent eziotrace sets). Each disk's counters are read just before and after each step.
+# check_ompi.py checks them on the host.
+ompi_steps() {
+  mkdir -p ompi && cd ompi || return 1
+  nstat() { srun -N 2 bash -c "cat /sys/block/vda/stat > $1.\$(hostname).$2"; }
+  srun -N 2 sync -f /mnt/disk
+  nstat ttstat before
+  # Not MPICH: its recorded ranks under srun's PMI-2 now and then never end (docs/cluster.md).
+  step ktasks eziotrace record -o ktasks -- srun -N 2 -n 4 -O bash ../tasks_task.sh /mnt/disk 4
+  nstat ttstat after
+  # Open MPI over TCP (ob1; no single-copy between a node's ranks: the guests' ptrace rules are
+  # not the test's business); 4 slots, 2 per node, so that mpirun needs no oversubscription.
+  nstat ostat before
+  OMPI_MCA_pml=ob1 OMPI_MCA_btl=self,vader,tcp OMPI_MCA_btl_vader_single_copy_mechanism=none \
+    step kompi salloc -N 2 -n 4 -O eziotrace record -o kompi -- mpirun -np 4 \
+    bash ../node_task.sh ../mpi_node_io_ompi /mnt/disk
+  nstat ostat after
+  cd ..
+}
