@@ -184,6 +184,12 @@ void set_property_callbacks(OTF2_GlobalDefReaderCallbacks* c) {
         defs(u).node_properties.push_back({node, name, type, value});
         return kOk;
       });
+  OTF2_GlobalDefReaderCallbacks_SetIoFilePropertyCallback(
+      c, +[](void* u, OTF2_IoFileRef file, OTF2_StringRef name, OTF2_Type type,
+             OTF2_AttributeValue value) {
+        defs(u).io_file_properties.push_back({file, name, type, value});
+        return kOk;
+      });
   OTF2_GlobalDefReaderCallbacks_SetLocationGroupPropertyCallback(
       c, +[](void* u, OTF2_LocationGroupRef group, OTF2_StringRef name, OTF2_Type type,
              OTF2_AttributeValue value) {

@@ -114,6 +114,7 @@ struct Definitions {
   std::vector<CommDef> comms;
   std::vector<Property> node_properties;
   std::vector<Property> group_properties;
+  std::vector<Property> io_file_properties;
   std::vector<LocationProperty> location_properties;
   size_t duplicate_definitions = 0;  // ids defined twice (EZTrace's Group/Comm)
 

@@ -81,6 +81,13 @@ EventAttributes& EventAttributes::add_string(TypedAttribute a, std::string_view 
   return add_string(a, w_.string(string));
 }
 
+EventAttributes& EventAttributes::add_io_file(TypedAttribute a, Ref file) {
+  if (a.type != OTF2_TYPE_IO_FILE) fail("OTF2: attribute {} takes no file", a.ref);
+  OTF2_AttributeValue v;
+  v.ioFileRef = file;
+  return add_value(a, v);
+}
+
 EventAttributes& EventAttributes::add_value(TypedAttribute a, OTF2_AttributeValue value) {
   check(OTF2_AttributeList_AddAttribute(list_, a.ref, a.type, value), "adding an attribute");
   return *this;

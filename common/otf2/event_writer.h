@@ -40,6 +40,7 @@ class EventAttributes {
   }
   EventAttributes& add_string(TypedAttribute a, Ref string);
   EventAttributes& add_string(TypedAttribute a, std::string_view string);
+  EventAttributes& add_io_file(TypedAttribute a, Ref file);
   OTF2_AttributeList* list() const { return list_; }
 
  private:

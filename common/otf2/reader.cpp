@@ -9,6 +9,7 @@
 #include "common/otf2/anchor.h"
 #include "common/otf2/check.h"
 #include "common/otf2/chunk_memory.h"
+#include "common/otf2/model_upgrade.h"
 
 namespace ezio::otf2 {
 namespace {
@@ -140,7 +141,11 @@ void ArchiveReader::read_local_definitions(OTF2_LocationRef id, bool lenient) {
   }
 }
 
-ReadProgress ArchiveReader::read_events(EventVisitor& visitor, const ReadOptions& options) {
+ReadProgress ArchiveReader::read_events(EventVisitor& given, const ReadOptions& options) {
+  // Archives of trace model 2 are read as model 1 (model_upgrade.h).
+  std::unique_ptr<ModelUpgrade> upgrade =
+      options.as_written ? nullptr : ModelUpgrade::for_archive(defs_, given);
+  EventVisitor& visitor = upgrade ? *upgrade : given;
   QuietErrors quiet;
   OTF2_Reader* r = reader_.get();
   ReadProgress prog;
@@ -237,7 +242,7 @@ class Collector : public EventVisitor {
 
 }  // namespace
 
-Archive read_archive(const std::filesystem::path& anchor) {
+Archive read_archive(const std::filesystem::path& anchor, bool as_written) {
   ArchiveReader reader(anchor);
   Archive archive;
   archive.anchor = reader.anchor();
@@ -245,6 +250,7 @@ Archive read_archive(const std::filesystem::path& anchor) {
   Collector collector(archive);
   ReadOptions options;
   options.lenient = true;
+  options.as_written = as_written;
   archive.unsupported_events = reader.read_events(collector, options).unsupported;
   return archive;
 }

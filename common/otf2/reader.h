@@ -39,6 +39,9 @@ struct ReadOptions {
   // read are ignored. Otherwise such a location must declare no events (it is visited, empty) and
   // unreadable local definitions are an error.
   bool lenient = false;
+  // The events as the archive holds them, even of trace model 2 (which is otherwise read as
+  // model 1: model_upgrade.h); for the tests of the models.
+  bool as_written = false;
 };
 
 class ArchiveReader {
@@ -85,6 +88,7 @@ struct Archive {
   uint64_t unsupported_events = 0;  // records of kinds EventKind does not hold
 };
 // Throws ezio::Error when the archive cannot be read.
-Archive read_archive(const std::filesystem::path& anchor);
+// as_written: see ReadOptions.
+Archive read_archive(const std::filesystem::path& anchor, bool as_written = false);
 
 }  // namespace ezio::otf2

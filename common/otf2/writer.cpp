@@ -98,6 +98,13 @@ Ref ArchiveWriter::region(std::string_view name, std::string_view canonical_name
   return id;
 }
 
+Ref ArchiveWriter::distinct_region(std::string_view name, std::string_view canonical_name,
+                                   std::string_view description, OTF2_RegionRole role) {
+  regions_.push_back(
+      {string(name), string(canonical_name), string(description), role, OTF2_PARADIGM_NONE});
+  return static_cast<Ref>(regions_.size() - 1);
+}
+
 Ref ArchiveWriter::attribute(std::string_view name, std::string_view description, OTF2_Type type) {
   if (auto it = attribute_ids_.find(name); it != attribute_ids_.end()) return it->second;
   Ref id = static_cast<Ref>(attribute_defs_.size());
@@ -144,6 +151,18 @@ Ref ArchiveWriter::io_file(std::string_view path, Ref scope_node) {
   io_files_.push_back({string(path), scope_node});
   io_file_ids_.emplace(std::move(key), id);
   return id;
+}
+
+Ref ArchiveWriter::distinct_io_file(std::string_view path, Ref scope_node) {
+  Ref id = static_cast<Ref>(io_files_.size());
+  io_files_.push_back({string(path), scope_node});
+  return id;
+}
+
+void ArchiveWriter::io_file_property(Ref file, std::string_view name, std::string_view value) {
+  OTF2_AttributeValue v;
+  v.stringRef = string(value);
+  io_file_properties_.push_back({file, string(name), OTF2_TYPE_STRING, v});
 }
 
 Ref ArchiveWriter::io_handle(std::string_view name, Ref file, Ref paradigm, OTF2_IoHandleFlag flags,
@@ -423,6 +442,10 @@ void ArchiveWriter::write_group_and_io_definitions(OTF2_GlobalDefWriter* gw) {
     auto& f = io_files_[i];
     check(OTF2_GlobalDefWriter_WriteIoRegularFile(gw, static_cast<Ref>(i), f.name, f.scope),
           "writing an I/O file");
+  }
+  for (const Property& p : io_file_properties_) {
+    check(OTF2_GlobalDefWriter_WriteIoFileProperty(gw, p.owner, p.name, p.type, p.value),
+          "writing an I/O file property");
   }
   for (size_t i = 0; i < io_handles_.size(); ++i) {
     auto& h = io_handles_[i];

@@ -55,6 +55,9 @@ class ArchiveWriter {
   Ref string(std::string_view s);
   Ref region(std::string_view name, std::string_view canonical_name, std::string_view description,
              OTF2_RegionRole role, OTF2_Paradigm paradigm = OTF2_PARADIGM_NONE);
+  // A region of its own, even when another has that canonical name (told apart by description).
+  Ref distinct_region(std::string_view name, std::string_view canonical_name,
+                      std::string_view description, OTF2_RegionRole role);
   Ref attribute(std::string_view name, std::string_view description, OTF2_Type type);
   // An attribute of the trace schema, with the type EventAttributes checks its values against.
   TypedAttribute attribute(const schema::AttributeSpec& spec) {
@@ -68,6 +71,9 @@ class ArchiveWriter {
   Ref io_paradigm(std::string_view identification, std::string_view name, OTF2_IoParadigmClass cls,
                   OTF2_IoParadigmFlag flags);
   Ref io_file(std::string_view path, Ref scope_node);
+  // A file of its own, even when another has that path (the same path on another device).
+  Ref distinct_io_file(std::string_view path, Ref scope_node);
+  void io_file_property(Ref file, std::string_view name, std::string_view value);
   Ref io_handle(std::string_view name, Ref file, Ref paradigm,
                 OTF2_IoHandleFlag flags = OTF2_IO_HANDLE_FLAG_NONE,
                 Ref parent = OTF2_UNDEFINED_IO_HANDLE, Ref comm = OTF2_UNDEFINED_COMM);
@@ -199,6 +205,7 @@ class ArchiveWriter {
     Ref name, scope;
   };
   std::vector<IoFileDef> io_files_;
+  std::vector<Property> io_file_properties_;
   struct IoHandleDef {
     Ref name, file, paradigm;
     OTF2_IoHandleFlag flags;

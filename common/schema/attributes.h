@@ -43,6 +43,14 @@ inline constexpr AttributeSpec kOffset{"vfs.offset", "file position the call sta
 inline constexpr AttributeSpec kResult{"vfs.result", "bytes moved, or -errno", OTF2_TYPE_INT64};
 inline constexpr AttributeSpec kDerived{
     "vfs.derived", "1: times are the syscall's (no hook inside the VFS)", OTF2_TYPE_UINT8};
+// Trace model 2: the file of the event, one reference to an IoRegularFile named after the path
+// ("" when the walk was truncated) whose IoFileProperties hold vfs.dev, vfs.fstype and vfs.mount
+// (absent with the path): four values of model 1 in one.
+inline constexpr AttributeSpec kFile{"vfs.file", "the file (its path, device, type and mount)",
+                                     OTF2_TYPE_IO_FILE};
+// Trace model 2: the description of the VFS regions whose events are derived from the syscall
+// around them (their vfs.derived is 1, their vfs.result the syscall's).
+inline constexpr std::string_view kDerivedRegionDescription = "eziotrace vfs layer, derived";
 }  // namespace vfs
 
 // On a file-system function's ENTER.

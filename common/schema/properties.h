@@ -2,6 +2,7 @@
 #pragma once
 // The EZIOTRACE::* properties of an archive (docs/trace-model.md describes each): written by the
 // recorder and the merge, read by the merge's checks, the timeline and the analyzers.
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -64,6 +65,10 @@ inline constexpr char kRecordingPath[] = "EZIOTRACE::RECORDING_PATH";
 inline constexpr char kMonotonicStartNs[] = "EZIOTRACE::MONOTONIC_START_NS";
 inline constexpr char kRealtimeStartNs[] = "EZIOTRACE::REALTIME_START_NS";
 inline constexpr char kRecordVersion[] = "EZIOTRACE::RECORD_VERSION";
+// How the kernel layers' events carry their fields (docs/trace-model.md, "Trace model 2"): absent
+// in archives written before it, which are model 1; common/otf2/model_upgrade.h reads model 2 as 1.
+inline constexpr char kTraceModel[] = "EZIOTRACE::TRACE_MODEL";
+inline constexpr uint64_t kTraceModelCompact = 2;
 // The eziotrace that wrote the archive (common/version.h: "0.1.0 (git 1a2b3c4)"): the recorder for
 // a kernel archive, the merge for a merged one.
 inline constexpr char kVersion[] = "EZIOTRACE::VERSION";

@@ -67,6 +67,8 @@ void Merger::write_properties(Output& out) {
     if (p.owner != out.knode) continue;
     OTF2_AttributeValue v = p.value;
     std::string_view name = kd.str(p.name);
+    // The merge reads the kernel's events as trace model 1 and writes them so.
+    if (name == schema::kTraceModel) continue;
     if (p.type == OTF2_TYPE_STRING) {
       bool rewritten = name == schema::kStatus && !report.status.empty();
       v.stringRef = w.string(rewritten ? report.status : kd.str(v.stringRef));

@@ -17,6 +17,7 @@
 #include "common/version.h"
 #include "recorder/archive/block_archive.h"
 #include "recorder/archive/fd_table.h"
+#include "recorder/archive/io_flags.h"
 #include "recorder/archive/process_table.h"
 #include "recorder/archive/span_nesting.h"
 #include "recorder/core/syscall_table.h"
@@ -28,67 +29,19 @@ struct Attributes {
   otf2::TypedAttribute fd, bytes, offset, result, call_id;
 };
 
-OTF2_IoAccessMode access_mode(uint32_t flags) {
-  switch (flags & O_ACCMODE) {
-    case O_WRONLY:
-      return OTF2_IO_ACCESS_MODE_WRITE_ONLY;
-    case O_RDWR:
-      return OTF2_IO_ACCESS_MODE_READ_WRITE;
-    default:
-      return OTF2_IO_ACCESS_MODE_READ_ONLY;
-  }
-}
-
-OTF2_IoCreationFlag creation_flags(uint32_t flags) {
-  uint32_t f = OTF2_IO_CREATION_FLAG_NONE;
-  if (flags & O_CREAT) f |= OTF2_IO_CREATION_FLAG_CREATE;
-  if (flags & O_TRUNC) f |= OTF2_IO_CREATION_FLAG_TRUNCATE;
-  if (flags & O_EXCL) f |= OTF2_IO_CREATION_FLAG_EXCLUSIVE;
-  if (flags & O_DIRECTORY) f |= OTF2_IO_CREATION_FLAG_DIRECTORY;
-  if (flags & O_NOFOLLOW) f |= OTF2_IO_CREATION_FLAG_NO_FOLLOW;
-  if (flags & O_NOCTTY) f |= OTF2_IO_CREATION_FLAG_NO_CONTROLLING_TERMINAL;
-  if ((flags & O_TMPFILE) == O_TMPFILE) f |= OTF2_IO_CREATION_FLAG_TEMPORARY_FILE;
-  if (flags & O_PATH) f |= OTF2_IO_CREATION_FLAG_PATH;
-  return f;
-}
-
-OTF2_IoStatusFlag status_flags(uint32_t flags) {
-  uint32_t f = OTF2_IO_STATUS_FLAG_NONE;
-  if (flags & O_APPEND) f |= OTF2_IO_STATUS_FLAG_APPEND;
-  if (flags & O_NONBLOCK) f |= OTF2_IO_STATUS_FLAG_NON_BLOCKING;
-  if (flags & O_DIRECT) f |= OTF2_IO_STATUS_FLAG_AVOID_CACHING;
-  if ((flags & O_SYNC) == O_SYNC) {
-    f |= OTF2_IO_STATUS_FLAG_SYNC;
-  } else if (flags & O_DSYNC) {
-    f |= OTF2_IO_STATUS_FLAG_DATA_SYNC;
-  }
-  if (flags & O_CLOEXEC) f |= OTF2_IO_STATUS_FLAG_CLOSE_ON_EXEC;
-  if (flags & O_NOATIME) f |= OTF2_IO_STATUS_FLAG_NO_ACCESS_TIME;
-  return f;
-}
-
-OTF2_IoSeekOption seek_option(uint64_t whence) {
-  switch (whence) {
-    case SEEK_CUR:
-      return OTF2_IO_SEEK_FROM_CURRENT;
-    case SEEK_END:
-      return OTF2_IO_SEEK_FROM_END;
-    case SEEK_DATA:
-      return OTF2_IO_SEEK_DATA;
-    case SEEK_HOLE:
-      return OTF2_IO_SEEK_HOLE;
-    default:
-      return OTF2_IO_SEEK_FROM_START;
-  }
-}
-
 bool is_file_io(IoKind k) { return k != IoKind::None && k != IoKind::Dup; }
 
 }  // namespace
 
 class KernelArchive::Builder {
  public:
-  void tap(otf2::EventTap* tap) { w_.tap(tap); }
+  // The merged mode's merge copies the tapped events as they are: they carry every field (trace
+  // model 1), the merged archive stays self-contained.
+  void tap(otf2::EventTap* tap) {
+    w_.tap(tap);
+    full_ = tap != nullptr;
+    nested_->full_attributes(full_);
+  }
   Builder(const std::filesystem::path& dir, const RecordingInfo& info)
       : info_(info), procs_(info), w_(dir) {
     machine_ = w_.system_tree_node(info.hostname.empty() ? "localhost" : info.hostname, "machine");
@@ -102,7 +55,7 @@ class KernelArchive::Builder {
                     schema::region_description("syscall"),
                     is_file_io(sc.kind) ? OTF2_REGION_ROLE_FILE_IO : OTF2_REGION_ROLE_FUNCTION);
     }
-    nested_.emplace(w_, summary_);
+    nested_.emplace(w_, summary_, machine_);
     block_.emplace(w_, machine_, summary_);
     pagecache_.emplace(w_);
   }
@@ -285,7 +238,7 @@ class KernelArchive::Builder {
     // timestamp lower than the previous one on a location).
     bool nested_done = false;
     auto nest = [&] {
-      if (!nested_done) nested_->emit_inside(at.evt, sc.h.pid, sc.call_id, at.t0, at.t1);
+      if (!nested_done) nested_->emit_inside(at.evt, sc.h.pid, sc.call_id, at.t0, at.t1, sc.ret);
       nested_done = true;
     };
     bool io_operation =
@@ -298,11 +251,30 @@ class KernelArchive::Builder {
   }
 
   void emit_enter(const SyscallInfo& info, const ezio_syscall_rec& sc, const Placed& at) {
+    bool io_operation =
+        info.kind == IoKind::Read || info.kind == IoKind::Write || info.kind == IoKind::Flush;
+    if (!full_ && io_operation && static_cast<int32_t>(sc.fd) >= 0 &&
+        info.desc.fd_arg != EZIO_NO_ARG) {
+      return emit_compact_enter(info, sc, at);
+    }
     otf2::EventAttributes a = at.evt.attributes();
     if (info.desc.fd_arg != EZIO_NO_ARG) a.add(attrs_.fd, static_cast<int32_t>(sc.fd));
     if (info.desc.count_arg != EZIO_NO_ARG) a.add(attrs_.bytes, sc.count);
     if (info.desc.offset_arg != EZIO_NO_ARG) a.add(attrs_.offset, sc.offset);
     a.add(attrs_.result, sc.ret).add(attrs_.call_id, sc.call_id);
+    at.evt.enter(at.t0, regions_.at(sc.nr), a);
+  }
+
+  // Trace model 2: a read or write's bytes asked, result and call id are its I/O operation's
+  // (request, bytes done, matching id); a flush's result and call id too. Only an error's
+  // result, which IoOperationCancelled cannot hold, stays on the ENTER.
+  void emit_compact_enter(const SyscallInfo& info, const ezio_syscall_rec& sc, const Placed& at) {
+    otf2::EventAttributes a = at.evt.attributes();
+    a.add(attrs_.fd, static_cast<int32_t>(sc.fd));
+    if (info.kind == IoKind::Flush && info.desc.count_arg != EZIO_NO_ARG)
+      a.add(attrs_.bytes, sc.count);
+    if (info.desc.offset_arg != EZIO_NO_ARG) a.add(attrs_.offset, sc.offset);
+    if (sc.ret < 0) a.add(attrs_.result, sc.ret);
     at.evt.enter(at.t0, regions_.at(sc.nr), a);
   }
 
@@ -451,6 +423,8 @@ class KernelArchive::Builder {
     w_.system_tree_node_property(machine_, schema::kMonotonicStartNs, info_.start_monotonic_ns);
     w_.system_tree_node_property(machine_, schema::kRealtimeStartNs, info_.start_realtime_ns);
     w_.system_tree_node_property(machine_, schema::kRecordVersion, uint64_t(EZIO_RECORD_VERSION));
+    if (!full_)
+      w_.system_tree_node_property(machine_, schema::kTraceModel, schema::kTraceModelCompact);
     w_.system_tree_node_property(machine_, schema::kVersion, std::string_view(version_string()));
   }
 
@@ -463,6 +437,7 @@ class KernelArchive::Builder {
   std::optional<BlockLayer> block_;
   std::optional<PageCacheLayer> pagecache_;
   Attributes attrs_{};
+  bool full_ = false;                                     // trace model 1
   std::array<otf2::Ref, EZIO_MAX_SYSCALL_NR> regions_{};  // by syscall number
   std::unordered_map<uint64_t, uint64_t> last_per_location_;
   Thread thread_;

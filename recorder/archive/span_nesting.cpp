@@ -121,8 +121,8 @@ std::span<const Rec* const> NestedLayers::ByCall<Rec>::of(uint64_t call_id) cons
   return {sorted.data() + r->begin, sorted.data() + r->end};
 }
 
-NestedLayers::NestedLayers(otf2::ArchiveWriter& w, ArchiveSummary& summary)
-    : w_(w), summary_(summary) {
+NestedLayers::NestedLayers(otf2::ArchiveWriter& w, ArchiveSummary& summary, otf2::Ref machine)
+    : w_(w), summary_(summary), machine_(machine) {
   vfs_regions_.fill(OTF2_UNDEFINED_REGION);
   fs_regions_.fill(OTF2_UNDEFINED_REGION);
   namespace vfs = schema::vfs;
@@ -131,7 +131,7 @@ NestedLayers::NestedLayers(otf2::ArchiveWriter& w, ArchiveSummary& summary)
             w_.attribute(vfs::kPath),   w_.attribute(vfs::kMount),   w_.attribute(vfs::kOffset),
             w_.attribute(vfs::kResult), w_.attribute(vfs::kDerived), w_.attribute(fs::kInode),
             w_.attribute(fs::kOffset),  w_.attribute(fs::kBytes),    w_.attribute(fs::kResult),
-            w_.attribute(fs::kPoint),   w_.attribute(fs::kHits)};
+            w_.attribute(fs::kPoint),   w_.attribute(fs::kHits),     w_.attribute(vfs::kFile)};
 }
 
 void NestedLayers::add_files(const std::vector<ezio_file_rec>& files) {
@@ -141,7 +141,8 @@ void NestedLayers::add_files(const std::vector<ezio_file_rec>& files) {
   for (const auto& f : files) {
     FilePath p = file_path(f);
     files_[{f.h.pid, f.file_key, f.ino}] = {w_.string(p.path), w_.string(p.mount_point),
-                                            p.truncated ? std::string() : p.path};
+                                            p.truncated ? std::string() : p.path, p.path,
+                                            p.mount_point};
   }
 }
 
@@ -214,13 +215,46 @@ otf2::Ref NestedLayers::fs_region(uint16_t op) {
   return (known ? *known : other_fs_regions_[op]) = r;
 }
 
+otf2::Ref NestedLayers::derived_vfs_region(uint8_t op) {
+  auto it = derived_vfs_regions_.find(op);
+  if (it != derived_vfs_regions_.end()) return it->second;
+  std::string name(vfs_op_name(op));
+  if (name.empty()) name = fmt::format("vfs_op_{}", op);
+  bool io = op != EZIO_VFS_OPEN;
+  return derived_vfs_regions_[op] =
+             w_.distinct_region(name, schema::region_canonical_name("vfs", name),
+                                schema::vfs::kDerivedRegionDescription,
+                                io ? OTF2_REGION_ROLE_FILE_IO : OTF2_REGION_ROLE_FUNCTION);
+}
+
+// One definition per (device, type, path, mount): the IoFile's name is the path ("" when
+// unknown), its properties the rest (the mount only with a known path, as model 1 has them).
+otf2::Ref NestedLayers::io_file(const ezio_vfs_rec& v) {
+  FileStrings& strings = file_strings(v);
+  if (strings.io_file != OTF2_UNDEFINED_IO_FILE) return strings.io_file;
+  const FileInfo* f = strings.file;
+  auto key =
+      std::make_tuple(strings.dev_string, strings.fstype_string,
+                      f ? f->path : OTF2_UNDEFINED_STRING, f ? f->mount : OTF2_UNDEFINED_STRING);
+  auto it = io_files_.find(key);
+  if (it == io_files_.end()) {
+    otf2::Ref file = w_.distinct_io_file(f ? std::string_view(f->path_text) : "", machine_);
+    w_.io_file_property(file, schema::vfs::kDev.name, dev_text(v.dev));
+    w_.io_file_property(file, schema::vfs::kFsType.name,
+                        std::string_view(v.fstype, strnlen(v.fstype, EZIO_FSTYPE_LEN)));
+    if (f) w_.io_file_property(file, schema::vfs::kMount.name, f->mount_text);
+    it = io_files_.emplace(key, file).first;
+  }
+  return strings.io_file = it->second;
+}
+
 const NestedLayers::FileInfo* NestedLayers::file(uint32_t pid, const ezio_vfs_rec& v) const {
   auto it = files_.find({pid, v.file_key, v.ino});
   return it == files_.end() ? nullptr : &it->second;
 }
 
-const NestedLayers::FileStrings& NestedLayers::file_strings(const ezio_vfs_rec& v) {
-  for (const FileStrings& f : recent_files_) {
+NestedLayers::FileStrings& NestedLayers::file_strings(const ezio_vfs_rec& v) {
+  for (FileStrings& f : recent_files_) {
     if (f.valid && f.file_key == v.file_key && f.ino == v.ino && f.pid == v.h.pid &&
         f.dev == v.dev && std::memcmp(f.fstype, v.fstype, sizeof(f.fstype)) == 0) {
       return f;
@@ -235,6 +269,7 @@ const NestedLayers::FileStrings& NestedLayers::file_strings(const ezio_vfs_rec& 
   f.file = file(v.h.pid, v);
   f.dev_string = dev_string(v.dev);
   f.fstype_string = fstype_string(v.fstype);
+  f.io_file = OTF2_UNDEFINED_IO_FILE;
   f.valid = true;
   return f;
 }
@@ -272,22 +307,35 @@ uint64_t NestedLayers::emit_fs(const otf2::EventWriter& evt, const ezio_fs_rec& 
   return t1;
 }
 
+void NestedLayers::add_compact_vfs(otf2::EventAttributes& a, const ezio_vfs_rec& v, bool derived,
+                                   const int64_t* call_ret) {
+  a.add(attrs_.inode, v.ino).add_io_file(attrs_.file, io_file(v));
+  if (v.offset >= 0) a.add(attrs_.offset, v.offset);
+  // A derived event's result is its syscall's: said once, on the syscall.
+  if (!derived || !call_ret || *call_ret != v.ret) a.add(attrs_.result, v.ret);
+}
+
 uint64_t NestedLayers::emit_vfs(const otf2::EventWriter& evt, const ezio_vfs_rec& v,
                                 std::span<const ezio_fs_rec* const> inside, uint64_t lo,
-                                uint64_t hi) {
+                                uint64_t hi, const int64_t* call_ret) {
   uint64_t t0 = clamp(v.t_enter, lo, hi);
   uint64_t t1 = clamp(v.t_exit, t0, hi);
-  otf2::Ref region = vfs_region(v.op);
-  const FileStrings& strings = file_strings(v);
+  bool derived = v.flags & EZIO_VFSF_DERIVED;
+  otf2::Ref region = !full_ && derived ? derived_vfs_region(v.op) : vfs_region(v.op);
   otf2::EventAttributes a = evt.attributes();
-  a.add(attrs_.inode, v.ino)
-      .add_string(attrs_.dev, strings.dev_string)
-      .add_string(attrs_.fstype, strings.fstype_string);
-  if (const FileInfo* f = strings.file) {
-    a.add_string(attrs_.path, f->path).add_string(attrs_.mount, f->mount);
+  if (full_) {
+    const FileStrings& strings = file_strings(v);
+    a.add(attrs_.inode, v.ino)
+        .add_string(attrs_.dev, strings.dev_string)
+        .add_string(attrs_.fstype, strings.fstype_string);
+    if (const FileInfo* f = strings.file) {
+      a.add_string(attrs_.path, f->path).add_string(attrs_.mount, f->mount);
+    }
+    if (v.offset >= 0) a.add(attrs_.offset, v.offset);
+    a.add(attrs_.result, v.ret).add(attrs_.derived, derived ? 1 : 0);
+  } else {
+    add_compact_vfs(a, v, derived, call_ret);
   }
-  if (v.offset >= 0) a.add(attrs_.offset, v.offset);
-  a.add(attrs_.result, v.ret).add(attrs_.derived, v.flags & EZIO_VFSF_DERIVED ? 1 : 0);
   evt.enter(t0, region, a);
   uint64_t cur = t0;
   for (const ezio_fs_rec* f : inside) {
@@ -313,7 +361,7 @@ uint64_t NestedLayers::emit_vfs(const otf2::EventWriter& evt, const ezio_vfs_rec
 }
 
 void NestedLayers::emit_inside(const otf2::EventWriter& evt, uint32_t pid, uint64_t call_id,
-                               uint64_t t0, uint64_t t1) {
+                               uint64_t t0, uint64_t t1, int64_t ret) {
   (void)pid;
   auto vfs = vfs_by_call_.of(call_id);
   auto fs = fs_by_call_.of(call_id);
@@ -349,7 +397,7 @@ void NestedLayers::emit_inside(const otf2::EventWriter& evt, uint32_t pid, uint6
   for (size_t i = 0; i < vfs.size(); ++i) {
     while (li < loose.size() && loose[li]->t_enter < vfs[i]->t_enter) loose_fs();
     cur = emit_throttles_before(evt, vfs[i]->t_enter, cur, t1);
-    cur = emit_vfs(evt, *vfs[i], inside[i], cur, t1);
+    cur = emit_vfs(evt, *vfs[i], inside[i], cur, t1, &ret);
   }
   while (li < loose.size()) loose_fs();
   emit_throttles_before(evt, UINT64_MAX, cur, t1);
@@ -389,7 +437,7 @@ uint64_t NestedLayers::emit_throttle(const otf2::EventWriter& evt, const ezio_th
 
 void NestedLayers::emit_orphan(const otf2::EventWriter& evt, const Orphan& o, uint64_t& last) {
   if (o.vfs) {
-    last = emit_vfs(evt, *o.vfs, {}, last, std::max<uint64_t>(last, o.vfs->t_exit));
+    last = emit_vfs(evt, *o.vfs, {}, last, std::max<uint64_t>(last, o.vfs->t_exit), nullptr);
   } else if (o.throttle) {
     last = emit_throttle(evt, *o.throttle, last, std::max<uint64_t>(last, o.throttle->t_exit));
   } else {

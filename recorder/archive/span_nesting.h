@@ -21,7 +21,11 @@ namespace ezio::recorder {
 
 class NestedLayers {
  public:
-  NestedLayers(otf2::ArchiveWriter& w, ArchiveSummary& summary);
+  // machine: the scope of model 2's file definitions.
+  NestedLayers(otf2::ArchiveWriter& w, ArchiveSummary& summary, otf2::Ref machine);
+  // Trace model 1 (every field on every event) instead of 2 (docs/trace-model.md): for the merged
+  // mode's tap, whose merge copies the events as they are.
+  void full_attributes(bool full) { full_ = full; }
 
   // A VFS, FS or throttling event with no recorded syscall around it (none was in flight, e.g.
   // the vfs_open of an execve or a write fault of a mapping, or its syscall record was lost):
@@ -48,9 +52,9 @@ class NestedLayers {
   const std::vector<Orphan>& orphans() const { return orphans_; }
 
   // Writes the events of call `call_id` of process pid inside [t0, t1], the syscall's ENTER and
-  // LEAVE times as written.
+  // LEAVE times as written; ret is the syscall's result (a derived VFS event's, model 2 omits it).
   void emit_inside(const otf2::EventWriter& evt, uint32_t pid, uint64_t call_id, uint64_t t0,
-                   uint64_t t1);
+                   uint64_t t1, int64_t ret);
   // The path of the file open call `call_id` of process pid opened, as the kernel walked it from
   // the file's dentry up through its mounts (VFS layer); nullptr when unknown or truncated.
   const std::string* opened_path(uint32_t pid, uint64_t call_id) const;
@@ -62,6 +66,7 @@ class NestedLayers {
   struct FileInfo {
     otf2::Ref path, mount;
     std::string text;  // the path, empty when the walk was truncated
+    std::string path_text, mount_text;
   };
   // Whether a call of this thread with a higher id was written: calls of a thread are sequential
   // and ids grow, so a lower id's syscall record will never come.
@@ -91,10 +96,17 @@ class NestedLayers {
   struct Attrs {
     otf2::TypedAttribute inode, dev, fstype, path, mount, offset, result, derived;
     otf2::TypedAttribute fs_inode, fs_offset, fs_bytes, fs_result, fs_point, fs_hits;
+    otf2::TypedAttribute file;
   };
   // Writes one VFS event (and the FS events inside it) within [lo, hi]; returns its LEAVE time.
+  // call_ret: the syscall's result, nullptr outside any syscall.
   uint64_t emit_vfs(const otf2::EventWriter& evt, const ezio_vfs_rec& v,
-                    std::span<const ezio_fs_rec* const> inside, uint64_t lo, uint64_t hi);
+                    std::span<const ezio_fs_rec* const> inside, uint64_t lo, uint64_t hi,
+                    const int64_t* call_ret);
+  // Model 2's attributes of a VFS event (docs/trace-model.md).
+  void add_compact_vfs(otf2::EventAttributes& a, const ezio_vfs_rec& v, bool derived,
+                       const int64_t* call_ret);
+  otf2::Ref io_file(const ezio_vfs_rec& v);
   otf2::Ref dev_string(uint32_t dev);
   otf2::Ref fstype_string(const char (&fstype)[EZIO_FSTYPE_LEN]);
   uint64_t emit_fs(const otf2::EventWriter& evt, const ezio_fs_rec& f, uint64_t lo, uint64_t hi);
@@ -106,6 +118,7 @@ class NestedLayers {
   uint64_t emit_throttles_before(const otf2::EventWriter& evt, uint64_t until, uint64_t cur,
                                  uint64_t hi);
   otf2::Ref vfs_region(uint8_t op);
+  otf2::Ref derived_vfs_region(uint8_t op);
   otf2::Ref fs_region(uint16_t op);
   const FileInfo* file(uint32_t pid, const ezio_vfs_rec& v) const;
   // What a VFS event on a file carries besides its own fields, looked up once for the events on
@@ -117,8 +130,9 @@ class NestedLayers {
     bool valid = false;
     const FileInfo* file = nullptr;
     otf2::Ref dev_string = 0, fstype_string = 0;
+    otf2::Ref io_file = OTF2_UNDEFINED_IO_FILE;  // model 2, defined on first use
   };
-  const FileStrings& file_strings(const ezio_vfs_rec& v);
+  FileStrings& file_strings(const ezio_vfs_rec& v);
 
   otf2::ArchiveWriter& w_;
   ArchiveSummary& summary_;
@@ -145,6 +159,11 @@ class NestedLayers {
   std::array<otf2::Ref, EZIO_VFS_OP_COUNT> vfs_regions_;
   std::array<otf2::Ref, EZIO_FS_OP_COUNT> fs_regions_;
   std::map<uint32_t, otf2::Ref> other_vfs_regions_, other_fs_regions_;
+  std::map<uint32_t, otf2::Ref> derived_vfs_regions_;
+  // Model 2's files: (dev, fstype, path, mount) strings -> IoFile.
+  std::map<std::tuple<otf2::Ref, otf2::Ref, otf2::Ref, otf2::Ref>, otf2::Ref> io_files_;
+  bool full_ = false;
+  otf2::Ref machine_;
 };
 
 }  // namespace ezio::recorder

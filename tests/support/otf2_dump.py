@@ -33,9 +33,10 @@ import warnings
 
 import otf2
 
+import trace_model
 
-def value(v):
-    return v if isinstance(v, (int, float, str)) or v is None else str(v)
+
+value = trace_model.value
 
 
 def properties_of_locations(d):
@@ -60,7 +61,7 @@ def dump(path):
                         "length": cp.trace_length}
         for p in d.system_tree_node_properties:
             out["properties"][p.name] = value(p.value)
-        out["files"] = sorted(f.name for f in d.io_regular_files)
+        out["files"] = trace_model.regular_files(d)
         props = properties_of_locations(d)
         locs = {}
         for loc in d.locations:
@@ -69,7 +70,7 @@ def dump(path):
                          "calls": [], "other_regions": {}, "props": props[loc]}
         stack = {}
         last_time = {}
-        for loc, ev in r.events:
+        for loc, ev, attrs in trace_model.events(r):
             entry = locs[loc]
             if ev.time < last_time.get(loc, 0):
                 raise SystemExit(f"time goes backwards on {loc.name}")
@@ -79,8 +80,7 @@ def dump(path):
             if kind == "Enter":
                 call = {"name": ev.region.name, "canonical": ev.region.canonical_name,
                         "t0": ev.time, "io": []}
-                for a, v in (ev.attributes or {}).items():
-                    call[a.name] = value(v)
+                call.update(attrs)
                 pair = (st[-1]["canonical"] if st else "-") + ">" + call["canonical"]
                 out["nesting"][pair] = out["nesting"].get(pair, 0) + 1
                 if call["canonical"].startswith("vfs:"):
@@ -104,7 +104,7 @@ def dump(path):
                                                  "samples": 0, "threads": {}})
                 m["samples"] += 1
                 m["last"] = [value(v) for v in ev.values]
-                a = {k.name: value(v) for k, v in (ev.attributes or {}).items()}
+                a = attrs
                 if "pagecache.tid" in a:
                     m["threads"][str(a["pagecache.tid"])] = {
                         k[len("pagecache.thread."):]: v for k, v in a.items()
@@ -117,8 +117,7 @@ def dump(path):
                 h = getattr(ev, "handle", None)
                 if h is not None and h.file is not None:
                     io["file"] = h.file.name
-                for a, v in (ev.attributes or {}).items():  # call.id: the call that caused it
-                    io[a.name] = value(v)
+                io.update(attrs)  # call.id: the call that caused it
                 entry.setdefault("loose_io", []).append(io)
             elif kind.startswith("Io") and st:
                 io = {"kind": kind}
@@ -140,8 +139,7 @@ def dump(path):
     return out
 
 
-def attributes_of(ev):
-    return {a.name: value(v) for a, v in (ev.attributes or {}).items()}
+attributes_of = trace_model.attrs_of
 
 
 def events(path, all_attributes=False):
@@ -156,19 +154,19 @@ def events(path, all_attributes=False):
                 out["properties"][p.name] = value(p.value)
             props = properties_of_locations(d)
             if all_attributes:
-                out["files"] = sorted(f.name for f in d.io_regular_files)
+                out["files"] = trace_model.regular_files(d)
             locs = {}
             for loc in d.locations:
                 locs[loc] = {"name": loc.name, "group": loc.group.name, "props": props[loc],
                              "events": []}
-            for loc, ev in r.events:
+            for loc, ev, attrs in trace_model.events(r):
                 kind = type(ev).__name__
                 e = {"k": kind, "t": ev.time}
                 region = getattr(ev, "region", None)
                 if region is not None:
                     e["r"] = region.canonical_name
-                if ev.attributes and (all_attributes or (region is not None and kind == "Enter")):
-                    e["a"] = attributes_of(ev)
+                if attrs and (all_attributes or (region is not None and kind == "Enter")):
+                    e["a"] = attrs
                 handle = getattr(ev, "handle", None)
                 if handle is not None:
                     e["h"] = handle.name
