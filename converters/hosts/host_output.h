@@ -17,7 +17,8 @@ namespace ezio::converters {
 
 // The writer's state shared by the parts, and the time range written.
 struct Output {
-  explicit Output(const std::filesystem::path& dir) : w(dir), comms(w), shared{w, {}, comms, {}} {}
+  explicit Output(const std::filesystem::path& dir)
+      : w(dir), comms(w), shared{w, {}, comms, {}, {}, {}} {}
   otf2::ArchiveWriter w;
   CommMapper comms;
   SharedDefinitions shared;

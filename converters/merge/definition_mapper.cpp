@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "common/otf2/check.h"
+#include "common/schema/attributes.h"
 
 namespace ezio::converters {
 
@@ -17,8 +18,13 @@ otf2::Ref DefinitionMapper::define_region(Ref r) {
     const otf2::RegionDef& def = d->second;
     std::string canonical = defs_.str(def.canonical);
     if (canonical.empty()) canonical = defs_.str(def.name);
-    out = shared_.writer.region(defs_.str(def.name), canonical, defs_.str(def.description),
-                                def.role, def.paradigm);
+    std::string_view description = defs_.str(def.description);
+    if (description == schema::vfs::kDerivedRegionDescription) {
+      out = derived_region(defs_.str(def.name), canonical, description, def.role);
+    } else {
+      out = shared_.writer.region(defs_.str(def.name), canonical, description, def.role,
+                                  def.paradigm);
+    }
   } else {
     // A dangling region reference: keep the event, under a name that says what happened.
     std::string name = fmt::format("undefined region {}", r);
@@ -61,7 +67,35 @@ otf2::Ref DefinitionMapper::define_io_file(Ref r) {
   std::string path =
       d != defs_.io_files.end() ? defs_.str(d->second.name) : fmt::format("<undefined file {}>", r);
   // All inputs describe one machine: files are scoped to the merged archive's machine node.
-  return files_.set(r, shared_.writer.io_file(path, shared_.machine));
+  std::vector<std::pair<std::string_view, std::string_view>> properties;
+  for (const auto& p : defs_.io_file_properties) {
+    if (p.owner == r && p.type == OTF2_TYPE_STRING) {
+      properties.emplace_back(defs_.str(p.name), defs_.str(p.value.stringRef));
+    }
+  }
+  if (properties.empty()) return files_.set(r, shared_.writer.io_file(path, shared_.machine));
+  // Two files of one path on different devices or mounts stay two: a model 2 VFS event finds
+  // its device, file system and mount through its file.
+  std::string key = fmt::format("{}\n{}", shared_.machine, path);
+  for (const auto& [name, value] : properties) key += fmt::format("\n{}={}", name, value);
+  auto [it, added] = shared_.described_files.try_emplace(key, 0);
+  if (added) {
+    it->second = shared_.writer.distinct_io_file(path, shared_.machine);
+    for (const auto& [name, value] : properties) {
+      shared_.writer.io_file_property(it->second, name, value);
+    }
+  }
+  return files_.set(r, it->second);
+}
+
+// A derived VFS region keeps its own definition beside the ordinary one of its canonical name.
+otf2::Ref DefinitionMapper::derived_region(std::string_view name, const std::string& canonical,
+                                           std::string_view description, OTF2_RegionRole role) {
+  auto [it, added] = shared_.derived_regions.try_emplace(canonical, 0);
+  if (added) {
+    it->second = shared_.writer.distinct_region(name, canonical, description, role);
+  }
+  return it->second;
 }
 
 otf2::Ref DefinitionMapper::define_io_handle(Ref r) {

@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/otf2/writer.h"
@@ -15,12 +16,17 @@
 
 namespace ezio::converters {
 
-// I/O paradigms are shared by identification across the inputs; comms and groups by content.
+// I/O paradigms are shared by identification across the inputs; comms and groups by content;
+// files that carry properties (trace model 2's VFS files) by path and properties; regions that
+// share a canonical name with another one of a different meaning (model 2's derived VFS
+// regions) by canonical name and description.
 struct SharedDefinitions {
   otf2::ArchiveWriter& writer;
   otf2::Ref machine;
   CommMapper& comms;
   std::map<std::string, otf2::Ref> io_paradigms;
+  std::map<std::string, otf2::Ref> described_files;
+  std::map<std::string, otf2::Ref> derived_regions;
 };
 
 // An input reference -> its output reference, looked up for every event: a vector for the
@@ -84,6 +90,8 @@ class DefinitionMapper {
   otf2::Ref define_attribute(Ref r);
   otf2::Ref define_io_file(Ref r);
   otf2::Ref define_io_handle(Ref r);
+  otf2::Ref derived_region(std::string_view name, const std::string& canonical,
+                           std::string_view description, OTF2_RegionRole role);
   OTF2_ErrorCode write_mpi(OTF2_EvtWriter* w, const Event& e, uint64_t t, OTF2_AttributeList* a);
 
   const Definitions& defs_;

@@ -12,7 +12,7 @@
 namespace ezio::converters::merge_stages {
 
 Output::Output(const std::filesystem::path& dir, const Definitions& kernel_defs)
-    : kd(kernel_defs), w(dir), comms(w), shared{w, {}, comms, {}}, kmap(kd, shared) {
+    : kd(kernel_defs), w(dir), comms(w), shared{w, {}, comms, {}, {}, {}}, kmap(kd, shared) {
   std::string host = "localhost";
   if (!kd.nodes.empty()) {
     knode = kd.nodes.begin()->first;

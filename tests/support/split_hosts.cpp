@@ -48,7 +48,7 @@ void write_part(const std::filesystem::path& anchor, const std::string& host,
   converters::CommMapper comms(w);
   comms.add_archive(d);
   comms.define_locations([](const otf2::Definitions&, uint64_t loc) { return loc; });
-  converters::SharedDefinitions shared{w, node, comms, {}};
+  converters::SharedDefinitions shared{w, node, comms, {}, {}, {}};
   converters::DefinitionMapper map(d, shared);
   std::map<Ref, Ref> groups;
   for (const auto& [id, g] : d.location_groups) {

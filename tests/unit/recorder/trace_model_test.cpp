@@ -187,3 +187,30 @@ TEST(TraceModel, PythonReaderGetsTheSameFields) {
   EXPECT_EQ(j2["files"], j1["files"]);
   EXPECT_EQ(j2["nesting"], j1["nesting"]);
 }
+
+// merge-hosts links model 2 parts' event files as they are (docs/cluster.md, assembly): their
+// files' properties and derived regions must reach the job archive, or its readers would get
+// model 2's calls without their paths and devices. Both ways of merging read as model 1 does.
+TEST(TraceModel, MergedHostsKeepModel2Fields) {
+  auto expected = described(ezio::otf2::read_archive(write("hosts_model1", true)));
+  auto a = write("hosts_a", false).parent_path(), b = write("hosts_b", false).parent_path();
+  for (bool rewrite : {false, true}) {
+    auto out = ezio::test::scratch_dir(rewrite ? "hosts_rewritten" : "hosts_assembled");
+    std::vector<std::string> args{"merge-hosts", "-v", "--no-check", a, b, "-o", out / "job"};
+    if (rewrite) args.push_back("--rewrite-events");
+    ezio::test::Run r = ezio::test::eziotrace(args);
+    ASSERT_EQ(r.status, 0) << r.out << r.err;
+    if (!rewrite) EXPECT_NE(r.err.find("assembled"), std::string::npos) << r.err;
+    auto job = ezio::otf2::read_archive(out / "job" / "eziotrace.otf2");
+    size_t parts = 0;
+    for (const auto& [loc, events] : job.events) {
+      if (events.empty() || (loc & 0xfffffffffffULL) != kPid) continue;
+      ++parts;
+      ezio::otf2::Archive one;
+      one.defs = job.defs;
+      one.events[kPid] = events;
+      EXPECT_EQ(described(one), expected) << "location " << loc << (rewrite ? " rewritten" : "");
+    }
+    EXPECT_EQ(parts, 2u) << (rewrite ? "rewritten" : "assembled");
+  }
+}
