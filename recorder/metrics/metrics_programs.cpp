@@ -4,6 +4,8 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include <sys/utsname.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <string_view>
@@ -199,6 +201,13 @@ void plan_layers(::metrics* skel, const MetricsLayers& l) {
   skel->rodata->keep_pagecache = l.pagecache;
 }
 
+bool kernel_config_readable() {
+  utsname u{};
+  if (uname(&u) != 0) return false;
+  return access(fmt::format("/boot/config-{}", u.release).c_str(), R_OK) == 0 ||
+         access("/proc/config.gz", R_OK) == 0;
+}
+
 }  // namespace
 
 MetricsLayers parse_metrics_layers(const std::string& spec) {
@@ -236,7 +245,12 @@ MetricsPrograms::MetricsPrograms(const MetricsConfig& config) : max_series_(conf
   // The recorder's handlers of tp_btf/ sections are libbpf's for the whole process (attach_ids.h):
   // these programs load through them too, with their attach points found here.
   register_attach_handlers();
-  skel_.reset(metrics__open());
+  // libbpf reads the kernel's configuration (CONFIG_HZ, for the throttling pauses) from
+  // /boot/config-<release> or /proc/config.gz, and fails the whole load when neither is there (a
+  // kernel booted from another system's root, as the qemu guests are): then it is given none, and
+  // the program takes its fallback.
+  LIBBPF_OPTS(bpf_object_open_opts, open_opts, .kconfig = kernel_config_readable() ? nullptr : "");
+  skel_.reset(metrics__open_opts(&open_opts));
   if (!skel_) fail("cannot open the metrics' BPF object: {}", errno_text(errno));
   for (const SyscallInfo& s : syscall_table()) {
     uint8_t op = op_of(s);
