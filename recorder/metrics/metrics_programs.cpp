@@ -247,9 +247,10 @@ MetricsPrograms::MetricsPrograms(const MetricsConfig& config) : max_series_(conf
   register_attach_handlers();
   // libbpf reads the kernel's configuration (CONFIG_HZ, for the throttling pauses) from
   // /boot/config-<release> or /proc/config.gz, and fails the whole load when neither is there (a
-  // kernel booted from another system's root, as the qemu guests are): then it is given none, and
-  // the program takes its fallback.
-  LIBBPF_OPTS(bpf_object_open_opts, open_opts, .kconfig = kernel_config_readable() ? nullptr : "");
+  // kernel booted from another system's root, as the qemu guests are): then it is given the value
+  // the program would fall back to (libbpf goes to the file for any CONFIG_ it was not given).
+  LIBBPF_OPTS(bpf_object_open_opts, open_opts,
+              .kconfig = kernel_config_readable() ? nullptr : "CONFIG_HZ=250\n");
   skel_.reset(metrics__open_opts(&open_opts));
   if (!skel_) fail("cannot open the metrics' BPF object: {}", errno_text(errno));
   for (const SyscallInfo& s : syscall_table()) {
