@@ -146,9 +146,13 @@ def start_bpftrace(tmp):
     # mount namespace of its own, the machine's mounts are left as they are.
     p = subprocess.Popen(["unshare", "-m", "sh", "-c", "mount -t tracefs nodev /sys/kernel/tracing"
                           f" && exec bpftrace {script}"], stdout=subprocess.PIPE,
-                         stderr=subprocess.DEVNULL, text=True)
-    if "Attaching" not in p.stdout.readline():
-        sys.exit("bpftrace did not start")
+                         stderr=subprocess.STDOUT, text=True)
+    lines = []
+    while not lines or "Attaching" not in lines[-1]:
+        line = p.stdout.readline()
+        if not line:
+            sys.exit("bpftrace did not start: " + " | ".join(lines))
+        lines.append(line.strip())
     return p
 
 
