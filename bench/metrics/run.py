@@ -143,9 +143,10 @@ def start_bpftrace(tmp):
     script = Path(tmp) / "agg.bt"
     script.write_text(BPFTRACE)
     # bpftrace 0.17 finds tracepoints in tracefs, which this host does not mount: mounted in a
-    # mount namespace of its own, the machine's mounts are left as they are.
-    p = subprocess.Popen(["unshare", "-m", "sh", "-c", "mount -t tracefs nodev /sys/kernel/tracing"
-                          f" && exec bpftrace {script}"], stdout=subprocess.PIPE,
+    # mount namespace of its own, the machine's mounts are left as they are (a system that has it
+    # mounted, the guest's systemd, keeps its own).
+    p = subprocess.Popen(["unshare", "-m", "sh", "-c", "mountpoint -q /sys/kernel/tracing || "
+                          f"mount -t tracefs nodev /sys/kernel/tracing; exec bpftrace {script}"], stdout=subprocess.PIPE,
                          stderr=subprocess.STDOUT, text=True)
     lines = []
     while not lines or "Attaching" not in lines[-1]:
