@@ -245,6 +245,10 @@ void serve(const Args& a) {
     flight =
         std::make_unique<FlightRecorder>(*kernel, fc, ezio::recorder::metrics::cgroup2_mount());
   }
+  if (metrics.programs) {
+    config.metrics_hook =
+        ezio::recorder::metrics::syscall_hook_name(metrics.programs->syscall_hook());
+  }
   Daemon daemon(*kernel, config);
   daemon.set_flight(flight.get());
   spdlog::info("serving {} for root and group {}", activated ? "systemd's socket" : a.socket,

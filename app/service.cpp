@@ -152,6 +152,11 @@ void status(const std::string& socket) {
   nlohmann::json s = ServiceClient(socket).status();
   fmt::print("eziotraced at {}: {} session(s) open, {} connection(s)\n", socket,
              s.value("sessions", 0), s.value("connections", 0));
+  if (std::string hook = s.value("metrics_hook", ""); !hook.empty()) {
+    fmt::print("  metrics: on, system calls counted by {} ({})\n", hook,
+               hook == "fentry" ? "fentry/fexit on their functions"
+                                : "the sys_enter/sys_exit tracepoints");
+  }
   for (const auto& v : s["visible"]) {
     fmt::print("  session {}: {} (pid {}), ring buffer {} MiB, {}\n", v.value("slot", 0),
                v.value("user", "?"), v.value("pid", 0), v.value("ring_bytes", 0ull) >> 20,

@@ -78,6 +78,7 @@ Snapshot Collector::snapshot() {
   programs_.forget(ended);
   ended_ += ended_ids.size();
   snap.ended_cgroups = ended_;
+  snap.syscall_hook = syscall_hook_name(programs_.syscall_hook());
   return snap;
 }
 

@@ -243,6 +243,12 @@ std::string expose(const Snapshot& s, Format fmt) {
   out += fmt::format("eziotrace_series {}\n", s.series.size());
   header(out, {"eziotrace_ended_cgroups", "counter", "cgroups reported for the last time"}, fmt);
   out += fmt::format("eziotrace_ended_cgroups_total {}\n", s.ended_cgroups);
+  header(out,
+         {"eziotrace_syscall_hook", "gauge",
+          "how the syscall and VFS series are counted: fentry (the calls' own functions) or "
+          "tracepoint (sys_enter/sys_exit)"},
+         fmt);
+  out += fmt::format("eziotrace_syscall_hook{{mode=\"{}\"}} 1\n", s.syscall_hook);
   if (fmt == Format::kOpenMetrics) out += "# EOF\n";
   return out;
 }

@@ -4,6 +4,8 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include <sys/utsname.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <string_view>
@@ -13,6 +15,7 @@
 #include "recorder/core/bpf_object.h"
 #include "recorder/core/syscall_table.h"
 #include "recorder/probe/attach_ids.h"
+#include "recorder/probe/probe_kernel.h"
 // After the layout it names (metrics.h, through metrics_programs.h).
 #include "metrics.skel.h"
 
@@ -107,13 +110,77 @@ void plan_optional_programs(::metrics* skel) {
   }
 }
 
+bool vfs_counts(uint8_t op) {
+  return op == EZIO_M_SC_READ || op == EZIO_M_SC_WRITE || op == EZIO_M_SC_FSYNC ||
+         op == EZIO_M_SC_FDATASYNC;
+}
+
+constexpr std::string_view kSyscallFunction = "__x64_sys_";
+
+// The system call an fentry/fexit program of metrics_syscalls.bpf.h hooks ("write"), "" for the
+// other programs.
+std::string fentry_syscall(const bpf_program* p) {
+  std::string_view section = bpf_program__section_name(p);
+  for (std::string_view prefix : {"fentry/", "fexit/"}) {
+    if (section.starts_with(prefix)) {
+      section.remove_prefix(prefix.size());
+      if (section.starts_with(kSyscallFunction))
+        return std::string(section.substr(kSyscallFunction.size()));
+    }
+  }
+  return "";
+}
+
+uint8_t op_of_name(const std::string& name) {
+  for (const SyscallInfo& s : syscall_table()) {
+    if (s.name == name) return op_of(s);
+  }
+  return EZIO_M_NONE;
+}
+
+// fentry when every counted system call's function takes it (probed as the recorder probes its
+// hooks: a minimal program really loaded and attached), else the two syscall tracepoints.
+SyscallHook choose_syscall_hook(::metrics* skel) {
+  KernelProber kernel;
+  bpf_program* p;
+  bpf_object__for_each_program(p, skel->obj) {
+    std::string name = fentry_syscall(p);
+    if (name.empty() || std::string_view(bpf_program__section_name(p)).starts_with("fexit/"))
+      continue;
+    ProbeOutcome o = kernel.fentry(std::string(kSyscallFunction) + name);
+    if (!o.ok) {
+      spdlog::info(
+          "metrics: system calls counted at the sys_enter/sys_exit tracepoints (fentry on {}{}: "
+          "{})",
+          kSyscallFunction, name, o.why);
+      return SyscallHook::tracepoint;
+    }
+  }
+  spdlog::info("metrics: system calls counted by fentry/fexit on their functions");
+  return SyscallHook::fentry;
+}
+
+// Either the two tracepoints' programs or the fentry ones are loaded; without the syscall layer,
+// the fentry programs of the calls the VFS layer does not count are not.
+void plan_syscall_hook(::metrics* skel, SyscallHook hook, const MetricsLayers& l) {
+  bool tracepoints = hook == SyscallHook::tracepoint && (l.syscall || l.vfs);
+  bpf_program__set_autoload(skel->progs.ezio_m_sys_enter, tracepoints);
+  bpf_program__set_autoload(skel->progs.ezio_m_sys_exit, tracepoints);
+  bpf_program* p;
+  bpf_object__for_each_program(p, skel->obj) {
+    std::string name = fentry_syscall(p);
+    if (name.empty()) continue;
+    bool wanted = l.syscall || (l.vfs && vfs_counts(op_of_name(name)));
+    bpf_program__set_autoload(p, hook == SyscallHook::fentry && wanted);
+  }
+}
+
 // The programs of the layers not kept are not loaded; the flags tell the shared ones what to count.
 void plan_layers(::metrics* skel, const MetricsLayers& l) {
   auto off = [](std::initializer_list<bpf_program*> progs) {
     for (bpf_program* p : progs) bpf_program__set_autoload(p, false);
   };
   auto& p = skel->progs;
-  if (!l.syscall && !l.vfs) off({p.ezio_m_sys_enter, p.ezio_m_sys_exit});
   if (!l.fs) {
     off({p.ezio_m_ext4_da_write_end, p.ezio_m_ext4_write_end, p.ezio_m_ext4_sync_enter,
          p.ezio_m_ext4_sync_exit, p.ezio_m_xfs_buffered_read, p.ezio_m_xfs_buffered_write,
@@ -134,9 +201,11 @@ void plan_layers(::metrics* skel, const MetricsLayers& l) {
   skel->rodata->keep_pagecache = l.pagecache;
 }
 
-bool vfs_counts(uint8_t op) {
-  return op == EZIO_M_SC_READ || op == EZIO_M_SC_WRITE || op == EZIO_M_SC_FSYNC ||
-         op == EZIO_M_SC_FDATASYNC;
+bool kernel_config_readable() {
+  utsname u{};
+  if (uname(&u) != 0) return false;
+  return access(fmt::format("/boot/config-{}", u.release).c_str(), R_OK) == 0 ||
+         access("/proc/config.gz", R_OK) == 0;
 }
 
 }  // namespace
@@ -176,7 +245,13 @@ MetricsPrograms::MetricsPrograms(const MetricsConfig& config) : max_series_(conf
   // The recorder's handlers of tp_btf/ sections are libbpf's for the whole process (attach_ids.h):
   // these programs load through them too, with their attach points found here.
   register_attach_handlers();
-  skel_.reset(metrics__open());
+  // libbpf reads the kernel's configuration (CONFIG_HZ, for the throttling pauses) from
+  // /boot/config-<release> or /proc/config.gz, and fails the whole load when neither is there (a
+  // kernel booted from another system's root, as the qemu guests are): then it is given the value
+  // the program would fall back to (libbpf goes to the file for any CONFIG_ it was not given).
+  LIBBPF_OPTS(bpf_object_open_opts, open_opts,
+              .kconfig = kernel_config_readable() ? nullptr : "CONFIG_HZ=250\n");
+  skel_.reset(metrics__open_opts(&open_opts));
   if (!skel_) fail("cannot open the metrics' BPF object: {}", errno_text(errno));
   for (const SyscallInfo& s : syscall_table()) {
     uint8_t op = op_of(s);
@@ -191,6 +266,9 @@ MetricsPrograms::MetricsPrograms(const MetricsConfig& config) : max_series_(conf
     fail("cannot size the metrics' mount table: {}", errno_text(-err));
   }
   plan_layers(skel_.get(), config.layers);
+  hook_ = config.layers.syscall || config.layers.vfs ? choose_syscall_hook(skel_.get())
+                                                     : SyscallHook::none;
+  plan_syscall_hook(skel_.get(), hook_, config.layers);
   // Before 6.5 requests start at block_getrq, which the metrics do not take: their requests are
   // then owned from their issue (a flush its asker's, the others no one's).
   if (config.layers.block && !has_tracepoint("block_io_start")) {
@@ -258,6 +336,17 @@ std::array<uint64_t, EZIO_M_OP_COUNT> MetricsPrograms::overflow() const {
   std::array<uint64_t, EZIO_M_OP_COUNT> out{};
   for (uint32_t op = 0; op < EZIO_M_OP_COUNT; ++op) bpf_map_lookup_elem(fd, &op, &out[op]);
   return out;
+}
+
+const char* syscall_hook_name(SyscallHook h) {
+  switch (h) {
+    case SyscallHook::fentry:
+      return "fentry";
+    case SyscallHook::tracepoint:
+      return "tracepoint";
+    default:
+      return "none";
+  }
 }
 
 size_t MetricsPrograms::attached_programs() const {

@@ -29,6 +29,14 @@ struct MetricsLayers {
 // naming what it does not know.
 MetricsLayers parse_metrics_layers(const std::string& spec);
 
+// How the syscall and VFS series are counted: fentry/fexit on the counted system calls' functions
+// (only they pay), else the raw sys_enter/sys_exit tracepoints (every system call of the node
+// pays); none without those layers.
+enum class SyscallHook { none, tracepoint, fentry };
+
+// "fentry", "tracepoint", "none": the label and what `service status` shows.
+const char* syscall_hook_name(SyscallHook h);
+
 struct MetricsConfig {
   uint32_t max_series = 16384;  // the table's size: what does not fit is counted in overflow()
   uint32_t max_mounts = 256;    // VFS mounts told apart, the others are counted as one
@@ -51,6 +59,8 @@ class MetricsPrograms {
   // Events that found no room in the table, per enum ezio_metric_op.
   std::array<uint64_t, EZIO_M_OP_COUNT> overflow() const;
   uint32_t max_series() const { return max_series_; }
+  // Chosen at load: fentry where the kernel attaches it (EZIOTRACE_DENY_HOOKS=fentry refuses it).
+  SyscallHook syscall_hook() const { return hook_; }
   // The programs attached (the tests count them).
   size_t attached_programs() const;
 
@@ -60,6 +70,7 @@ class MetricsPrograms {
   };
   std::unique_ptr<::metrics, Destroy> skel_;
   uint32_t max_series_;
+  SyscallHook hook_ = SyscallHook::none;
 };
 
 }  // namespace ezio::recorder::metrics

@@ -394,6 +394,7 @@ void Daemon::on_status(Connection& c) {
                {{"sessions", quota_.sessions()},
                 {"visible", sessions},
                 {"connections", connections_.size()},
+                {"metrics_hook", config_.metrics_hook},
                 {"flight", flight_ ? flight_->status(c.peer.uid) : nlohmann::json::array()}});
 }
 

@@ -71,6 +71,9 @@ struct DaemonConfig {
   gid_t group = 0;  // whose members may record (besides root)
   Limits limits;
   uint64_t spare_ring_bytes = 32ull << 20;  // eziotrace record's default --ring-buffer; 0: none
+  // How the always-on metrics count system calls (fentry, tracepoint), "" without metrics: shown
+  // by `service status`.
+  std::string metrics_hook;
 };
 
 class FlightRecorder;
