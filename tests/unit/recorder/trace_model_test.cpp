@@ -200,7 +200,9 @@ TEST(TraceModel, MergedHostsKeepModel2Fields) {
     if (rewrite) args.push_back("--rewrite-events");
     ezio::test::Run r = ezio::test::eziotrace(args);
     ASSERT_EQ(r.status, 0) << r.out << r.err;
-    if (!rewrite) EXPECT_NE(r.err.find("assembled"), std::string::npos) << r.err;
+    if (!rewrite) {
+      EXPECT_NE(r.err.find("assembled"), std::string::npos) << r.err;
+    }
     auto job = ezio::otf2::read_archive(out / "job" / "eziotrace.otf2");
     size_t parts = 0;
     for (const auto& [loc, events] : job.events) {
