@@ -12,7 +12,7 @@ import os
 import re
 import sys
 
-from cluster_checks import Checks, run_command
+from cluster_checks import Checks, run_command, step_archive
 
 eziotrace, shared, name, ranks = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 hosts = ["node1", "node2"]
@@ -20,21 +20,7 @@ check = Checks(name)
 run = run_command
 
 
-def read(f):
-    try:
-        return open(os.path.join(shared, f)).read()
-    except OSError as e:
-        return str(e)
-
-
-step_rc = read(name + ".rc").strip()
-check(f"the step exits 0 ({step_rc}; {read(name + '.out')[-2000:] if step_rc != '0' else ''})",
-      step_rc == "0")
-archive = os.path.join(shared, name, "eziotrace.otf2")
-check("one archive in DIR, its parts removed", os.path.exists(archive) and
-      not os.path.exists(os.path.join(shared, name + ".parts")))
-if not os.path.exists(archive):
-    sys.exit(1)
+archive = step_archive(check, shared, name)
 rc, defs, _ = run("otf2-print", "-G", archive)
 check("otf2-print reads its definitions", rc == 0)
 # Each process (location group) and the system tree node it is under.

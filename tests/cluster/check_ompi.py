@@ -14,7 +14,7 @@ import os
 import re
 import sys
 
-from cluster_checks import Checks, node_properties, run_command
+from cluster_checks import Checks, node_properties, run_command, read_shared, step_archive
 
 eziotrace, shared, name, stat_prefix, program = sys.argv[1:6]
 mpirun_on = sys.argv[7] if sys.argv[6:7] == ["--mpirun-on"] else ""
@@ -23,20 +23,10 @@ check = Checks(name)
 
 
 def read(f):
-    try:
-        return open(os.path.join(shared, f)).read()
-    except OSError as e:
-        return str(e)
+    return read_shared(shared, f)
 
 
-rc_text = read(name + ".rc").strip()
-check(f"the step exits 0 ({rc_text}{'' if rc_text == '0' else '; ' + read(name + '.out')[-3000:]})",
-      rc_text == "0")
-archive = os.path.join(shared, name, "eziotrace.otf2")
-check("one archive in DIR, its parts removed", os.path.exists(archive) and
-      not os.path.exists(os.path.join(shared, name + ".parts")))
-if not os.path.exists(archive):
-    sys.exit(1)
+archive = step_archive(check, shared, name)
 rc, defs, _ = run_command("otf2-print", "-G", archive)
 check("otf2-print reads its definitions", rc == 0)
 root = node_properties(defs, "cluster")

@@ -11,7 +11,7 @@ import json
 import os
 import sys
 
-from cluster_checks import Checks, node_properties, run_command
+from cluster_checks import Checks, node_properties, run_command, step_archive
 
 eziotrace, shared, name, stat_prefix = sys.argv[1:5]
 user = "--user" in sys.argv[5:]
@@ -24,13 +24,7 @@ def run(*args):
     return rc, out + err
 
 
-archive = os.path.join(shared, name, "eziotrace.otf2")
-check(f"the step exits 0 ({open(os.path.join(shared, name + '.rc')).read().strip()})",
-      open(os.path.join(shared, name + ".rc")).read().strip() == "0")
-check("one archive in DIR, its parts removed", os.path.exists(archive) and
-      not os.path.exists(os.path.join(shared, name + ".parts")))
-if not os.path.exists(archive):
-    sys.exit(1)
+archive = step_archive(check, shared, name)
 rc, defs = run("otf2-print", "-G", archive)
 check("otf2-print reads its definitions", rc == 0)
 

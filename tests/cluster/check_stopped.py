@@ -11,7 +11,7 @@ import shutil
 import sys
 import tempfile
 
-from cluster_checks import Checks, node_properties, run_command
+from cluster_checks import Checks, node_properties, read_shared, run_command
 
 eziotrace, shared = sys.argv[1:3]
 name = "kstop"
@@ -24,10 +24,7 @@ def run(*args):
 
 
 def read(f):
-    try:
-        return open(os.path.join(shared, f)).read().strip()
-    except OSError as e:
-        return str(e)
+    return read_shared(shared, f).strip()
 
 
 check(f"node2's eziotraced was stopped by root on node2 (status {read('kstop-admin.rc')})",
