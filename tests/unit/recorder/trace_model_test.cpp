@@ -6,6 +6,7 @@
 #include <sys/syscall.h>
 
 #include <cstring>
+#include <fstream>
 #include <map>
 #include <string>
 #include <vector>
@@ -194,6 +195,11 @@ TEST(TraceModel, PythonReaderGetsTheSameFields) {
 TEST(TraceModel, MergedHostsKeepModel2Fields) {
   auto expected = described(ezio::otf2::read_archive(write("hosts_model1", true)));
   auto a = write("hosts_a", false).parent_path(), b = write("hosts_b", false).parent_path();
+  // Two tasks of one host, b's clock measured against a's (docs/cluster.md, clock files).
+  std::ofstream(b / "eziotrace-clock.json")
+      << R"({"reference":"localhost","host":"localhost",)"
+         R"("start":{"offset_ns":0,"error_ns":1000,"at_ns":500,"rounds":200},)"
+         R"("end":{"offset_ns":0,"error_ns":1000,"at_ns":100000,"rounds":200}})";
   for (bool rewrite : {false, true}) {
     auto out = ezio::test::scratch_dir(rewrite ? "hosts_rewritten" : "hosts_assembled");
     std::vector<std::string> args{"merge-hosts", "-v", "--no-check", a, b, "-o", out / "job"};
