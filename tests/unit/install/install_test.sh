@@ -81,13 +81,17 @@ check_completion() {
     source "$1"/share/bash-completion/completions/eziotrace; complete -p eziotrace eziotraced' _ "$prefix")
   grep -q 'complete -F _eziotrace eziotrace$' <<<"$registered" || fail "complete -p eziotrace: $registered"
   grep -q 'complete -F _eziotraced eziotraced$' <<<"$registered" || fail "complete -p eziotraced: $registered"
+  # The completions are read whole before grep: under pipefail, grep -q leaving at its first
+  # match could fail the pipeline with the writer's SIGPIPE.
   expect() { # expect "WANTED" words...: WANTED is among the completions of the words
-    local wanted=$1; shift
-    complete_words "$@" | grep -qx -- "$wanted" || fail "completing '$*' does not offer $wanted (got: $(complete_words "$@" | tr '\n' ' '))"
+    local wanted=$1 got; shift
+    got=$(complete_words "$@")
+    grep -qx -- "$wanted" <<<"$got" || fail "completing '$*' does not offer $wanted (got: $(tr '\n' ' ' <<<"$got"))"
   }
   refuse() { # refuse "UNWANTED" words...
-    local unwanted=$1; shift
-    complete_words "$@" | grep -qx -- "$unwanted" && fail "completing '$*' offers $unwanted"
+    local unwanted=$1 got; shift
+    got=$(complete_words "$@")
+    grep -qx -- "$unwanted" <<<"$got" && fail "completing '$*' offers $unwanted"
     return 0
   }
   expect record eziotrace re
