@@ -87,5 +87,7 @@ check "both measurements agree within 1 ms (differ by ${d12} ns)" [ "${d12#-}" -
 /usr/bin/python3 "$here/check_ompi.py" "$bin_dir/eziotrace" "$d/ompi" ktasks ttstat dd || failed=1
 /usr/bin/python3 "$here/check_ompi.py" "$bin_dir/eziotrace" "$d/ompi" kompi ostat mpi_node_io \
   --mpirun-on node1 || failed=1
+[ -s "$d/mpich-retries" ] &&
+  echo "note - steps run twice (MPICH 4.0's finalize race, docs/limits.md): $(tr '\n' ' ' < "$d/mpich-retries")"
 [ $failed -eq 0 ] && echo "cluster slurm+mpi: all checks passed"
 exit $failed

@@ -12,6 +12,18 @@ step() {  # step NAME COMMAND...: runs it, its output in NAME.out, its status in
   echo "--- $name (status $(cat "$name.rc"))"
   cat "$name.out"
 }
+# once_more NAME FUNCTION: FUNCTION runs step NAME, of MPICH ranks; when it timed out, it runs
+# once more, and says so in the output and in mpich-retries. MPICH 4.0's ch4:ucx finalization
+# can deadlock over TCP, a rank blocked in its PMI barrier while a peer's disconnect waits on it
+# (docs/limits.md; removed upstream by pmodels/mpich#6596): the steps test the recording.
+once_more() {
+  "$2"
+  [ "$(cat "$1.rc")" = 124 ] || return 0
+  echo "--- $1 timed out: MPICH 4.0's finalize race (docs/limits.md), run once more"
+  echo "$1" >> mpich-retries
+  rm -rf "$1" "$1.parts"
+  "$2"
+}
 step hostname srun -N 2 hostname
 # MPICH over TCP between the nodes, started by slurmstepd through PMI-2.
 step mpi srun -N 2 -n 2 --mpi=pmi2 ./mpi_node_io /mnt/disk
@@ -28,12 +40,15 @@ echo $? > clock-ref.rc
 # eziotraced, the parts merged into one archive when the step ends. What earlier steps left dirty
 # on the disks is written first; each disk's counters are read just before and after the step, so
 # that their delta holds the recording's requests and nothing else (the task syncs at its end).
-srun -N 2 sync -f /mnt/disk
 kstat() { srun -N 2 bash -c "cat /sys/block/vda/stat > kstat.\$(hostname).$1"; }
-kstat before
-step kstep eziotrace record -o kstep -- srun -N 2 -n 2 --mpi=pmi2 bash node_task.sh \
-  ./mpi_node_io /mnt/disk
-kstat after
+kstep_run() {
+  srun -N 2 sync -f /mnt/disk
+  kstat before
+  step kstep eziotrace record -o kstep -- srun -N 2 -n 2 --mpi=pmi2 bash node_task.sh \
+    ./mpi_node_io /mnt/disk
+  kstat after
+}
+once_more kstep kstep_run
 # The clocks: node2 answers, node1 measures twice, a few seconds apart (docs/cluster.md, Clocks).
 srun -N 1 -w node2 eziotrace clock serve --port 7471 --connections 2 > clock-serve.out 2>&1 &
 serve=$!
@@ -44,7 +59,7 @@ wait $serve
 echo $? > clock-serve.rc
 # EZTrace's layers of every rank, merged with each node's kernel events (job_layers.sh).
 . ./job_layers.sh
-layers_steps
+once_more ulayers layers_steps
 # Last, steps whose minutes would otherwise lie between the ranks' clock measurements above and
 # node1's of node2 (their agreement allows 1 ms; the guests drift by ~10 ppm).
 # A node whose eziotraced stops mid-job (docs/cluster.md, "A host lost mid-job"): the step's tasks
@@ -75,8 +90,11 @@ admin node2 start-eziotraced
 echo $? > kstart-admin.rc
 # The same job started by MPICH's hydra through Slurm (docs/cluster.md, "MPI launchers across
 # hosts"): hydra starts each node's proxy with srun, eziotrace records every proxy and its rank.
-step khydra salloc -N 2 eziotrace record -o khydra -- mpiexec.hydra -bootstrap slurm -np 2 \
-  bash node_task.sh ./mpi_node_io /mnt/disk
+khydra_run() {
+  step khydra salloc -N 2 eziotrace record -o khydra -- mpiexec.hydra -bootstrap slurm -np 2 \
+    bash node_task.sh ./mpi_node_io /mnt/disk
+}
+once_more khydra khydra_run
 # Two ranks per node: srun's tasks, then Open MPI's mpirun across the nodes (job_ompi.sh).
 . ./job_ompi.sh
 ompi_steps
