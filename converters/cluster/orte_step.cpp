@@ -71,14 +71,10 @@ std::vector<std::string> split_blanks(const std::string& s) {
 // this node's task, mpirun and the ranks it starts here, recorded into the session's parts.
 std::vector<std::string> step_command(const SlurmStepOptions& o, const NodeSession& s,
                                       const std::string& user_agent) {
-  std::vector<std::string> cmd = {
-      "/usr/bin/env",
-      std::string("OMPI_MCA_") + kAgentParam + "=" +
-          fmt::format("{}", fmt::join(orte_agent(o, s, user_agent), " ")),
-      std::string(kSessionEnv) + "=" + session_value(s),
-      fs::read_symlink("/proc/self/exe").string(), o.subcommand};
-  cmd.insert(cmd.end(), o.task_options.begin(), o.task_options.end());
-  cmd.push_back("--");
+  std::vector<std::string> cmd = task_recording(o, s);
+  // env takes several assignments: the agent's goes beside the session's.
+  cmd.insert(cmd.begin() + 1, std::string("OMPI_MCA_") + kAgentParam + "=" +
+                                  fmt::format("{}", fmt::join(orte_agent(o, s, user_agent), " ")));
   cmd.insert(cmd.end(), o.record.command.begin(), o.record.command.end());
   return cmd;
 }
@@ -96,11 +92,7 @@ bool is_orte_slurm(const std::vector<std::string>& command, const std::vector<st
 
 std::vector<std::string> orte_agent(const SlurmStepOptions& o, const NodeSession& s,
                                     const std::string& agent) {
-  std::vector<std::string> words = {"/usr/bin/env",
-                                    std::string(kSessionEnv) + "=" + session_value(s),
-                                    fs::read_symlink("/proc/self/exe").string(), o.subcommand};
-  words.insert(words.end(), o.task_options.begin(), o.task_options.end());
-  words.push_back("--");
+  std::vector<std::string> words = task_recording(o, s);
   const std::vector<std::string> user = split_blanks(agent);
   if (user.empty()) words.push_back("orted");
   words.insert(words.end(), user.begin(), user.end());

@@ -37,16 +37,13 @@ std::string this_host() {
   return name;
 }
 
-// srun [its options] env EZIOTRACE_SESSION=... eziotrace SUB [options] -- program [args...]:
-// env, so that the session reaches the tasks whatever srun --export passes.
+// srun [its options] env EZIOTRACE_SESSION=... eziotrace SUB [options] -- program [args...].
 std::vector<std::string> task_command(const SlurmStepOptions& o, const NodeSession& session) {
   SrunLine line = split_srun(o.record.command);
   std::vector<std::string> cmd = line.launcher;
   if (cmd.back() == "--") cmd.pop_back();
-  cmd.insert(cmd.end(), {"/usr/bin/env", std::string(kSessionEnv) + "=" + session_value(session),
-                         fs::read_symlink("/proc/self/exe").string(), o.subcommand});
-  cmd.insert(cmd.end(), o.task_options.begin(), o.task_options.end());
-  cmd.push_back("--");
+  std::vector<std::string> recording = task_recording(o, session);
+  cmd.insert(cmd.end(), recording.begin(), recording.end());
   cmd.insert(cmd.end(), line.program.begin(), line.program.end());
   return cmd;
 }
@@ -166,6 +163,15 @@ void session_step_command(const SlurmStepOptions& o, const std::string& program,
     parts.remove();
   }
   command_status() = status != 0 ? status : (r.partial() ? 4 : 0);
+}
+
+std::vector<std::string> task_recording(const SlurmStepOptions& o, const NodeSession& session) {
+  std::vector<std::string> words = {"/usr/bin/env",
+                                    std::string(kSessionEnv) + "=" + session_value(session),
+                                    fs::read_symlink("/proc/self/exe").string(), o.subcommand};
+  words.insert(words.end(), o.task_options.begin(), o.task_options.end());
+  words.push_back("--");
+  return words;
 }
 
 }  // namespace ezio::converters

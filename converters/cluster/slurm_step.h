@@ -33,6 +33,11 @@ struct StepEnd {
 // terminal's Ctrl-C reaches it by itself (same process group) and is not sent twice.
 StepEnd run_step(const std::vector<std::string>& cmd);
 
+// `env EZIOTRACE_SESSION=... eziotrace SUB [task options] --`: the words before a task's own
+// command that record it into session, through env so that the session reaches it whatever the
+// launcher passes of the environment.
+std::vector<std::string> task_recording(const SlurmStepOptions& o, const NodeSession& session);
+
 // Runs the step, merges its parts, sets the command's status: srun's when it failed, else 4 when
 // a host's part is missing (the archive says which and why), else 0.
 void slurm_step_command(const SlurmStepOptions& o);

@@ -67,15 +67,20 @@ otf2::Ref DefinitionMapper::define_io_file(Ref r) {
   std::string path =
       d != defs_.io_files.end() ? defs_.str(d->second.name) : fmt::format("<undefined file {}>", r);
   // All inputs describe one machine: files are scoped to the merged archive's machine node.
-  std::vector<std::pair<std::string_view, std::string_view>> properties;
-  for (const auto& p : defs_.io_file_properties) {
-    if (p.owner == r && p.type == OTF2_TYPE_STRING) {
-      properties.emplace_back(defs_.str(p.name), defs_.str(p.value.stringRef));
+  // Indexed by file once: merge-hosts' assembly maps every file of a part.
+  if (file_properties_.empty() && !defs_.io_file_properties.empty()) {
+    for (const auto& p : defs_.io_file_properties) {
+      if (p.type == OTF2_TYPE_STRING) {
+        file_properties_[p.owner].emplace_back(defs_.str(p.name), defs_.str(p.value.stringRef));
+      }
     }
   }
-  if (properties.empty()) return files_.set(r, shared_.writer.io_file(path, shared_.machine));
+  auto found = file_properties_.find(r);
+  if (found == file_properties_.end())
+    return files_.set(r, shared_.writer.io_file(path, shared_.machine));
   // Two files of one path on different devices or mounts stay two: a model 2 VFS event finds
   // its device, file system and mount through its file.
+  const auto& properties = found->second;
   std::string key = fmt::format("{}\n{}", shared_.machine, path);
   for (const auto& [name, value] : properties) key += fmt::format("\n{}={}", name, value);
   auto [it, added] = shared_.described_files.try_emplace(key, 0);

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "common/otf2/writer.h"
@@ -100,6 +101,8 @@ class DefinitionMapper {
   std::function<std::optional<std::string>(Ref)> file_of_handle_;
   RefMap strings_, regions_, handles_, metrics_, files_, attributes_;
   RefMap handle_files_;  // by input handle: the output file its output handle is on
+  // The input's IoFile properties (trace model 2's VFS files) by file: name, value.
+  std::map<Ref, std::vector<std::pair<std::string_view, std::string_view>>> file_properties_;
 };
 
 }  // namespace ezio::converters
