@@ -189,12 +189,13 @@ std::string assembly_obstacle(const HostPart& p, const Definitions& d, const fs:
 
 uint64_t assemble_part(Output& out, const HostPart& p, const Definitions& d,
                        const Definitions& comm_defs, uint64_t shift,
-                       std::vector<EventLink>& links) {
+                       const std::set<OTF2_LocationRef>& dropped, std::vector<EventLink>& links) {
   auto local = std::make_shared<otf2::LocalDefinitions>();
   map_definitions(out, d, comm_defs, *local);
   clock_offsets(p, *local);
   uint64_t events = 0;
   for (const auto& [id, l] : d.locations) {
+    if (dropped.count(id)) continue;
     out.w.external_events(id + shift, l.events);
     out.w.local_definitions(id + shift, local);
     std::error_code ec;

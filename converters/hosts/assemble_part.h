@@ -8,6 +8,7 @@
 // archive reads as the full merge writes it.
 #include <cstdint>
 #include <filesystem>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -34,10 +35,11 @@ std::string assembly_obstacle(const HostPart& p, const otf2::Definitions& d,
 
 // Defines the part's definitions in the job archive (all of them: its events are not read to see
 // which are used), gives each of its locations its mapping tables and clock offsets, and notes
-// its event files in `links`. Returns the events its locations declare.
+// its event files in `links`; its locations in `dropped` (eventless) are left out. Returns the
+// events its locations declare.
 uint64_t assemble_part(Output& out, const HostPart& p, const otf2::Definitions& d,
                        const otf2::Definitions& comm_defs, uint64_t shift,
-                       std::vector<EventLink>& links);
+                       const std::set<OTF2_LocationRef>& dropped, std::vector<EventLink>& links);
 
 // Hard-links every part's event file into the closed archive.
 void link_event_files(const std::vector<EventLink>& links);

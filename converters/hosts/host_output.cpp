@@ -22,10 +22,16 @@ void device_count(Output& out, const Definitions& d, HostNode& host,
 
 // The part's location groups and locations, under its host's node; a device's group is the host's
 // one for all its parts.
-void define_locations(Output& out, const Definitions& d, HostNode& host, uint64_t shift) {
+void define_locations(Output& out, const Definitions& d, HostNode& host, uint64_t shift,
+                      const std::set<OTF2_LocationRef>& dropped) {
   std::map<Ref, Ref> groups;
+  std::set<Ref> kept;  // groups of a location not dropped: a dropped stand-in's group goes too
+  for (const auto& [id, l] : d.locations) {
+    if (!dropped.count(id)) kept.insert(l.group);
+  }
   for (const auto& [id, g] : d.location_groups) {
     const std::string& name = d.str(g.name);
+    if (!kept.count(id)) continue;
     if (is_device_name(name)) {
       if (auto had = host.device_groups.find(name); had != host.device_groups.end()) {
         groups[id] = had->second;
@@ -44,6 +50,7 @@ void define_locations(Output& out, const Definitions& d, HostNode& host, uint64_
     }
   }
   for (const auto& [id, l] : d.locations) {
+    if (dropped.count(id)) continue;
     auto g = groups.find(l.group);
     if (g == groups.end()) {
       g = groups
@@ -54,7 +61,7 @@ void define_locations(Output& out, const Definitions& d, HostNode& host, uint64_
     out.w.location(id + shift, d.str(l.name), l.type, g->second);
   }
   for (const auto& p : d.location_properties) {
-    if (p.type != OTF2_TYPE_UINT64) continue;
+    if (p.type != OTF2_TYPE_UINT64 || dropped.count(p.location)) continue;
     if (is_device_name(d.str(d.locations.at(p.location).name)) &&
         d.str(p.name).starts_with("EZIOTRACE::UNATTRIBUTED")) {
       device_count(out, d, host, p, shift);
@@ -67,14 +74,14 @@ void define_locations(Output& out, const Definitions& d, HostNode& host, uint64_
 }  // namespace
 
 void define_part(Output& out, const HostPart& p, const Definitions& d, Ref root, HostNode& host,
-                 HostTotals& totals, uint64_t shift) {
+                 HostTotals& totals, uint64_t shift, const std::set<OTF2_LocationRef>& dropped) {
   if (!host.defined) {
     host.defined = true;
     host.node = out.w.system_tree_node(p.host, "node", root);
     write_host_properties(out.w, host, totals);
   }
   out.shared.machine = host.node;  // files are scoped to their host
-  define_locations(out, d, host, shift);
+  define_locations(out, d, host, shift, dropped);
   // The part's recording covers its clock range, events or not (as the one-node merge's does).
   if (d.global_offset != 0 || d.trace_length != 0) {
     out.t_min = std::min(out.t_min, reference_time(p, d.global_offset));
@@ -97,6 +104,26 @@ std::unique_ptr<Definitions> comm_definitions(const Definitions& d) {
   for (const auto& g : d.groups) keep(g.name);
   for (const auto& k : d.comms) keep(k.name);
   return c;
+}
+
+std::set<uint64_t> ranks_elsewhere(const Definitions& d) {
+  std::set<uint64_t> elsewhere;
+  for (const auto& g : d.groups) {
+    if (g.type != OTF2_GROUP_TYPE_COMM_LOCATIONS) continue;
+    for (uint64_t m : g.members) {
+      auto l = d.locations.find(m);
+      if (l == d.locations.end()) {
+        elsewhere.insert(m);
+        continue;
+      }
+      auto lg = d.location_groups.find(l->second.group);
+      if (l->second.events == 0 && lg != d.location_groups.end() &&
+          is_stand_in_group(d.str(lg->second.name))) {
+        elsewhere.insert(m);
+      }
+    }
+  }
+  return elsewhere;
 }
 
 }  // namespace ezio::converters

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <set>
 
 #include "common/otf2/definitions.h"
 #include "common/otf2/writer.h"
@@ -28,12 +29,18 @@ struct Output {
 };
 
 // The host's node (once), the part's location groups and locations under it (ids moved up by
-// shift), and its clock range and realtime on the reference's timeline.
+// shift, but those in `dropped`), and its clock range and realtime on the reference's timeline.
 void define_part(Output& out, const HostPart& p, const otf2::Definitions& d, otf2::Ref root,
-                 HostNode& host, HostTotals& totals, uint64_t shift);
+                 HostNode& host, HostTotals& totals, uint64_t shift,
+                 const std::set<OTF2_LocationRef>& dropped = {});
 
 // A part's groups and communicators with the names they use: what CommMapper needs of every part
 // at once.
 std::unique_ptr<otf2::Definitions> comm_definitions(const otf2::Definitions& d);
+
+// The ranks of the part's COMM_LOCATIONS groups that are another host's (CommMapper::add_archive):
+// members that are no location of the part, or the stand-in the one-node merge gave a rank of
+// another host (an eventless location in a group named by stand_in_group_name()).
+std::set<uint64_t> ranks_elsewhere(const otf2::Definitions& d);
 
 }  // namespace ezio::converters

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <set>
 
 #include "common/error.h"
 #include "common/otf2/reader.h"
@@ -78,6 +79,9 @@ uint64_t merge_part(Output& out, HostPart& p, otf2::ArchiveReader& reader,
 struct PartPlan {
   std::unique_ptr<Definitions> comm_defs;  // null: the part is not merged
   uint64_t shift = 0;                      // added to its location ids
+  std::set<uint64_t> elsewhere;            // its ranks of other hosts (ranks_elsewhere)
+  // Its stand-ins for ranks of other hosts that the job's ranks do not need: not defined.
+  std::set<OTF2_LocationRef> dropped;
   std::string rewrite;  // why its events are read and rewritten; "": it is assembled
 };
 
@@ -128,7 +132,8 @@ HostsReport merge_hosts(const std::vector<std::filesystem::path>& given,
     shifts[plan.comm_defs.get()] = plan.shift;
     p.incomplete = incomplete_recording(reader.defs());
     hosts[p.host].add(p, reader.defs());
-    out.comms.add_archive(*plan.comm_defs);
+    plan.elsewhere = ranks_elsewhere(reader.defs());
+    out.comms.add_archive(*plan.comm_defs, plan.elsewhere);
     plan.rewrite = rewrite_events ? "asked for (--rewrite-events)"
                                   : assembly_obstacle(p, reader.defs(), out_dir, paradigms);
     if (plan.rewrite.empty()) {
@@ -139,8 +144,20 @@ HostsReport merge_hosts(const std::vector<std::filesystem::path>& given,
                     plan.rewrite);
     }
   }
-  out.comms.define_locations(
-      [&shifts](const Definitions& d, uint64_t loc) { return loc + shifts.at(&d); });
+  // One job's ranks are the locations of the hosts holding them (comm_mapper.h); a part's
+  // stand-ins for other hosts' ranks are defined only when no host holds that rank.
+  std::map<const Definitions*, std::set<uint64_t>> ranked;
+  out.comms.define_locations([&](const Definitions& d, uint64_t loc) {
+    ranked[&d].insert(loc);
+    return loc + shifts.at(&d);
+  });
+  for (PartPlan& plan : plans) {
+    if (!plan.comm_defs) continue;
+    const std::set<uint64_t>& used = ranked[plan.comm_defs.get()];
+    for (uint64_t loc : plan.elsewhere) {
+      if (!used.count(loc)) plan.dropped.insert(loc);
+    }
+  }
   HostTotals totals;
   std::vector<EventLink> links;
   // The assembled parts first: the full merge defines I/O paradigms as its events use them, which
@@ -153,9 +170,10 @@ HostsReport merge_hosts(const std::vector<std::filesystem::path>& given,
       otf2::ArchiveReader reader(p.anchor);
       HostNode& host = hosts.at(p.host);
       report.hosts += !host.defined;
-      define_part(out, p, reader.defs(), root, host, totals, plan.shift);
+      define_part(out, p, reader.defs(), root, host, totals, plan.shift, plan.dropped);
       if (assembling) {
-        report.events += assemble_part(out, p, reader.defs(), *plan.comm_defs, plan.shift, links);
+        report.events +=
+            assemble_part(out, p, reader.defs(), *plan.comm_defs, plan.shift, plan.dropped, links);
         ++report.assembled;
       } else {
         report.events += merge_part(out, p, reader, *plan.comm_defs, plan.shift);

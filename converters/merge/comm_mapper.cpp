@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "converters/merge/comm_mapper.h"
 
+#include <algorithm>
 #include <climits>
 
 #include "common/error.h"
@@ -15,7 +16,19 @@ size_t first_with_id(const auto& defs, Ref id) {
   return SIZE_MAX;
 }
 
+constexpr std::string_view kStandInPrefix = "EZTrace location ";
+constexpr std::string_view kStandInSuffix = " (no alignment data)";
+
 }  // namespace
+
+std::string stand_in_group_name(uint64_t eztrace_location) {
+  return std::string(kStandInPrefix) + std::to_string(eztrace_location) +
+         std::string(kStandInSuffix);
+}
+
+bool is_stand_in_group(const std::string& name) {
+  return name.starts_with(kStandInPrefix) && name.ends_with(kStandInSuffix);
+}
 
 CommMapper::Input& CommMapper::input(const Definitions& defs) {
   auto it = inputs_.find(&defs);
@@ -25,7 +38,7 @@ CommMapper::Input& CommMapper::input(const Definitions& defs) {
   return it->second;
 }
 
-void CommMapper::add_archive(const Definitions& defs) {
+void CommMapper::add_archive(const Definitions& defs, const std::set<uint64_t>& elsewhere) {
   auto [it, inserted] = inputs_.try_emplace(&defs);
   if (!inserted) return;
   order_.push_back(&defs);
@@ -37,10 +50,23 @@ void CommMapper::add_archive(const Definitions& defs) {
     Locations& all = locations_[g.paradigm];
     if (all.parts.empty()) all.name = defs.str(g.name);
     in.locations[g.paradigm] = g.members;
-    in.rank_base[g.paradigm] = all.size;
-    all.size += g.members.size();
-    all.parts.emplace_back(&defs, g.members);
+    std::vector<bool> held;
+    for (uint64_t m : g.members) held.push_back(!elsewhere.count(m));
+    all.parts.push_back({&defs, g.members, std::move(held)});
   }
+}
+
+bool CommMapper::one_job(const Locations& all) {
+  if (all.parts.size() < 2) return false;
+  const size_t ranks = all.parts.front().members.size();
+  std::vector<int> holders(ranks, 0);
+  for (const auto& part : all.parts) {
+    if (part.members.size() != ranks) return false;
+    for (size_t i = 0; i < ranks; ++i) holders[i] += part.held[i];
+  }
+  // Two inputs holding one rank are two jobs (or processes of no job: EZTrace's bogus
+  // MPI_COMM_WORLD of one member per process), concatenated as before.
+  return std::all_of(holders.begin(), holders.end(), [](int n) { return n <= 1; });
 }
 
 otf2::Ref CommMapper::group_at(const Definitions& defs, size_t index) {
@@ -113,12 +139,27 @@ void CommMapper::define_locations(
   located_ = true;
   for (const auto& [paradigm, all] : locations_) {
     std::vector<uint64_t> members;
-    for (const auto& [defs, part] : all.parts) {
-      for (uint64_t m : part) members.push_back(location(*defs, m));
+    if (one_job(all)) {
+      // Rank i is the location of the input holding it; a rank no input holds (its host's part
+      // is missing) keeps the first input's stand-in, so that the ranks stay in place.
+      for (size_t i = 0; i < all.parts.front().members.size(); ++i) {
+        const Locations::Part* from = &all.parts.front();
+        for (const auto& part : all.parts) {
+          if (part.held[i]) from = &part;
+        }
+        members.push_back(location(*from->defs, from->members[i]));
+      }
+      for (const auto& part : all.parts) inputs_.at(part.defs).rank_base[paradigm] = 0;
+    } else {
+      for (const auto& part : all.parts) {
+        inputs_.at(part.defs).rank_base[paradigm] = members.size();
+        for (uint64_t m : part.members) members.push_back(location(*part.defs, m));
+      }
     }
+    const uint64_t size = members.size();
     located_ids_[paradigm] = {w_.group(all.name, OTF2_GROUP_TYPE_COMM_LOCATIONS, paradigm,
                                        OTF2_GROUP_FLAG_NONE, std::move(members)),
-                              all.size};
+                              size};
     ++locations_written_;
   }
 }

@@ -13,7 +13,11 @@
 // - a comm's group is the latest group of that id defined before the comm.
 // OTF2 wants one COMM_LOCATIONS group per paradigm, whose order gives the ranks: the inputs'
 // COMM_LOCATIONS groups are concatenated, and the rank members of each input's COMM_GROUPs are
-// shifted by where its locations start.
+// shifted by where its locations start. Unless the inputs are one job's ranks seen from several
+// hosts (merge-hosts' parts: each lists every rank of the job, its own ranks as locations of its
+// own, the others' as locations it only names): then rank i of the one COMM_LOCATIONS group is
+// the location of the one input that holds rank i, every input's COMM_GROUPs keep their ranks,
+// and one job's communicator, defined by every part, is written once (de-duplicated by content).
 #include <functional>
 #include <map>
 #include <set>
@@ -26,12 +30,20 @@
 
 namespace ezio::converters {
 
+// The location group the one-node merge gives a rank of EZTrace's communicators whose process
+// left it no alignment data (locations.cpp): in a host's part of a multi-host job, a rank of
+// another host, which merge-hosts recognises by this name.
+std::string stand_in_group_name(uint64_t eztrace_location);
+bool is_stand_in_group(const std::string& name);
+
 class CommMapper {
  public:
   explicit CommMapper(otf2::ArchiveWriter& w) : w_(w) {}
 
-  // Registers an input archive, in input order.
-  void add_archive(const Definitions& defs);
+  // Registers an input archive, in input order. elsewhere: the members of its COMM_LOCATIONS
+  // groups it only names, whose location is another input's (docs/cluster.md, "One job's
+  // communicators"); empty: it holds every rank it lists.
+  void add_archive(const Definitions& defs, const std::set<uint64_t>& elsewhere = {});
   // Defines the COMM_LOCATIONS groups; location maps an input's EZTrace location to the merged
   // archive's location of that thread. Once, after add_archive() and before any mapping: OTF2
   // readers want it defined before the groups whose ranks it gives.
@@ -57,9 +69,16 @@ class CommMapper {
   };
   struct Locations {
     std::string name;
-    uint64_t size = 0;
-    std::vector<std::pair<const Definitions*, std::vector<uint64_t>>> parts;
+    struct Part {
+      const Definitions* defs;
+      std::vector<uint64_t> members;
+      std::vector<bool> held;  // per member: the input holds that rank's location
+    };
+    std::vector<Part> parts;
   };
+  // Whether the inputs' COMM_LOCATIONS groups of a paradigm are one job's ranks: as many ranks
+  // in each, every rank held by one input at most.
+  static bool one_job(const Locations& all);
   Input& input(const Definitions& defs);  // registered, and locations defined
   otf2::Ref group_at(const Definitions& defs, size_t index);
 

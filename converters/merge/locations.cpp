@@ -173,8 +173,8 @@ void Merger::define_comm_ranks(Output& out) {
       return it->second;
     }
     OTF2_LocationRef id = out.spare_id++;
-    otf2::Ref g = out.w.location_group(fmt::format("EZTrace location {} (no alignment data)", eloc),
-                                       OTF2_LOCATION_GROUP_TYPE_PROCESS, out.machine);
+    otf2::Ref g = out.w.location_group(stand_in_group_name(eloc), OTF2_LOCATION_GROUP_TYPE_PROCESS,
+                                       out.machine);
     out.w.location(id, fmt::format("EZTrace location {}", eloc), OTF2_LOCATION_TYPE_CPU_THREAD, g);
     user_locations[{&defs, eloc}] = id;
     return id;
