@@ -17,8 +17,9 @@ using otf2::Ref;
 constexpr OTF2_LocationRef kThread = 200, kStandIn = 201;
 constexpr uint64_t kEztraceRankStride = 1073741823;  // EZTrace's location of rank r: r * this
 
-void write_clock_file(const std::filesystem::path& dir, const std::string& host) {
-  nlohmann::json m = {{"offset_ns", 0}, {"error_ns", 1000}, {"at_ns", 0}, {"rounds", 100}};
+void write_clock_file(const std::filesystem::path& dir, const std::string& host,
+                      int64_t offset_ns) {
+  nlohmann::json m = {{"offset_ns", offset_ns}, {"error_ns", 1000}, {"at_ns", 0}, {"rounds", 100}};
   std::ofstream(dir / "eziotrace-clock.json")
       << nlohmann::json{{"reference", "node1"}, {"host", host}, {"start", m}, {"end", m}}.dump();
 }
@@ -35,7 +36,7 @@ void call(ArchiveWriter& w, Ref region, uint64_t t0, uint64_t t1, Record record)
 }  // namespace
 
 std::filesystem::path write_mpi_part(const std::filesystem::path& dir, const std::string& host,
-                                     int rank, bool point_to_point) {
+                                     int rank, bool point_to_point, int64_t offset_ns) {
   std::filesystem::create_directories(dir);
   ArchiveWriter w(dir);
   Ref node = w.system_tree_node(host, "machine");
@@ -97,7 +98,7 @@ std::filesystem::path write_mpi_part(const std::filesystem::path& dir, const std
   clock.trace_length = 4700;
   w.clock(clock);
   w.close();
-  if (host != "node1") write_clock_file(dir, host);
+  if (host != "node1") write_clock_file(dir, host, offset_ns);
   return dir;
 }
 

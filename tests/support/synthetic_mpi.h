@@ -4,6 +4,7 @@
 // each host's part is the one-node merge of the job's EZTrace archive with that host's alignment
 // data, so it lists both ranks in its communicators, its own rank on its thread's location and
 // the other host's rank on an eventless stand-in (converters/merge/locations.cpp).
+#include <cstdint>
 #include <filesystem>
 #include <string>
 
@@ -16,8 +17,9 @@ namespace ezio::test {
 // sends 4 bytes (tag 7, MPI_COMM_WORLD) at 1000-1100 that rank 1 receives in 900-1200; rank 1
 // sends (tag 8, "comm dup") at 2000-2100, received by rank 0 in 3000-3400; both then run a
 // barrier on their split communicator at 5000-5100 (without point_to_point, only the barrier).
-// Host "node2" gets a clock file of a 0 offset to "node1". Returns the part's directory.
+// A host other than "node1" gets a clock file to "node1" of offset_ns (node1's clock minus its
+// own: its events offset_ns later on node1's timeline). Returns the part's directory.
 std::filesystem::path write_mpi_part(const std::filesystem::path& dir, const std::string& host,
-                                     int rank, bool point_to_point = true);
+                                     int rank, bool point_to_point = true, int64_t offset_ns = 0);
 
 }  // namespace ezio::test
