@@ -5,7 +5,8 @@
 EZTrace's MPI and posixio events and its kernel events (its 1 MiB at the user and syscall layers),
 the kernel events nested in their user calls (0 inversions per host), the MPI messages between the
 hosts received after they were sent (`eziotrace check`: 0 violations), each host's clock error
-reported.
+reported; each rank once (no stand-in of another host's rank) and one MPI_COMM_WORLD holding every
+rank, on both hosts (docs/cluster.md, "One job's communicators").
   check_layers.py EZIOTRACE SHARED_DIR NAME RANKS   (exit 1 when a check fails)"""
 import json
 import os
@@ -28,6 +29,41 @@ host_of = {}
 for m in re.finditer(r'^LOCATION_GROUP\s+\d+\s+Name: "([^"]+)".*?Parent: "node::([^"]+)"', defs,
                      re.M):
     host_of[m.group(1)] = m.group(2)
+
+
+def comm_checks():
+    """One job's communicators: the hosts' parts unified (comm_mapper.h)."""
+    group_host = {m.group(1): m.group(3) for m in re.finditer(
+        r'^LOCATION_GROUP\s+(\d+)\s+Name: "([^"]*)".*?Parent: "node::([^"]+)"', defs, re.M)}
+    location = {}  # id -> (name, its group's host, events)
+    for m in re.finditer(r'^LOCATION\s+(\d+)\s+Name: "([^"]*)".*?# Events: (\d+), Group: "[^"]*" '
+                         r'<(\d+)>', defs, re.M):
+        location[int(m.group(1))] = (m.group(2), group_host.get(m.group(4)), int(m.group(3)))
+    stand_ins = re.findall(r'^LOCATION_GROUP\s+\d+\s+Name: "(EZTrace location \d+ \(no alignment '
+                           r'data\))"', defs, re.M)
+    check(f"no stand-in of another host's rank ({stand_ins})", not stand_ins)
+    groups = {}  # id -> (type, members: location ids, or ranks)
+    for m in re.finditer(r'^GROUP\s+(\d+)\s+Name: "[^"]*" <\d+>, Type: (\w+), Paradigm: (\w+).*?'
+                         r'Members?:?(.*)$', defs, re.M):
+        members = [int(x) for x in re.findall(r'<(\d+)>', m.group(4))]
+        groups[m.group(1)] = (m.group(2), m.group(3), members)
+    located = [g[2] for g in groups.values() if g[0] == "COMM_LOCATIONS" and g[1] == "MPI"]
+    check(f"one MPI COMM_LOCATIONS group ({len(located)})", len(located) == 1)
+    ranks_at = located[0] if located else []
+    check(f"each rank once: {[(r, location.get(r)) for r in ranks_at]}",
+          len(ranks_at) == ranks and len(set(ranks_at)) == ranks and
+          all(r in location and location[r][0].startswith("mpi_node_io") and location[r][2] > 0
+              for r in ranks_at))
+    worlds = re.findall(r'^COMM\s+\d+\s+Name: "MPI_COMM_WORLD" <\d+>, Group: "[^"]*" <(\d+)>', defs,
+                        re.M)
+    check(f"one MPI_COMM_WORLD ({len(worlds)})", len(worlds) == 1)
+    world = groups.get(worlds[0], ("", "", []))[2] if worlds else []
+    on = sorted({location.get(r, ("", "?"))[1] for r in world})
+    check(f"MPI_COMM_WORLD holds every rank ({world}), on {on}",
+          sorted(world) == sorted(ranks_at) and len(world) == ranks and on == hosts)
+
+
+comm_checks()
 
 
 def rows(*args):
