@@ -6,6 +6,7 @@
 // host sends (or receives) arrive before they were sent, and both merge-hosts and check fail.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 
 #include "common/otf2/reader.h"
@@ -109,6 +110,37 @@ TEST_F(HostsCheck, RightOffsetsPass) {
     EXPECT_GT(h["calls_checked"], 0) << h;
     EXPECT_DOUBLE_EQ(h["clock_error_s"].get<double>(), 2e-6) << h;
   }
+}
+
+// The real ranks' communicators, unified: one MPI_COMM_WORLD of both ranks, each on its host's
+// location (docs/cluster.md, "One job's communicators").
+TEST_F(HostsCheck, OneWorldOfBothHostsRanks) {
+  auto [merge, check] = merge_with_offset(0);
+  ASSERT_EQ(merge.status, 0) << merge.out << merge.err;
+  ezio::otf2::ArchiveReader reader(dir_ / "merged0");
+  const auto& d = reader.defs();
+  std::vector<uint64_t> ranks;
+  for (const auto& g : d.groups) {
+    if (g.type == OTF2_GROUP_TYPE_COMM_LOCATIONS && g.paradigm == OTF2_PARADIGM_MPI) {
+      EXPECT_TRUE(ranks.empty()) << "two MPI COMM_LOCATIONS groups";
+      ranks = g.members;
+    }
+  }
+  std::vector<std::string> hosts;
+  for (uint64_t r : ranks) {
+    const auto& group = d.location_groups.at(d.locations.at(r).group);
+    EXPECT_TRUE(d.str(group.name).starts_with("mpi_node_io [")) << d.str(group.name);
+    hosts.push_back(d.str(d.nodes.at(group.node).name));
+  }
+  std::sort(hosts.begin(), hosts.end());
+  EXPECT_EQ(hosts, (std::vector<std::string>{"hostA", "hostB"}));
+  size_t worlds = 0;
+  for (const auto& c : d.comms) {
+    if (d.str(c.name) != "MPI_COMM_WORLD") continue;
+    ++worlds;
+    EXPECT_EQ(d.groups.at(c.group_index).members, (std::vector<uint64_t>{0, 1}));
+  }
+  EXPECT_EQ(worlds, 1u);
 }
 
 // hostB's events a second late: what it sends arrives at hostA before it left.
