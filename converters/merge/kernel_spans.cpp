@@ -3,6 +3,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <optional>
+
 #include "common/otf2/reader.h"
 
 namespace ezio::converters {
@@ -41,6 +43,10 @@ class Indexer : public otf2::EventVisitor {
     Span& s = span_;
     const size_t index = loc_->spans.size();
     s.t1 = e.time;
+    if (id_from_operation_ && e.kind == EventKind::IoOperationBegin) {
+      s.call_id = e.b;  // trace model 2: a read, write or flush's call id is its matching id
+      id_from_operation_ = false;
+    }
     if (e.kind == EventKind::IoCreateHandle) s.created = e.ref;
     if (is_io_event(e.kind)) {
       if (const Handle& h = handle(e.ref); h.own) {
@@ -63,18 +69,23 @@ class Indexer : public otf2::EventVisitor {
         s.call = &index_.defs.str(r->second.canonical);
       }
     }
-    if (s.enter || is_request(e.kind)) s.call_id = call_id(e);
+    id_from_operation_ = false;
+    if (s.enter || is_request(e.kind)) {
+      std::optional<uint64_t> id = call_id(e);
+      s.call_id = id.value_or(0);
+      id_from_operation_ = s.enter && !id;
+    }
     if (is_request(e.kind)) {
       loc_->requests[loc_->spans.size()] = {e.ref, e.b, e.kind == EventKind::IoOperationBegin};
     }
     span_ = s;
   }
 
-  uint64_t call_id(const Event& e) const {
+  std::optional<uint64_t> call_id(const Event& e) const {
     for (const Attribute& a : e.attributes) {
       if (a.id == call_id_ && a.type == OTF2_TYPE_UINT64) return a.value.uint64;
     }
-    return 0;
+    return std::nullopt;
   }
 
   // A handle's path, normalized (the recorder keeps paths as the process named them: `-o ../out`
@@ -110,7 +121,9 @@ class Indexer : public otf2::EventVisitor {
   Ref call_id_ = OTF2_UNDEFINED_ATTRIBUTE;
   KernelLocation* loc_ = nullptr;
   SpanCutter cutter_;
-  Span span_;                 // the one being read
+  Span span_;  // the one being read
+  // span_ is a call whose ENTER has no call.id (model 2): its I/O operation's matching id is it.
+  bool id_from_operation_ = false;
   std::vector<Handle> seen_;  // by handle id: its entry of index_.normal_paths, own or not
 };
 
@@ -179,6 +192,9 @@ KernelIndex index_kernel_spans(const std::filesystem::path& anchor,
   Indexer indexer(index, own_dirs, true);
   otf2::ReadOptions options;
   options.lenient = true;  // as read_archive: the kernel's counts are right, EZTrace's are not
+  // The events are copied of the archive's trace model, as the recorder's copy is: the merged
+  // archive keeps it (EZIOTRACE::TRACE_MODEL), its readers read model 2 as model 1.
+  options.as_written = true;
   index.unsupported_events = reader.read_events(indexer, options).unsupported;
   return index;
 }

@@ -67,8 +67,11 @@ void Merger::write_properties(Output& out) {
     if (p.owner != out.knode) continue;
     OTF2_AttributeValue v = p.value;
     std::string_view name = kd.str(p.name);
-    // The merge reads the kernel's events as trace model 1 and writes them so.
-    if (name == schema::kTraceModel) continue;
+    // The kernel's events are copied of their trace model (EZIOTRACE::TRACE_MODEL kept): model
+    // 2's readers put back model 1's attributes, which must then be defined, used or not.
+    if (name == schema::kTraceModel) {
+      for (const auto& [ref, a] : kd.attributes) out.kmap.attribute(ref);
+    }
     if (p.type == OTF2_TYPE_STRING) {
       bool rewritten = name == schema::kStatus && !report.status.empty();
       v.stringRef = w.string(rewritten ? report.status : kd.str(v.stringRef));

@@ -35,11 +35,10 @@ bool is_file_io(IoKind k) { return k != IoKind::None && k != IoKind::Dup; }
 
 class KernelArchive::Builder {
  public:
-  // The merged mode's merge copies the tapped events as they are: they carry every field (trace
-  // model 1), the merged archive stays self-contained.
-  void tap(otf2::EventTap* tap) {
-    w_.tap(tap);
-    full_ = tap != nullptr;
+  // The merged mode's merge copies the tapped events as they are, of the archive's model.
+  void tap(otf2::EventTap* tap) { w_.tap(tap); }
+  void model1() {
+    full_ = true;
     nested_->full_attributes(full_);
   }
   Builder(const std::filesystem::path& dir, const RecordingInfo& info)
@@ -452,6 +451,8 @@ KernelArchive::KernelArchive(const std::filesystem::path& dir, const RecordingIn
 KernelArchive::~KernelArchive() = default;
 
 void KernelArchive::tap(otf2::EventTap* tap) { b_->tap(tap); }
+
+void KernelArchive::model1() { b_->model1(); }
 
 void KernelArchive::write_settled(RecordStore& store, uint64_t before,
                                   const std::function<void()>& meanwhile) {

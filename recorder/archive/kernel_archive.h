@@ -55,6 +55,9 @@ class KernelArchive {
   // Every event written from now on is also given to tap (the merged mode's merge takes them
   // from there instead of decoding the archive again); nullptr: none.
   void tap(otf2::EventTap* tap);
+  // Every field on every event (trace model 1, docs/trace-model.md) instead of model 2: for the
+  // tests that compare both models.
+  void model1();
 
  private:
   class Builder;

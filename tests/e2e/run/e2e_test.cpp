@@ -251,6 +251,9 @@ TEST(EndToEnd, ExitStatusIsPassedOnAndTheArchiveIsExactAndComplete) {
   EXPECT_EQ(p["EZIOTRACE::ALIGNMENT_CHECKED_CALLS"], DIRECT_CALLS);
   EXPECT_EQ(p["EZIOTRACE::EZTRACE_PROCESSES"], 2);
   EXPECT_EQ(p["EZIOTRACE::STATUS"], "complete");
+  // The kernel's events copied as the recorder wrote them (docs/trace-model.md, model 2): every
+  // test here reads them as model 1 (tests/support/trace_model.py), syscall.bytes included.
+  EXPECT_EQ(p["EZIOTRACE::TRACE_MODEL"], 2);
   EXPECT_EQ(p["EZIOTRACE::APPLICATION_END"],
             "exit status " + std::to_string(IO_THREADS_EXIT_STATUS));
   for (auto layer : {"syscall", "vfs", "fs", "pagecache", "block"}) {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // Trace model 2 (docs/trace-model.md): the recorder writes fewer attribute values per call, and
 // every reader (ours through common/otf2, python3-otf2 through tests/support/trace_model.py) gets
-// from it the same fields as from model 1, which the merged mode's tap still makes it write.
+// from it the same fields as from model 1 (written here on request, KernelArchive::model1).
 #include <gtest/gtest.h>
 #include <sys/syscall.h>
 
@@ -11,7 +11,6 @@
 #include <string>
 #include <vector>
 
-#include "common/otf2/event_tap.h"
 #include "common/otf2/reader.h"
 #include "recorder/archive/kernel_archive.h"
 #include "run.h"
@@ -103,11 +102,6 @@ void fill(RecordStore& s) {
   add(s, vfs(0, 8000, EZIO_VFS_WRITE, 5, true, 12));  // outside any call
 }
 
-class NullTap : public ezio::otf2::EventTap {
- public:
-  void event(OTF2_LocationRef, const ezio::otf2::Event&) override {}
-};
-
 std::filesystem::path write(const std::string& name, bool model1) {
   auto dir = ezio::test::scratch_dir(name);
   RecordStore s;
@@ -118,9 +112,8 @@ std::filesystem::path write(const std::string& name, bool model1) {
   info.cwd = "/";
   info.start_monotonic_ns = 500;
   info.end_monotonic_ns = 100000;
-  NullTap tap;
   KernelArchive archive(dir, info);
-  if (model1) archive.tap(&tap);
+  if (model1) archive.model1();
   archive.finish(s);
   return dir / "eziotrace.otf2";
 }
