@@ -201,8 +201,8 @@ namespace {
 
 // The device's values of the node's table at the session's start and end, when the kernel said
 // which table it was.
-void write_window(otf2::ArchiveWriter& w, otf2::Ref location, const UnattributedWindow& window,
-                  uint32_t dev) {
+void write_window(otf2::ArchiveWriter& w, OTF2_LocationRef location,
+                  const UnattributedWindow& window, uint32_t dev) {
   if (window.table == 0) return;
   auto at = [dev](const std::map<uint32_t, UnattributedIo>& table) {
     auto it = table.find(dev);

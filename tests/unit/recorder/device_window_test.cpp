@@ -45,7 +45,8 @@ std::map<std::string, uint64_t> device_properties(const std::filesystem::path& d
   otf2::Archive a = otf2::read_archive(dir / "eziotrace.otf2");
   std::map<std::string, uint64_t> out;
   for (const auto& p : a.defs.location_properties) {
-    if (a.defs.str(a.defs.locations.at(p.location).name).starts_with("block "))
+    auto loc = a.defs.locations.find(p.location);
+    if (loc != a.defs.locations.end() && a.defs.str(loc->second.name).starts_with("block "))
       out[a.defs.str(p.name)] = p.value.uint64;
   }
   return out;
