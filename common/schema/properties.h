@@ -30,6 +30,17 @@ inline constexpr char kUnattributedBytes[] = "EZIOTRACE::UNATTRIBUTED_BYTES";
 // Requests the block layer completed without issuing them (empty PREFLUSH requests), which the
 // device's statistics count as writes (docs/kernel-layers.md, "Flushes and the disk statistics").
 inline constexpr char kNotIssuedRequests[] = "EZIOTRACE::NOT_ISSUED_REQUESTS";
+// The node's table of unattributed and not-issued requests (bpf/block.bpf.h, never decreasing)
+// as the device's session found it at its start and left it at its end, and which table it was:
+// merge-hosts counts several sessions of one host from them (docs/cluster.md, "Several parts of
+// one host"). Absent from parts recorded before they were written.
+inline constexpr char kUnattributedTable[] = "EZIOTRACE::UNATTRIBUTED_TABLE";
+inline constexpr char kUnattributedRequestsAtStart[] = "EZIOTRACE::UNATTRIBUTED_REQUESTS_AT_START";
+inline constexpr char kUnattributedRequestsAtEnd[] = "EZIOTRACE::UNATTRIBUTED_REQUESTS_AT_END";
+inline constexpr char kUnattributedBytesAtStart[] = "EZIOTRACE::UNATTRIBUTED_BYTES_AT_START";
+inline constexpr char kUnattributedBytesAtEnd[] = "EZIOTRACE::UNATTRIBUTED_BYTES_AT_END";
+inline constexpr char kNotIssuedRequestsAtStart[] = "EZIOTRACE::NOT_ISSUED_REQUESTS_AT_START";
+inline constexpr char kNotIssuedRequestsAtEnd[] = "EZIOTRACE::NOT_ISSUED_REQUESTS_AT_END";
 inline constexpr char kReclaimedPages[] = "EZIOTRACE::RECLAIMED_PAGES";
 
 // Of the machine (the system tree node): the recording.
@@ -39,9 +50,9 @@ inline constexpr char kUnattributedPrefix[] = "EZIOTRACE::UNATTRIBUTED::";  // +
 // Events lost (every layer) counted on one CPU, written for the CPUs that lost any: with a ring
 // per CPU, what that CPU's ring could not take (docs/costs.md, Rings per CPU).
 inline constexpr char kLostOnCpuPrefix[] = "EZIOTRACE::LOST_ON_CPU::";  // + CPU number
-inline constexpr char kRings[] = "EZIOTRACE::RINGS";           // the session's ring buffers
-inline constexpr char kRingBytes[] = "EZIOTRACE::RING_BYTES";  // each one's size
-inline constexpr char kNotIssuedPrefix[] = "EZIOTRACE::NOT_ISSUED::";       // + device
+inline constexpr char kRings[] = "EZIOTRACE::RINGS";                   // the session's ring buffers
+inline constexpr char kRingBytes[] = "EZIOTRACE::RING_BYTES";          // each one's size
+inline constexpr char kNotIssuedPrefix[] = "EZIOTRACE::NOT_ISSUED::";  // + device
 inline constexpr char kStatus[] = "EZIOTRACE::STATUS";
 // Why the status is "interrupted": the signal the recorder received, or that eziotraced went away
 // (then nothing after it is recorded and the loss counters are unknown). Absent otherwise.

@@ -5,19 +5,30 @@
 #include <map>
 #include <string>
 
+#include "common/schema/properties.h"
+
 namespace ezio::converters {
 namespace {
 
 using otf2::Definitions;
 using otf2::Ref;
 
-// A device location's count of unattributed requests (bytes), once per host and device: the
-// largest part's (HostNode).
-void device_count(Output& out, const Definitions& d, HostNode& host,
+// The host's counts of a device (HostNode::count_devices), once per host and device, on the
+// first of its parts' locations; true when `p` is such a count.
+bool device_count(Output& out, const Definitions& d, HostNode& host,
                   const otf2::LocationProperty& p, uint64_t shift) {
-  const std::string key = d.str(d.locations.at(p.location).name) + "\n" + d.str(p.name);
-  if (!host.device_counts_written.insert(key).second) return;
-  out.w.location_property(p.location + shift, d.str(p.name), host.device_counts.at(key));
+  static const std::map<std::string, size_t> counts = {{schema::kUnattributedRequests, 0},
+                                                       {schema::kUnattributedBytes, 1},
+                                                       {schema::kNotIssuedRequests, 2}};
+  const std::string& location = d.str(d.locations.at(p.location).name);
+  auto c = counts.find(d.str(p.name));
+  if (c == counts.end() || !is_device_name(location)) return false;
+  auto host_counts = host.device_counts.find(location);
+  if (host_counts == host.device_counts.end()) return false;
+  if (host.device_counts_written.insert(location + "\n" + c->first).second) {
+    out.w.location_property(p.location + shift, c->first, host_counts->second[c->second]);
+  }
+  return true;
 }
 
 // The part's location groups and locations, under its host's node; a device's group is the host's
@@ -62,10 +73,8 @@ void define_locations(Output& out, const Definitions& d, HostNode& host, uint64_
   }
   for (const auto& p : d.location_properties) {
     if (p.type != OTF2_TYPE_UINT64 || dropped.count(p.location)) continue;
-    if (is_device_name(d.str(d.locations.at(p.location).name)) &&
-        d.str(p.name).starts_with("EZIOTRACE::UNATTRIBUTED")) {
-      device_count(out, d, host, p, shift);
-    } else {
+    // The windows' values stay on their sessions' locations.
+    if (!device_count(out, d, host, p, shift)) {
       out.w.location_property(p.location + shift, d.str(p.name), p.value.uint64);
     }
   }
@@ -77,6 +86,7 @@ void define_part(Output& out, const HostPart& p, const Definitions& d, Ref root,
                  HostTotals& totals, uint64_t shift, const std::set<OTF2_LocationRef>& dropped) {
   if (!host.defined) {
     host.defined = true;
+    host.count_devices();
     host.node = out.w.system_tree_node(p.host, "node", root);
     write_host_properties(out.w, host, totals);
   }

@@ -2,6 +2,7 @@
 #include "converters/hosts/host_properties.h"
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include <algorithm>
 
@@ -68,15 +69,41 @@ void HostNode::add(const HostPart& p, const otf2::Definitions& d) {
         had->value.uint64 = std::max(had->value.uint64, prop.value.uint64);
     }
   }
-  for (const auto& prop : d.location_properties) {
-    auto loc = d.locations.find(prop.location);
-    if (prop.type != OTF2_TYPE_UINT64 || loc == d.locations.end()) continue;
-    const std::string& name = d.str(loc->second.name);
-    if (!is_device_name(name)) continue;
-    uint64_t& most = device_counts[name + "\n" + d.str(prop.name)];
-    most = std::max(most, prop.value.uint64);
+  for (const auto& [id, loc] : d.locations) {
+    const std::string& name = d.str(loc.name);
+    if (is_device_name(name)) device_windows[name].push_back(device_window(d, id, p.given));
   }
 }
+
+void HostNode::count_devices() {
+  for (const auto& [name, windows] : device_windows) {
+    std::string rule;
+    device_counts[name] = host_device_counts(windows, rule);
+    spdlog::debug("{}: {}: unattributed and not-issued requests: {}", first.host, name, rule);
+  }
+}
+
+namespace {
+
+// The host's count for a node property EZIOTRACE::UNATTRIBUTED::<dev> or NOT_ISSUED::<dev>, from
+// its device's location "block <dev>" when a part has a window of it; else the largest part's
+// (add()), as before the windows were written.
+uint64_t device_node_count(const HostNode& host, const std::string& name, uint64_t largest) {
+  for (auto [prefix, i] : {std::pair<std::string_view, size_t>{schema::kUnattributedPrefix, 0},
+                           {schema::kNotIssuedPrefix, 2}}) {
+    if (!name.starts_with(prefix)) continue;
+    const std::string location = "block " + name.substr(prefix.size());
+    auto windows = host.device_windows.find(location);
+    if (windows == host.device_windows.end() ||
+        std::none_of(windows->second.begin(), windows->second.end(),
+                     [](const DeviceWindow& w) { return w.table != 0; }))
+      return largest;
+    return host.device_counts.at(location)[i];
+  }
+  return largest;
+}
+
+}  // namespace
 
 void write_host_properties(otf2::ArchiveWriter& w, const HostNode& host, HostTotals& totals) {
   for (const auto& prop : host.properties) {
@@ -89,6 +116,8 @@ void write_host_properties(otf2::ArchiveWriter& w, const HostNode& host, HostTot
       v.stringRef = w.string(prop.text);
     } else if (prop.type == OTF2_TYPE_UINT64 && prop.name.starts_with(schema::kLostPrefix)) {
       totals.lost[prop.name] += v.uint64;
+    } else if (prop.type == OTF2_TYPE_UINT64) {
+      v.uint64 = device_node_count(host, prop.name, v.uint64);
     }
     w.system_tree_node_property(host.node, prop.name, prop.type, v);
   }

@@ -10,6 +10,7 @@
 
 #include "common/otf2/definitions.h"
 #include "common/otf2/writer.h"
+#include "converters/hosts/device_windows.h"
 #include "converters/hosts/host_part.h"
 
 namespace ezio::converters {
@@ -28,9 +29,9 @@ struct HostTotals {
 // part's but for: the loss counters, summed (each session lost events of its own); the
 // unattributed and the not-issued requests of a device (EZIOTRACE::UNATTRIBUTED::<dev>,
 // NOT_ISSUED::<dev>, and the device location's UNATTRIBUTED_REQUESTS/BYTES, NOT_ISSUED_REQUESTS),
-// the largest part's: each session counts every request of the device
-// that none of its own processes made, so sessions open at the same time count the same requests,
-// and summing them would count those again; the clock error, the largest.
+// the union of the sessions' windows (device_windows.h): each session counts every request of the
+// device that no process of any session made, so sessions open at the same time count the same
+// requests, and summing them would count those again; the clock error, the largest.
 struct HostNode {
   struct Value {
     std::string name;
@@ -42,16 +43,20 @@ struct HostNode {
   size_t parts = 0;
   int64_t clock_error_ns = 0;
   std::vector<Value> properties;
-  // Largest UINT64 location property of a device, by "<location name>\n<property name>".
-  std::map<std::string, uint64_t> device_counts;
-  // Filled while writing: the node, its devices' location groups by name, the device
-  // properties written.
+  // Each part's location of a device, by the location's name ("block <dev>").
+  std::map<std::string, std::vector<DeviceWindow>> device_windows;
+  // The host's counts of each device (count_devices()), by the location's name.
+  std::map<std::string, DeviceCounts> device_counts;
+  // Filled while writing: the node, its devices' location groups by name, the devices whose
+  // counts are written (on the first of their locations).
   bool defined = false;
   otf2::Ref node = 0;
   std::map<std::string, otf2::Ref> device_groups;
   std::set<std::string> device_counts_written;
 
   void add(const HostPart& p, const otf2::Definitions& d);
+  // Once every part is added: device_counts, each device's rule in the verbose output.
+  void count_devices();
 };
 
 // Whether a location (or group) name is a block device's ("block <dev>").

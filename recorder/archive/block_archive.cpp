@@ -197,6 +197,29 @@ void BlockLayer::write(Device& d, const otf2::EventWriter& evt, const PendingEve
   }
 }
 
+namespace {
+
+// The device's values of the node's table at the session's start and end, when the kernel said
+// which table it was.
+void write_window(otf2::ArchiveWriter& w, OTF2_LocationRef location,
+                  const UnattributedWindow& window, uint32_t dev) {
+  if (window.table == 0) return;
+  auto at = [dev](const std::map<uint32_t, UnattributedIo>& table) {
+    auto it = table.find(dev);
+    return it == table.end() ? UnattributedIo{} : it->second;
+  };
+  const UnattributedIo start = at(window.start), end = at(window.end);
+  w.location_property(location, schema::kUnattributedTable, window.table);
+  w.location_property(location, schema::kUnattributedRequestsAtStart, start.requests);
+  w.location_property(location, schema::kUnattributedRequestsAtEnd, end.requests);
+  w.location_property(location, schema::kUnattributedBytesAtStart, start.bytes);
+  w.location_property(location, schema::kUnattributedBytesAtEnd, end.bytes);
+  w.location_property(location, schema::kNotIssuedRequestsAtStart, start.not_issued);
+  w.location_property(location, schema::kNotIssuedRequestsAtEnd, end.not_issued);
+}
+
+}  // namespace
+
 uint64_t BlockLayer::finish(const DeviceUse& use) {
   write_before(UINT64_MAX);
   for (uint32_t dev : use.used) device(dev, "");
@@ -211,6 +234,7 @@ uint64_t BlockLayer::finish(const DeviceUse& use) {
     w_.location_property(d.location, schema::kUnattributedRequests, un.requests);
     w_.location_property(d.location, schema::kUnattributedBytes, un.bytes);
     w_.location_property(d.location, schema::kNotIssuedRequests, un.not_issued);
+    write_window(w_, d.location, use.window, dev);
     w_.system_tree_node_property(machine_, schema::unattributed_property(d.name), un.requests);
     w_.system_tree_node_property(machine_, schema::not_issued_property(d.name), un.not_issued);
     summary_.unattributed[d.name] = un;

@@ -24,6 +24,20 @@ std::map<uint32_t, UnattributedIo> read_unattributed(int unattributed_fd) {
   return out;
 }
 
+uint64_t unattributed_table_id(int unattributed_fd) {
+  bpf_map_info info{};
+  uint32_t len = sizeof(info);
+  if (bpf_obj_get_info_by_fd(unattributed_fd, &info, &len) != 0 || info.id == 0) return 0;
+  std::string boot;
+  std::ifstream("/proc/sys/kernel/random/boot_id") >> boot;
+  // FNV-1a: the boot id and the map's id in one number (a location property is a number).
+  uint64_t h = 14695981039346656037ull;
+  for (char c : fmt::format("{}/{}", boot, info.id)) {
+    h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+  }
+  return h ? h : 1;
+}
+
 std::map<uint32_t, UnattributedIo> unattributed_since(
     const std::map<uint32_t, UnattributedIo>& now, const std::map<uint32_t, UnattributedIo>& base) {
   std::map<uint32_t, UnattributedIo> out;

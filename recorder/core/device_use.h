@@ -19,14 +19,29 @@ struct UnattributedIo {
   uint64_t not_issued = 0;  // ezio_block_unattributed.not_issued: anyone's
 };
 
+// The kernel table block_unattributed as a session found it at its start and left it at its end.
+// The table counts for every session of the loaded programs, never decreasing: several sessions
+// of one node that read the same table count the union of their windows exactly from these
+// (docs/cluster.md, "Several parts of one host").
+struct UnattributedWindow {
+  uint64_t table = 0;  // which table (the machine's boot and the map's id); 0: not known
+  std::map<uint32_t, UnattributedIo> start, end;  // by kernel dev_t; absent: 0
+};
+
 struct DeviceUse {
   std::set<uint32_t> used;                          // kernel dev_t
   std::map<uint32_t, UnattributedIo> unattributed;  // every device, used or not
+  UnattributedWindow window;
 };
 
 // Reads the kernel table block_unattributed (bpf/block.bpf.h): per device, the requests no
 // session's thread caused.
 std::map<uint32_t, UnattributedIo> read_unattributed(int unattributed_fd);
+
+// An identifier of the table behind unattributed_fd, equal for every session that reads the same
+// one: the kernel's id of the map, which is unique while the machine runs, with the machine's
+// boot id (/proc/sys/kernel/random/boot_id). 0 when the kernel does not say.
+uint64_t unattributed_table_id(int unattributed_fd);
 
 // What the table counted between two readings of it: the table is never reset while the programs
 // stay loaded (eziotraced keeps them across sessions), so a session's share is its end's reading

@@ -420,8 +420,10 @@ SessionTotals KernelPrograms::totals(unsigned slot) const {
   for (const auto& k : keys_where<ezio_dev_key>(devs, [&](auto& k) { return k.session == id; })) {
     t.devices.used.insert(k.dev);
   }
-  t.devices.unattributed = unattributed_since(read_unattributed(map_fd("block_unattributed")),
-                                              unattributed_at_start_[slot]);
+  int unattributed = map_fd("block_unattributed");
+  t.devices.window = {unattributed_table_id(unattributed), unattributed_at_start_[slot],
+                      read_unattributed(unattributed)};
+  t.devices.unattributed = unattributed_since(t.devices.window.end, t.devices.window.start);
   t.lost[EZIO_LAYER_BLOCK] += unfinished_[slot];
   int reclaimed = map_fd("reclaimed");
   for (const auto& k :

@@ -4,16 +4,33 @@
 #include "common/error.h"
 
 namespace ezio::recorder::service {
+namespace {
+
+nlohmann::json unattributed_json(const std::map<uint32_t, UnattributedIo>& table) {
+  nlohmann::json un = nlohmann::json::array();
+  for (const auto& [dev, u] : table) un.push_back({dev, u.requests, u.bytes, u.not_issued});
+  return un;
+}
+
+std::map<uint32_t, UnattributedIo> unattributed_from_json(const nlohmann::json& j) {
+  std::map<uint32_t, UnattributedIo> table;
+  for (const auto& u : j) {
+    table[u.at(0).get<uint32_t>()] = {u.at(1).get<uint64_t>(), u.at(2).get<uint64_t>(),
+                                      u.at(3).get<uint64_t>()};
+  }
+  return table;
+}
+
+}  // namespace
 
 nlohmann::json totals_to_json(const Totals& t) {
-  nlohmann::json un = nlohmann::json::array();
-  for (const auto& [dev, u] : t.devices.unattributed)
-    un.push_back({dev, u.requests, u.bytes, u.not_issued});
+  const UnattributedWindow& w = t.devices.window;
   nlohmann::json rec = nlohmann::json::array();
   for (const auto& [tid, r] : t.reclaimed) rec.push_back({tid, r.pid, r.pages});
   return {{"lost", t.lost},
           {"used", t.devices.used},
-          {"unattributed", un},
+          {"unattributed", unattributed_json(t.devices.unattributed)},
+          {"window", {w.table, unattributed_json(w.start), unattributed_json(w.end)}},
           {"reclaimed", rec},
           {"lost_per_cpu", t.lost_per_cpu}};
 }
@@ -26,9 +43,11 @@ Totals totals_from_json(const nlohmann::json& j) {
       fail("{} layers of losses, not {}", lost.size(), t.lost.size());
     std::copy(lost.begin(), lost.end(), t.lost.begin());
     for (uint32_t dev : j.at("used")) t.devices.used.insert(dev);
-    for (const auto& u : j.at("unattributed")) {
-      t.devices.unattributed[u.at(0).get<uint32_t>()] = {
-          u.at(1).get<uint64_t>(), u.at(2).get<uint64_t>(), u.at(3).get<uint64_t>()};
+    t.devices.unattributed = unattributed_from_json(j.at("unattributed"));
+    // An eziotraced older than the window sends none: the part keeps its counts only.
+    if (auto w = j.find("window"); w != j.end()) {
+      t.devices.window = {w->at(0).get<uint64_t>(), unattributed_from_json(w->at(1)),
+                          unattributed_from_json(w->at(2))};
     }
     for (const auto& r : j.at("reclaimed")) {
       ezio_reclaimed v{};

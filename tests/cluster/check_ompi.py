@@ -8,7 +8,8 @@ once in the system tree with its Slurm job and clock data and its two ranks' pro
 16 writes; each host's block requests equal its disk's counters' delta; no inverted nesting.
   check_ompi.py EZIOTRACE DIR NAME STAT_PREFIX PROGRAM [--mpirun-on node1]
   (exit 1 when a check fails; --mpirun-on: that host ran mpirun in the allocation, outside any
-  step, so its part has a job id but no step id)"""
+  step, so its part has a job id but no step id; --staggered: each host's two sessions' windows
+  overlap without either holding the other's I/O, so that the largest session's count is short)"""
 import json
 import os
 import re
@@ -18,6 +19,7 @@ from cluster_checks import Checks, node_properties, run_command, read_shared, st
 
 eziotrace, shared, name, stat_prefix, program = sys.argv[1:6]
 mpirun_on = sys.argv[7] if sys.argv[6:7] == ["--mpirun-on"] else ""
+staggered = "--staggered" in sys.argv[6:]
 hosts = ["node1", "node2"]
 check = Checks(name)
 
@@ -73,6 +75,34 @@ for h in hosts:
 by_host = layer_rows("--by-host").get("layers", [])
 
 
+COUNTS = ("UNATTRIBUTED_REQUESTS", "NOT_ISSUED_REQUESTS")
+group_host = {m.group(1): m.group(2) for m in re.finditer(
+    r'^LOCATION_GROUP\s+(\d+)\s+Name: "[^"]+".*?Parent: "node::([^"]+)"', defs, re.M)}
+location_host = {m.group(1): group_host.get(m.group(2)) for m in re.finditer(
+    r'^LOCATION\s+(\d+)\s+Name: "block vda".*Group: "[^"]*" <(\d+)>', defs, re.M)}
+
+
+def windows(host):
+    """The host's vda locations' window properties ({NAME_AT_START: n, ...}), those that have them."""
+    props = {}
+    for m in re.finditer(r'Location: "block vda" <(\d+)>, Name: "EZIOTRACE::(\w+_AT_(?:START|END))" '
+                         r'<\d+>, Type: UINT64, Value: (\d+)', defs):
+        if location_host.get(m.group(1)) == host:
+            props.setdefault(m.group(1), {})[m.group(2)] = int(m.group(3))
+    return [v for v in props.values() if all(k + e in v for k in COUNTS for e in ("_AT_START", "_AT_END"))]
+
+
+def union(ranges):
+    total, covered = 0, None
+    for a, b in sorted(ranges):
+        if b <= a:
+            continue
+        start = a if covered is None else max(a, covered)
+        total += max(0, b - start)
+        covered = b if covered is None else max(covered, b)
+    return total
+
+
 def stat(host, when):
     v = [int(x) for x in read(f"{stat_prefix}.{host}.{when}").split()]
     return v[0] + v[4] + v[11] + v[15]  # reads, writes, discards, flushes completed
@@ -92,6 +122,22 @@ for h in hosts:
     check(f"{h}: block requests recorded {recorded} + unattributed {unattributed} + not issued "
           f"{not_issued} = /sys/block/vda/stat's delta {delta}",
           recorded + unattributed + not_issued == delta)
+for h in hosts:
+    # Each session's window of the node's table (its device location's values at its start and
+    # end): their union is the host's count (docs/cluster.md, "Several parts of one host").
+    w = windows(h)
+    p = node_properties(defs, h)
+    got = [int(p.get("EZIOTRACE::UNATTRIBUTED::vda", -1)), int(p.get("EZIOTRACE::NOT_ISSUED::vda", -1))]
+    united = [union([(s[k + "_AT_START"], s[k + "_AT_END"]) for s in w]) for k in COUNTS]
+    largest = [max((s[k + "_AT_END"] - s[k + "_AT_START"] for s in w), default=0) for k in COUNTS]
+    print(f"FIGURES - {name}: {h} {len(w)} sessions' windows: unattributed + not issued: union "
+          f"{united[0]} + {united[1]}, the largest session's {largest[0]} + {largest[1]}")
+    check(f"{h}: each session's window written, the host's counts their union ({got})",
+          len(w) >= 1 and got == united)
+    if staggered:
+        check(f"{h}: two sessions whose windows hold each other's requests in part (the largest "
+              f"session's {sum(largest)} short of the union's {sum(united)})",
+              len(w) == 2 and sum(largest) < sum(united))
 cont = layer_rows().get("containment", [{}])
 check(f"no inverted nesting ({cont[0].get('inversions')})", cont[0].get("inversions") == 0)
 sys.exit(1 if check.failed else 0)

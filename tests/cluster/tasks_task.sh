@@ -1,15 +1,31 @@
 # SPDX-License-Identifier: GPL-2.0-only
-# A task of the "two tasks per node" step of cluster.slurm_mpi (job_ompi.sh): waits until every
-# task of the step runs (its recording has started), writes 16 x 64 KiB on its node's disk with an
-# fsync, syncs the disk, then waits until every task has done so. The sessions of one node's tasks
-# are then all open while any of them does I/O, as the ranks of an MPI job are (MPI_Init and
-# MPI_Finalize): the host's unattributed count is its largest session's (docs/cluster.md, section 3).
-#   tasks_task.sh DIR TASKS
-: > "tasks.ready.$SLURM_PROCID"
-for _ in $(seq 1 1200); do [ "$(ls tasks.ready.* 2>/dev/null | wc -l)" -ge "$2" ] && break; sleep 0.2; done
-dd if=/dev/zero of="$1/task.$SLURM_PROCID" bs=64k count=16 conv=fsync status=none
-rc=$?
-sync -f "$1"
-: > "tasks.done.$SLURM_PROCID"
-for _ in $(seq 1 1200); do [ "$(ls tasks.done.* 2>/dev/null | wc -l)" -ge "$2" ] && break; sleep 0.2; done
+# A task of the "two tasks per node" step of cluster.slurm_mpi (job_ompi.sh), whose two recording
+# windows on a node overlap without either holding the other's I/O: the node's first task writes
+# 16 x 64 KiB on the node's disk with an fsync, syncs the disk, says so (the node's second task,
+# held by the step's task prolog stagger.sh, starts only then), waits until the second runs and
+# ends; the second waits until the first's part is published (its session ended), then does the
+# same I/O. The host's unattributed and not-issued counts are then right only as the union of the
+# two sessions' windows (docs/cluster.md, "Several parts of one host").
+#   tasks_task.sh DIR PARTS_DIR
+host=$(hostname)
+io() {
+  dd if=/dev/zero of="$1/task.$SLURM_PROCID" bs=64k count=16 conv=fsync status=none
+  local rc=$?
+  sync -f "$1"
+  return $rc
+}
+if [ ! -e "tasks.done.$host" ]; then
+  io "$1"
+  rc=$?
+  : > "tasks.done.$host"
+  for _ in $(seq 1 1200); do [ -e "tasks.ready.$host" ] && break; sleep 0.2; done
+else
+  : > "tasks.ready.$host"
+  for _ in $(seq 1 1200); do
+    ls "$2/$host"*/eziotrace-clock.json > /dev/null 2>&1 && break
+    sleep 0.2
+  done
+  io "$1"
+  rc=$?
+fi
 exit $rc

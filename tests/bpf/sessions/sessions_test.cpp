@@ -332,6 +332,12 @@ TEST(Sessions, EachSessionCountsTheUnattributedRequestsOfItsOwnTimeOnly) {
   uint64_t during = unattributed_requests(second, dev);
   EXPECT_GT(during, 0u);
   EXPECT_EQ(unattributed_requests(third, dev), during);
+  // Both read the one table, each its window of it (what merge-hosts joins, docs/cluster.md).
+  UnattributedWindow w2 = second.totals().devices.window, w3 = third.totals().devices.window;
+  EXPECT_NE(w2.table, 0u);
+  EXPECT_EQ(w2.table, w3.table);
+  EXPECT_EQ(w2.end.at(dev).requests - w2.start.at(dev).requests, during);
+  EXPECT_GE(w3.start.at(dev).requests, w2.start.at(dev).requests);
 }
 
 // The programs load as two halves at once, each half an object of its own that takes the tables of

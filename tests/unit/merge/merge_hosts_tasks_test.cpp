@@ -2,7 +2,8 @@
 // `eziotrace merge-hosts` of several parts of one host (several tasks of one step on a node, each
 // recorded by its own kernel session): one system-tree node for the host, every task's process
 // under it, one group per block device, loss counters summed and the device's unattributed
-// requests counted once (the largest part's, docs/cluster.md).
+// requests counted once (the largest part's: these parts have no windows of the node's table,
+// merge_hosts_windows_test.cpp has those; docs/cluster.md).
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 

@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#pragma once
+// A host's unattributed and not-issued block requests from several parts (several tasks of one
+// step on a node, each recorded by a kernel session of its own, docs/cluster.md "Several parts of
+// one host"). The node's kernel programs count them in one table that every session reads and
+// that never decreases; each session's part has the table's values at its start and end. The
+// requests the host's sessions saw between them are those of the union of their windows: sorted
+// by their start values, the windows' [start, end] ranges of the counter merged where they
+// overlap, their lengths summed. Exact, whatever the windows' overlaps: the counter does not
+// decrease, so windows apart in time are apart (or touching) in its values too.
+#include <array>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/otf2/definitions.h"
+
+namespace ezio::converters {
+
+// The counts of one device: unattributed requests, their bytes, empty flushes not issued.
+using DeviceCounts = std::array<uint64_t, 3>;
+
+// One part's location of a device ("block <dev>").
+struct DeviceWindow {
+  std::string part;       // the part as named on the command line
+  DeviceCounts counts{};  // its session's own counts (the change over its window)
+  uint64_t table = 0;     // the table its window was read from; 0: no window (an older part)
+  DeviceCounts start{}, end{};
+};
+
+// The device location `location` of part `part`, from its properties.
+DeviceWindow device_window(const otf2::Definitions& d, OTF2_LocationRef location, std::string part);
+
+// The length of the union of the ranges [first, second] (a range with second < first is empty).
+uint64_t union_length(std::vector<std::pair<uint64_t, uint64_t>> ranges);
+
+// The host's counts of one device from its parts' windows: per table, the union of its windows;
+// a part without a window (recorded before parts had them) counts as its own counts. The host's
+// value is the largest of those (as it was for every part before the windows were written: each
+// session counts what the others' windows see too). `rule` says which was taken, for the merge's
+// verbose output.
+DeviceCounts host_device_counts(const std::vector<DeviceWindow>& parts, std::string& rule);
+
+}  // namespace ezio::converters

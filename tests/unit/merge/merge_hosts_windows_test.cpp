@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// A host's unattributed and not-issued block requests from several parts of it (several tasks of
+// one step on a node, docs/cluster.md "Several parts of one host"): the union of the sessions'
+// windows of the node's table, whatever their overlaps; a part recorded before the windows were
+// written counts as its own counts, the largest taken. Both merge paths (assembly, rewrite).
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "common/otf2/event_writer.h"
+#include "common/otf2/reader.h"
+#include "common/otf2/writer.h"
+#include "common/schema/properties.h"
+#include "converters/hosts/device_windows.h"
+#include "converters/hosts/merge_hosts.h"
+#include "run.h"
+
+namespace ezio {
+namespace {
+
+namespace fs = std::filesystem;
+using converters::DeviceCounts;
+using converters::DeviceWindow;
+using otf2::Ref;
+
+constexpr uint64_t kTable = 0xfeed;
+
+// A session whose window of table `table` read `start` requests at its start and `end` at its end
+// (bytes 512 times those, not-issued flushes half of them).
+DeviceWindow window(uint64_t start, uint64_t end, uint64_t table = kTable) {
+  const uint64_t n = end - start;
+  return {"part",
+          {n, 512 * n, n / 2},
+          table,
+          {start, 512 * start, start / 2},
+          {end, 512 * end, end / 2}};
+}
+
+DeviceCounts counts(const std::vector<DeviceWindow>& parts) {
+  std::string rule;
+  return converters::host_device_counts(parts, rule);
+}
+
+TEST(HostDeviceWindows, UnionOfRanges) {
+  EXPECT_EQ(converters::union_length({}), 0u);
+  EXPECT_EQ(converters::union_length({{10, 20}, {15, 30}}), 20u);  // overlapping
+  EXPECT_EQ(converters::union_length({{30, 40}, {10, 20}}), 20u);  // apart: summed
+  EXPECT_EQ(converters::union_length({{10, 40}, {15, 20}}), 30u);  // nested
+  EXPECT_EQ(converters::union_length({{10, 20}, {20, 30}}), 20u);  // touching
+  EXPECT_EQ(converters::union_length({{10, 10}, {5, 3}}), 0u);     // empty ranges
+}
+
+TEST(HostDeviceWindows, OverlappingWindowsCountTheirUnion) {
+  // 0..14 seen by the first session, 8..23 by the second: 23 in all (the largest alone: 15).
+  EXPECT_EQ(counts({window(0, 15), window(8, 23)}), (DeviceCounts{23, 23 * 512, 11}));
+}
+
+TEST(HostDeviceWindows, DisjointWindowsAreSummed) {
+  EXPECT_EQ(counts({window(100, 107), window(120, 126)}), (DeviceCounts{13, 13 * 512, 3 + 3}));
+}
+
+TEST(HostDeviceWindows, NestedWindowsCountTheOuter) {
+  EXPECT_EQ(counts({window(4, 40), window(10, 20), window(30, 31)}),
+            (DeviceCounts{36, 36 * 512, 18}));
+}
+
+TEST(HostDeviceWindows, PartWithoutWindowKeepsTheLargestRule) {
+  DeviceWindow old{"old", {30, 30 * 512, 20}, 0, {}, {}};
+  std::string rule;
+  // The union of the windowed parts is 23; the old part's own 30 requests are more.
+  EXPECT_EQ(converters::host_device_counts({window(0, 15), window(8, 23), old}, rule),
+            (DeviceCounts{30, 30 * 512, 20}));
+  EXPECT_NE(rule.find("old"), std::string::npos) << rule;  // named in the verbose output
+  old.counts = {5, 5 * 512, 1};
+  EXPECT_EQ(counts({window(0, 15), window(8, 23), old}), (DeviceCounts{23, 23 * 512, 11}));
+}
+
+TEST(HostDeviceWindows, WindowsOfDifferentTablesAreNotJoined) {
+  // Two tables (two recorders that loaded their own programs): their counters are unrelated.
+  EXPECT_EQ(counts({window(0, 15), window(1000, 1010, kTable + 1)}),
+            (DeviceCounts{15, 15 * 512, 7}));
+}
+
+// A task's part on node1: its process `pid` (one system call) and the device sda, whose session
+// read the node's table at `start` and `end` unattributed requests (no window when end is 0).
+void write_part(const fs::path& dir, uint64_t pid, uint64_t start, uint64_t end, uint64_t own) {
+  fs::create_directories(dir);
+  otf2::ArchiveWriter w(dir);
+  Ref node = w.system_tree_node("node1", "machine");
+  w.system_tree_node_property(node, "EZIOTRACE::UNATTRIBUTED::sda", own);
+  w.system_tree_node_property(node, "EZIOTRACE::NOT_ISSUED::sda", own / 2);
+  w.system_tree_node_property(node, "EZIOTRACE::STATUS", std::string_view("complete"));
+  Ref proc = w.location_group(fmt::format("app [{}]", pid), OTF2_LOCATION_GROUP_TYPE_PROCESS, node);
+  w.location(pid, fmt::format("app [{}]", pid), OTF2_LOCATION_TYPE_CPU_THREAD, proc);
+  Ref dev = w.location_group("block sda", OTF2_LOCATION_GROUP_TYPE_PROCESS, node);
+  const OTF2_LocationRef loc = (uint64_t{1} << 32) | 1;
+  w.location(loc, "block sda", OTF2_LOCATION_TYPE_CPU_THREAD, dev);
+  w.location_property(loc, schema::kUnattributedRequests, own);
+  w.location_property(loc, schema::kUnattributedBytes, own * 4096);
+  w.location_property(loc, schema::kNotIssuedRequests, own / 2);
+  if (end != 0) {
+    w.location_property(loc, schema::kUnattributedTable, kTable);
+    w.location_property(loc, schema::kUnattributedRequestsAtStart, start);
+    w.location_property(loc, schema::kUnattributedRequestsAtEnd, end);
+    w.location_property(loc, schema::kUnattributedBytesAtStart, start * 4096);
+    w.location_property(loc, schema::kUnattributedBytesAtEnd, end * 4096);
+    w.location_property(loc, schema::kNotIssuedRequestsAtStart, start / 2);
+    w.location_property(loc, schema::kNotIssuedRequestsAtEnd, end / 2);
+  }
+  Ref write =
+      w.region("write", "syscall:write", "eziotrace syscall layer", OTF2_REGION_ROLE_FILE_IO);
+  auto e = w.event_writer(pid);
+  e.enter(1000, write);
+  e.leave(2000, write);
+  w.close();
+  auto offset = [](int64_t at) {
+    return nlohmann::json{{"offset_ns", 0}, {"error_ns", 100}, {"at_ns", at}, {"rounds", 1}};
+  };
+  std::ofstream(dir / "eziotrace-clock.json") << nlohmann::json{
+      {"reference", "node1"},
+      {"host", "node1"},
+      {"start", offset(0)},
+      {"end", offset(5000)}}.dump(1);
+}
+
+struct Merged {
+  std::map<std::string, uint64_t> node;      // node1's device properties
+  std::map<std::string, uint64_t> location;  // summed over its device locations
+};
+
+Merged merge(const std::string& name, const std::vector<std::array<uint64_t, 3>>& parts,
+             bool rewrite) {
+  const fs::path root = test::scratch_dir(name);
+  std::vector<fs::path> given;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    given.push_back(root / fmt::format("node1.{}", i));
+    write_part(given.back(), 100 + i, parts[i][0], parts[i][1], parts[i][2]);
+  }
+  const fs::path out = root / "out";
+  fs::create_directories(out);
+  auto report = converters::merge_hosts(given, out, {}, "", rewrite);
+  EXPECT_EQ(report.status, "complete");
+  EXPECT_EQ(rewrite ? report.rewritten : report.assembled, parts.size());
+  otf2::Archive merged = otf2::read_archive(out / "eziotrace.otf2");
+  const otf2::Definitions& d = merged.defs;
+  Merged m;
+  for (const auto& p : d.node_properties) {
+    if (d.str(d.nodes.at(p.owner).name) == "node1" && d.str(p.name).ends_with("::sda"))
+      m.node[d.str(p.name)] = p.value.uint64;
+  }
+  for (const auto& p : d.location_properties)
+    if (d.str(d.locations.at(p.location).name) == "block sda")
+      m.location[d.str(p.name)] += p.value.uint64;
+  return m;
+}
+
+TEST(MergeHostsWindows, OneHostsSessionsCountTheUnionOnBothPaths) {
+  for (bool rewrite : {false, true}) {
+    // Windows 10..25 and 18..33 of the node's table (the largest part alone: 15), and one nested.
+    Merged m = merge(fmt::format("merge_hosts_windows_{}", rewrite),
+                     {{10, 25, 15}, {18, 33, 15}, {20, 22, 2}}, rewrite);
+    EXPECT_EQ(m.node["EZIOTRACE::UNATTRIBUTED::sda"], 23u) << rewrite;
+    EXPECT_EQ(m.node["EZIOTRACE::NOT_ISSUED::sda"], 11u) << rewrite;
+    // Once per host on its device locations; each session's window stays on its own.
+    EXPECT_EQ(m.location[schema::kUnattributedRequests], 23u) << rewrite;
+    EXPECT_EQ(m.location[schema::kUnattributedBytes], 23u * 4096) << rewrite;
+    EXPECT_EQ(m.location[schema::kNotIssuedRequests], 11u) << rewrite;
+    EXPECT_EQ(m.location[schema::kUnattributedRequestsAtStart], 10u + 18 + 20) << rewrite;
+  }
+}
+
+TEST(MergeHostsWindows, AnOldPartKeepsTheLargestPartsRule) {
+  // The windowed parts' union is 23, the old part (no window) saw 30 on its own.
+  Merged m = merge("merge_hosts_windows_old", {{10, 25, 15}, {18, 33, 15}, {0, 0, 30}}, false);
+  EXPECT_EQ(m.node["EZIOTRACE::UNATTRIBUTED::sda"], 30u);
+  EXPECT_EQ(m.location[schema::kUnattributedRequests], 30u);
+}
+
+}  // namespace
+}  // namespace ezio

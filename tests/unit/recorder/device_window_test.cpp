@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// The node's table of unattributed block requests as a session found it at its start and left it
+// at its end (its window, docs/cluster.md "Several parts of one host"): carried in eziotraced's
+// totals, written on the session's device locations.
+#include <gtest/gtest.h>
+
+#include "common/otf2/reader.h"
+#include "common/schema/properties.h"
+#include "recorder/archive/kernel_archive.h"
+#include "recorder/service/totals_json.h"
+#include "run.h"
+
+using namespace ezio;
+using namespace ezio::recorder;
+
+namespace {
+
+constexpr uint32_t kDev = (8u << 20) | 16;
+
+UnattributedWindow some_window() {
+  return {0x1234, {{kDev, {10, 4096, 3}}}, {{kDev, {25, 9 * 4096, 5}}, {kDev + 1, {1, 512, 0}}}};
+}
+
+TEST(DeviceWindow, CarriedInEziotracedsTotals) {
+  service::Totals t;
+  t.devices.used = {kDev};
+  t.devices.unattributed = {{kDev, {15, 8 * 4096, 2}}};
+  t.devices.window = some_window();
+  service::Totals back = service::totals_from_json(service::totals_to_json(t));
+  EXPECT_EQ(back.devices.window.table, 0x1234u);
+  ASSERT_EQ(back.devices.window.end.size(), 2u);
+  EXPECT_EQ(back.devices.window.start.at(kDev).requests, 10u);
+  EXPECT_EQ(back.devices.window.end.at(kDev).bytes, 9u * 4096);
+  EXPECT_EQ(back.devices.window.end.at(kDev).not_issued, 5u);
+  EXPECT_EQ(back.devices.unattributed.at(kDev).requests, 15u);
+}
+
+TEST(DeviceWindow, AnOlderEziotracedSendsNone) {
+  auto j = service::totals_to_json({});
+  j.erase("window");
+  EXPECT_EQ(service::totals_from_json(j).devices.window.table, 0u);
+}
+
+std::map<std::string, uint64_t> device_properties(const std::filesystem::path& dir) {
+  otf2::Archive a = otf2::read_archive(dir / "eziotrace.otf2");
+  std::map<std::string, uint64_t> out;
+  for (const auto& p : a.defs.location_properties) {
+    auto loc = a.defs.locations.find(p.location);
+    if (loc != a.defs.locations.end() && a.defs.str(loc->second.name).starts_with("block "))
+      out[a.defs.str(p.name)] = p.value.uint64;
+  }
+  return out;
+}
+
+RecordingInfo info() {
+  RecordingInfo i;
+  i.root_pid = 1000;
+  i.command = {"/bin/app"};
+  i.start_monotonic_ns = 500;
+  i.end_monotonic_ns = 100000;
+  return i;
+}
+
+TEST(DeviceWindow, WrittenOnTheSessionsDeviceLocation) {
+  RecordStore s;
+  s.devices().used = {kDev};
+  s.devices().unattributed = {{kDev, {15, 8 * 4096, 2}}};
+  s.devices().window = some_window();
+  auto dir = test::scratch_dir("device_window");
+  write_kernel_archive(dir, s, info());
+  auto p = device_properties(dir);
+  EXPECT_EQ(p[schema::kUnattributedRequests], 15u);
+  EXPECT_EQ(p[schema::kUnattributedTable], 0x1234u);
+  EXPECT_EQ(p[schema::kUnattributedRequestsAtStart], 10u);
+  EXPECT_EQ(p[schema::kUnattributedRequestsAtEnd], 25u);
+  EXPECT_EQ(p[schema::kUnattributedBytesAtStart], 4096u);
+  EXPECT_EQ(p[schema::kUnattributedBytesAtEnd], 9u * 4096);
+  EXPECT_EQ(p[schema::kNotIssuedRequestsAtStart], 3u);
+  EXPECT_EQ(p[schema::kNotIssuedRequestsAtEnd], 5u);
+}
+
+TEST(DeviceWindow, NoneWrittenWhenTheTableIsNotKnown) {
+  RecordStore s;
+  s.devices().used = {kDev};
+  auto dir = test::scratch_dir("device_window_none");
+  write_kernel_archive(dir, s, info());
+  auto p = device_properties(dir);
+  EXPECT_TRUE(p.contains(schema::kUnattributedRequests));
+  EXPECT_FALSE(p.contains(schema::kUnattributedTable));
+  EXPECT_FALSE(p.contains(schema::kUnattributedRequestsAtStart));
+}
+
+}  // namespace
