@@ -54,7 +54,9 @@ static __always_inline __u32 bounded_mount(__u32 id) {
   return !err || err == -17 /* EEXIST */ ? id : EZIO_M_MNT_OTHER;
 }
 
-/* The labels of the file behind fd into the thread's state, unless they are there already. */
+/* The labels of the file behind fd into the thread's state, unless they are there already; the
+ * VFS slots are dropped when they change (dd's alternation between /dev/zero and its output file
+ * keeps them: only a regular file's labels are kept). */
 static __always_inline void vfs_learn_file(struct sc_start* s, struct file* f) {
   struct inode* inode = BPF_CORE_READ(f, f_inode);
   if ((__u64)f == s->vfs_file && (__u64)inode == s->vfs_inode) return;
@@ -64,11 +66,17 @@ static __always_inline void vfs_learn_file(struct sc_start* s, struct file* f) {
   s->vfs_counted = (mode & EZIO_S_IFMT) == EZIO_S_IFREG;
   if (!s->vfs_counted) return;
   struct super_block* sb = BPF_CORE_READ(inode, i_sb);
-  s->vfs_dev = BPF_CORE_READ(sb, s_dev);
-  s->vfs_fs = BPF_CORE_READ(sb, s_magic);
+  __u32 dev = BPF_CORE_READ(sb, s_dev);
+  __u32 fs = BPF_CORE_READ(sb, s_magic);
   struct vfsmount* vm = BPF_CORE_READ(f, f_path.mnt);
   struct mount* m = (struct mount*)((char*)vm - bpf_core_field_offset(struct mount, mnt));
-  s->vfs_mnt = bounded_mount(BPF_CORE_READ(m, mnt_id));
+  __u32 mnt_id = BPF_CORE_READ(m, mnt_id);
+  if (dev == s->vfs_dev && fs == s->vfs_fs && mnt_id == s->vfs_mnt_id && s->vfs_mnt) return;
+  s->vfs_dev = dev;
+  s->vfs_fs = fs;
+  s->vfs_mnt_id = mnt_id;
+  s->vfs_mnt = bounded_mount(mnt_id);
+  __builtin_memset(s->vfs_slot, 0, sizeof(s->vfs_slot));
 }
 
 /* At a counted call's exit: its VFS series, when its fd is a regular file's. */
@@ -87,7 +95,7 @@ static __always_inline void count_vfs(struct sc_start* s, struct job* j, __u16 s
                                 .op = op,
                                 .mnt = s->vfs_mnt,
                                 .fs = s->vfs_fs};
-  struct ezio_metric_value* v = series_at(&key);
+  struct ezio_metric_value* v = cached_series(&key, &s->vfs_slot[(op - EZIO_M_VFS_READ) & 3]);
   if (!v) return;
   v->count += 1;
   if (ret < 0)
