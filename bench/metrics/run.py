@@ -28,7 +28,7 @@ bench/metrics/guest.sh.
   bench/metrics/run.py [-b build-dir] [--baseline build-dir] [-r rounds] [-n count]
                        [--modes LIST] [--fio] [--export]
 """
-import argparse, json, os, shutil, socket, statistics, subprocess, sys, tempfile, time
+import argparse, json, os, shutil, signal, socket, statistics, subprocess, sys, tempfile, time
 import urllib.request
 from pathlib import Path
 
@@ -153,6 +153,7 @@ def start_bpftrace(tmp):
     p = subprocess.Popen(["unshare", "-m", "sh", "-c", "mountpoint -q /sys/kernel/tracing || "
                           f"mount -t tracefs nodev /sys/kernel/tracing; exec bpftrace {script}"], stdout=subprocess.PIPE,
                          stderr=subprocess.STDOUT, text=True)
+    p.is_bpftrace = True
     lines = []
     while not lines or "Attaching" not in lines[-1]:
         line = p.stdout.readline()
@@ -173,9 +174,16 @@ def start_floor(build):
 def stop(p):
     if p.stdin:
         p.stdin.close()
+    elif getattr(p, "is_bpftrace", False):
+        # SIGINT is what bpftrace waits for (a SIGTERM was once left unanswered, the run hung).
+        p.send_signal(signal.SIGINT)
     else:
         p.terminate()
-    p.wait()
+    try:
+        p.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.wait()
 
 
 BASELINE = None
