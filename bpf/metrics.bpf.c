@@ -53,6 +53,18 @@ struct {
 /* A new series starts from this (a map value: 300 bytes do not fit the programs' stack twice). */
 const struct ezio_metric_value zero_value = {};
 
+/* A file a thread's calls used lately, with its series' labels (two of them: dd alternates its
+ * input and its output). */
+struct vfs_seen {
+  __u64 file;    /* struct file * */
+  __u64 inode;   /* struct inode *: a file freed and its memory reused is not taken for it */
+  __u32 counted; /* a regular file: its calls are the VFS layer's */
+  __u32 mnt;     /* its mount, bounded (EZIO_M_MNT_OTHER) */
+  __u32 dev;     /* its super block's */
+  __u32 fs;      /* its super block's magic */
+  __u32 slot[4]; /* its VFS series' cached slots (metrics_cache.bpf.h), by op */
+};
+
 /* Per thread: the syscall in flight, and the pages of one file it added to the cache since the
  * read path last looked some up (misses or readahead, told apart at that lookup). */
 struct sc_start {
@@ -61,21 +73,15 @@ struct sc_start {
   __u32 pending_dev; /* cache_dev() of pending_inode */
   __u64 pending_added;
   __u64 pending_inode; /* struct inode * */
-  /* The VFS layer's last file (metrics_vfs.bpf.h): its series' labels, found once per file. */
-  __u64 vfs_file;    /* struct file * */
-  __u64 vfs_inode;   /* struct inode *: a file freed and its memory reused is not taken for it */
-  __u32 vfs_mnt;     /* its mount, bounded (EZIO_M_MNT_OTHER) */
-  __u32 vfs_dev;     /* its super block's */
-  __u32 vfs_fs;      /* its super block's magic */
-  __u32 vfs_counted; /* a regular file: its calls are the VFS layer's */
-  __u64 fs_sync_t;   /* ext4_sync_file_enter's time, for its exit */
-  __u32 vfs_mnt_id;  /* the kernel's id of vfs_mnt (bounded_mount asked once per mount) */
+  /* The VFS layer's last two files (metrics_vfs.bpf.h): their labels found once per file. */
+  struct vfs_seen seen[2];
+  __u32 seen_next; /* the entry the next new file replaces */
+  __u64 fs_sync_t; /* ext4_sync_file_enter's time, for its exit */
   /* The series cached for the thread's job (metrics_cache.bpf.h), by operation: */
   __u32 c_uid;
   __u64 c_cgroup;
-  __u32 sc_slot[8];  /* syscall series, by op */
-  __u32 vfs_slot[4]; /* VFS series of the last regular file's labels, by op */
-  __u32 pc_dev;      /* page-cache series of this device, by op */
+  __u32 sc_slot[8]; /* syscall series, by op */
+  __u32 pc_dev;     /* page-cache series of this device, by op */
   __u32 pc_slot[6];
   __u32 fs_dev; /* FS series of this super block, by op */
   __u32 fs_magic;

@@ -79,7 +79,8 @@ static __always_inline void cache_job(struct sc_start* s, struct job j) {
   s->c_cgroup = j.cgroup;
   s->c_uid = j.uid;
   __builtin_memset(s->sc_slot, 0, sizeof(s->sc_slot));
-  __builtin_memset(s->vfs_slot, 0, sizeof(s->vfs_slot));
+  __builtin_memset(s->seen[0].slot, 0, sizeof(s->seen[0].slot));
+  __builtin_memset(s->seen[1].slot, 0, sizeof(s->seen[1].slot));
   __builtin_memset(s->pc_slot, 0, sizeof(s->pc_slot));
   __builtin_memset(s->fs_slot, 0, sizeof(s->fs_slot));
 }
