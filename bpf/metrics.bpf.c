@@ -53,6 +53,18 @@ struct {
 /* A new series starts from this (a map value: 300 bytes do not fit the programs' stack twice). */
 const struct ezio_metric_value zero_value = {};
 
+/* A file a thread's calls used lately, with its series' labels (two of them: dd alternates its
+ * input and its output). */
+struct vfs_seen {
+  __u64 file;    /* struct file * */
+  __u64 inode;   /* struct inode *: a file freed and its memory reused is not taken for it */
+  __u32 counted; /* a regular file: its calls are the VFS layer's */
+  __u32 mnt;     /* its mount, bounded (EZIO_M_MNT_OTHER) */
+  __u32 dev;     /* its super block's */
+  __u32 fs;      /* its super block's magic */
+  __u32 slot[4]; /* its VFS series' cached slots (metrics_cache.bpf.h), by op */
+};
+
 /* Per thread: the syscall in flight, and the pages of one file it added to the cache since the
  * read path last looked some up (misses or readahead, told apart at that lookup). */
 struct sc_start {
@@ -61,14 +73,19 @@ struct sc_start {
   __u32 pending_dev; /* cache_dev() of pending_inode */
   __u64 pending_added;
   __u64 pending_inode; /* struct inode * */
-  /* The VFS layer's last file (metrics_vfs.bpf.h): its series' labels, found once per file. */
-  __u64 vfs_file;    /* struct file * */
-  __u64 vfs_inode;   /* struct inode *: a file freed and its memory reused is not taken for it */
-  __u32 vfs_mnt;     /* its mount, bounded (EZIO_M_MNT_OTHER) */
-  __u32 vfs_dev;     /* its super block's */
-  __u32 vfs_fs;      /* its super block's magic */
-  __u32 vfs_counted; /* a regular file: its calls are the VFS layer's */
-  __u64 fs_sync_t;   /* ext4_sync_file_enter's time, for its exit */
+  /* The VFS layer's last two files (metrics_vfs.bpf.h): their labels found once per file. */
+  struct vfs_seen seen[2];
+  __u32 seen_next; /* the entry the next new file replaces */
+  __u64 fs_sync_t; /* ext4_sync_file_enter's time, for its exit */
+  /* The series cached for the thread's job (metrics_cache.bpf.h), by operation: */
+  __u32 c_uid;
+  __u64 c_cgroup;
+  __u32 sc_slot[8]; /* syscall series, by op */
+  __u32 pc_dev;     /* page-cache series of this device, by op */
+  __u32 pc_slot[6];
+  __u32 fs_dev; /* FS series of this super block, by op */
+  __u32 fs_magic;
+  __u32 fs_slot[3];
 };
 
 struct {
@@ -199,7 +216,8 @@ static __always_inline void add_latency_atomic(struct ezio_metric_value* v, __u6
   __sync_fetch_and_add(&v->hist[b & (EZIO_M_HIST - 1)], 1);
 }
 
-/* After the series and the latencies, which it uses. */
+/* After the series and the threads' state, which they use. */
+#include "metrics_cache.bpf.h"
 #include "metrics_vfs.bpf.h"
 
 /* A counted call's entry, tagged (its syscall number, or its op beyond them for the fentry path):
@@ -223,9 +241,12 @@ static __always_inline int call_exited(__u32 tag, __u16 op, __s64 fd, long ret) 
   __u64 ns = bpf_ktime_get_ns() - s->t_enter;
   s->t_enter = 0;
   struct job j = {.cgroup = bpf_get_current_cgroup_id(), .uid = bpf_get_current_uid_gid()};
+  cache_job(s, j);
   if (keep_vfs) count_vfs(s, &j, op, fd, ret, ns);
   if (!keep_syscall) return 0;
-  struct ezio_metric_value* v = series_of(j, 0, op, EZIO_M_KIND_MAIN);
+  struct ezio_metric_key key = {
+      .cgroup = j.cgroup, .uid = j.cgroup ? j.uid : 0, .op = op, .kind = EZIO_M_KIND_MAIN};
+  struct ezio_metric_value* v = cached_series(&key, &s->sc_slot[op & 7]);
   if (!v) return 0;
   v->count += 1;
   if (ret < 0) {
@@ -269,8 +290,24 @@ static __always_inline struct job current_job(void) {
   return j;
 }
 
-static __always_inline void count_pages(struct job j, __u32 dev, __u16 op, __u64 pages) {
-  struct ezio_metric_value* v = series_of(j, dev, op, EZIO_M_KIND_MAIN);
+/* pages more in the page-cache series (job, dev, op): through the slots of thread state s when
+ * it has one for this job (job_state), else in the table. */
+static __always_inline void count_pages(struct sc_start* s, struct job j, __u32 dev, __u16 op,
+                                        __u64 pages) {
+  struct ezio_metric_key key = {
+      .cgroup = j.cgroup, .dev = dev, .uid = j.cgroup ? j.uid : 0, .op = op};
+  struct ezio_metric_value* v;
+  if (s) {
+    if (s->pc_dev != dev) {
+      s->pc_dev = dev;
+      __builtin_memset(s->pc_slot, 0, sizeof(s->pc_slot));
+    }
+    __u32 i = op - EZIO_M_PC_DIRTIED;
+    if (i >= 6) return;
+    v = cached_series(&key, &s->pc_slot[i]);
+  } else {
+    v = series_at(&key);
+  }
   if (v) v->count += pages;
 }
 
@@ -296,11 +333,11 @@ int BPF_PROG(ezio_m_dirty, struct folio* folio, struct address_space* mapping) {
   if (!job.cgroup) return 0;
   __u64 pages = folio_pages(folio);
   __u32 mode = host->i_mode;
+  struct sc_start* s = job_state(job, 0);
   if (keep_pagecache)
-    count_pages(job, (mode & EZIO_S_IFMT) == EZIO_S_IFBLK ? host->i_rdev : dev, EZIO_M_PC_DIRTIED,
-                pages);
+    count_pages(s, job, (mode & EZIO_S_IFMT) == EZIO_S_IFBLK ? host->i_rdev : dev,
+                EZIO_M_PC_DIRTIED, pages);
   /* Pages a write just inserted are dirtied at once: created, not missed nor read ahead. */
-  struct sc_start* s = bpf_task_storage_get(&sc_starts, bpf_get_current_task_btf(), 0, 0);
   if (s && s->pending_inode == (__u64)host)
     s->pending_added -= s->pending_added < pages ? s->pending_added : pages;
   if (!private_pages(host, mode)) return 0;

@@ -61,6 +61,10 @@ enum ezio_metric_kind {
 #define EZIO_M_HIST 32
 #define EZIO_M_HIST_SHIFT 10
 
+/* The hot slots at most (bpf/metrics_cache.bpf.h): per-CPU counters the threads reach without a
+ * hash lookup; preallocated on every CPU, hence fewer than the series. */
+#define EZIO_M_HOT_SLOTS 1024
+
 struct ezio_metric_key {
   __u64 cgroup; /* cgroup v2 id (the directory's inode number); 0: no one's (block requests) */
   __u32 dev;    /* kernel dev_t of a block series, 0 for the others */

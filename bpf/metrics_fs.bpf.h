@@ -17,7 +17,19 @@ static __always_inline void count_fs(__u16 op, struct super_block* sb, __u64 byt
                                 .uid = j.cgroup ? j.uid : 0,
                                 .op = op,
                                 .fs = BPF_CORE_READ(sb, s_magic)};
-  struct ezio_metric_value* v = series_at(&key);
+  struct ezio_metric_value* v;
+  struct sc_start* s = job_state(j, 0);
+  __u32 i = op - EZIO_M_FS_READ;
+  if (s && i < 3) {
+    if (s->fs_dev != key.dev || s->fs_magic != key.fs) {
+      s->fs_dev = key.dev;
+      s->fs_magic = key.fs;
+      __builtin_memset(s->fs_slot, 0, sizeof(s->fs_slot));
+    }
+    v = cached_series(&key, &s->fs_slot[i]);
+  } else {
+    v = series_at(&key);
+  }
   if (!v) return;
   v->count += 1;
   if (ret < 0) v->errors += 1;

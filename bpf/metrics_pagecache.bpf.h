@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The always-on metrics' page-cache and dirty-throttling programs: a part of metrics.bpf.c,
- * included at its end, after the tables and helpers they use (series_of, current_job, the
- * threads' sc_starts). */
+ * included at its end, after the tables and helpers they use (count_pages, current_job, the
+ * threads' sc_starts and their cached series). */
 #ifndef EZIO_METRICS_PAGECACHE_BPF_H
 #define EZIO_METRICS_PAGECACHE_BPF_H
 
@@ -11,7 +11,7 @@
  * path's next lookup in that file; pages added with no lookup after them (mmap faults, exec) are
  * misses. Every program here fires per folio or per lookup, not per system call. */
 static __always_inline void flush_pending(struct job j, struct sc_start* s) {
-  if (s->pending_added) count_pages(j, s->pending_dev, EZIO_M_PC_MISSED, s->pending_added);
+  if (s->pending_added) count_pages(s, j, s->pending_dev, EZIO_M_PC_MISSED, s->pending_added);
   s->pending_added = 0;
 }
 
@@ -23,8 +23,7 @@ int BPF_PROG(ezio_m_pc_add, struct folio* folio) {
   if (!host) return 0;
   __u32 mode = BPF_CORE_READ(host, i_mode);
   if (!private_pages(host, mode)) return 0;
-  struct sc_start* s = bpf_task_storage_get(&sc_starts, bpf_get_current_task_btf(), 0,
-                                            BPF_LOCAL_STORAGE_GET_F_CREATE);
+  struct sc_start* s = job_state(j, BPF_LOCAL_STORAGE_GET_F_CREATE);
   if (!s) return 0;
   if (s->pending_inode != (__u64)host) {
     flush_pending(j, s);
@@ -48,7 +47,7 @@ int BPF_PROG(ezio_m_pc_get_pages, struct address_space* mapping, unsigned long i
   __u32 mode = BPF_CORE_READ(host, i_mode);
   if (!private_pages(host, mode)) return 0;
   __u64 pending = 0;
-  struct sc_start* s = bpf_task_storage_get(&sc_starts, bpf_get_current_task_btf(), 0, 0);
+  struct sc_start* s = job_state(j, 0);
   if (s) {
     if (s->pending_inode == (__u64)host) {
       pending = s->pending_added;
@@ -60,9 +59,9 @@ int BPF_PROG(ezio_m_pc_get_pages, struct address_space* mapping, unsigned long i
   __u32 dev = cache_dev(host, mode);
   __u64 batch = last_index >= index ? last_index - index + 1 : 0;
   __u64 missed = pending < batch ? pending : batch;
-  count_pages(j, dev, EZIO_M_PC_ACCESSED, batch);
-  if (missed) count_pages(j, dev, EZIO_M_PC_MISSED, missed);
-  if (pending > missed) count_pages(j, dev, EZIO_M_PC_READAHEAD, pending - missed);
+  count_pages(s, j, dev, EZIO_M_PC_ACCESSED, batch);
+  if (missed) count_pages(s, j, dev, EZIO_M_PC_MISSED, missed);
+  if (pending > missed) count_pages(s, j, dev, EZIO_M_PC_READAHEAD, pending - missed);
   return 0;
 }
 
@@ -74,7 +73,8 @@ int BPF_PROG(ezio_m_pc_delete, struct folio* folio) {
   if (!host) return 0;
   __u32 mode = BPF_CORE_READ(host, i_mode);
   if (!private_pages(host, mode)) return 0;
-  count_pages(current_job(), cache_dev(host, mode), EZIO_M_PC_EVICTED, folio_pages(folio));
+  struct job j = current_job();
+  count_pages(job_state(j, 0), j, cache_dev(host, mode), EZIO_M_PC_EVICTED, folio_pages(folio));
   return 0;
 }
 

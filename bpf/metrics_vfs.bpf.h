@@ -2,7 +2,8 @@
 /* The metrics' VFS layer (docs/metrics.md): the read, write and sync calls made on regular files,
  * per job, file-system type and mount. On a kernel without fentry nor kprobes the VFS layer is the
  * system call with its fd resolved to its file, at the call's exit; the file's labels (mount, super
- * block, file-system magic) are found once per file and kept in the thread's state. The mounts are
+ * block, file-system magic) are found once per file and kept in the thread's state (its last two
+ * files). The mounts are
  * bounded (--metrics-max-mounts): a mount that finds no room is counted under EZIO_M_MNT_OTHER and
  * in the overflow, never dropped. No file name is read. Included by metrics.bpf.c. */
 #ifndef EZIO_METRICS_VFS_BPF_H
@@ -54,21 +55,26 @@ static __always_inline __u32 bounded_mount(__u32 id) {
   return !err || err == -17 /* EEXIST */ ? id : EZIO_M_MNT_OTHER;
 }
 
-/* The labels of the file behind fd into the thread's state, unless they are there already. */
-static __always_inline void vfs_learn_file(struct sc_start* s, struct file* f) {
+/* The thread's entry of file f (its labels found when f is not one of its last two files). */
+static __always_inline struct vfs_seen* vfs_learn_file(struct sc_start* s, struct file* f) {
   struct inode* inode = BPF_CORE_READ(f, f_inode);
-  if ((__u64)f == s->vfs_file && (__u64)inode == s->vfs_inode) return;
-  s->vfs_file = (__u64)f;
-  s->vfs_inode = (__u64)inode;
+  if (s->seen[0].file == (__u64)f && s->seen[0].inode == (__u64)inode) return &s->seen[0];
+  if (s->seen[1].file == (__u64)f && s->seen[1].inode == (__u64)inode) return &s->seen[1];
+  struct vfs_seen* e = &s->seen[s->seen_next & 1];
+  s->seen_next ^= 1;
+  e->file = (__u64)f;
+  e->inode = (__u64)inode;
+  __builtin_memset(e->slot, 0, sizeof(e->slot));
   __u32 mode = BPF_CORE_READ(inode, i_mode);
-  s->vfs_counted = (mode & EZIO_S_IFMT) == EZIO_S_IFREG;
-  if (!s->vfs_counted) return;
+  e->counted = (mode & EZIO_S_IFMT) == EZIO_S_IFREG;
+  if (!e->counted) return e;
   struct super_block* sb = BPF_CORE_READ(inode, i_sb);
-  s->vfs_dev = BPF_CORE_READ(sb, s_dev);
-  s->vfs_fs = BPF_CORE_READ(sb, s_magic);
+  e->dev = BPF_CORE_READ(sb, s_dev);
+  e->fs = BPF_CORE_READ(sb, s_magic);
   struct vfsmount* vm = BPF_CORE_READ(f, f_path.mnt);
   struct mount* m = (struct mount*)((char*)vm - bpf_core_field_offset(struct mount, mnt));
-  s->vfs_mnt = bounded_mount(BPF_CORE_READ(m, mnt_id));
+  e->mnt = bounded_mount(BPF_CORE_READ(m, mnt_id));
+  return e;
 }
 
 /* At a counted call's exit: its VFS series, when its fd is a regular file's. */
@@ -78,16 +84,12 @@ static __always_inline void count_vfs(struct sc_start* s, struct job* j, __u16 s
   if (!op) return;
   struct file* f = vfs_file_of_fd(fd);
   if (!f) return; /* closed meanwhile by another thread, or a bad fd */
-  vfs_learn_file(s, f);
-  if (!s->vfs_counted) return;
-  if (s->vfs_mnt == EZIO_M_MNT_OTHER) count_overflow(EZIO_M_MOUNT_OVERFLOW);
-  struct ezio_metric_key key = {.cgroup = j->cgroup,
-                                .dev = s->vfs_dev,
-                                .uid = j->uid,
-                                .op = op,
-                                .mnt = s->vfs_mnt,
-                                .fs = s->vfs_fs};
-  struct ezio_metric_value* v = series_at(&key);
+  struct vfs_seen* e = vfs_learn_file(s, f);
+  if (!e->counted) return;
+  if (e->mnt == EZIO_M_MNT_OTHER) count_overflow(EZIO_M_MOUNT_OVERFLOW);
+  struct ezio_metric_key key = {
+      .cgroup = j->cgroup, .dev = e->dev, .uid = j->uid, .op = op, .mnt = e->mnt, .fs = e->fs};
+  struct ezio_metric_value* v = cached_series(&key, &e->slot[(op - EZIO_M_VFS_READ) & 3]);
   if (!v) return;
   v->count += 1;
   if (ret < 0)

@@ -9,6 +9,8 @@ and 200 000 writes), interleaved rounds of
   metrics    eziotraced --metrics running (no recording), every layer, the system calls counted
              the way it chooses (fentry where the kernel attaches it, else the tracepoints);
   metrics-tp the same with fentry refused (EZIOTRACE_DENY_HOOKS=fentry): the tracepoint path;
+  base       with --baseline BUILD: `metrics` run by that build's eziotraced (before a change),
+             so that before and after are measured in the same rounds;
   bpftrace   a bpftrace script keeping the same kind of aggregate (per cgroup and syscall: calls,
              bytes, log2 latency; read and write only), when bpftrace is installed (our peers'
              way).
@@ -23,9 +25,10 @@ same dd runs, beside the empty programs'.
 Not a test: run by hand as root; no assertion. In the qemu 6.1 guest, where fentry attaches:
 bench/metrics/guest.sh.
 
-  bench/metrics/run.py [-b build-dir] [-r rounds] [-n count] [--modes LIST] [--fio] [--export]
+  bench/metrics/run.py [-b build-dir] [--baseline build-dir] [-r rounds] [-n count]
+                       [--modes LIST] [--fio] [--export]
 """
-import argparse, json, os, shutil, socket, statistics, subprocess, sys, tempfile, time
+import argparse, json, os, shutil, signal, socket, statistics, subprocess, sys, tempfile, time
 import urllib.request
 from pathlib import Path
 
@@ -43,11 +46,12 @@ tracepoint:raw_syscalls:sys_exit /@start[tid]/ {
 def args():
     p = argparse.ArgumentParser()
     p.add_argument("-b", "--build", default="build")
+    p.add_argument("--baseline", help="another build: its eziotraced --metrics as mode 'base'")
     p.add_argument("-r", "--rounds", type=int, default=5)
     p.add_argument("-n", "--count", type=int, default=200000)
     p.add_argument("--modes", default="plain,floor,syscall,metrics,bpftrace",
-                   help="comma-separated, among plain, floor, syscall, metrics, metrics-tp, "
-                        "bpftrace (dropped when not installed)")
+                   help="comma-separated, among plain, floor, syscall, base, metrics, metrics-tp, "
+                        "bpftrace (dropped when not installed; base added by --baseline)")
     p.add_argument("--targets", default="/dev/null,file,cached,1MiB")
     p.add_argument("--fio", action="store_true", help="also fio buffered 4 KiB, 4 jobs")
     p.add_argument("--fio-mib", type=int, default=64, help="MiB each fio job writes")
@@ -125,6 +129,7 @@ def stat_cpu(pid):
 
 def export_cost(build, tmp, seconds=30):
     """eziotraced's CPU per second of wall time while scraped every second, and per scrape."""
+    print(f"{build}:")
     p = start_metrics(build, tmp)
     scrape(p.port)
     c0, t0 = stat_cpu(p.pid), time.monotonic()
@@ -148,6 +153,7 @@ def start_bpftrace(tmp):
     p = subprocess.Popen(["unshare", "-m", "sh", "-c", "mountpoint -q /sys/kernel/tracing || "
                           f"mount -t tracefs nodev /sys/kernel/tracing; exec bpftrace {script}"], stdout=subprocess.PIPE,
                          stderr=subprocess.STDOUT, text=True)
+    p.is_bpftrace = True
     lines = []
     while not lines or "Attaching" not in lines[-1]:
         line = p.stdout.readline()
@@ -168,12 +174,24 @@ def start_floor(build):
 def stop(p):
     if p.stdin:
         p.stdin.close()
+    elif getattr(p, "is_bpftrace", False):
+        # SIGINT is what bpftrace waits for (a SIGTERM was once left unanswered, the run hung).
+        p.send_signal(signal.SIGINT)
     else:
         p.terminate()
-    p.wait()
+    try:
+        p.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.wait()
+
+
+BASELINE = None
 
 
 def start(mode, build, tmp):
+    if mode == "base":
+        return start_metrics(BASELINE, tmp)
     if mode == "floor":
         return start_floor(build)
     if mode == "syscall":
@@ -205,7 +223,7 @@ def per_program(build, tmp, targets, count, modes):
     before = knob.read_text().strip()
     try:
         knob.write_text("1")
-        for mode in [m for m in ("floor", "metrics-tp", "metrics") if m in modes]:
+        for mode in [m for m in ("floor", "base", "metrics-tp", "metrics") if m in modes]:
             p = start(mode, build, tmp)
             print(f" {mode}:")
             for path in targets.values():
@@ -223,6 +241,13 @@ def main():
     if os.geteuid() != 0:
         sys.exit("run as root")
     modes = [m for m in a.modes.split(",") if m != "bpftrace" or shutil.which("bpftrace")]
+    if a.baseline:
+        global BASELINE
+        BASELINE = a.baseline
+        if "base" not in modes:
+            modes.insert(modes.index("metrics") if "metrics" in modes else len(modes), "base")
+    elif "base" in modes:
+        sys.exit("mode base needs --baseline BUILD")
     tmp = tempfile.mkdtemp(prefix="ezio-metrics-bench-")
     os.chmod(tmp, 0o755)  # eziotraced wants its socket reachable by its group
     work = tempfile.mkdtemp(prefix="ezio-metrics-bench-", dir=a.dir) if a.dir else tmp
@@ -239,7 +264,7 @@ def main():
     for r in range(a.rounds):
         for m in modes:
             p = start(m, a.build, tmp)
-            if r == 0 and m.startswith("metrics"):
+            if r == 0 and (m.startswith("metrics") or m == "base"):
                 print(f"{m}: system calls counted by {syscall_hook(p.port)}")
             for t, path in targets.items():
                 res[(m, t)].append(dd(path, a.count))
@@ -262,8 +287,19 @@ def main():
             print(f"{t:10} {m:10} {wall:8.3f} {cpu:8.3f} {cpu / base:7.3f} "
                   f"{(cpu - base) / calls[t] * 1e9:8.0f}")
     print("ratio and ns/call from the workload's CPU time (user + system), against plain")
+    if "base" in modes and "metrics" in modes:
+        print("metrics against base (this build's added ns/call against the baseline's):")
+        for t in calls:
+            base = statistics.median(c for _, c in res[("plain", t)])
+            before = statistics.median(c for _, c in res[("base", t)]) - base
+            after = statistics.median(c for _, c in res[("metrics", t)]) - base
+            ratio = f"{after / before:6.2f}" if before > 0 else "     -"
+            print(f"  {t:10} added {before / calls[t] * 1e9:6.0f} -> {after / calls[t] * 1e9:6.0f} "
+                  f"ns/call ({ratio} of before)")
     print("load average at the end: " + " ".join(f"{x:.2f}" for x in os.getloadavg()))
     if a.export:
+        if a.baseline:
+            export_cost(a.baseline, tmp)
         export_cost(a.build, tmp)
     if not a.no_stats:
         print("per program (kernel.bpf_stats_enabled, one pass of the dd runs):")

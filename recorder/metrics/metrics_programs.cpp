@@ -7,6 +7,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <string_view>
 
@@ -262,6 +263,14 @@ MetricsPrograms::MetricsPrograms(const MetricsConfig& config) : max_series_(conf
   if (int err = bpf_map__set_max_entries(skel_->maps.series, max_series); err != 0) {
     fail("cannot size the metrics' table: {}", errno_text(-err));
   }
+  // The hot slots (bpf/metrics_cache.bpf.h): per CPU and preallocated, so bounded apart from the
+  // table; the series beyond them are counted in the table itself.
+  hot_slots_ = std::min<uint32_t>(max_series, EZIO_M_HOT_SLOTS);
+  for (bpf_map* m : {skel_->maps.slots, skel_->maps.slot_of, skel_->maps.free_slots}) {
+    if (int err = bpf_map__set_max_entries(m, hot_slots_); err != 0) {
+      fail("cannot size the metrics' hot slots: {}", errno_text(-err));
+    }
+  }
   if (int err = bpf_map__set_max_entries(skel_->maps.mounts, config.max_mounts); err != 0) {
     fail("cannot size the metrics' mount table: {}", errno_text(-err));
   }
@@ -284,6 +293,7 @@ MetricsPrograms::MetricsPrograms(const MetricsConfig& config) : max_series_(conf
       fail("cannot load the metrics' BPF programs: {}", errno_text(-err));
     }
   }
+  for (uint32_t i = 0; i < hot_slots_; ++i) free_slot(i);
   if (int err = metrics__attach(skel_.get()); err != 0) {
     fail("cannot attach the metrics' BPF programs: {}", errno_text(-err));
   }
@@ -305,6 +315,7 @@ static void add_cpus(const std::vector<ezio_metric_value>& cpus, ezio_metric_val
 
 std::vector<Series> MetricsPrograms::read() const {
   int fd = bpf_map__fd(skel_->maps.series);
+  int slot_of = bpf_map__fd(skel_->maps.slot_of), slots = bpf_map__fd(skel_->maps.slots);
   static_assert(sizeof(ezio_metric_value) % 8 == 0, "per-CPU values are 8-byte aligned");
   int cpus = libbpf_num_possible_cpus();
   if (cpus <= 0) fail("cannot count the CPUs: {}", errno_text(-cpus));
@@ -318,6 +329,11 @@ std::vector<Series> MetricsPrograms::read() const {
     // A series removed meanwhile (forget) is skipped.
     if (bpf_map_lookup_elem(fd, &next, per_cpu.data()) == 0) {
       add_cpus(per_cpu, s.value);
+      // What the threads counted in its hot slot, when it has one.
+      uint32_t slot = 0;
+      if (bpf_map_lookup_elem(slot_of, &next, &slot) == 0 &&
+          bpf_map_lookup_elem(slots, &slot, per_cpu.data()) == 0)
+        add_cpus(per_cpu, s.value);
       out.push_back(s);
     }
     key = next;
@@ -326,9 +342,26 @@ std::vector<Series> MetricsPrograms::read() const {
   return out;
 }
 
+// A slot zeroed, then among the free ones.
+void MetricsPrograms::free_slot(uint32_t slot) const {
+  int cpus = libbpf_num_possible_cpus();
+  std::vector<ezio_metric_value> zero(static_cast<size_t>(cpus > 0 ? cpus : 1));
+  bpf_map_update_elem(bpf_map__fd(skel_->maps.slots), &slot, zero.data(), BPF_ANY);
+  bpf_map_update_elem(bpf_map__fd(skel_->maps.free_slots), nullptr, &slot, BPF_ANY);
+}
+
 void MetricsPrograms::forget(const std::vector<ezio_metric_key>& keys) const {
-  int fd = bpf_map__fd(skel_->maps.series);
-  for (const ezio_metric_key& k : keys) bpf_map_delete_elem(fd, &k);
+  // The slots of the series dropped at the previous snapshot go back now: a program that found
+  // one just before its series was dropped has long finished with it.
+  for (uint32_t slot : released_) free_slot(slot);
+  released_.clear();
+  int fd = bpf_map__fd(skel_->maps.series), slot_of = bpf_map__fd(skel_->maps.slot_of);
+  for (const ezio_metric_key& k : keys) {
+    uint32_t slot = 0;
+    if (bpf_map_lookup_elem(slot_of, &k, &slot) == 0 && bpf_map_delete_elem(slot_of, &k) == 0)
+      released_.push_back(slot);
+    bpf_map_delete_elem(fd, &k);
+  }
 }
 
 std::array<uint64_t, EZIO_M_OP_COUNT> MetricsPrograms::overflow() const {

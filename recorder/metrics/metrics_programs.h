@@ -69,7 +69,10 @@ class MetricsPrograms {
     void operator()(::metrics* skel) const;
   };
   std::unique_ptr<::metrics, Destroy> skel_;
+  void free_slot(uint32_t slot) const;
   uint32_t max_series_;
+  uint32_t hot_slots_ = 0;
+  mutable std::vector<uint32_t> released_;  // slots of dropped series, freed at the next forget
   SyscallHook hook_ = SyscallHook::none;
 };
 

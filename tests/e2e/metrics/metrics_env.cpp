@@ -68,6 +68,13 @@ pid_t TestCgroup::spawn(const std::vector<std::string>& argv) const {
   return pid;
 }
 
+void TestCgroup::adopt(pid_t pid) const {
+  std::ofstream procs(dir_ / "cgroup.procs");
+  procs << pid << "\n";
+  procs.flush();
+  if (!procs) throw std::runtime_error("cannot move " + std::to_string(pid) + " into " + path_);
+}
+
 void expect_success(pid_t pid) {
   int status = 0;
   ASSERT_EQ(waitpid(pid, &status, 0), pid);

@@ -22,6 +22,8 @@ class TestCgroup {
   const std::string& path() const { return path_; }  // as the metrics label it: "/name"
   // Starts argv inside the cgroup from its first instruction (moved in before its exec).
   pid_t spawn(const std::vector<std::string>& argv) const;
+  // Moves a running process (all its threads) into the cgroup.
+  void adopt(pid_t pid) const;
   void remove();
 
  private:
