@@ -3,8 +3,10 @@
 #include "app/commands.h"
 #include "app/options.h"
 #include "common/error.h"
+#include "converters/cluster/hydra_step.h"
 #include "converters/cluster/launcher_hosts.h"
 #include "converters/cluster/node_session.h"
+#include "converters/cluster/orte_step.h"
 #include "converters/cluster/slurm_step.h"
 #include "converters/cluster/srun_line.h"
 #include "converters/cluster/user_layers.h"
@@ -41,6 +43,11 @@ void add_run_command(CLI::App& app, const std::vector<std::string>& command) {
       std::vector<std::string> task = task_options(o->base);
       for (const auto& m : o->modules) task.insert(task.end(), {"-t", m});
       converters::slurm_step_command({o->base.record, "run", task, 30});
+    } else if (converters::is_hydra_slurm(command, recorder::current_environment())) {
+      converters::hydra_step_command(
+          {o->base.record, "run", task_options(o->base), 30, o->modules});
+    } else if (converters::is_orte_slurm(command, recorder::current_environment())) {
+      converters::orte_step_command({o->base.record, "run", task_options(o->base), 30, o->modules});
     } else {
       converters::refuse_launcher_across_hosts(command, recorder::current_environment());
       converters::run_command({o->base.record, o->modules, o->keep_parts, ""});

@@ -2,15 +2,13 @@
 #include "converters/cluster/hydra_step.h"
 
 #include <fmt/format.h>
-#include <sys/stat.h>
 
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
-#include "common/command.h"
 #include "common/error.h"
-#include "common/output_dir.h"
+#include "converters/cluster/launcher_ranks.h"
+#include "converters/cluster/user_layers.h"
 #include "converters/eztrace/environment.h"
 #include "converters/eztrace/mpi_launcher.h"
 #include "recorder/session/privileges.h"
@@ -37,31 +35,9 @@ std::string quoted(const std::string& word) {
   return out + "'";
 }
 
-// A private directory (not shared: hydra runs its bootstrap on this host) removed at the end.
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "eziotrace-hydra.XXXXXX").string();
-    if (!mkdtemp(tmpl.data())) fail("mkdtemp {}: {}", tmpl, errno_text(errno));
-    path = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
-
-// hydra's bootstrap: `<bootstrap> [srun's options] hydra_pmi_proxy [its options]` becomes the srun
-// step of `eziotrace record`; its status (4: partial) is written for this process, not hydra.
-void write_bootstrap(const fs::path& script, const fs::path& status, const SlurmStepOptions& o,
-                     const fs::path& out) {
-  std::string line = quoted(fs::read_symlink("/proc/self/exe").string()) + " record";
-  for (const auto& w : o.task_options) line += " " + quoted(w);
-  line += " -o " + quoted(out.string()) + " -- srun \"$@\"";
+void write_bootstrap(const fs::path& script, const std::vector<std::string>& recording) {
   std::ofstream f(script);
-  f << "#!/bin/sh\n# eziotrace: hydra's srun, every proxy recorded (docs/cluster.md)\n"
-    << line << "\nrc=$?\necho $rc > " << quoted(status.string())
-    << "\n[ $rc -eq 4 ] && exit 0\nexit $rc\n";
+  f << hydra_bootstrap(recording);
   f.close();
   if (!f) fail("{}: cannot write hydra's bootstrap", script.string());
   fs::permissions(script, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
@@ -79,28 +55,48 @@ bool is_hydra_slurm(const std::vector<std::string>& command, const std::vector<s
   return !nodes.empty() && nodes != "0" && nodes != "1";
 }
 
+std::string hydra_bootstrap(const std::vector<std::string>& recording) {
+  std::string words;
+  for (const auto& w : recording) words += " " + quoted(w);
+  // hydra's line is `srun [srun's options] <path>/hydra_pmi_proxy [the proxy's options]`: the
+  // recording goes before the proxy, as for a task of `eziotrace record -- srun`.
+  return fmt::format(
+      "#!/bin/sh\n"
+      "# eziotrace: hydra's srun, every node's proxy recorded into the job's session "
+      "(docs/cluster.md)\n"
+      "found=0 first=1\n"
+      "for a do\n"
+      "  [ $first = 1 ] && {{ set --; first=0; }}\n"
+      "  case $found:$a in 0:*hydra_pmi_proxy) set --{}; found=1 ;; esac\n"
+      "  set -- \"$@\" \"$a\"\n"
+      "done\n"
+      "[ $found = 1 ] || {{ echo \"eziotrace: hydra's srun line names no hydra_pmi_proxy: $*\" "
+      ">&2; exit 1; }}\n"
+      "exec srun \"$@\"\n",
+      " \"$@\"" + words);
+}
+
+std::vector<std::string> hydra_launch(const SlurmStepOptions& o, const NodeSession& s,
+                                      const fs::path& bootstrap, const fs::path& work) {
+  const std::vector<std::string>& command = o.record.command;
+  write_bootstrap(bootstrap, task_recording(launcher_task_options(o), s));
+  std::vector<std::string> cmd =
+      o.subcommand == "run"
+          ? launcher_ranks_under_eztrace(o.rank_modules, command, s.parts / kJobEztraceDir, work)
+          : command;
+  std::vector<std::string> added = {"-bootstrap-exec", bootstrap.string()};
+  if (hydra_option(command, {"-bootstrap", "-launcher", "--launcher"}).empty())
+    added.insert(added.begin(), {"-bootstrap", "slurm"});  // what hydra picks in an allocation
+  cmd.insert(cmd.begin() + 1, added.begin(), added.end());
+  return cmd;
+}
+
 void hydra_step_command(const SlurmStepOptions& o) {
-  const recorder::RecordOptions& rec = o.record;
-  const fs::path out =
-      fs::absolute(output_path(rec.output.string(), rec.command.front()));  // as named
-  check_output(out, rec.force);
-  TempDir tmp;
-  recorder::give_to(tmp.path, recorder::target_user());
-  const fs::path script = tmp.path / "srun", status_file = tmp.path / "status";
-  write_bootstrap(script, status_file, o, out);
-  std::vector<std::string> cmd = {rec.command.front(), "-bootstrap-exec", script.string()};
-  if (hydra_option(rec.command, {"-bootstrap", "-launcher", "--launcher"}).empty()) {
-    cmd.insert(cmd.begin() + 1, {"-bootstrap", "slurm"});  // what hydra picks in an allocation
-  }
-  cmd.insert(cmd.end(), rec.command.begin() + 1, rec.command.end());
-  const StepEnd end = run_step(cmd);
-  std::ifstream in(status_file);
-  int step_status = -1;
-  if (!(in >> step_status)) {
-    fail("{} exited {} without starting its proxies through srun: nothing was recorded",
-         rec.command.front(), end.status);
-  }
-  command_status() = end.status != 0 ? end.status : step_status;
+  PrivateDir tmp("eziotrace-hydra");  // this host's: hydra runs its bootstrap here
+  recorder::give_to(tmp.path(), recorder::target_user());
+  const fs::path script = tmp.path() / "srun", work = tmp.path() / "eztrace-setup";
+  session_step_command(o, o.record.command.front(),
+                       [&](const NodeSession& s) { return hydra_launch(o, s, script, work); });
 }
 
 }  // namespace ezio::converters

@@ -11,6 +11,8 @@
 #include "common/error.h"
 #include "common/output_dir.h"
 #include "converters/cluster/launcher_hosts.h"
+#include "converters/cluster/launcher_ranks.h"
+#include "converters/cluster/user_layers.h"
 #include "converters/eztrace/environment.h"
 #include "converters/eztrace/mpi_launcher.h"
 #include "recorder/session/launcher.h"
@@ -21,6 +23,7 @@ namespace ezio::converters {
 namespace {
 
 constexpr char kAgentParam[] = "orte_launch_agent";
+constexpr char kSidecarEnv[] = "EZIOTRACE_SIDECAR_DIR";
 
 // The launcher's words before its program (the program's own options are not mpirun's).
 std::vector<std::string> launcher_words(const std::vector<std::string>& command,
@@ -67,19 +70,21 @@ std::vector<std::string> split_blanks(const std::string& s) {
   return out;
 }
 
-// `env OMPI_MCA_orte_launch_agent=AGENT EZIOTRACE_SESSION=... eziotrace record ... -- mpirun ...`:
-// this node's task, mpirun and the ranks it starts here, recorded into the session's parts.
-std::vector<std::string> step_command(const SlurmStepOptions& o, const NodeSession& s,
-                                      const std::string& user_agent) {
-  std::vector<std::string> cmd = task_recording(o, s);
+}  // namespace
+
+std::vector<std::string> orte_launch(const SlurmStepOptions& o, const NodeSession& s,
+                                     const std::string& user_agent, const fs::path& work) {
+  std::vector<std::string> cmd = task_recording(launcher_task_options(o), s);
   // env takes several assignments: the agent's goes beside the session's.
   cmd.insert(cmd.begin() + 1, std::string("OMPI_MCA_") + kAgentParam + "=" +
                                   fmt::format("{}", fmt::join(orte_agent(o, s, user_agent), " ")));
-  cmd.insert(cmd.end(), o.record.command.begin(), o.record.command.end());
+  const std::vector<std::string> launcher =
+      o.subcommand == "run" ? launcher_ranks_under_eztrace(o.rank_modules, o.record.command,
+                                                           s.parts / kJobEztraceDir, work)
+                            : o.record.command;
+  cmd.insert(cmd.end(), launcher.begin(), launcher.end());
   return cmd;
 }
-
-}  // namespace
 
 bool is_orte_slurm(const std::vector<std::string>& command, const std::vector<std::string>& env) {
   if (command.empty() || launcher_mpi(command.front(), env) != "openmpi") return false;
@@ -92,7 +97,10 @@ bool is_orte_slurm(const std::vector<std::string>& command, const std::vector<st
 
 std::vector<std::string> orte_agent(const SlurmStepOptions& o, const NodeSession& s,
                                     const std::string& agent) {
-  std::vector<std::string> words = task_recording(o, s);
+  std::vector<std::string> words = task_recording(launcher_task_options(o), s);
+  // srun hands the orted mpirun's environment, where the recording of mpirun's node named its
+  // own alignment directory: each node's recording collects its ranks' alignment data itself.
+  words.insert(words.begin() + 1, {"-u", kSidecarEnv});
   const std::vector<std::string> user = split_blanks(agent);
   if (user.empty()) words.push_back("orted");
   words.insert(words.end(), user.begin(), user.end());
@@ -125,8 +133,10 @@ void orte_step_command(const SlurmStepOptions& o) {
   fs::path parts = fs::absolute(output_path(o.record.output.string(), program));
   parts += ".parts";
   orte_agent(o, {parts, "host:0"}, user_agent);
-  session_step_command(o, program,
-                       [&](const NodeSession& s) { return step_command(o, s, user_agent); });
+  PrivateDir tmp("eziotrace-orte");
+  session_step_command(o, program, [&](const NodeSession& s) {
+    return orte_launch(o, s, user_agent, tmp.path() / "eztrace-setup");
+  });
 }
 
 }  // namespace ezio::converters

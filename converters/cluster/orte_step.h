@@ -8,8 +8,9 @@
 // mpirun ...` with the session, so that mpirun and its local ranks are this node's part; the launch
 // agent becomes `env EZIOTRACE_SESSION=... eziotrace record -- orted`, so that srun starts every
 // other node's orted, and with it that node's ranks (its children), under a recording through that
-// node's eziotraced. No root, no ssh, no launcher of ours (docs/cluster.md, "MPI launchers across
-// hosts").
+// node's eziotraced. With `run`, the ranks run under EZTrace (launcher_ranks.h). No root, no ssh,
+// no launcher of ours (docs/cluster.md, "MPI launchers across hosts").
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -26,9 +27,18 @@ bool is_orte_slurm(const std::vector<std::string>& command, const std::vector<st
 std::vector<std::string> orte_agent(const SlurmStepOptions& o, const NodeSession& s,
                                     const std::string& agent);
 
+// `env OMPI_MCA_orte_launch_agent=AGENT EZIOTRACE_SESSION=... eziotrace record ... -- mpirun ...`:
+// this node's task in session s, mpirun and the ranks it starts here recorded into its part; in
+// `run`, mpirun's command carries EZTrace's settings for its ranks (work: a private directory for
+// EZTrace's set-up).
+std::vector<std::string> orte_launch(const SlurmStepOptions& o, const NodeSession& s,
+                                     const std::string& user_agent,
+                                     const std::filesystem::path& work);
+
 // Runs mpirun as this node's task of the session with the recording launch agent, merges the
 // parts into DIR, sets the command's status (mpirun's when it failed, 4 when a part is missing or
-// not whole). o.subcommand must be "record". Fails before starting anything when the launch agent
+// not whole). o.subcommand: "record", or "run" (EZTrace's layers of the ranks, modules
+// o.rank_modules). Fails before starting anything when the launch agent
 // is set on mpirun's command line or a word of it would hold a blank.
 void orte_step_command(const SlurmStepOptions& o);
 

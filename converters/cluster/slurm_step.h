@@ -20,6 +20,8 @@ struct SlurmStepOptions {
   std::string subcommand;                 // what each task runs: "record" or "run"
   std::vector<std::string> task_options;  // the options each task's eziotrace is given
   double part_wait_s = 30;  // how long a part may still be written after srun returned
+  // `run` through an MPI launcher (launcher_ranks.h): the EZTrace modules (-t) of its ranks.
+  std::vector<std::string> rank_modules = {};
 };
 
 struct StepEnd {

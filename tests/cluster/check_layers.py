@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
 """Checks of cluster.slurm_mpi on an archive of `eziotrace [-t mpich,posixio] -o NAME -- srun -N 2
--n RANKS ...` (job_layers.sh): one archive, both hosts, every rank's process under its host with
-EZTrace's MPI and posixio events and its kernel events (its 1 MiB at the user and syscall layers),
-the kernel events nested in their user calls (0 inversions per host), the MPI messages between the
-hosts received after they were sent (`eziotrace check`: 0 violations), each host's clock error
-reported; each rank once (no stand-in of another host's rank) and one MPI_COMM_WORLD holding every
-rank, on both hosts (docs/cluster.md, "One job's communicators").
+-n RANKS ...` (job_layers.sh), or of the same job started by hydra or Open MPI's mpirun
+(job_ulaunch.sh): one archive, both hosts, every rank's process under its host with EZTrace's MPI
+and posixio events and its kernel events (its 1 MiB at the user and syscall layers), the kernel
+events nested in their user calls (0 inversions per host), the MPI messages between the hosts
+received after they were sent (`eziotrace check`: 0 violations), each host's clock error reported;
+each rank once (no stand-in of another host's rank) and one MPI_COMM_WORLD holding every rank, on
+both hosts (docs/cluster.md, "One job's communicators").
   check_layers.py EZIOTRACE SHARED_DIR NAME RANKS   (exit 1 when a check fails)"""
 import json
 import os

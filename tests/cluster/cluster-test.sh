@@ -6,7 +6,7 @@
 # them, and the two nodes' monotonic clocks differ by seconds, measured twice by ping-pong with
 # an error bound; then the same job recorded by one command, `eziotrace -o DIR -- srun ...`,
 # kernel layers (check_step.py), then with EZTrace's layers of every rank (job_layers.sh,
-# check_layers.py).
+# check_layers.py), also through MPICH's hydra and Open MPI's mpirun (job_ulaunch.sh).
 #   cluster-test.sh BIN_DIR MPI_NODE_IO
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -16,9 +16,10 @@ ompi_prog=$(dirname "$mpi_prog")/mpi_node_io_ompi
 [ -x "$ompi_prog" ] || { echo "FAIL - no $ompi_prog (Open MPI missing at build time?)"; exit 1; }
 out=$(mktemp -d "${TMPDIR:-/tmp}/ezio-cluster-test.XXXXXX")
 trap 'rm -rf "$out"' EXIT
-bash "$here/run.sh" --nodes 2 --timeout 960 --bin-dir "$bin_dir" --file "$mpi_prog" --file "$here/job.sh" \
+bash "$here/run.sh" --nodes 2 --timeout 1140 --bin-dir "$bin_dir" --file "$mpi_prog" --file "$here/job.sh" \
   --file "$here/node_task.sh" --file "$here/stop_task.sh" --file "$here/job_layers.sh" \
   --file "$ompi_prog" --file "$here/job_ompi.sh" --file "$here/tasks_task.sh" \
+  --file "$here/job_ulaunch.sh" \
   --out "$out/shared" -- bash job.sh
 rc=$?
 [ $rc -eq 0 ] || { echo "FAIL - run.sh exited $rc"; exit 1; }
@@ -88,6 +89,9 @@ check "both measurements agree within 1 ms (differ by ${d12} ns)" [ "${d12#-}" -
   --staggered || failed=1
 /usr/bin/python3 "$here/check_ompi.py" "$bin_dir/eziotrace" "$d/ompi" kompi ostat mpi_node_io \
   --mpirun-on node1 || failed=1
+# EZTrace's layers of the ranks started by hydra and by Open MPI's mpirun (job_ulaunch.sh).
+/usr/bin/python3 "$here/check_layers.py" "$bin_dir/eziotrace" "$d" uhydra 2 || failed=1
+/usr/bin/python3 "$here/check_layers.py" "$bin_dir/eziotrace" "$d" uompi 2 || failed=1
 [ -s "$d/mpich-retries" ] &&
   echo "note - steps run twice (MPICH 4.0's finalize race, docs/limits.md): $(tr '\n' ' ' < "$d/mpich-retries")"
 [ $failed -eq 0 ] && echo "cluster slurm+mpi: all checks passed"

@@ -98,4 +98,7 @@ once_more khydra khydra_run
 # Two ranks per node: srun's tasks, then Open MPI's mpirun across the nodes (job_ompi.sh).
 . ./job_ompi.sh
 ompi_steps
+# EZTrace's layers of the ranks that hydra and Open MPI's mpirun start across the nodes.
+. ./job_ulaunch.sh
+ulaunch_steps
 exit $rc

@@ -136,7 +136,7 @@ boot_node() {  # boot_node I: starts node I in the background, its pid appended 
   setpriv --pdeathsig KILL nice qemu-system-x86_64 -machine q35 -accel tcg -cpu max -smp "$smp" -m "$mem" \
     -display none -monitor none -serial "file:$work/console$i.log" -no-reboot \
     -kernel "$kdir/vmlinuz" -initrd "$work/initrd.gz" \
-    -append "console=ttyS0 quiet panic=-1 oops=panic systemd.unit=ezio-test.target systemd.show_status=error ezio.node=$i" \
+    -append "console=ttyS0 quiet panic=-1 oops=panic no_timer_check systemd.unit=ezio-test.target systemd.show_status=error ezio.node=$i" \
     -virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
     -virtfs "local,path=$shared,mount_tag=cluster,security_model=passthrough" \
     -virtfs "local,path=$ctl,mount_tag=ctl,security_model=passthrough" \

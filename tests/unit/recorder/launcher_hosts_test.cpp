@@ -13,6 +13,7 @@
 namespace ezio::converters {
 namespace {
 
+using Words = std::vector<std::string>;
 const std::vector<std::string> kLocal = {"PATH=/usr/bin:/bin"};
 
 std::vector<std::string> in_job(const std::string& nodes) {
@@ -92,11 +93,13 @@ TEST(LauncherHosts, OpenMpisLaunchAgentRecordsEachOrtedInTheSession) {
   o.task_options = {"--layers", "syscall,block"};
   const NodeSession s{"/shared/job.parts", "node1:7000"};
   const std::vector<std::string> agent = orte_agent(o, s, "");
-  ASSERT_GE(agent.size(), 7u);
-  EXPECT_EQ(agent[0], "/usr/bin/env");
-  EXPECT_EQ(agent[1], std::string(kSessionEnv) + "=" + session_value(s));
-  EXPECT_EQ(agent[3], "record");
-  EXPECT_EQ(agent[4], "--layers");
+  ASSERT_GE(agent.size(), 9u);
+  // mpirun's node's alignment directory, in the environment srun hands the orted, is not its.
+  EXPECT_EQ(Words(agent.begin(), agent.begin() + 3),
+            (Words{"/usr/bin/env", "-u", "EZIOTRACE_SIDECAR_DIR"}));
+  EXPECT_EQ(agent[3], std::string(kSessionEnv) + "=" + session_value(s));
+  EXPECT_EQ(agent[5], "record");
+  EXPECT_EQ(agent[6], "--layers");
   EXPECT_EQ(agent[agent.size() - 2], "--");
   EXPECT_EQ(agent.back(), "orted");
   const std::vector<std::string> own = orte_agent(o, s, "/opt/ompi/bin/orted  --x");
