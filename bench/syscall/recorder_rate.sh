@@ -60,7 +60,7 @@ record() {
   /usr/bin/time -f '%U %S' -o "$work/time" "$bin" record -v "${path_of[$bin]}" -o "$work/t" -- "$@" \
     2>"$work/log"
   cpu=$(awk '{print $1 + $2}' "$work/time")
-  app_cpu=$(grep -oE '[0-9.]+ s of CPU' "$work/log" | awk '{print $1}')
+  app_cpu=$(grep -oE ', [0-9.]+ s of CPU\)' "$work/log" | awk '{print $2}')
   app_s=$(grep -oE 'for [0-9.]+ s' "$work/log" | awk '{print $2}')
   events=$(grep -E '^\s+syscall\s' "$work/log" | awk '{print $2}')
   lost=$(grep -E '^\s+syscall\s' "$work/log" | awk '{print $NF}')
