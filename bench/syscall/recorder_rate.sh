@@ -10,6 +10,10 @@
 # eziotraced of its build's own (the eziotraced beside each eziotrace, started here on a private
 # socket and ended at the end; the system's service is not touched): the daemon's CPU is not
 # counted (the programs run in dd's calls, the client reads the rings).
+# A build that writes the archive on a thread of its own (ArchivePipeline) says that thread's CPU
+# in -v: its part per call is printed ("writer"), the rest is the drain thread's ("drain"); the
+# recorder keeps up with calls issued at up to 1 / max(writer, drain) per second ("bound"), one
+# core each. A build without it: writer "-", bound 1 / rec (one thread does all).
 #   bench/syscall/recorder_rate.sh [-c OTHER_EZIOTRACE] [BUILD_DIR]   (root; prints, asserts nothing)
 #   SIZES="1 5" (millions of bytes), REPS=3, SERVICE=0
 set -euo pipefail
@@ -47,18 +51,20 @@ done
 
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 
-# One recording; sets cpu (recorder + dd, s), app_cpu, app_s, events, lost of the syscall layer.
+# One recording; sets cpu (recorder + dd, s), app_cpu, app_s, events, lost of the syscall layer,
+# writer (the archive writer thread's CPU, s; "" when the build has none).
 record() {
   local bin=$1
   shift
   rm -rf "$work/t" "$work/f"
-  /usr/bin/time -f '%U %S' -o "$work/time" "$bin" record "${path_of[$bin]}" -o "$work/t" -- "$@" \
+  /usr/bin/time -f '%U %S' -o "$work/time" "$bin" record -v "${path_of[$bin]}" -o "$work/t" -- "$@" \
     2>"$work/log"
   cpu=$(awk '{print $1 + $2}' "$work/time")
-  app_cpu=$(grep -oE '[0-9.]+ s of CPU' "$work/log" | awk '{print $1}')
+  app_cpu=$(grep -oE ', [0-9.]+ s of CPU\)' "$work/log" | awk '{print $2}')
   app_s=$(grep -oE 'for [0-9.]+ s' "$work/log" | awk '{print $2}')
   events=$(grep -E '^\s+syscall\s' "$work/log" | awk '{print $2}')
   lost=$(grep -E '^\s+syscall\s' "$work/log" | awk '{print $NF}')
+  writer=$(grep -oE "writer thread: [0-9.]+ s of CPU" "$work/log" | awk '{print $3}' || true)
 }
 
 declare -A fixed
@@ -73,16 +79,17 @@ done
 
 printf 'load average at start: %s; path: %s\n' "$(cut -d' ' -f1-3 /proc/loadavg)" \
   "$([ "${SERVICE:-0}" = 1 ] && echo "through each build's eziotraced" || echo in-process)"
-printf '%-9s %-40s %10s %9s %7s %12s %12s %12s\n' "bytes" "build" "calls" "lost" "lost%" \
-  "rec us/call" "rec Mcalls/s" "dd Mcalls/s"
+printf '%-9s %-40s %10s %9s %7s %12s %12s %12s %8s %8s %9s\n' "bytes" "build" "calls" "lost" \
+  "lost%" "rec us/call" "rec Mcalls/s" "dd Mcalls/s" "writer" "drain" "bound M/s"
 for m in $sizes; do
   count=$((m * 1000000))
-  declare -A per_call=() loss=() rate=() app_rate=()
+  declare -A per_call=() loss=() rate=() app_rate=() writer_call=()
   for _ in $(seq "$reps"); do
     for b in "${builds[@]}"; do
       record "$b" dd if=/dev/zero of="$work/f" bs=1 count="$count" status=none
       calls=$((events + lost))
       per_call[$b]+="$(echo "($cpu - $app_cpu - ${fixed[$b]}) * 1000000 / $calls" | bc -l) "
+      [ -n "$writer" ] && writer_call[$b]+="$(echo "$writer * 1000000 / $calls" | bc -l) "
       loss[$b]+="$(echo "100 * $lost / $calls" | bc -l) "
       app_rate[$b]+="$(echo "$calls / $app_s / 1000000" | bc -l) "
       rate[$b]+="$calls:$lost "
@@ -91,11 +98,19 @@ for m in $sizes; do
   for b in "${builds[@]}"; do
     us=$(printf '%s\n' ${per_call[$b]} | median)
     lp=$(printf '%s\n' ${loss[$b]} | median)
+    wr=- dr=- bound=$(echo "1 / $us" | bc -l)
+    if [ -n "${writer_call[$b]:-}" ]; then
+      wr=$(printf '%s\n' ${writer_call[$b]} | median)
+      dr=$(echo "$us - $wr" | bc -l)
+      bound=$(echo "m = $wr; if ($dr > m) m = $dr; 1 / m" | bc -l)
+      wr=$(printf '%.3f' "$wr") dr=$(printf '%.3f' "$dr")
+    fi
     ar=$(printf '%s\n' ${app_rate[$b]} | median)
     last=${rate[$b]##* }
     [ -z "$last" ] && last=$(echo "${rate[$b]}" | awk '{print $NF}')
-    printf '%-9s %-40s %10s %9s %6.1f%% %12.3f %12.2f %12.2f\n' "${m}M" "$( [ "$b" = "$ezt" ] && echo "this build" || echo "$b")" \
-      "${last%%:*}" "${last##*:}" "$lp" "$us" "$(echo "1 / $us" | bc -l)" "$ar"
+    printf '%-9s %-40s %10s %9s %6.1f%% %12.3f %12.2f %12.2f %8s %8s %9.2f\n' "${m}M" \
+      "$( [ "$b" = "$ezt" ] && echo "this build" || echo "$b")" \
+      "${last%%:*}" "${last##*:}" "$lp" "$us" "$(echo "1 / $us" | bc -l)" "$ar" "$wr" "$dr" "$bound"
   done
 done
 printf 'fixed cost (record -- true, recorder CPU s):'

@@ -459,6 +459,10 @@ void KernelArchive::write_settled(RecordStore& store, uint64_t before,
   b_->write(store.take_settled(before), before, false, meanwhile);
 }
 
+void KernelArchive::write_batch(CallRecords&& batch, uint64_t before) {
+  b_->write(std::move(batch), before, false);
+}
+
 ArchiveSummary KernelArchive::finish(RecordStore& store) {
   b_->write(store.take_settled(UINT64_MAX), UINT64_MAX, true);
   return b_->finish(store);

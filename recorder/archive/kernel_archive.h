@@ -50,6 +50,9 @@ class KernelArchive {
   // into store there, so that a long batch does not leave the kernel's buffer to fill up.
   void write_settled(RecordStore& store, uint64_t before,
                      const std::function<void()>& meanwhile = nullptr);
+  // Writes a batch taken from the store (RecordStore::take_settled(before)), on any one thread
+  // at a time (ArchivePipeline's writer).
+  void write_batch(CallRecords&& batch, uint64_t before);
   // Writes everything left and closes the archive.
   ArchiveSummary finish(RecordStore& store);
   // Every event written from now on is also given to tap (the merged mode's merge takes them

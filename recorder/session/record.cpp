@@ -19,6 +19,7 @@
 #include "common/error.h"
 #include "common/log.h"
 #include "common/schema/files.h"
+#include "recorder/archive/archive_pipeline.h"
 #include "recorder/archive/kernel_archive.h"
 #include "recorder/decode/record_store.h"
 #include "recorder/load/in_process_source.h"
@@ -58,6 +59,10 @@ constexpr uint64_t kSettleMarginNs = 20'000'000;
 // then loses events, counted in the kernel, instead of memory without bound; the kernel's ring
 // buffer is the reserve for bursts. More than a settle margin's records at ~3 M calls/s.
 constexpr size_t kMaxHeldRecords = 131'072;
+// Records taken from the store and queued for the archive's writer thread (ArchivePipeline) past
+// which no more are taken: the writer may fall as far behind as the store holds, then the store
+// fills and the drain stops as above. Memory: the store, the queue and the batch being written.
+constexpr size_t kMaxQueuedRecords = kMaxHeldRecords;
 
 std::string host_name() {
   std::array<char, 256> buf{};
@@ -113,8 +118,8 @@ std::string interruption(const SignalForwarding& signals, const KernelSource& bp
   return why;
 }
 
-void drain_all(KernelSource& bpf, RecordStore& store, KernelArchive& archive) {
-  while (!bpf.drain()) archive.write_settled(store, settled_before(store, 0, false));
+void drain_all(KernelSource& bpf, RecordStore& store, ArchivePipeline& pipeline) {
+  while (!bpf.drain()) pipeline.push(store, settled_before(store, 0, false));
 }
 
 // Runs the application to its end while its records are written into the archive; returns its
@@ -122,8 +127,9 @@ void drain_all(KernelSource& bpf, RecordStore& store, KernelArchive& archive) {
 // to wait_children_s seconds (still_running: those found at the last look). When the archive
 // cannot be written (a full disk), the recording stops but the application goes on; the error is
 // raised once it has ended.
-int record_until_exit(Launcher& app, KernelSource& bpf, RecordStore& store, KernelArchive& archive,
-                      SignalForwarding& signals, double wait_children_s, size_t& still_running) {
+int record_until_exit(Launcher& app, KernelSource& bpf, RecordStore& store,
+                      ArchivePipeline& pipeline, SignalForwarding& signals, double wait_children_s,
+                      size_t& still_running) {
   std::optional<Error> failure;
   std::optional<int> status;
   uint64_t next_write = 0;
@@ -132,18 +138,21 @@ int record_until_exit(Launcher& app, KernelSource& bpf, RecordStore& store, Kern
     uint64_t polled = monotonic_ns();
     emptied = bpf.poll(emptied ? kPollMs : 0);
     if (emptied && polled < next_write) return;
-    try {
-      // A call that ended well before `before` has all its records here (its file record
-      // follows it in the ring buffer).
-      archive.write_settled(store, settled_before(store, polled, emptied), [&] {
-        if (!store.full()) bpf.drain();
-      });
-    } catch (const Error& e) {
-      spdlog::error("{}; recording stops, the application goes on", e.what());
-      failure = e;
+    if ((failure = pipeline.failure())) {
+      spdlog::error("{}; recording stops, the application goes on", failure->what());
       bpf.stop();
+      return;
     }
-    next_write = monotonic_ns() + kWriteIntervalNs;
+    // A call that ended well before `before` has all its records here (its file record
+    // follows it in the ring buffer). The batch is written on the pipeline's thread while this
+    // one goes on draining.
+    if (pipeline.offer(store, settled_before(store, polled, emptied))) {
+      next_write = monotonic_ns() + kWriteIntervalNs;
+    } else if (!emptied) {
+      // The writer is a queue behind and the store is full: the rings fill meanwhile, and what
+      // they cannot take is lost, counted in the kernel.
+      pipeline.wait_for_room(std::chrono::milliseconds(kPollMs));
+    }
   };
   while (!(status = app.poll_exit())) {
     if (int sig = signals.take()) app.signal(sig);
@@ -167,10 +176,13 @@ int record_until_exit(Launcher& app, KernelSource& bpf, RecordStore& store, Kern
 
 // Writes the rest of the archive after the application ended, then reads it back (unless it is
 // only a merge's input: RecordOptions::read_back) and moves it into place (archive_output.h).
-ArchiveSummary finish_archive(KernelArchive& archive, RecordStore& store,
+ArchiveSummary finish_archive(ArchivePipeline& pipeline, KernelArchive& archive, RecordStore& store,
                               const RecordExtras& extras, ArchiveOutput& output,
                               const TargetUser& user, bool read_back) {
   uint64_t t_write = monotonic_ns();
+  pipeline.flush();
+  spdlog::debug("the archive's writer thread: {:.6f} s of CPU, a queue behind the drain {} times",
+                pipeline.writer_cpu_ns() / 1e9, pipeline.times_full());
   ArchiveSummary summary = archive.finish(store);
   spdlog::debug("archive finished in {:.3f} s after the application",
                 (monotonic_ns() - t_write) / 1e9);
@@ -336,17 +348,22 @@ RecordResult record(const RecordOptions& o, const RecordExtras& extras) {
   // wait in the ring buffer meanwhile.
   KernelArchive archive(output.staged(), info);
   archive.tap(extras.tap);
+  ArchivePipeline pipeline(
+      [&archive](CallRecords&& batch, uint64_t before) {
+        archive.write_batch(std::move(batch), before);
+      },
+      kMaxQueuedRecords);
 
   size_t still_running = 0;
   int status =
-      record_until_exit(app, bpf, store, archive, signals, o.wait_children_s, still_running);
+      record_until_exit(app, bpf, store, pipeline, signals, o.wait_children_s, still_running);
   // What follows is the time after the application (bench/merge/run.sh stamps this line).
   spdlog::debug("the application ended");
-  drain_all(bpf, store, archive);
+  drain_all(bpf, store, pipeline);
   info.end_monotonic_ns = monotonic_ns();
   info.still_running = still_running > 0 ? bpf.traced_processes() : 0;
   SessionTotals totals = bpf.stop();
-  drain_all(bpf, store, archive);  // what was in flight while the programs were unhooked
+  drain_all(bpf, store, pipeline);  // what was in flight while the programs were unhooked
   result.exit_status = status;
   info.application_end = app.how_it_ended();
   info.application_cpu_ns = app.cpu_ns();
@@ -373,7 +390,7 @@ RecordResult record(const RecordOptions& o, const RecordExtras& extras) {
   result.teardown = tear_down_in_background(std::move(started.source));
 
   try {
-    result.summary = finish_archive(archive, store, extras, output, user, o.read_back);
+    result.summary = finish_archive(pipeline, archive, store, extras, output, user, o.read_back);
   } catch (const Error& e) {
     no_archive(e, info.application_end);
   }
