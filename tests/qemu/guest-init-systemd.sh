@@ -25,12 +25,19 @@ while read -r ko; do
   insmod "$ko" || fail "insmod $ko"
 done < /ezio/modules.list
 
-# cache=loose: the host's files do not change under a test, and every uncached lookup is a round
-# trip to qemu's 9p server.
+# cache=loose: the files a test reads do not change under it (the host's accounts do: below), and
+# every uncached lookup is a round trip to qemu's 9p server.
 mount -t 9p -o trans=virtio,version=9p2000.L,ro,cache=loose,msize=262144 hostroot /lower ||
   fail "mount -t 9p hostroot (the host's / exported by qemu -virtfs)"
 mount -t tmpfs -o mode=755 tmpfs /rw || fail "mount tmpfs /rw"
 mkdir -p /rw/upper /rw/work
+# The account files copied into the upper layer now, whole: the host's own tests add and remove
+# users while a guest runs (scripts/test.sh runs the guests beside them), and a file the host
+# renames under cache=loose made the guest's useradd fail later on.
+mkdir -p /rw/upper/etc
+for f in passwd group shadow gshadow subuid subgid; do
+  [ ! -e "/lower/etc/$f" ] || cp -p "/lower/etc/$f" "/rw/upper/etc/$f" || fail "copy /etc/$f up"
+done
 mount -t overlay -o lowerdir=/lower,upperdir=/rw/upper,workdir=/rw/work overlay /newroot ||
   fail "mount -t overlay (the host's / under a tmpfs)"
 [ -x /newroot/lib/systemd/systemd ] || fail "no /lib/systemd/systemd on the host's root"
