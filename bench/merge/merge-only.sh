@@ -29,12 +29,8 @@ while getopts "b:r:s:l:c:" opt; do
       "[-c other-eziotrace]" >&2; exit 2 ;;
   esac
 done
-root=$(cd "$(dirname "$0")/../.." && pwd)
-eziotrace=$root/$build/bin/eziotrace
-[[ -x $eziotrace ]] || { echo "no $eziotrace: build the eziotrace target first" >&2; exit 1; }
-[[ -z $other || -x $other ]] || { echo "-c $other: not an executable" >&2; exit 1; }
-command -v otf2-print >/dev/null || { echo "otf2-print is missing (scripts/setup.sh)" >&2; exit 1; }
-[[ $(id -u) == 0 ]] || { echo "eziotrace needs root" >&2; exit 1; }
+source "$(dirname "$0")/preflight.sh"
+bench_preflight "$build" "$other" otf2-print
 work=$(mktemp -d /tmp/ezio-merge-only.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 export EZIOTRACE_CACHE_DIR=${EZIOTRACE_CACHE_DIR:-$work/cache}

@@ -32,14 +32,8 @@ while getopts "b:r:w:n:c:" opt; do
       exit 2 ;;
   esac
 done
-root=$(cd "$(dirname "$0")/../.." && pwd)
-eziotrace=$root/$build/bin/eziotrace
-[[ -x $eziotrace ]] || { echo "no $eziotrace: build the eziotrace target first" >&2; exit 1; }
-[[ -z $other || -x $other ]] || { echo "-c $other: not an executable" >&2; exit 1; }
-for tool in fio eztrace perl bc /usr/bin/time; do
-  command -v $tool >/dev/null || { echo "$tool is missing (scripts/setup.sh)" >&2; exit 1; }
-done
-[[ $(id -u) == 0 ]] || { echo "eziotrace needs root" >&2; exit 1; }
+source "$(dirname "$0")/preflight.sh"
+bench_preflight "$build" "$other" fio eztrace perl bc /usr/bin/time
 work=$(mktemp -d /tmp/ezio-merge-target.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 export EZIOTRACE_CACHE_DIR=${EZIOTRACE_CACHE_DIR:-$work/cache}
