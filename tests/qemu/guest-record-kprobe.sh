@@ -29,7 +29,7 @@ mkdir -p "$EZIO_DISK/w"
 check "record of the workload with all layers succeeds" \
   eziotrace record -o "$EZIO_OUT/trace" -- ezio_layers_workload "$EZIO_DISK/w"
 # 60 processes writing and fsyncing at once outnumber the kretprobe instances of vfs_fsync_range,
-# ext4_sync_file and often vfs_write, ext4_file_write_iter (10 each on 2 CPUs): returns go unseen,
+# ext4_sync_file and often vfs_write, ext4_file_write_iter (10 each on one or two CPUs): returns go unseen,
 # and each must come out as a lost VFS or FS event (record-layers.sh), most of them only at the
 # exit of their dd, which makes no next call.
 mkdir -p "$EZIO_DISK/m"

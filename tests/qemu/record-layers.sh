@@ -31,7 +31,10 @@ guest_status=0
 # bpftool where eziotrace runs it (its libraries come with --bin): the recorder cuts the kernel's
 # BTF down with it (recorder/probe/core_btf.cpp), on a kernel with modules here.
 bpftool=$(command -v bpftool || echo /usr/sbin/bpftool)
-vm_args=()
+# One vCPU for fentry and kprobes: with two, Debian's 6.1 guest now and then locks up while the
+# recorder attaches or detaches its hooks (docs/qemu-test.md, Known issue), and under a loaded
+# host (scripts/test.sh's lanes) it once hung with nothing on the console, past any watch.
+vm_args=(--smp 1)
 if [ "$mode" = tracepoint ]; then
   [ -n "$eziotraced" ] || {
     echo "record-layers.sh: tracepoint needs MIGRATING_WRITER and EZIOTRACED" >&2
