@@ -14,6 +14,7 @@
 #include "common/otf2/reader.h"
 #include "common/otf2/writer.h"
 #include "converters/hosts/merge_hosts.h"
+#include "host_clock_file.h"
 #include "run.h"
 
 namespace ezio {
@@ -48,12 +49,7 @@ void write_task_part(const fs::path& dir, const std::string& host, uint64_t pid,
   e.enter(1000, write);
   e.leave(2000, write);
   w.close();
-  auto offset = [error_ns](int64_t at) {
-    return nlohmann::json{{"offset_ns", 0}, {"error_ns", error_ns}, {"at_ns", at}, {"rounds", 1}};
-  };
-  nlohmann::json j = {
-      {"reference", "node1"}, {"host", host}, {"start", offset(0)}, {"end", offset(5000)}};
-  std::ofstream(dir / "eziotrace-clock.json") << j.dump(1);
+  test::write_host_clock_file(dir, host, error_ns);
 }
 
 uint64_t node_uint(const otf2::Definitions& d, const std::string& node, const std::string& name) {

@@ -15,6 +15,7 @@
 #include "common/schema/properties.h"
 #include "converters/hosts/device_windows.h"
 #include "converters/hosts/merge_hosts.h"
+#include "host_clock_file.h"
 #include "run.h"
 
 namespace ezio {
@@ -115,14 +116,7 @@ void write_part(const fs::path& dir, uint64_t pid, uint64_t start, uint64_t end,
   e.enter(1000, write);
   e.leave(2000, write);
   w.close();
-  auto offset = [](int64_t at) {
-    return nlohmann::json{{"offset_ns", 0}, {"error_ns", 100}, {"at_ns", at}, {"rounds", 1}};
-  };
-  std::ofstream(dir / "eziotrace-clock.json") << nlohmann::json{
-      {"reference", "node1"},
-      {"host", "node1"},
-      {"start", offset(0)},
-      {"end", offset(5000)}}.dump(1);
+  test::write_host_clock_file(dir, "node1", 100);
 }
 
 struct Merged {
