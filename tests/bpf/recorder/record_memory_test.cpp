@@ -1,8 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // The recorder's memory does not grow with the length of a recording: the peak resident memory of
 // a long recording of the cheapest syscalls there are (1-byte dd, faster than the recorder can
-// write them, so that its queues are as full as they get) against that of a short one, measured
-// in the same test.
+// write them) against that of a short one, measured in the same test.
+//
+// How full the recorder's bounded queues (the record store, the archive writer's queue) get
+// depends on how the two threads and dd share the cores, so either run's peak may sit anywhere
+// between the empty and the full queues. The test therefore asserts a slope, not a ratio: the
+// memory each extra call may add is far below what keeping any trace of each call would take (a
+// decoded record, or even its OTF2 event), and the runs differ by enough calls that the queues'
+// whole swing, spread over them, stays under it.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -54,9 +60,9 @@ Recorded record_dd(const fs::path& out, uint64_t count) {
 
 }  // namespace
 
-TEST(RecordMemory, PeakStaysFlatAsTheRecordingGrowsFourfold) {
+TEST(RecordMemory, PeakStaysFlatAsTheRecordingGrowsEightfold) {
   auto dir = ezio::test::scratch_dir("memory");
-  constexpr uint64_t kShort = 500'000, kLong = 2'000'000;  // dd's reads + writes: 1 M and 4 M
+  constexpr uint64_t kShort = 500'000, kLong = 4'000'000;  // dd's reads + writes: 1 M and 8 M
   Recorded short_run = record_dd(dir / "short", kShort);
   Recorded long_run = record_dd(dir / "long", kLong);
   ASSERT_GT(short_run.max_rss_kb, 0);
@@ -66,7 +72,11 @@ TEST(RecordMemory, PeakStaysFlatAsTheRecordingGrowsFourfold) {
   // A recorder behind 1-byte dd (it is on a small machine) holds records up to its bound, stops
   // draining and resumes: the archive still holds every call the summary counts.
   EXPECT_EQ(syscalls_in_archive(dir / "long"), long_run.recorded);
-  double ratio = double(long_run.max_rss_kb) / double(short_run.max_rss_kb);
-  EXPECT_LE(ratio, 1.3) << "peak RSS " << short_run.max_rss_kb << " KiB for " << short_run.seen
-                        << " syscalls, " << long_run.max_rss_kb << " KiB for " << long_run.seen;
+  // Bytes of peak memory per extra call; an OTF2 event alone takes more than this.
+  constexpr double kMaxBytesPerCall = 12.0;
+  double grown = 1024.0 * double(long_run.max_rss_kb - short_run.max_rss_kb);
+  double per_call = grown / double(long_run.seen - short_run.seen);
+  EXPECT_LE(per_call, kMaxBytesPerCall)
+      << "peak RSS " << short_run.max_rss_kb << " KiB for " << short_run.seen << " syscalls, "
+      << long_run.max_rss_kb << " KiB for " << long_run.seen;
 }
