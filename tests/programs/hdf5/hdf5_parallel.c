@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "../mpi_two_ranks.h"
+
 #define PART 65536
 #define CHUNK (PART / 4)
 
@@ -46,16 +48,10 @@ static void transfer(hid_t d, int rank, hid_t dxpl, int* buf, int write) {
 }
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  int rank = 0, size = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  if (argc != 2 || size != 2) {
-    fprintf(stderr, "usage: mpiexec -np 2 hdf5_parallel DIR\n");
-    MPI_Abort(MPI_COMM_WORLD, 2);
-  }
+  const char* dir = NULL;
+  const int rank = mpi_two_ranks_start(&argc, &argv, "hdf5_parallel", &dir);
   char path[4096];
-  snprintf(path, sizeof path, "%s/parallel.h5", argv[1]);
+  snprintf(path, sizeof path, "%s/parallel.h5", dir);
   int* buf = malloc(PART * sizeof *buf);
   for (int i = 0; i < PART; i++) buf[i] = rank * PART + i;
 
@@ -77,7 +73,8 @@ int main(int argc, char** argv) {
   transfer(d3, rank, coll, buf, 1);
   hid_t scalar = H5Screate(H5S_SCALAR);
   hid_t a = H5Acreate2(d, "ranks", H5T_NATIVE_INT, scalar, H5P_DEFAULT, H5P_DEFAULT);
-  check(H5Awrite(a, H5T_NATIVE_INT, &size), "H5Awrite");
+  const int ranks = 2;
+  check(H5Awrite(a, H5T_NATIVE_INT, &ranks), "H5Awrite");
   check(H5Aclose(a), "H5Aclose");
   transfer(d, rank, coll, buf, 0);
   for (int i = 0; i < PART; i++) check(buf[i] == rank * PART + i ? 0 : -1, "read back");

@@ -11,19 +11,15 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../mpi_two_ranks.h"
+
 #define FILE_BYTES 3000
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  int rank = 0, size = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  if (argc != 2 || size != 2) {
-    fprintf(stderr, "usage: mpirun -np 2 mpi_io DIR\n");
-    MPI_Abort(MPI_COMM_WORLD, 2);
-  }
+  const char* dir = NULL;
+  const int rank = mpi_two_ranks_start(&argc, &argv, "mpi_io", &dir);
   char path[4096];
-  snprintf(path, sizeof path, "%s/rank%d.dat", argv[1], rank);
+  snprintf(path, sizeof path, "%s/rank%d.dat", dir, rank);
   static char buf[FILE_BYTES];
   memset(buf, 'a' + rank, sizeof buf);
 

@@ -9,6 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../mpi_two_ranks.h"
+
 #define BLOCK 4096
 #define ABORT_STATUS 7
 
@@ -19,16 +21,10 @@ static void abort_on_error(MPI_File* fh, int* code, ...) {
 }
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  int rank = 0, size = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  if (argc != 2 || size != 2) {
-    fprintf(stderr, "usage: mpiexec -np 2 mpiio_abort DIR\n");
-    MPI_Abort(MPI_COMM_WORLD, 2);
-  }
+  const char* dir = NULL;
+  const int rank = mpi_two_ranks_start(&argc, &argv, "mpiio_abort", &dir);
   char path[4096];
-  snprintf(path, sizeof path, "%s/abort.dat", argv[1]);
+  snprintf(path, sizeof path, "%s/abort.dat", dir);
   static char bytes[BLOCK];
   memset(bytes, 'a' + rank, sizeof bytes);
   MPI_File fh;
@@ -40,7 +36,7 @@ int main(int argc, char** argv) {
   MPI_File_write_all(fh, bytes, BLOCK, MPI_BYTE, MPI_STATUS_IGNORE);
   /* Also in a file: the launcher may tear the ranks' output down before it forwards it. */
   char note[4096];
-  snprintf(note, sizeof note, "%s/rank%d.pid", argv[1], rank);
+  snprintf(note, sizeof note, "%s/rank%d.pid", dir, rank);
   FILE* f = fopen(note, "w");
   if (f) fprintf(f, "rank=%d pid=%d writing\n", rank, (int)getpid()), fclose(f);
   printf("rank=%d pid=%d writing\n", rank, (int)getpid());

@@ -11,6 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../mpi_two_ranks.h"
+
 #define BLOCK 4096        /* write_at_all: BLOCK bytes at rank * BLOCK */
 #define AT_INTS 1000      /* write_at: AT_INTS ints at (2 + rank) * BLOCK */
 #define SHARED_BYTES 300  /* write_shared */
@@ -32,16 +34,10 @@ static void check(int rc, const char* what) {
 }
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  int rank = 0, size = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  if (argc != 2 || size != 2) {
-    fprintf(stderr, "usage: mpiexec -np 2 mpiio_calls DIR\n");
-    MPI_Abort(MPI_COMM_WORLD, 2);
-  }
+  const char* dir = NULL;
+  const int rank = mpi_two_ranks_start(&argc, &argv, "mpiio_calls", &dir);
   char path[4096];
-  snprintf(path, sizeof path, "%s/shared.dat", argv[1]);
+  snprintf(path, sizeof path, "%s/shared.dat", dir);
   static char bytes[BLOCK];
   static int ints[AT_INTS];
   memset(bytes, 'a' + rank, sizeof bytes);
