@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <array>
 #include <fstream>
+#include <regex>
 #include <set>
 #include <sstream>
 
@@ -162,6 +163,15 @@ std::string read_text(const std::filesystem::path& path) {
 
 std::string program(const std::string& name) {
   return (std::filesystem::path(EZIO_TEST_PROGRAM_DIR) / name).string();
+}
+
+std::map<uint64_t, uint64_t> pid_of_rank(const std::string& out) {
+  std::map<uint64_t, uint64_t> pids;
+  const std::regex line(R"(rank=(\d+) pid=(\d+) done)");
+  for (std::sregex_iterator it(out.begin(), out.end(), line), end; it != end; ++it) {
+    pids[std::stoul((*it)[1])] = std::stoul((*it)[2]);
+  }
+  return pids;
 }
 
 }  // namespace ezio::test

@@ -3,7 +3,9 @@
 // Test helpers: run a program and capture what it prints; read an archive through python3-otf2.
 #include <sys/types.h>
 
+#include <cstdint>
 #include <filesystem>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -52,6 +54,8 @@ CallsSeen calls_seen(const nlohmann::json& calls);
 std::filesystem::path scratch_dir(const std::string& name);
 // The whole content of a file ("" when it cannot be read).
 std::string read_text(const std::filesystem::path& path);
+// The pid of each rank, from the "rank=R pid=P done" lines the MPI test programs print at the end.
+std::map<uint64_t, uint64_t> pid_of_rank(const std::string& out);
 // Path of a test program built next to the tests.
 std::string program(const std::string& name);
 

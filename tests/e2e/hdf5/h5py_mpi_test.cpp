@@ -8,7 +8,6 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
-#include <regex>
 
 #include "hdf5_calls.h"
 #include "run.h"
@@ -69,12 +68,8 @@ TEST_P(H5pyMpi, CollectiveWritesAndReadsAreCountedAndHoldTheirMpiIoAndPosixCalls
   if (!way.via_shell) {
     EXPECT_NE(r.err.find("mpiio"), std::string::npos) << "mpiio added, and said: " << r.err;
   }
-  std::map<uint64_t, uint64_t> pid_of_rank;
-  std::regex line(R"(rank=(\d) pid=(\d+) done)");
-  for (std::sregex_iterator it(r.out.begin(), r.out.end(), line), end; it != end; ++it) {
-    pid_of_rank[std::stoul((*it)[1])] = std::stoul((*it)[2]);
-  }
-  ASSERT_EQ(pid_of_rank.size(), static_cast<size_t>(kRanks)) << r.out;
+  const auto pids = ezio::test::pid_of_rank(r.out);
+  ASSERT_EQ(pids.size(), static_cast<size_t>(kRanks)) << r.out;
   auto p = ezio::test::run({"otf2-print", "-A", (out / "eziotrace.otf2").string()});
   EXPECT_EQ(p.status, 0);
 
@@ -82,7 +77,7 @@ TEST_P(H5pyMpi, CollectiveWritesAndReadsAreCountedAndHoldTheirMpiIoAndPosixCalls
   EXPECT_EQ(archive.node_string("EZIOTRACE::STATUS"), "complete");
   constexpr int kMine = kRows / kRanks;
   std::vector<uint64_t> posix_bytes(kMine), syscall_bytes(kMine);
-  for (auto [rank, pid] : pid_of_rank) {
+  for (auto [rank, pid] : pids) {
     SCOPED_TRACE("rank " + std::to_string(rank));
     auto calls = archive.calls(pid);
     auto writes = named(calls, "H5Dwrite");

@@ -6,7 +6,6 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
-#include <regex>
 
 #include "hdf5_calls.h"
 #include "run.h"
@@ -38,19 +37,15 @@ TEST(Hdf5Parallel, CollectiveAndIndependentWritesHoldTheirMpiIoAndPosixCalls) {
       ezio::test::eziotrace({"-t", "mpich,mpiio,hdf5,posixio", "-o", out.string(), "--",
                              "mpiexec.mpich", "-np", "2", program("hdf5_parallel"), dir.string()});
   ASSERT_EQ(r.status, 0) << r.out << r.err;
-  std::map<uint64_t, uint64_t> pid_of_rank;
-  std::regex line(R"(rank=(\d) pid=(\d+) done)");
-  for (std::sregex_iterator it(r.out.begin(), r.out.end(), line), end; it != end; ++it) {
-    pid_of_rank[std::stoul((*it)[1])] = std::stoul((*it)[2]);
-  }
-  ASSERT_EQ(pid_of_rank.size(), 2u) << r.out;
+  const auto pids = ezio::test::pid_of_rank(r.out);
+  ASSERT_EQ(pids.size(), 2u) << r.out;
   auto p = ezio::test::run({"otf2-print", "-A", (out / "eziotrace.otf2").string()});
   EXPECT_EQ(p.status, 0);
   EXPECT_EQ(p.err, "") << "otf2-print";
 
   ezio::test::Hdf5Archive archive(out / "eziotrace.otf2");
   uint64_t collective_posix_bytes = 0;
-  for (auto [rank, pid] : pid_of_rank) {
+  for (auto [rank, pid] : pids) {
     SCOPED_TRACE("rank " + std::to_string(rank));
     auto calls = archive.calls(pid);
     std::map<std::string, int> want = {{"H5Fcreate", 1},  {"H5Dcreate2", 3}, {"H5Dwrite", 3},

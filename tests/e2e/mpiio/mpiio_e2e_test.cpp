@@ -13,7 +13,6 @@
 #include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
-#include <regex>
 #include <set>
 
 #include "loop_fs.h"
@@ -138,12 +137,8 @@ TEST_P(MpiioModule, EveryCallOfEachRankIsRecordedWithItsBytesOffsetsAndPosixWork
   auto r = ezio::test::eziotrace(args);
   auto after = ezio::test::device_bytes_served(loop.device());
   ASSERT_EQ(r.status, 0) << r.out << r.err;
-  std::map<uint64_t, uint64_t> pid_of_rank;
-  std::regex line(R"(rank=(\d) pid=(\d+) done)");
-  for (std::sregex_iterator it(r.out.begin(), r.out.end(), line), end; it != end; ++it) {
-    pid_of_rank[std::stoul((*it)[1])] = std::stoul((*it)[2]);
-  }
-  ASSERT_EQ(pid_of_rank.size(), 2u) << r.out;
+  const auto pids = ezio::test::pid_of_rank(r.out);
+  ASSERT_EQ(pids.size(), 2u) << r.out;
 
   // otf2-print reads the merged archive (every rank's MPI-IO definitions) without a warning.
   auto p = ezio::test::run({"otf2-print", "-A", (out / "eziotrace.otf2").string()});
@@ -169,7 +164,7 @@ TEST_P(MpiioModule, EveryCallOfEachRankIsRecordedWithItsBytesOffsetsAndPosixWork
   EXPECT_LE(written, static_cast<int64_t>(device.written + device.unattributed));
   // Collective writes: the aggregators' system calls lie inside their collective call.
   std::map<std::string, std::set<std::string>> collective_nested;
-  for (auto [rank, pid] : pid_of_rank) {
+  for (auto [rank, pid] : pids) {
     SCOPED_TRACE("rank " + std::to_string(rank));
     std::vector<MpiioCall> calls = archive.calls(pid);
     std::map<std::string, int> count;
