@@ -28,19 +28,6 @@ const volatile bool keep_syscall = true;
 const volatile bool keep_vfs = true;
 const volatile bool keep_pagecache = true;
 
-/* The system calls' and VFS series' latency is measured for one counted call in latency_every on
- * each CPU (eziotraced --metrics-latency-every; 1: every call), the sync calls always: their
- * counts, bytes and errors stay exact, their histograms count the calls timed (docs/metrics.md,
- * "Sampled latency"). An untimed call costs no clock read and no thread storage at its entry. */
-const volatile __u32 latency_every = 1;
-
-struct {
-  __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-  __uint(max_entries, 1);
-  __type(key, __u32);
-  __type(value, __u32);
-} latency_tick SEC(".maps");
-
 /* balance_dirty_pages gives its pauses in jiffies. */
 extern unsigned int CONFIG_HZ __kconfig __weak;
 
@@ -233,90 +220,7 @@ static __always_inline void add_latency_atomic(struct ezio_metric_value* v, __u6
 #include "metrics_cache.bpf.h"
 #include "metrics_vfs.bpf.h"
 
-/* Whether a counted call of op is timed: the sync calls always, the others one in latency_every
- * on this CPU. */
-static __always_inline bool call_timed(__u16 op) {
-  if (latency_every <= 1 || op == EZIO_M_SC_FSYNC || op == EZIO_M_SC_FDATASYNC ||
-      op == EZIO_M_SC_SYNC_FILE_RANGE)
-    return true;
-  __u32 zero = 0;
-  __u32* tick = bpf_map_lookup_elem(&latency_tick, &zero);
-  if (!tick) return true;
-  __u32 t = *tick + 1;
-  if (t >= latency_every) t = 0;
-  *tick = t;
-  return t == 0;
-}
-
-/* A counted call's entry, tagged (its syscall number, or its op beyond them for the fentry path):
- * a timed call's start, which its exit finds under the same tag (an untimed call leaves nothing:
- * its exit is counted without latency). */
-static __always_inline int call_entered(__u32 tag, __u16 op) {
-  if (!call_timed(op)) return 0;
-  struct sc_start* s = bpf_task_storage_get(&sc_starts, bpf_get_current_task_btf(), 0,
-                                            BPF_LOCAL_STORAGE_GET_F_CREATE);
-  if (!s) {
-    count_overflow(op);
-    return 0;
-  }
-  s->t_enter = bpf_ktime_get_ns();
-  s->nr = tag;
-  return 0;
-}
-
-/* A counted call's exit: its syscall series, and its VFS series when fd is a regular file's; its
- * latency when its entry was timed. */
-static __always_inline int call_exited(__u32 tag, __u16 op, __s64 fd, long ret) {
-  struct sc_start* s = bpf_task_storage_get(&sc_starts, bpf_get_current_task_btf(), 0,
-                                            BPF_LOCAL_STORAGE_GET_F_CREATE);
-  if (!s) {
-    count_overflow(op);
-    return 0;
-  }
-  __u64 ns = 0;
-  bool timed = s->t_enter && s->nr == tag;
-  /* Every call is timed: an exit without its entry is one begun before the programs attached. */
-  if (!timed && latency_every <= 1) return 0;
-  if (timed) {
-    ns = bpf_ktime_get_ns() - s->t_enter;
-    s->t_enter = 0;
-  }
-  struct job j = {.cgroup = bpf_get_current_cgroup_id(), .uid = bpf_get_current_uid_gid()};
-  cache_job(s, j);
-  if (keep_vfs) count_vfs(s, &j, op, fd, ret, timed, ns);
-  if (!keep_syscall) return 0;
-  struct ezio_metric_key key = {
-      .cgroup = j.cgroup, .uid = j.cgroup ? j.uid : 0, .op = op, .kind = EZIO_M_KIND_MAIN};
-  struct ezio_metric_value* v = cached_series(&key, &s->sc_slot[op & 7]);
-  if (!v) return 0;
-  v->count += 1;
-  if (ret < 0) {
-    v->errors += 1;
-  } else if (op == EZIO_M_SC_READ || op == EZIO_M_SC_WRITE) {
-    v->bytes += ret;
-  }
-  if (timed) add_latency(v, ns);
-  return 0;
-}
-
-/* The tracepoint path (a kernel where fentry does not attach): every system call of the node
- * passes these two programs, the counted ones go on. */
-SEC("tp_btf/sys_enter")
-int BPF_PROG(ezio_m_sys_enter, struct pt_regs* regs, long id) {
-  if (id < 0 || id >= EZIO_MAX_SYSCALL_NR || !syscall_op[id]) return 0;
-  return call_entered(id, syscall_op[id]);
-}
-
-SEC("tp_btf/sys_exit")
-int BPF_PROG(ezio_m_sys_exit, struct pt_regs* regs, long ret) {
-  long id = regs->orig_ax;
-  if (id < 0 || id >= EZIO_MAX_SYSCALL_NR) return 0;
-  __u16 op = syscall_op[id];
-  if (!op) return 0;
-  return call_exited(id, op, regs->di, ret);
-}
-
-/* After call_entered and call_exited, which it uses. */
+/* The system calls' programs (after the series, the threads' state and the VFS layer). */
 #include "metrics_syscalls.bpf.h"
 
 #define EZIO_PF_KTHREAD 0x00200000
