@@ -40,6 +40,7 @@ struct Args {
   std::string metrics_textfile;  // node_exporter textfile, "" for none
   double metrics_textfile_period = 15;
   uint32_t metrics_max_series = 16384;
+  uint32_t metrics_latency_every = ezio::recorder::metrics::MetricsConfig{}.latency_every;
   uint32_t metrics_max_mounts = 256;
   std::string metrics_layers = "all";
   FlightConfig flight;
@@ -83,6 +84,11 @@ void add_options(CLI::App& app, Args& a) {
                  "series the kernel keeps at most (cgroup x operation x device; the rest is "
                  "counted as overflow; default 16384)")
       ->check(CLI::Range(1u, 1u << 24));
+  app.add_option("--metrics-latency-every", a.metrics_latency_every,
+                 "time one counted system call in N per CPU for the latency histograms (fsync, "
+                 "fdatasync, sync_file_range always; 1: every call; counts and bytes stay exact; "
+                 "default 16)")
+      ->check(CLI::Range(1u, 1u << 20));
   app.add_option("--metrics-max-mounts", a.metrics_max_mounts,
                  "mounts the VFS series tell apart (the others are counted under mount "
                  "\"(other)\" and as overflow; default 256)")
@@ -152,6 +158,7 @@ Metrics start_metrics(const Args& a) {
   std::filesystem::path mount = m::cgroup2_mount();
   m::MetricsConfig mc;
   mc.max_series = a.metrics_max_series;
+  mc.latency_every = a.metrics_latency_every;
   mc.max_mounts = a.metrics_max_mounts;
   mc.layers = m::parse_metrics_layers(a.metrics_layers);
   out.programs = std::make_unique<m::MetricsPrograms>(mc);

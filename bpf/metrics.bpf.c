@@ -220,62 +220,7 @@ static __always_inline void add_latency_atomic(struct ezio_metric_value* v, __u6
 #include "metrics_cache.bpf.h"
 #include "metrics_vfs.bpf.h"
 
-/* A counted call's entry, tagged (its syscall number, or its op beyond them for the fentry path):
- * its exit is counted only after an entry of the same tag (not when attached meanwhile). */
-static __always_inline int call_entered(__u32 tag, __u16 op) {
-  struct sc_start* s = bpf_task_storage_get(&sc_starts, bpf_get_current_task_btf(), 0,
-                                            BPF_LOCAL_STORAGE_GET_F_CREATE);
-  if (!s) {
-    count_overflow(op);
-    return 0;
-  }
-  s->t_enter = bpf_ktime_get_ns();
-  s->nr = tag;
-  return 0;
-}
-
-/* A counted call's exit: its syscall series, and its VFS series when fd is a regular file's. */
-static __always_inline int call_exited(__u32 tag, __u16 op, __s64 fd, long ret) {
-  struct sc_start* s = bpf_task_storage_get(&sc_starts, bpf_get_current_task_btf(), 0, 0);
-  if (!s || !s->t_enter || s->nr != tag) return 0;
-  __u64 ns = bpf_ktime_get_ns() - s->t_enter;
-  s->t_enter = 0;
-  struct job j = {.cgroup = bpf_get_current_cgroup_id(), .uid = bpf_get_current_uid_gid()};
-  cache_job(s, j);
-  if (keep_vfs) count_vfs(s, &j, op, fd, ret, ns);
-  if (!keep_syscall) return 0;
-  struct ezio_metric_key key = {
-      .cgroup = j.cgroup, .uid = j.cgroup ? j.uid : 0, .op = op, .kind = EZIO_M_KIND_MAIN};
-  struct ezio_metric_value* v = cached_series(&key, &s->sc_slot[op & 7]);
-  if (!v) return 0;
-  v->count += 1;
-  if (ret < 0) {
-    v->errors += 1;
-  } else if (op == EZIO_M_SC_READ || op == EZIO_M_SC_WRITE) {
-    v->bytes += ret;
-  }
-  add_latency(v, ns);
-  return 0;
-}
-
-/* The tracepoint path (a kernel where fentry does not attach): every system call of the node
- * passes these two programs, the counted ones go on. */
-SEC("tp_btf/sys_enter")
-int BPF_PROG(ezio_m_sys_enter, struct pt_regs* regs, long id) {
-  if (id < 0 || id >= EZIO_MAX_SYSCALL_NR || !syscall_op[id]) return 0;
-  return call_entered(id, syscall_op[id]);
-}
-
-SEC("tp_btf/sys_exit")
-int BPF_PROG(ezio_m_sys_exit, struct pt_regs* regs, long ret) {
-  long id = regs->orig_ax;
-  if (id < 0 || id >= EZIO_MAX_SYSCALL_NR) return 0;
-  __u16 op = syscall_op[id];
-  if (!op) return 0;
-  return call_exited(id, op, regs->di, ret);
-}
-
-/* After call_entered and call_exited, which it uses. */
+/* The system calls' programs (after the series, the threads' state and the VFS layer). */
 #include "metrics_syscalls.bpf.h"
 
 #define EZIO_PF_KTHREAD 0x00200000

@@ -79,7 +79,7 @@ static __always_inline struct vfs_seen* vfs_learn_file(struct sc_start* s, struc
 
 /* At a counted call's exit: its VFS series, when its fd is a regular file's. */
 static __always_inline void count_vfs(struct sc_start* s, struct job* j, __u16 sc_op, __s64 fd,
-                                      long ret, __u64 ns) {
+                                      long ret, bool timed, __u64 ns) {
   __u16 op = vfs_op(sc_op);
   if (!op) return;
   struct file* f = vfs_file_of_fd(fd);
@@ -96,7 +96,7 @@ static __always_inline void count_vfs(struct sc_start* s, struct job* j, __u16 s
     v->errors += 1;
   else if (op == EZIO_M_VFS_READ || op == EZIO_M_VFS_WRITE)
     v->bytes += ret;
-  add_latency(v, ns);
+  if (timed) add_latency(v, ns);
 }
 
 #endif

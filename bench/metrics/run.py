@@ -9,6 +9,8 @@ and 200 000 writes), interleaved rounds of
   metrics    eziotraced --metrics running (no recording), every layer, the system calls counted
              the way it chooses (fentry where the kernel attaches it, else the tracepoints);
   metrics-tp the same with fentry refused (EZIOTRACE_DENY_HOOKS=fentry): the tracepoint path;
+  timed      `metrics` with every call timed (--metrics-latency-every 1; the default samples the
+             latency of one call in 16 per CPU): what the sampling saves;
   base       with --baseline BUILD: `metrics` run by that build's eziotraced (before a change),
              so that before and after are measured in the same rounds;
   bpftrace   a bpftrace script keeping the same kind of aggregate (per cgroup and syscall: calls,
@@ -51,7 +53,7 @@ def args():
     p.add_argument("-n", "--count", type=int, default=200000)
     p.add_argument("--modes", default="plain,floor,syscall,metrics,bpftrace",
                    help="comma-separated, among plain, floor, syscall, base, metrics, metrics-tp, "
-                        "bpftrace (dropped when not installed; base added by --baseline)")
+                        "timed, bpftrace (dropped when not installed; base added by --baseline)")
     p.add_argument("--targets", default="/dev/null,file,cached,1MiB")
     p.add_argument("--fio", action="store_true", help="also fio buffered 4 KiB, 4 jobs")
     p.add_argument("--fio-mib", type=int, default=64, help="MiB each fio job writes")
@@ -93,14 +95,14 @@ def free_port():
     return port
 
 
-def start_metrics(build, tmp, layers="all", deny=None):
+def start_metrics(build, tmp, layers="all", deny=None, extra=()):
     port = free_port()
     env = dict(os.environ)
     if deny:
         env["EZIOTRACE_DENY_HOOKS"] = deny
     p = subprocess.Popen([str(Path(build) / "bin" / "eziotraced"), "--foreground", "--socket",
                           str(Path(tmp) / "sock"), "--group", "root", "--metrics", str(port),
-                          "--metrics-layers", layers],
+                          "--metrics-layers", layers, *extra],
                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
     if p.stdout.readline().strip() != "eziotraced: ready":
         sys.exit("eziotraced did not start")
@@ -200,6 +202,8 @@ def start(mode, build, tmp):
         return start_metrics(build, tmp)
     if mode == "metrics-tp":
         return start_metrics(build, tmp, deny="fentry")
+    if mode == "timed":
+        return start_metrics(build, tmp, extra=("--metrics-latency-every", "1"))
     if mode == "bpftrace":
         return start_bpftrace(tmp)
     return None
@@ -223,7 +227,7 @@ def per_program(build, tmp, targets, count, modes):
     before = knob.read_text().strip()
     try:
         knob.write_text("1")
-        for mode in [m for m in ("floor", "base", "metrics-tp", "metrics") if m in modes]:
+        for mode in [m for m in ("floor", "base", "timed", "metrics-tp", "metrics") if m in modes]:
             p = start(mode, build, tmp)
             print(f" {mode}:")
             for path in targets.values():
@@ -264,7 +268,7 @@ def main():
     for r in range(a.rounds):
         for m in modes:
             p = start(m, a.build, tmp)
-            if r == 0 and (m.startswith("metrics") or m == "base"):
+            if r == 0 and (m.startswith("metrics") or m in ("base", "timed")):
                 print(f"{m}: system calls counted by {syscall_hook(p.port)}")
             for t, path in targets.items():
                 res[(m, t)].append(dd(path, a.count))

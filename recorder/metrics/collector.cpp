@@ -44,6 +44,7 @@ Snapshot Collector::snapshot() {
   std::lock_guard lock(mutex_);
   Snapshot snap;
   snap.max_series = programs_.max_series();
+  snap.latency_every = programs_.latency_every();
   snap.overflow = programs_.overflow();
   names_.refresh();
   mounts_.refresh();

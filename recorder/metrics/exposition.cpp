@@ -147,7 +147,10 @@ void file_system_layers(std::string& out, const Snapshot& s, Format fmt) {
             [](const ezio_metric_value& v) { return v.bytes; });
     counter(out, s, fmt, {l.errors, "counter", "operations that failed"}, pick,
             [](const ezio_metric_value& v) { return v.errors; });
-    histogram(out, s, fmt, {l.latency, "histogram", "duration (where it is measured)"},
+    histogram(out, s, fmt,
+              {l.latency, "histogram",
+               "duration (where it is measured; VFS: of the system calls timed, "
+               "eziotrace_latency_sample_every)"},
               [&pick](const NamedSeries& n) { return pick(n) && n.s.value.sum_ns; });
   }
 }
@@ -203,7 +206,10 @@ std::string expose(const Snapshot& s, Format fmt) {
   counter(out, s, fmt, {"eziotrace_syscall_errors", "counter", "system calls that failed"}, syscall,
           [](const ezio_metric_value& v) { return v.errors; });
   histogram(out, s, fmt,
-            {"eziotrace_syscall_latency_seconds", "histogram", "system call entry to exit"},
+            {"eziotrace_syscall_latency_seconds", "histogram",
+             "system call entry to exit, of the calls timed: one in eziotrace_latency_sample_every "
+             "per CPU, fsync, fdatasync and sync_file_range always (_count: the calls timed; "
+             "eziotrace_syscall_calls_total: every call)"},
             syscall);
   counter(out, s, fmt,
           {"eziotrace_block_requests", "counter",
@@ -237,6 +243,12 @@ std::string expose(const Snapshot& s, Format fmt) {
     out += fmt::format("eziotrace_overflow_events_total{{layer=\"{}\",op=\"{}\"}} {}\n",
                        layer_of(op), op_name(op), s.overflow[op]);
   }
+  header(out,
+         {"eziotrace_latency_sample_every", "gauge",
+          "the syscall and VFS latency histograms time one counted call in this many per CPU "
+          "(--metrics-latency-every; 1: every call): their _count is the calls timed"},
+         fmt);
+  out += fmt::format("eziotrace_latency_sample_every {}\n", s.latency_every);
   header(out, {"eziotrace_series_limit", "gauge", "room in the table (--metrics-max-series)"}, fmt);
   out += fmt::format("eziotrace_series_limit {}\n", s.max_series);
   header(out, {"eziotrace_series", "gauge", "series in the table"}, fmt);

@@ -32,6 +32,7 @@ struct Snapshot {
   std::vector<NamedSeries> series;
   std::array<uint64_t, EZIO_M_OP_COUNT> overflow{};
   uint32_t max_series = 0;
+  uint32_t latency_every = 1;         // the syscall and VFS latency: one call in N timed
   uint64_t ended_cgroups = 0;         // reported for the last time, since eziotraced started
   std::string syscall_hook = "none";  // syscall_hook_name()
 };

@@ -238,10 +238,12 @@ MetricsLayers parse_metrics_layers(const std::string& spec) {
 
 void MetricsPrograms::Destroy::operator()(::metrics* skel) const { metrics__destroy(skel); }
 
-MetricsPrograms::MetricsPrograms(const MetricsConfig& config) : max_series_(config.max_series) {
+MetricsPrograms::MetricsPrograms(const MetricsConfig& config)
+    : max_series_(config.max_series), latency_every_(config.latency_every) {
   const uint32_t max_series = config.max_series;
   if (max_series == 0) fail("the metrics' table needs room for one series at least");
   if (config.max_mounts == 0) fail("the metrics' mount table needs room for one mount at least");
+  if (config.latency_every == 0) fail("the metrics' latency is measured one call in N, N >= 1");
   route_libbpf_logs();
   // The recorder's handlers of tp_btf/ sections are libbpf's for the whole process (attach_ids.h):
   // these programs load through them too, with their attach points found here.
@@ -260,6 +262,7 @@ MetricsPrograms::MetricsPrograms(const MetricsConfig& config) : max_series_(conf
     if (!config.layers.syscall && !vfs_counts(op)) op = EZIO_M_NONE;
     if (s.nr < EZIO_MAX_SYSCALL_NR) skel_->rodata->syscall_op[s.nr] = op;
   }
+  skel_->rodata->latency_every = config.latency_every;
   if (int err = bpf_map__set_max_entries(skel_->maps.series, max_series); err != 0) {
     fail("cannot size the metrics' table: {}", errno_text(-err));
   }

@@ -41,6 +41,9 @@ struct MetricsConfig {
   uint32_t max_series = 16384;  // the table's size: what does not fit is counted in overflow()
   uint32_t max_mounts = 256;    // VFS mounts told apart, the others are counted as one
   MetricsLayers layers;
+  // One counted call in latency_every per CPU is timed for the latency histograms (the sync
+  // calls always); 1: every call. Counts, bytes and errors are exact whatever it is.
+  uint32_t latency_every = 16;
 };
 
 class MetricsPrograms {
@@ -59,6 +62,7 @@ class MetricsPrograms {
   // Events that found no room in the table, per enum ezio_metric_op.
   std::array<uint64_t, EZIO_M_OP_COUNT> overflow() const;
   uint32_t max_series() const { return max_series_; }
+  uint32_t latency_every() const { return latency_every_; }
   // Chosen at load: fentry where the kernel attaches it (EZIOTRACE_DENY_HOOKS=fentry refuses it).
   SyscallHook syscall_hook() const { return hook_; }
   // The programs attached (the tests count them).
@@ -71,6 +75,7 @@ class MetricsPrograms {
   std::unique_ptr<::metrics, Destroy> skel_;
   void free_slot(uint32_t slot) const;
   uint32_t max_series_;
+  uint32_t latency_every_;
   uint32_t hot_slots_ = 0;
   mutable std::vector<uint32_t> released_;  // slots of dropped series, freed at the next forget
   SyscallHook hook_ = SyscallHook::none;

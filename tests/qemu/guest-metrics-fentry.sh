@@ -19,7 +19,7 @@ mf_round() {  # mf_round MODE [ENV...]: eziotraced with metrics, the workload, t
   local mode=$1 pid i
   shift
   env "$@" "$prefix/eziotraced" --foreground --socket "$mf_dir/sock" --group root \
-    --metrics $mf_port --metrics-layers syscall,vfs >"$mf_dir/out" 2>"$mf_dir/err" &
+    --metrics $mf_port --metrics-layers syscall,vfs --metrics-latency-every 1 >"$mf_dir/out" 2>"$mf_dir/err" &
   pid=$!
   for i in $(seq 1 120); do grep -q ready "$mf_dir/out" && break; sleep 0.5; done
   check "eziotraced --metrics starts ($mode)" grep -q "eziotraced: ready" "$mf_dir/out"

@@ -27,7 +27,8 @@ TEST(MetricsFs, VfsAndFsSeriesChargeEachJobItsOwnCallsOnItsOwnMount) {
   LoopFs ext4("ext4"), xfs("xfs");
   TestCgroup a("ezio_metrics_fs_a"), b("ezio_metrics_fs_b");
   int port = free_port();
-  MetricsDaemon daemon({"--metrics", std::to_string(port)});
+  // Every call timed: the histograms' counts are exact too (the sampling is tested below).
+  MetricsDaemon daemon({"--metrics", std::to_string(port), "--metrics-latency-every", "1"});
   const Job jobs[] = {{ext4, a, 1000}, {xfs, b, 500}};
   pid_t pa = start_dd(jobs[0]), pb = start_dd(jobs[1]);
   expect_success(pa);
@@ -66,6 +67,34 @@ TEST(MetricsFs, VfsAndFsSeriesChargeEachJobItsOwnCallsOnItsOwnMount) {
                        {{"cgroup", a.path()}, {"fstype", "ext4"}, {"op", "fsync"}}),
             1);
   EXPECT_EQ(sample_sum(text, "eziotrace_overflow_events_total", {{"op", "mount"}}), 0);
+}
+
+// The default: one call in 16 per CPU timed. Counts and bytes stay exact, the histograms count
+// only the calls timed (a share of them, never all), the sync calls are all timed, and the
+// exposition says the sampling.
+TEST(MetricsFs, SampledLatencyKeepsCountsExactAndSaysItsSampling) {
+  LoopFs ext4("ext4");
+  TestCgroup a("ezio_metrics_fss_a");
+  int port = free_port();
+  MetricsDaemon daemon({"--metrics", std::to_string(port)});
+  const Job job{ext4, a, 2000};
+  expect_success(start_dd(job));
+  std::string text = scrape(port);
+  std::map<std::string, std::string> writes{{"cgroup", a.path()}, {"op", "write"}};
+  EXPECT_EQ(sample_sum(text, "eziotrace_syscall_calls_total", writes), job.pages);
+  EXPECT_EQ(sample_sum(text, "eziotrace_syscall_bytes_total", writes), 4096.0 * job.pages);
+  EXPECT_EQ(sample_sum(text, "eziotrace_vfs_calls_total", writes), job.pages);
+  for (const char* h :
+       {"eziotrace_syscall_latency_seconds_count", "eziotrace_vfs_latency_seconds_count"}) {
+    SCOPED_TRACE(h);
+    double timed = sample_sum(text, h, writes);
+    EXPECT_GT(timed, 0);
+    EXPECT_LT(timed * 4, job.pages);
+  }
+  EXPECT_EQ(sample_sum(text, "eziotrace_syscall_latency_seconds_count",
+                       {{"cgroup", a.path()}, {"op", "fsync"}}),
+            1);
+  EXPECT_NE(text.find("\neziotrace_latency_sample_every 16\n"), std::string::npos);
 }
 
 TEST(MetricsFs, MountsBeyondTheBoundAreCountedAsOtherAndAsOverflow) {
