@@ -68,11 +68,14 @@ void run_command(const RunCommandOptions& o) {
   // Its gate lets EZTrace start up while the kernel side loads (docs/merge.md, Start-up).
   kernel.gate_helper = preload_helper_path().string();
   // The kernel events reach the merge as the recorder writes them: the merge does not decode the
-  // kernel archive again once the application has ended (docs/merge.md).
+  // kernel archive again once the application has ended (docs/merge.md). Unless the part is kept,
+  // that copy is the only one: each event is encoded once, into the merge's store, not also into
+  // the part's OTF2 event files, which nothing would read.
   auto kernel_events = std::make_unique<EventStore>(parts);
   recorder::RecordExtras extras;
   if (!o.clock_ref.empty()) extras = with_clock_reference(std::move(extras), o.clock_ref);
   extras.tap = kernel_events.get();
+  extras.tap_only = !o.keep_parts;
   recorder::RecordResult r = recorder::record(kernel, extras);
   teardown = std::move(r.teardown);
 

@@ -59,7 +59,10 @@ OTF2_AttributeValue integer_value(OTF2_Type t, uint64_t bits) {
 
 }  // namespace
 
-EventAttributes::EventAttributes(ArchiveWriter& w) : w_(w), list_(w.attributes()) {}
+EventAttributes::EventAttributes(ArchiveWriter& w)
+    : w_(w),
+      list_(w.attributes()),
+      pending_(w.writes_events() ? nullptr : &w.pending_attributes()) {}
 
 EventAttributes& EventAttributes::add_signed(TypedAttribute a, int64_t value) {
   return add_unsigned(a, static_cast<uint64_t>(value));
@@ -89,6 +92,10 @@ EventAttributes& EventAttributes::add_io_file(TypedAttribute a, Ref file) {
 }
 
 EventAttributes& EventAttributes::add_value(TypedAttribute a, OTF2_AttributeValue value) {
+  if (pending_) {
+    pending_->push_back({a.ref, a.type, value});
+    return *this;
+  }
   check(OTF2_AttributeList_AddAttribute(list_, a.ref, a.type, value), "adding an attribute");
   return *this;
 }
@@ -104,35 +111,42 @@ Event* EventWriter::tapped(EventKind kind, uint64_t t, OTF2_AttributeList* attrs
   e.attributes.clear();
   e.metric_types.clear();
   e.metric_values.clear();
-  if (uint32_t unread = append_attributes(attrs, e.attributes)) {
+  if (!archive_->writes_events()) {
+    // An event with attributes takes those added since the last one (a swap keeps both
+    // vectors' room); one without leaves them to the event they were added for.
+    if (attrs) std::swap(e.attributes, archive_->pending_attributes());
+  } else if (uint32_t unread = append_attributes(attrs, e.attributes)) {
     fail("OTF2: {} attribute(s) of an event could not be read to copy them", unread);
   }
   return &e;
 }
 
-void EventWriter::deliver(const Event* e) const {
+template <typename Write>
+void EventWriter::put(const Event* e, Write write) const {
+  if (w_) {
+    written(write());
+  } else {
+    ++*tapped_only_;
+  }
   if (e) archive_->tap()->event(location_, *e);
 }
 
 void EventWriter::enter(uint64_t t, Ref region) const {
   Event* e = tapped(EventKind::Enter, t, nullptr);
   if (e) e->ref = region;
-  written(OTF2_EvtWriter_Enter(w_, nullptr, t, region));
-  deliver(e);
+  put(e, [&] { return OTF2_EvtWriter_Enter(w_, nullptr, t, region); });
 }
 
 void EventWriter::enter(uint64_t t, Ref region, const EventAttributes& attrs) const {
   Event* e = tapped(EventKind::Enter, t, attrs.list());
   if (e) e->ref = region;
-  written(OTF2_EvtWriter_Enter(w_, attrs.list(), t, region));
-  deliver(e);
+  put(e, [&] { return OTF2_EvtWriter_Enter(w_, attrs.list(), t, region); });
 }
 
 void EventWriter::leave(uint64_t t, Ref region) const {
   Event* e = tapped(EventKind::Leave, t, nullptr);
   if (e) e->ref = region;
-  written(OTF2_EvtWriter_Leave(w_, nullptr, t, region));
-  deliver(e);
+  put(e, [&] { return OTF2_EvtWriter_Leave(w_, nullptr, t, region); });
 }
 
 void EventWriter::io_create_handle(uint64_t t, Ref handle, OTF2_IoAccessMode mode,
@@ -144,15 +158,15 @@ void EventWriter::io_create_handle(uint64_t t, Ref handle, OTF2_IoAccessMode mod
     e->f2 = creation;
     e->f3 = status;
   }
-  written(OTF2_EvtWriter_IoCreateHandle(w_, nullptr, t, handle, mode, creation, status));
-  deliver(e);
+  put(e, [&] {
+    return OTF2_EvtWriter_IoCreateHandle(w_, nullptr, t, handle, mode, creation, status);
+  });
 }
 
 void EventWriter::io_destroy_handle(uint64_t t, Ref handle) const {
   Event* e = tapped(EventKind::IoDestroyHandle, t, nullptr);
   if (e) e->ref = handle;
-  written(OTF2_EvtWriter_IoDestroyHandle(w_, nullptr, t, handle));
-  deliver(e);
+  put(e, [&] { return OTF2_EvtWriter_IoDestroyHandle(w_, nullptr, t, handle); });
 }
 
 void EventWriter::io_duplicate_handle(uint64_t t, Ref old_handle, Ref new_handle,
@@ -163,8 +177,9 @@ void EventWriter::io_duplicate_handle(uint64_t t, Ref old_handle, Ref new_handle
     e->ref2 = new_handle;
     e->f1 = status;
   }
-  written(OTF2_EvtWriter_IoDuplicateHandle(w_, nullptr, t, old_handle, new_handle, status));
-  deliver(e);
+  put(e, [&] {
+    return OTF2_EvtWriter_IoDuplicateHandle(w_, nullptr, t, old_handle, new_handle, status);
+  });
 }
 
 void EventWriter::io_seek(uint64_t t, Ref handle, int64_t offset_request, OTF2_IoSeekOption whence,
@@ -176,8 +191,9 @@ void EventWriter::io_seek(uint64_t t, Ref handle, int64_t offset_request, OTF2_I
     e->b = offset_result;
     e->f1 = whence;
   }
-  written(OTF2_EvtWriter_IoSeek(w_, nullptr, t, handle, offset_request, whence, offset_result));
-  deliver(e);
+  put(e, [&] {
+    return OTF2_EvtWriter_IoSeek(w_, nullptr, t, handle, offset_request, whence, offset_result);
+  });
 }
 
 void EventWriter::io_begin(uint64_t t, Ref handle, OTF2_IoOperationMode mode,
@@ -191,9 +207,10 @@ void EventWriter::io_begin(uint64_t t, Ref handle, OTF2_IoOperationMode mode,
     e->f1 = mode;
     e->f2 = flags;
   }
-  written(OTF2_EvtWriter_IoOperationBegin(w_, attrs, t, handle, mode, flags, bytes_request,
-                                          matching_id));
-  deliver(e);
+  put(e, [&] {
+    return OTF2_EvtWriter_IoOperationBegin(w_, attrs, t, handle, mode, flags, bytes_request,
+                                           matching_id);
+  });
 }
 
 void EventWriter::io_operation_begin(uint64_t t, Ref handle, OTF2_IoOperationMode mode,
@@ -214,8 +231,7 @@ void EventWriter::io_operation_issued(uint64_t t, Ref handle, uint64_t matching_
     e->ref = handle;
     e->b = matching_id;
   }
-  written(OTF2_EvtWriter_IoOperationIssued(w_, nullptr, t, handle, matching_id));
-  deliver(e);
+  put(e, [&] { return OTF2_EvtWriter_IoOperationIssued(w_, nullptr, t, handle, matching_id); });
 }
 
 void EventWriter::io_operation_complete(uint64_t t, Ref handle, uint64_t bytes,
@@ -226,8 +242,9 @@ void EventWriter::io_operation_complete(uint64_t t, Ref handle, uint64_t bytes,
     e->a = bytes;
     e->b = matching_id;
   }
-  written(OTF2_EvtWriter_IoOperationComplete(w_, nullptr, t, handle, bytes, matching_id));
-  deliver(e);
+  put(e, [&] {
+    return OTF2_EvtWriter_IoOperationComplete(w_, nullptr, t, handle, bytes, matching_id);
+  });
 }
 
 void EventWriter::io_operation_cancelled(uint64_t t, Ref handle, uint64_t matching_id) const {
@@ -236,8 +253,7 @@ void EventWriter::io_operation_cancelled(uint64_t t, Ref handle, uint64_t matchi
     e->ref = handle;
     e->b = matching_id;
   }
-  written(OTF2_EvtWriter_IoOperationCancelled(w_, nullptr, t, handle, matching_id));
-  deliver(e);
+  put(e, [&] { return OTF2_EvtWriter_IoOperationCancelled(w_, nullptr, t, handle, matching_id); });
 }
 
 void EventWriter::write_metric(uint64_t t, Ref metric_class, uint64_t value,
@@ -251,8 +267,7 @@ void EventWriter::write_metric(uint64_t t, Ref metric_class, uint64_t value,
     e->metric_types.push_back(type);
     e->metric_values.push_back(v);
   }
-  written(OTF2_EvtWriter_Metric(w_, attrs, t, metric_class, 1, &type, &v));
-  deliver(e);
+  put(e, [&] { return OTF2_EvtWriter_Metric(w_, attrs, t, metric_class, 1, &type, &v); });
 }
 
 void EventWriter::metric(uint64_t t, Ref metric_class, uint64_t value) const {

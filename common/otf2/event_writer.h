@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <string_view>
 #include <type_traits>
+#include <vector>
 
 #include "common/otf2/definitions.h"
 #include "common/otf2/events.h"
@@ -27,7 +28,8 @@ struct TypedAttribute {
 };
 
 // The attributes of the next event, in the writer's reusable list (OTF2 empties it when the event
-// is written). Values are stored with the attribute's own type; a string value is interned.
+// is written), or, when OTF2 takes no event (ArchiveWriter::writes_events), straight in the tap's
+// form. Values are stored with the attribute's own type; a string value is interned.
 class EventAttributes {
  public:
   explicit EventAttributes(ArchiveWriter& w);
@@ -50,13 +52,16 @@ class EventAttributes {
 
   ArchiveWriter& w_;
   OTF2_AttributeList* list_;
+  std::vector<Attribute>* pending_;  // the tap's form, or nullptr: OTF2's list
 };
 
 class EventWriter {
  public:
   EventWriter() = default;  // writes nothing: to be assigned one that does
-  EventWriter(ArchiveWriter& archive, OTF2_EvtWriter* w, OTF2_LocationRef location)
-      : archive_(&archive), w_(w), location_(location) {}
+  // w nullptr: the events go to the archive's tap only, counted in *tapped_only.
+  EventWriter(ArchiveWriter& archive, OTF2_EvtWriter* w, OTF2_LocationRef location,
+              uint64_t* tapped_only)
+      : archive_(&archive), w_(w), location_(location), tapped_only_(tapped_only) {}
 
   // The attribute list of the next event written with it.
   EventAttributes attributes() const { return EventAttributes(*archive_); }
@@ -96,12 +101,15 @@ class EventWriter {
   // With a tap (ArchiveWriter::tap), the event about to be written as a reader would decode it,
   // its attributes taken from attrs before OTF2 empties the list; else nullptr.
   Event* tapped(EventKind kind, uint64_t t, OTF2_AttributeList* attrs) const;
-  // Gives the tap the event once OTF2 has taken it.
-  void deliver(const Event* e) const;
+  // Has OTF2 take the event (write() returns its status), or only counts it; then gives the tap
+  // the event.
+  template <typename Write>
+  void put(const Event* e, Write write) const;
 
   ArchiveWriter* archive_ = nullptr;
   OTF2_EvtWriter* w_ = nullptr;
   OTF2_LocationRef location_ = 0;
+  uint64_t* tapped_only_ = nullptr;
 };
 
 }  // namespace ezio::otf2

@@ -237,7 +237,22 @@ void ArchiveWriter::location_property(OTF2_LocationRef location, std::string_vie
   location_properties_.push_back({location, string(name), value});
 }
 
+void ArchiveWriter::tap(EventTap* tap, bool write_events) {
+  if (!write_events && !tap) fail("OTF2: events neither written nor tapped");
+  for (const auto& [id, loc] : locations_) {
+    if (loc.writer || loc.events) fail("OTF2: the tap changed after events of location {}", id);
+  }
+  tap_ = tap;
+  write_events_ = write_events;
+}
+
+EventWriter ArchiveWriter::event_writer(OTF2_LocationRef location) {
+  if (write_events_) return {*this, events(location), location, nullptr};
+  return {*this, nullptr, location, &locations_[location].events};
+}
+
 OTF2_EvtWriter* ArchiveWriter::events(OTF2_LocationRef location) {
+  if (!write_events_) fail("OTF2: the events of location {} go to the tap only", location);
   auto it = locations_.try_emplace(location).first;
   if (it->second.finished) fail("OTF2: events written after location {} was finished", location);
   if (!it->second.writer) {
@@ -301,7 +316,7 @@ void ArchiveWriter::write_files() {
   std::map<OTF2_LocationRef, uint64_t> event_counts;
   for (auto& [id, loc] : locations_) {
     if (!loc.defined) fail("OTF2: events written for location {}, which was never defined", id);
-    if (loc.finished) {
+    if (loc.finished || !write_events_) {
       event_counts[id] = loc.events;
       continue;
     }

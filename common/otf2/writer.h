@@ -105,14 +105,19 @@ class ArchiveWriter {
   // The raw writer is for a converter that copies events of every kind (the merge); the others
   // write through event_writer()'s typed events.
   OTF2_EvtWriter* events(OTF2_LocationRef location);
-  EventWriter event_writer(OTF2_LocationRef location) {
-    return {*this, events(location), location};
-  }
+  EventWriter event_writer(OTF2_LocationRef location);
   // Every event written through event_writer() from now on is also given to tap (nullptr: none).
-  void tap(EventTap* tap) { tap_ = tap; }
+  // With write_events false, before any event, the tap is its only copy: OTF2 encodes none and
+  // no event file is written; the definitions declare how many each location was given. Such an
+  // archive is read only with the tap's copy (eziotrace run's kernel part unless kept: each event
+  // encoded once, into the merge's store, not also by OTF2).
+  void tap(EventTap* tap, bool write_events = true);
   EventTap* tap() const { return tap_; }
+  bool writes_events() const { return write_events_; }
   // The event EventWriter hands the tap, reused so that tapping allocates nothing once warm.
   Event& tap_event() { return tap_event_; }
+  // The attributes of the next event with attributes, when OTF2 takes no event (!writes_events).
+  std::vector<Attribute>& pending_attributes() { return pending_attributes_; }
   // Writes out a location's events and frees its buffers (up to 4 MiB): for a writer that
   // writes its locations one after the other. No event may follow.
   void finish_events(OTF2_LocationRef location);
@@ -140,7 +145,7 @@ class ArchiveWriter {
     OTF2_EvtWriter* writer = nullptr;
     bool defined = false;
     bool finished = false;  // its events are written out (finish_events)
-    uint64_t events = 0;    // then, how many
+    uint64_t events = 0;    // then, how many; without event files, how many the tap was given
   };
   struct Property {
     Ref owner;
@@ -165,7 +170,9 @@ class ArchiveWriter {
   Clock clock_;
   bool closed_ = false;
   EventTap* tap_ = nullptr;
+  bool write_events_ = true;
   Event tap_event_{};
+  std::vector<Attribute> pending_attributes_;
 
   std::map<std::string, Ref, std::less<>> string_ids_;
   std::vector<std::string> strings_;

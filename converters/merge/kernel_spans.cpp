@@ -5,6 +5,7 @@
 
 #include <optional>
 
+#include "common/error.h"
 #include "common/otf2/reader.h"
 
 namespace ezio::converters {
@@ -140,6 +141,15 @@ bool holds_the_archive(const EventStore& recorded, const Definitions& defs) {
   return true;
 }
 
+// Whether the archive has the event file of each location it defines.
+bool has_event_files(const std::filesystem::path& anchor, const Definitions& defs) {
+  const std::filesystem::path dir = anchor.parent_path() / anchor.stem();
+  for (const auto& [loc, def] : defs.locations) {
+    if (!std::filesystem::exists(dir / fmt::format("{}.evt", loc))) return false;
+  }
+  return true;
+}
+
 // Every location the archive defines has an event file (otf2::ArchiveWriter writes one for a
 // location without events): the replay visits them all, as reading the archive does, and the
 // store lists them all, as the copy made while reading it does.
@@ -184,6 +194,13 @@ KernelIndex index_kernel_spans(const std::filesystem::path& anchor,
       Indexer indexer(index, own_dirs, false);
       replay(*index.events, index.defs, indexer);
       return index;
+    }
+    // eziotrace run writes no event file beside its copy unless the part is kept.
+    if (!has_event_files(anchor, index.defs)) {
+      fail(
+          "{}: the recorder's copy of its events does not match the archive's definitions, and "
+          "the archive has no events of its own (kept with --keep-parts only)",
+          anchor.string());
     }
     spdlog::warn("{}: the recorder's copy of its events does not match the archive; reading it",
                  anchor.string());

@@ -36,7 +36,7 @@ bool is_file_io(IoKind k) { return k != IoKind::None && k != IoKind::Dup; }
 class KernelArchive::Builder {
  public:
   // The merged mode's merge copies the tapped events as they are, of the archive's model.
-  void tap(otf2::EventTap* tap) { w_.tap(tap); }
+  void tap(otf2::EventTap* tap, bool write_events) { w_.tap(tap, write_events); }
   void model1() {
     full_ = true;
     nested_->full_attributes(full_);
@@ -450,7 +450,7 @@ KernelArchive::KernelArchive(const std::filesystem::path& dir, const RecordingIn
 
 KernelArchive::~KernelArchive() = default;
 
-void KernelArchive::tap(otf2::EventTap* tap) { b_->tap(tap); }
+void KernelArchive::tap(otf2::EventTap* tap, bool write_events) { b_->tap(tap, write_events); }
 
 void KernelArchive::model1() { b_->model1(); }
 

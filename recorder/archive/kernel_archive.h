@@ -56,8 +56,10 @@ class KernelArchive {
   // Writes everything left and closes the archive.
   ArchiveSummary finish(RecordStore& store);
   // Every event written from now on is also given to tap (the merged mode's merge takes them
-  // from there instead of decoding the archive again); nullptr: none.
-  void tap(otf2::EventTap* tap);
+  // from there instead of decoding the archive again); nullptr: none. With write_events false,
+  // only to the tap: the archive has its definitions but no event file
+  // (otf2::ArchiveWriter::tap).
+  void tap(otf2::EventTap* tap, bool write_events = true);
   // Every field on every event (trace model 1, docs/trace-model.md) instead of model 2: for the
   // tests that compare both models.
   void model1();

@@ -347,7 +347,7 @@ RecordResult record(const RecordOptions& o, const RecordExtras& extras) {
   // Made while the application runs (OTF2's archive and its buffers: milliseconds); its records
   // wait in the ring buffer meanwhile.
   KernelArchive archive(output.staged(), info);
-  archive.tap(extras.tap);
+  archive.tap(extras.tap, !extras.tap_only);
   ArchivePipeline pipeline(
       [&archive](CallRecords&& batch, uint64_t before) {
         archive.write_batch(std::move(batch), before);

@@ -54,6 +54,10 @@ struct RecordExtras {
   std::function<void(const std::filesystem::path& staged)> finish;
   // Given every event of the archive as it is written (eziotrace run: the merge's copy).
   otf2::EventTap* tap = nullptr;
+  // The tap's copy is the only one: the archive's event files are not written, its definitions
+  // declare the events the tap was given (eziotrace run without --keep-parts, whose merge reads
+  // the kernel part's definitions and the tap's events, then removes the part).
+  bool tap_only = false;
 };
 
 struct RecordResult {

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <map>
 
+#include "common/error.h"
 #include "io_threads.h"
 #include "merge_fixture.h"
 #include "run.h"
@@ -16,6 +17,11 @@
 namespace ezio::test {
 namespace {
 using converters::EventKind;
+
+std::string file_bytes(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
 
 TEST(Merge, RunProducesTwoProcessesWithAlignmentData) {
   const auto& f = traced_run();
@@ -52,20 +58,59 @@ TEST(Merge, KernelEventsFromTheWritersCopyMergeIntoTheSameArchive) {
   EXPECT_GT(tapped.kernel_events, 0u);
   EXPECT_TRUE(tapped.kernel_events_recorded);  // the copy was used, the archive not decoded
   EXPECT_FALSE(decoded.kernel_events_recorded);
-  auto bytes = [](const std::filesystem::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(in), {});
-  };
   // Every file but the anchor, which holds its creation time.
   size_t compared = 0;
   for (const auto& entry : std::filesystem::recursive_directory_iterator(dir / "decoded")) {
     if (!entry.is_regular_file() || entry.path().extension() == ".otf2") continue;
     auto other = dir / "tapped" / std::filesystem::relative(entry.path(), dir / "decoded");
     ASSERT_TRUE(std::filesystem::exists(other)) << other;
-    EXPECT_TRUE(bytes(entry.path()) == bytes(other)) << other << " differs";
+    EXPECT_TRUE(file_bytes(entry.path()) == file_bytes(other)) << other << " differs";
     ++compared;
   }
   EXPECT_GT(compared, 2u);
+}
+
+// eziotrace run without --keep-parts: the recorder's copy is the only one (no event file in the
+// kernel archive, its definitions declaring the events the copy holds); the merged archive is
+// the same, file for file, as the one merged from a whole archive.
+TEST(Merge, KernelEventsOnlyInTheWritersCopyMergeIntoTheSameArchive) {
+  const Fixture& f = traced_run();
+  auto dir = scratch_dir("merge-tap-only");
+  auto copy = std::make_unique<converters::EventStore>(dir);
+  write_synthetic_kernel(f.inputs, dir / "whole", 0);
+  write_synthetic_kernel(f.inputs, dir / "defs", 0, copy.get(), false);
+  size_t event_files = 0;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(dir / "defs")) {
+    event_files += e.path().extension() == ".evt";
+  }
+  EXPECT_EQ(event_files, 0u);
+  std::vector<std::filesystem::path> own = {f.setup.sidecar_dir, f.setup.trace_dir};
+  auto load = [&f] { return converters::EztraceInputs{f.inputs, {}}; };
+  auto decoded =
+      converters::merge_archives(load, dir / "whole/eziotrace.otf2", dir / "decoded", own, {});
+  auto tapped = converters::merge_archives(load, dir / "defs/eziotrace.otf2", dir / "tapped", own,
+                                           {}, std::move(copy));
+  EXPECT_TRUE(tapped.kernel_events_recorded);
+  EXPECT_EQ(decoded.kernel_events, tapped.kernel_events);
+  EXPECT_GT(tapped.kernel_events, 0u);
+  size_t compared = 0;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir / "decoded")) {
+    if (!entry.is_regular_file() || entry.path().extension() == ".otf2") continue;
+    auto other = dir / "tapped" / std::filesystem::relative(entry.path(), dir / "decoded");
+    ASSERT_TRUE(std::filesystem::exists(other)) << other;
+    EXPECT_TRUE(file_bytes(entry.path()) == file_bytes(other)) << other << " differs";
+    ++compared;
+  }
+  EXPECT_GT(compared, 2u);
+  // A copy that does not hold the archive's events cannot be replaced by them: a clear failure.
+  auto empty = std::make_unique<converters::EventStore>(dir);
+  try {
+    converters::merge_archives(load, dir / "defs/eziotrace.otf2", dir / "refused", own, {},
+                               std::move(empty));
+    ADD_FAILURE() << "merged without the kernel events";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("--keep-parts"), std::string::npos) << e.what();
+  }
 }
 
 TEST(Merge, AlignedInputHasNoViolationAndEveryCallChecked) {

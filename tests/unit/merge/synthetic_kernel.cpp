@@ -21,10 +21,10 @@ const std::map<std::string, std::vector<std::string>> kCalls = {
 
 SyntheticCounts write_synthetic_kernel(const std::vector<converters::EztraceInput>& inputs,
                                        const std::filesystem::path& dir, uint64_t lost_syscalls,
-                                       otf2::EventTap* tap) {
+                                       otf2::EventTap* tap, bool write_events) {
   SyntheticCounts counts;
   otf2::ArchiveWriter w(dir);
-  w.tap(tap);
+  w.tap(tap, write_events);
   otf2::Ref machine = w.system_tree_node("testhost", "machine");
   otf2::Ref linux_io = w.io_paradigm("linux", "Linux kernel I/O", OTF2_IO_PARADIGM_CLASS_SERIAL,
                                      OTF2_IO_PARADIGM_FLAG_OS);

@@ -20,9 +20,10 @@ struct SyntheticCounts {
 };
 
 // lost_syscalls: the archive's EZIOTRACE::LOST::syscall (the events written are the same).
-// tap: given every event as it is written, as the recorder gives them to the merged mode's merge.
+// tap: given every event as it is written, as the recorder gives them to the merged mode's merge;
+// with write_events false, only to it (no event file, as eziotrace run's part unless kept).
 SyntheticCounts write_synthetic_kernel(const std::vector<converters::EztraceInput>& inputs,
                                        const std::filesystem::path& dir, uint64_t lost_syscalls = 0,
-                                       otf2::EventTap* tap = nullptr);
+                                       otf2::EventTap* tap = nullptr, bool write_events = true);
 
 }  // namespace ezio::test
