@@ -41,6 +41,11 @@ inline constexpr char kUnattributedBytesAtStart[] = "EZIOTRACE::UNATTRIBUTED_BYT
 inline constexpr char kUnattributedBytesAtEnd[] = "EZIOTRACE::UNATTRIBUTED_BYTES_AT_END";
 inline constexpr char kNotIssuedRequestsAtStart[] = "EZIOTRACE::NOT_ISSUED_REQUESTS_AT_START";
 inline constexpr char kNotIssuedRequestsAtEnd[] = "EZIOTRACE::NOT_ISSUED_REQUESTS_AT_END";
+// The device's own count of completed requests (/sys/block/<dev>/stat: reads + writes + discards
+// + flushes) read with the table at the session's start and end: what the device did in the
+// window, to compare with the session's requests + UNATTRIBUTED + NOT_ISSUED.
+inline constexpr char kDeviceRequestsAtStart[] = "EZIOTRACE::DEVICE_REQUESTS_AT_START";
+inline constexpr char kDeviceRequestsAtEnd[] = "EZIOTRACE::DEVICE_REQUESTS_AT_END";
 inline constexpr char kReclaimedPages[] = "EZIOTRACE::RECLAIMED_PAGES";
 
 // Of the machine (the system tree node): the recording.
