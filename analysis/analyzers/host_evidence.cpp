@@ -66,6 +66,10 @@ std::vector<HostEvidence> HostTally::finish() {
     if (p != defs_.host_properties.end()) {
       const auto& props = p->second;
       for (const auto& [key, value] : props) {
+        if (key.starts_with(schema::kOutsideWindowsPrefix)) {
+          h.outside_windows =
+              h.outside_windows.value_or(0) + number<uint64_t>(props, key).value_or(0);
+        }
         if (!key.starts_with(schema::kLostPrefix)) continue;
         if (auto n = number<uint64_t>(props, key)) {
           h.lost[key.substr(std::string_view(schema::kLostPrefix).size())] = *n;

@@ -22,6 +22,9 @@ struct HostEvidence {
   std::set<std::string> ranks;      // of them, those EZTrace traced (user-level calls)
   std::array<std::array<uint64_t, 2>, kLayerCount> bytes{};  // [layer][read, written]
   uint64_t block_requests = 0;
+  // Its devices' requests between its recording sessions, while none was open (merge-hosts'
+  // EZIOTRACE::OUTSIDE_WINDOWS::<dev>, summed): nullopt when its node has no such property.
+  std::optional<uint64_t> outside_windows;
   std::set<std::string> devices;
   std::map<std::string, uint64_t> lost;  // per layer
   std::string kernel;

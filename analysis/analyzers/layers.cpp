@@ -10,6 +10,7 @@
 #include "analysis/analyzers/trace_run.h"
 #include "analysis/model/nesting.h"
 #include "analysis/model/observed.h"
+#include "common/schema/properties.h"
 
 namespace ezio::analysis {
 namespace {
@@ -155,6 +156,31 @@ void note_partial(const PerLayer& all, const Definitions& defs, Report& report) 
           layer_title(l), op_name(op), layer_key(l), n));
     }
   }
+}
+
+// The block requests a host's device completed between its sessions' windows, while none was
+// open (merge-hosts: EZIOTRACE::OUTSIDE_WINDOWS::<dev>): in no row and in no unattributed count,
+// so shown per host and device when some host has the property (0s included).
+void outside_windows_table(const Definitions& defs, Report& report) {
+  const std::string_view prefix = schema::kOutsideWindowsPrefix;
+  Table t;
+  t.name = "outside_windows";
+  t.title =
+      "Block requests between a host's recording sessions, while none was open (counted by the "
+      "node's table, in no row above and in no unattributed count)";
+  t.columns = {
+      {"host", "Host"}, {"device", "Device"}, {"requests", "Requests"}, {"bytes", "Bytes"}};
+  for (const auto& [host, props] : defs.host_properties) {
+    for (const auto& [name, value] : props) {
+      if (!name.starts_with(prefix)) continue;
+      const std::string dev = name.substr(prefix.size());
+      auto bytes = props.find(schema::outside_windows_bytes_property(dev));
+      const uint64_t n = std::stoull(value);
+      const uint64_t b = bytes == props.end() ? 0 : std::stoull(bytes->second);
+      t.add({text_cell(host), text_cell(dev), count_cell(n), bytes_cell(b)});
+    }
+  }
+  if (!t.rows.empty()) report.tables.push_back(std::move(t));
 }
 
 Table cache_table(const PerLayer& all) {
@@ -311,6 +337,7 @@ Report run_layers(const LayersOptions& o) {
     report.tables.push_back(pagecache_table(sink, reader.defs()));
   }
   note_partial(all, reader.defs(), report);
+  if (o.common.filters.layer_selected(Layer::kBlock)) outside_windows_table(reader.defs(), report);
   if (o.group == GroupBy::kNone && o.common.filters.layer_selected(Layer::kPageCache)) {
     report.notes.push_back(
         "Page cache row: pages looked up (reads), dirtied (writes) and evicted (other), bytes "

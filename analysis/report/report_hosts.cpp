@@ -46,6 +46,12 @@ std::string clock_text(const std::optional<int64_t>& ns) {
   return (s < 0 ? "−" : "") + human_seconds(s < 0 ? -s : s);
 }
 
+// The host's block requests, and those of its devices between its sessions' windows.
+std::string block_text(const HostEvidence& h) {
+  if (!h.outside_windows || *h.outside_windows == 0) return std::to_string(h.block_requests);
+  return fmt::format("{} (+{} between its sessions)", h.block_requests, *h.outside_windows);
+}
+
 std::string slurm_text(const HostEvidence& h) {
   if (h.slurm_job.empty()) return "–";
   return h.slurm_step.empty() ? h.slurm_job : h.slurm_job + "." + h.slurm_step;
@@ -78,12 +84,15 @@ void write_hosts_section(const Evidence& ev, std::ostream& out) {
     out << fmt::format(
         "<td>{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td>"
         "<td>{}</td><td>{}</td><td class=\"l\">{}</td></tr>\n",
-        h.block_requests, esc(h.devices.empty() ? "–" : join(h.devices)), esc(lost_text(h)),
+        esc(block_text(h)), esc(h.devices.empty() ? "–" : join(h.devices)), esc(lost_text(h)),
         esc(h.kernel.empty() ? "–" : h.kernel), esc(clock_text(h.clock_offset_ns)),
         esc(h.clock_error_ns ? human_seconds(static_cast<double>(*h.clock_error_ns) * 1e-9) : "–"),
         esc(slurm_text(h)));
   }
-  out << "</table><p class=\"note\">Layer columns: bytes read / written.</p></section>\n";
+  out << "</table><p class=\"note\">Layer columns: bytes read / written. Block requests "
+         "between its sessions: requests of its devices completed between two of its recording "
+         "sessions, while none was open (EZIOTRACE::OUTSIDE_WINDOWS::&lt;dev&gt;), in no "
+         "count of the archive.</p></section>\n";
 }
 
 }  // namespace ezio::analysis

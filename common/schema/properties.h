@@ -41,6 +41,11 @@ inline constexpr char kUnattributedBytesAtStart[] = "EZIOTRACE::UNATTRIBUTED_BYT
 inline constexpr char kUnattributedBytesAtEnd[] = "EZIOTRACE::UNATTRIBUTED_BYTES_AT_END";
 inline constexpr char kNotIssuedRequestsAtStart[] = "EZIOTRACE::NOT_ISSUED_REQUESTS_AT_START";
 inline constexpr char kNotIssuedRequestsAtEnd[] = "EZIOTRACE::NOT_ISSUED_REQUESTS_AT_END";
+// The device's own count of completed requests (/sys/block/<dev>/stat: reads + writes + discards
+// + flushes) read with the table at the session's start and end: what the device did in the
+// window, to compare with the session's requests + UNATTRIBUTED + NOT_ISSUED.
+inline constexpr char kDeviceRequestsAtStart[] = "EZIOTRACE::DEVICE_REQUESTS_AT_START";
+inline constexpr char kDeviceRequestsAtEnd[] = "EZIOTRACE::DEVICE_REQUESTS_AT_END";
 inline constexpr char kReclaimedPages[] = "EZIOTRACE::RECLAIMED_PAGES";
 
 // Of the machine (the system tree node): the recording.
@@ -53,6 +58,11 @@ inline constexpr char kLostOnCpuPrefix[] = "EZIOTRACE::LOST_ON_CPU::";  // + CPU
 inline constexpr char kRings[] = "EZIOTRACE::RINGS";                   // the session's ring buffers
 inline constexpr char kRingBytes[] = "EZIOTRACE::RING_BYTES";          // each one's size
 inline constexpr char kNotIssuedPrefix[] = "EZIOTRACE::NOT_ISSUED::";  // + device
+// On a host's node of a multi-host archive: the device's requests (unattributed + not issued) and
+// bytes its table counted between the host's sessions' windows, while none of them was open
+// (converters/hosts/device_windows.h): in no session's counts, said here rather than lost.
+inline constexpr char kOutsideWindowsPrefix[] = "EZIOTRACE::OUTSIDE_WINDOWS::";  // + device
+inline constexpr char kOutsideWindowsBytesPrefix[] = "EZIOTRACE::OUTSIDE_WINDOWS_BYTES::";
 inline constexpr char kStatus[] = "EZIOTRACE::STATUS";
 // Why the status is "interrupted": the signal the recorder received, or that eziotraced went away
 // (then nothing after it is recorded and the loss counters are unknown). Absent otherwise.
@@ -125,6 +135,12 @@ inline std::string unattributed_property(std::string_view device) {
 }
 inline std::string not_issued_property(std::string_view device) {
   return std::string(kNotIssuedPrefix).append(device);
+}
+inline std::string outside_windows_property(std::string_view device) {
+  return std::string(kOutsideWindowsPrefix).append(device);
+}
+inline std::string outside_windows_bytes_property(std::string_view device) {
+  return std::string(kOutsideWindowsBytesPrefix).append(device);
 }
 
 }  // namespace ezio::schema

@@ -80,4 +80,27 @@ DeviceCounts host_device_counts(const std::vector<DeviceWindow>& parts, std::str
   return best;
 }
 
+DeviceCounts host_device_gaps(const std::vector<DeviceWindow>& parts) {
+  std::map<uint64_t, std::vector<const DeviceWindow*>> tables;
+  for (const auto& w : parts) {
+    if (w.table != 0) tables[w.table].push_back(&w);
+  }
+  DeviceCounts gaps{};
+  for (const auto& [table, windows] : tables) {
+    for (size_t i = 0; i < gaps.size(); ++i) {
+      std::vector<std::pair<uint64_t, uint64_t>> ranges;
+      uint64_t first = UINT64_MAX, last = 0;
+      for (const auto* w : windows) {
+        if (w->end[i] < w->start[i]) continue;
+        ranges.emplace_back(w->start[i], w->end[i]);
+        first = std::min(first, w->start[i]);
+        last = std::max(last, w->end[i]);
+      }
+      if (ranges.empty()) continue;
+      gaps[i] += (last - first) - union_length(std::move(ranges));
+    }
+  }
+  return gaps;
+}
+
 }  // namespace ezio::converters

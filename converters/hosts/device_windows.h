@@ -42,4 +42,12 @@ uint64_t union_length(std::vector<std::pair<uint64_t, uint64_t>> ranges);
 // verbose output.
 DeviceCounts host_device_counts(const std::vector<DeviceWindow>& parts, std::string& rule);
 
+// The host's counts of one device that fell between its sessions' windows, while none was open:
+// per table, the span of its windows (the first start to the last end) less their union, summed
+// over the tables. The table counted those requests (no process of any session made them) but
+// no session took them, so they are in no count above: the merge writes them on the host's node
+// (EZIOTRACE::OUTSIDE_WINDOWS::<dev>) instead of losing them silently. Parts without a window
+// have no span and add nothing.
+DeviceCounts host_device_gaps(const std::vector<DeviceWindow>& parts);
+
 }  // namespace ezio::converters

@@ -80,6 +80,18 @@ void HostNode::count_devices() {
     std::string rule;
     device_counts[name] = host_device_counts(windows, rule);
     spdlog::debug("{}: {}: unattributed and not-issued requests: {}", first.host, name, rule);
+    if (std::none_of(windows.begin(), windows.end(),
+                     [](const DeviceWindow& w) { return w.table != 0; }))
+      continue;
+    const DeviceCounts gaps = host_device_gaps(windows);
+    device_gaps[name] = gaps;
+    if (gaps[0] + gaps[2] > 0) {
+      spdlog::warn(
+          "{}: {}: {} block requests ({} bytes) between its sessions' windows, outside "
+          "every recording (EZIOTRACE::OUTSIDE_WINDOWS::{})",
+          first.host, name, gaps[0] + gaps[2], gaps[1],
+          name.substr(std::string_view("block ").size()));
+    }
   }
 }
 
@@ -120,6 +132,12 @@ void write_host_properties(otf2::ArchiveWriter& w, const HostNode& host, HostTot
       v.uint64 = device_node_count(host, prop.name, v.uint64);
     }
     w.system_tree_node_property(host.node, prop.name, prop.type, v);
+  }
+  for (const auto& [location, gaps] : host.device_gaps) {
+    const std::string dev = location.substr(std::string_view("block ").size());
+    w.system_tree_node_property(host.node, schema::outside_windows_property(dev),
+                                gaps[0] + gaps[2]);
+    w.system_tree_node_property(host.node, schema::outside_windows_bytes_property(dev), gaps[1]);
   }
   clock_properties(w, host.node, host.first, host.clock_error_ns);
 }

@@ -47,6 +47,9 @@ struct HostNode {
   std::map<std::string, std::vector<DeviceWindow>> device_windows;
   // The host's counts of each device (count_devices()), by the location's name.
   std::map<std::string, DeviceCounts> device_counts;
+  // What each device's table counted between the host's windows (count_devices()), by the
+  // location's name; only devices of which some part has a window.
+  std::map<std::string, DeviceCounts> device_gaps;
   // Filled while writing: the node, its devices' location groups by name, the devices whose
   // counts are written (on the first of their locations).
   bool defined = false;
@@ -55,7 +58,8 @@ struct HostNode {
   std::set<std::string> device_counts_written;
 
   void add(const HostPart& p, const otf2::Definitions& d);
-  // Once every part is added: device_counts, each device's rule in the verbose output.
+  // Once every part is added: device_counts and device_gaps, each device's rule in the verbose
+  // output.
   void count_devices();
 };
 

@@ -216,6 +216,10 @@ void write_window(otf2::ArchiveWriter& w, OTF2_LocationRef location,
   w.location_property(location, schema::kUnattributedBytesAtEnd, end.bytes);
   w.location_property(location, schema::kNotIssuedRequestsAtStart, start.not_issued);
   w.location_property(location, schema::kNotIssuedRequestsAtEnd, end.not_issued);
+  if (start.device_read && end.device_read) {
+    w.location_property(location, schema::kDeviceRequestsAtStart, start.device);
+    w.location_property(location, schema::kDeviceRequestsAtEnd, end.device);
+  }
 }
 
 }  // namespace

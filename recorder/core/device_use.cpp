@@ -4,8 +4,11 @@
 #include <bpf/bpf.h>
 #include <fmt/format.h>
 
+#include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <thread>
+#include <vector>
 
 #include "record.h"
 #include "recorder/core/bpf_map_walk.h"
@@ -22,6 +25,23 @@ std::map<uint32_t, UnattributedIo> read_unattributed(int unattributed_fd) {
       out[dev] = {v.requests, v.bytes, v.not_issued};
   });
   return out;
+}
+
+void add_device_requests(std::map<uint32_t, UnattributedIo>& table) {
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator("/sys/dev/block", ec)) {
+    unsigned major = 0, minor = 0;
+    if (std::sscanf(e.path().filename().c_str(), "%u:%u", &major, &minor) != 2) continue;
+    std::ifstream in(e.path() / "stat");
+    std::vector<uint64_t> f;
+    for (uint64_t v; in >> v;) f.push_back(v);
+    if (f.size() < 11) continue;
+    // reads, writes completed; discards (4.18) and flushes (5.5) when the kernel counts them
+    uint64_t n = f[0] + f[4] + (f.size() > 11 ? f[11] : 0) + (f.size() > 15 ? f[15] : 0);
+    UnattributedIo& u = table[(major << 20) | minor];
+    u.device = n;
+    u.device_read = true;
+  }
 }
 
 uint64_t unattributed_table_id(int unattributed_fd) {

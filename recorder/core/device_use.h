@@ -17,6 +17,11 @@ struct UnattributedIo {
   uint64_t requests = 0;
   uint64_t bytes = 0;
   uint64_t not_issued = 0;  // ezio_block_unattributed.not_issued: anyone's
+  // The device's own count of the requests it completed (/sys/dev/block/M:m/stat: reads, writes,
+  // discards and flushes), read with the table (add_device_requests), so that a window says what
+  // the device did in it; 0 with device_read false when not read.
+  uint64_t device = 0;
+  bool device_read = false;
 };
 
 // The kernel table block_unattributed as a session found it at its start and left it at its end.
@@ -37,6 +42,10 @@ struct DeviceUse {
 // Reads the kernel table block_unattributed (bpf/block.bpf.h): per device, the requests no
 // session's thread caused.
 std::map<uint32_t, UnattributedIo> read_unattributed(int unattributed_fd);
+
+// Adds to `table` each block device's own count of completed requests (UnattributedIo::device),
+// every device the machine has (a device the table has not counted yet gets an entry of its own).
+void add_device_requests(std::map<uint32_t, UnattributedIo>& table);
 
 // An identifier of the table behind unattributed_fd, equal for every session that reads the same
 // one: the kernel's id of the map, which is unique while the machine runs, with the machine's

@@ -350,6 +350,7 @@ void KernelPrograms::set_layers(unsigned slot, const LayerSet& layers) {
 // since the programs loaded, and eziotraced's outlive many sessions: each reports its own change.
 void KernelPrograms::take_shared_baseline(unsigned slot) {
   unattributed_at_start_[slot] = read_unattributed(map_fd("block_unattributed"));
+  add_device_requests(unattributed_at_start_[slot]);
   global_drops_at_start_[slot] = read_drops(map_fd("drops"), kMaxSessions, 0);
 }
 
@@ -423,6 +424,7 @@ SessionTotals KernelPrograms::totals(unsigned slot) const {
   int unattributed = map_fd("block_unattributed");
   t.devices.window = {unattributed_table_id(unattributed), unattributed_at_start_[slot],
                       read_unattributed(unattributed)};
+  add_device_requests(t.devices.window.end);
   t.devices.unattributed = unattributed_since(t.devices.window.end, t.devices.window.start);
   t.lost[EZIO_LAYER_BLOCK] += unfinished_[slot];
   int reclaimed = map_fd("reclaimed");

@@ -8,15 +8,23 @@ namespace {
 
 nlohmann::json unattributed_json(const std::map<uint32_t, UnattributedIo>& table) {
   nlohmann::json un = nlohmann::json::array();
-  for (const auto& [dev, u] : table) un.push_back({dev, u.requests, u.bytes, u.not_issued});
+  for (const auto& [dev, u] : table) {
+    un.push_back(u.device_read ? nlohmann::json{dev, u.requests, u.bytes, u.not_issued, u.device}
+                               : nlohmann::json{dev, u.requests, u.bytes, u.not_issued});
+  }
   return un;
 }
 
 std::map<uint32_t, UnattributedIo> unattributed_from_json(const nlohmann::json& j) {
   std::map<uint32_t, UnattributedIo> table;
   for (const auto& u : j) {
-    table[u.at(0).get<uint32_t>()] = {u.at(1).get<uint64_t>(), u.at(2).get<uint64_t>(),
-                                      u.at(3).get<uint64_t>()};
+    UnattributedIo& io = table[u.at(0).get<uint32_t>()];
+    io = {u.at(1).get<uint64_t>(), u.at(2).get<uint64_t>(), u.at(3).get<uint64_t>()};
+    // The device's own count: an eziotraced older than it sends 4 values.
+    if (u.size() > 4) {
+      io.device = u.at(4).get<uint64_t>();
+      io.device_read = true;
+    }
   }
   return table;
 }

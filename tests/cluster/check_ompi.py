@@ -15,7 +15,8 @@ import os
 import re
 import sys
 
-from cluster_checks import Checks, node_properties, run_command, read_shared, step_archive
+from cluster_checks import (Checks, check_device_requests, node_properties, run_command,
+                            read_shared, step_archive, vda_windows)
 
 eziotrace, shared, name, stat_prefix, program = sys.argv[1:6]
 mpirun_on = sys.argv[7] if sys.argv[6:7] == ["--mpirun-on"] else ""
@@ -76,20 +77,10 @@ by_host = layer_rows("--by-host").get("layers", [])
 
 
 COUNTS = ("UNATTRIBUTED_REQUESTS", "NOT_ISSUED_REQUESTS")
-group_host = {m.group(1): m.group(2) for m in re.finditer(
-    r'^LOCATION_GROUP\s+(\d+)\s+Name: "[^"]+".*?Parent: "node::([^"]+)"', defs, re.M)}
-location_host = {m.group(1): group_host.get(m.group(2)) for m in re.finditer(
-    r'^LOCATION\s+(\d+)\s+Name: "block vda".*Group: "[^"]*" <(\d+)>', defs, re.M)}
-
-
 def windows(host):
     """The host's vda locations' window properties ({NAME_AT_START: n, ...}), those that have them."""
-    props = {}
-    for m in re.finditer(r'Location: "block vda" <(\d+)>, Name: "EZIOTRACE::(\w+_AT_(?:START|END))" '
-                         r'<\d+>, Type: UINT64, Value: (\d+)', defs):
-        if location_host.get(m.group(1)) == host:
-            props.setdefault(m.group(1), {})[m.group(2)] = int(m.group(3))
-    return [v for v in props.values() if all(k + e in v for k in COUNTS for e in ("_AT_START", "_AT_END"))]
+    return [v for v in vda_windows(defs, host)
+            if all(k + e in v for k in COUNTS for e in ("_AT_START", "_AT_END"))]
 
 
 def union(ranges):
@@ -109,19 +100,13 @@ def stat(host, when):
 
 
 for h in hosts:
-    # The device's requests, as check_step.py counts them: the ranks' (their Block rows), the
-    # others' during the recording (UNATTRIBUTED) and the empty flushes never issued (NOT_ISSUED).
+    # The device's requests (cluster_checks.check_device_requests): the ranks' (their Block
+    # rows), the others' during the recording and the empty flushes never issued.
     b = next((r for r in by_host if r["host"] == h and r["layer"] == "Block"), {})
-    p = node_properties(defs, h)
-    unattributed = int(p.get("EZIOTRACE::UNATTRIBUTED::vda", 0))
-    not_issued = int(p.get("EZIOTRACE::NOT_ISSUED::vda", 0))
     recorded = b.get("reads", 0) + b.get("writes", 0) + b.get("other", 0)
-    delta = stat(h, "after") - stat(h, "before")
     check(f"{h}: its ranks' 2 MiB of block writes under it ({b.get('write_bytes', 0)} B)",
           b.get("write_bytes", 0) >= 2 << 20)
-    check(f"{h}: block requests recorded {recorded} + unattributed {unattributed} + not issued "
-          f"{not_issued} = /sys/block/vda/stat's delta {delta}",
-          recorded + unattributed + not_issued == delta)
+    check_device_requests(check, name, h, defs, recorded, stat(h, "before"), stat(h, "after"))
 for h in hosts:
     # Each session's window of the node's table (its device location's values at its start and
     # end): their union is the host's count (docs/cluster.md, "Several parts of one host").

@@ -11,7 +11,8 @@ import json
 import os
 import sys
 
-from cluster_checks import Checks, node_properties, run_command, step_archive
+from cluster_checks import (Checks, check_device_requests, node_properties, run_command,
+                            step_archive)
 
 eziotrace, shared, name, stat_prefix = sys.argv[1:5]
 user = "--user" in sys.argv[5:]
@@ -71,21 +72,15 @@ for h in hosts:
               p.get("writes", 0) >= 16)
     if stat_prefix == "-":
         continue
-    # The device's requests: the rank's (its Block rows), the others' on that device during the
-    # recording (EZIOTRACE::UNATTRIBUTED::vda, counted on the host's node) and the empty PREFLUSH
-    # requests the block layer completed without issuing them, which the counters take for writes
-    # (EZIOTRACE::NOT_ISSUED::vda; docs/kernel-layers.md, "Flushes and the disk statistics").
+    # The device's requests (cluster_checks.check_device_requests): the rank's (its Block rows),
+    # the others' on that device during the recording and the empty PREFLUSH requests the block
+    # layer completed without issuing them (docs/kernel-layers.md, "Flushes and the disk
+    # statistics").
     b = row(h, "Block")
-    p = props(h)
-    unattributed = int(p.get("EZIOTRACE::UNATTRIBUTED::vda", 0))
-    not_issued = int(p.get("EZIOTRACE::NOT_ISSUED::vda", 0))
     recorded = b.get("reads", 0) + b.get("writes", 0) + b.get("other", 0)
-    delta = stat(h, "after") - stat(h, "before")
     check(f"{h}: its rank's block writes are under its host ({b.get('write_bytes', 0)} B)",
           b.get("writes", 0) >= 1 and b.get("write_bytes", 0) >= 1 << 20)
-    check(f"{h}: block requests recorded {recorded} + unattributed {unattributed} + not issued "
-          f"{not_issued} = /sys/block/vda/stat's delta {delta} (reads, writes, discards, flushes)",
-          recorded + unattributed + not_issued == delta)
+    check_device_requests(check, name, h, defs, recorded, stat(h, "before"), stat(h, "after"))
 rc, out = run(eziotrace, "layers", "--json", archive)
 inv = json.loads(out)["containment"][0]["inversions"] if rc == 0 else None
 check(f"no inverted nesting ({inv})", inv == 0)

@@ -52,3 +52,50 @@ def step_archive(check, shared, name):
     if not os.path.exists(archive):
         sys.exit(1)
     return archive
+
+
+def vda_windows(defs, host):
+    """Each of `host`'s "block vda" locations' *_AT_START/_AT_END properties, as {NAME: value}."""
+    group_host = dict(re.findall(
+        r'^LOCATION_GROUP\s+(\d+)\s+Name: "[^"]+".*?Parent: "node::([^"]+)"', defs, re.M))
+    location_host = {loc: group_host.get(g) for loc, g in re.findall(
+        r'^LOCATION\s+(\d+)\s+Name: "block vda".*Group: "[^"]*" <(\d+)>', defs, re.M)}
+    props = {}
+    for loc, key, value in re.findall(
+            r'Location: "block vda" <(\d+)>, Name: "EZIOTRACE::(\w+_AT_(?:START|END))" <\d+>, '
+            r'Type: UINT64, Value: (\d+)', defs):
+        if location_host.get(loc) == host:
+            props.setdefault(loc, {})[key] = int(value)
+    return list(props.values())
+
+
+def check_device_requests(check, name, host, defs, recorded, before, after):
+    """The host's vda requests in the archive against its /sys/block/vda/stat counts `before` and
+    `after` the step (reads + writes + discards + flushes): the requests of its sessions' Block
+    rows (`recorded`), the others' during them (UNATTRIBUTED::vda), the empty flushes never issued
+    (NOT_ISSUED::vda) and those between two of its sessions (OUTSIDE_WINDOWS::vda) equal the
+    device's own count from its first session's start to its last one's end, which each session
+    read with the table (DEVICE_REQUESTS_AT_START/_AT_END); what the device completed before
+    the first or after the last, when no session was open, is no recording's: measured and
+    printed. Without the device's counts (an older eziotraced), the whole delta."""
+    p = node_properties(defs, host)
+    counts = [int(p.get(f"EZIOTRACE::{k}::vda", 0))
+              for k in ("UNATTRIBUTED", "NOT_ISSUED", "OUTSIDE_WINDOWS")]
+    total = recorded + sum(counts)
+    text = (f"recorded {recorded} + unattributed {counts[0]} + not issued {counts[1]} + between "
+            f"sessions {counts[2]} = {total}")
+    w = [x for x in vda_windows(defs, host)
+         if "DEVICE_REQUESTS_AT_START" in x and "DEVICE_REQUESTS_AT_END" in x]
+    if not w:
+        check(f"{host}: block requests {text} = /sys/block/vda/stat's delta {after - before}",
+              total == after - before)
+        return
+    first = min(x["DEVICE_REQUESTS_AT_START"] for x in w)
+    last = max(x["DEVICE_REQUESTS_AT_END"] for x in w)
+    print(f"FIGURES - {name}: {host} vda requests: {first - before} before its first session, "
+          f"{last - first} from its first session's start to its last one's end, "
+          f"{after - last} after (stat delta {after - before})")
+    check(f"{host}: its sessions read the device's counts within the step's ({before} <= "
+          f"{first} <= {last} <= {after})", before <= first <= last <= after)
+    check(f"{host}: block requests {text} = the device's own count over its sessions "
+          f"{last - first}", total == last - first)

@@ -78,6 +78,27 @@ TEST(HostDeviceWindows, PartWithoutWindowKeepsTheLargestRule) {
   EXPECT_EQ(counts({window(0, 15), window(8, 23), old}), (DeviceCounts{23, 23 * 512, 11}));
 }
 
+TEST(HostDeviceWindows, GapsBetweenWindowsAreWhatNoSessionSaw) {
+  // 107..120 of the requests, 53..60 of the not-issued flushes: counted by the table while no
+  // session was open.
+  EXPECT_EQ(converters::host_device_gaps({window(100, 107), window(120, 126)}),
+            (DeviceCounts{13, 13 * 512, 7}));
+  EXPECT_EQ(converters::host_device_gaps({window(0, 15), window(8, 23)}), (DeviceCounts{}));
+  EXPECT_EQ(converters::host_device_gaps({window(4, 40), window(10, 20)}), (DeviceCounts{}));
+  EXPECT_EQ(converters::host_device_gaps({window(10, 20), window(20, 30)}), (DeviceCounts{}));
+  // Three sessions, two gaps (20..25, 30..40), one session nested in the last.
+  EXPECT_EQ(converters::host_device_gaps(
+                {window(40, 50), window(10, 20), window(25, 30), window(42, 44)})[0],
+            15u);
+  // Windows of two tables: each table's own gaps, never a gap between the tables.
+  EXPECT_EQ(converters::host_device_gaps({window(0, 10), window(1000, 1010, kTable + 1),
+                                          window(12, 20), window(1015, 1020, kTable + 1)})[0],
+            2u + 5);
+  // A part without a window has no span.
+  DeviceWindow old{"old", {30, 30 * 512, 20}, 0, {}, {}};
+  EXPECT_EQ(converters::host_device_gaps({window(10, 20), old}), (DeviceCounts{}));
+}
+
 TEST(HostDeviceWindows, WindowsOfDifferentTablesAreNotJoined) {
   // Two tables (two recorders that loaded their own programs): their counters are unrelated.
   EXPECT_EQ(counts({window(0, 15), window(1000, 1010, kTable + 1)}),
@@ -125,7 +146,7 @@ struct Merged {
 };
 
 Merged merge(const std::string& name, const std::vector<std::array<uint64_t, 3>>& parts,
-             bool rewrite) {
+             bool rewrite, fs::path* archive = nullptr) {
   const fs::path root = test::scratch_dir(name);
   std::vector<fs::path> given;
   for (size_t i = 0; i < parts.size(); ++i) {
@@ -137,6 +158,7 @@ Merged merge(const std::string& name, const std::vector<std::array<uint64_t, 3>>
   auto report = converters::merge_hosts(given, out, {}, "", rewrite);
   EXPECT_EQ(report.status, "complete");
   EXPECT_EQ(rewrite ? report.rewritten : report.assembled, parts.size());
+  if (archive) *archive = out / "eziotrace.otf2";
   otf2::Archive merged = otf2::read_archive(out / "eziotrace.otf2");
   const otf2::Definitions& d = merged.defs;
   Merged m;
@@ -163,6 +185,31 @@ TEST(MergeHostsWindows, OneHostsSessionsCountTheUnionOnBothPaths) {
     EXPECT_EQ(m.location[schema::kNotIssuedRequests], 11u) << rewrite;
     EXPECT_EQ(m.location[schema::kUnattributedRequestsAtStart], 10u + 18 + 20) << rewrite;
   }
+}
+
+TEST(MergeHostsWindows, RequestsBetweenSessionsAreWrittenAndShown) {
+  for (bool rewrite : {false, true}) {
+    // Windows 10..15 and 20..30 (not issued 5..7 and 10..15): 5 requests and 3 not-issued
+    // flushes between the two sessions, in neither's counts.
+    fs::path archive;
+    Merged m = merge(fmt::format("merge_hosts_gap_{}", rewrite), {{10, 15, 5}, {20, 30, 10}},
+                     rewrite, &archive);
+    EXPECT_EQ(m.node["EZIOTRACE::UNATTRIBUTED::sda"], 15u) << rewrite;
+    EXPECT_EQ(m.node["EZIOTRACE::OUTSIDE_WINDOWS::sda"], 5u + 3) << rewrite;
+    EXPECT_EQ(m.node["EZIOTRACE::OUTSIDE_WINDOWS_BYTES::sda"], 5u * 4096) << rewrite;
+    test::Run layers = test::eziotrace({"layers", archive.string(), "--by-host", "--json"});
+    ASSERT_EQ(layers.status, 0) << layers.err;
+    const auto rows = nlohmann::json::parse(layers.out)["outside_windows"];
+    ASSERT_EQ(rows.size(), 1u) << rows;
+    EXPECT_EQ(rows[0]["host"], "node1");
+    EXPECT_EQ(rows[0]["device"], "sda");
+    EXPECT_EQ(rows[0]["requests"], 8);
+    EXPECT_EQ(rows[0]["bytes"], 5 * 4096);
+  }
+  // Overlapping windows: 0 written, so that the archive says none fell outside.
+  Merged m = merge("merge_hosts_no_gap", {{10, 25, 15}, {18, 33, 15}}, false);
+  EXPECT_EQ(m.node["EZIOTRACE::OUTSIDE_WINDOWS::sda"], 0u);
+  EXPECT_EQ(m.node.count("EZIOTRACE::OUTSIDE_WINDOWS::sda"), 1u);
 }
 
 TEST(MergeHostsWindows, AnOldPartKeepsTheLargestPartsRule) {

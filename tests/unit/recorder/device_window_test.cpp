@@ -35,6 +35,37 @@ TEST(DeviceWindow, CarriedInEziotracedsTotals) {
   EXPECT_EQ(back.devices.unattributed.at(kDev).requests, 15u);
 }
 
+// The device's own count of completed requests, read with the table at both ends.
+UnattributedWindow window_with_device_counts() {
+  UnattributedWindow w = some_window();
+  w.start[kDev].device = 100;
+  w.start[kDev].device_read = true;
+  w.end[kDev].device = 142;
+  w.end[kDev].device_read = true;
+  return w;
+}
+
+TEST(DeviceWindow, CarriesTheDevicesOwnCounts) {
+  service::Totals t;
+  t.devices.window = window_with_device_counts();
+  service::Totals back = service::totals_from_json(service::totals_to_json(t));
+  EXPECT_EQ(back.devices.window.start.at(kDev).device, 100u);
+  EXPECT_TRUE(back.devices.window.start.at(kDev).device_read);
+  EXPECT_EQ(back.devices.window.end.at(kDev).device, 142u);
+  EXPECT_FALSE(back.devices.window.end.at(kDev + 1).device_read);  // not read: not sent
+}
+
+TEST(DeviceWindow, ReadsEveryBlockDevicesCount) {
+  // This machine has block devices (loop devices at least); each gets its count, whatever the
+  // table holds, and a device's entry of the table keeps its values.
+  std::map<uint32_t, UnattributedIo> table = {{kDev, {7, 512, 1}}};
+  add_device_requests(table);
+  size_t read = 0;
+  for (const auto& [dev, u] : table) read += u.device_read;
+  EXPECT_GE(read, 1u);
+  EXPECT_EQ(table.at(kDev).requests, 7u);
+}
+
 TEST(DeviceWindow, AnOlderEziotracedSendsNone) {
   auto j = service::totals_to_json({});
   j.erase("window");
@@ -77,6 +108,13 @@ TEST(DeviceWindow, WrittenOnTheSessionsDeviceLocation) {
   EXPECT_EQ(p[schema::kUnattributedBytesAtEnd], 9u * 4096);
   EXPECT_EQ(p[schema::kNotIssuedRequestsAtStart], 3u);
   EXPECT_EQ(p[schema::kNotIssuedRequestsAtEnd], 5u);
+  EXPECT_FALSE(p.contains(schema::kDeviceRequestsAtStart));  // not read: not written
+  s.devices().window = window_with_device_counts();
+  auto with = test::scratch_dir("device_window_counts");
+  write_kernel_archive(with, s, info());
+  p = device_properties(with);
+  EXPECT_EQ(p[schema::kDeviceRequestsAtStart], 100u);
+  EXPECT_EQ(p[schema::kDeviceRequestsAtEnd], 142u);
 }
 
 TEST(DeviceWindow, NoneWrittenWhenTheTableIsNotKnown) {
