@@ -15,7 +15,8 @@ import os
 import re
 import sys
 
-from cluster_checks import Checks, node_properties, run_command, read_shared, step_archive
+from cluster_checks import (Checks, block_count_checks, node_properties, run_command, read_shared,
+                            step_archive)
 
 eziotrace, shared, name, stat_prefix, program = sys.argv[1:6]
 mpirun_on = sys.argv[7] if sys.argv[6:7] == ["--mpirun-on"] else ""
@@ -103,25 +104,7 @@ def union(ranges):
     return total
 
 
-def stat(host, when):
-    v = [int(x) for x in read(f"{stat_prefix}.{host}.{when}").split()]
-    return v[0] + v[4] + v[11] + v[15]  # reads, writes, discards, flushes completed
-
-
-for h in hosts:
-    # The device's requests, as check_step.py counts them: the ranks' (their Block rows), the
-    # others' during the recording (UNATTRIBUTED) and the empty flushes never issued (NOT_ISSUED).
-    b = next((r for r in by_host if r["host"] == h and r["layer"] == "Block"), {})
-    p = node_properties(defs, h)
-    unattributed = int(p.get("EZIOTRACE::UNATTRIBUTED::vda", 0))
-    not_issued = int(p.get("EZIOTRACE::NOT_ISSUED::vda", 0))
-    recorded = b.get("reads", 0) + b.get("writes", 0) + b.get("other", 0)
-    delta = stat(h, "after") - stat(h, "before")
-    check(f"{h}: its ranks' 2 MiB of block writes under it ({b.get('write_bytes', 0)} B)",
-          b.get("write_bytes", 0) >= 2 << 20)
-    check(f"{h}: block requests recorded {recorded} + unattributed {unattributed} + not issued "
-          f"{not_issued} = /sys/block/vda/stat's delta {delta}",
-          recorded + unattributed + not_issued == delta)
+block_count_checks(check, defs, by_host, hosts, shared, stat_prefix)
 for h in hosts:
     # Each session's window of the node's table (its device location's values at its start and
     # end): their union is the host's count (docs/cluster.md, "Several parts of one host").

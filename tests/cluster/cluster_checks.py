@@ -52,3 +52,26 @@ def step_archive(check, shared, name):
     if not os.path.exists(archive):
         sys.exit(1)
     return archive
+
+
+def block_count_checks(check, defs, by_host, hosts, shared, stat_prefix):
+    """Each host's block requests, as check_step.py counts them: its ranks' (their Block rows of
+    `layers --by-host`), the others' during the recording (UNATTRIBUTED) and the empty flushes
+    never issued (NOT_ISSUED), equal to its disk's counters' delta (STAT_PREFIX.HOST.before and
+    .after, /sys/block/vda/stat read just before and after the step); its 2 ranks' 2 MiB written."""
+    def stat(host, when):
+        v = [int(x) for x in read_shared(shared, f"{stat_prefix}.{host}.{when}").split()]
+        return v[0] + v[4] + v[11] + v[15]  # reads, writes, discards, flushes completed
+
+    for h in hosts:
+        b = next((r for r in by_host if r["host"] == h and r["layer"] == "Block"), {})
+        p = node_properties(defs, h)
+        unattributed = int(p.get("EZIOTRACE::UNATTRIBUTED::vda", 0))
+        not_issued = int(p.get("EZIOTRACE::NOT_ISSUED::vda", 0))
+        recorded = b.get("reads", 0) + b.get("writes", 0) + b.get("other", 0)
+        delta = stat(h, "after") - stat(h, "before")
+        check(f"{h}: its ranks' 2 MiB of block writes under it ({b.get('write_bytes', 0)} B)",
+              b.get("write_bytes", 0) >= 2 << 20)
+        check(f"{h}: block requests recorded {recorded} + unattributed {unattributed} + not "
+              f"issued {not_issued} = /sys/block/vda/stat's delta {delta}",
+              recorded + unattributed + not_issued == delta)
