@@ -3,6 +3,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <set>
+
 #include "common/command.h"
 #include "common/error.h"
 #include "common/output_dir.h"
@@ -12,6 +14,7 @@
 #include "converters/eztrace/environment.h"
 #include "converters/eztrace/mpi_detect.h"
 #include "converters/eztrace/run_merge.h"
+#include "converters/eztrace/sidecar.h"
 #include "recorder/session/launcher.h"
 #include "recorder/session/privileges.h"
 
@@ -52,13 +55,30 @@ void record_task_with_eztrace(const recorder::RecordOptions& rec,
 
 std::vector<fs::path> merge_user_layers(const std::vector<fs::path>& parts,
                                         const fs::path& trace_dir, std::vector<HostPart>& absent) {
+  // Each part's ranks (their EZTrace locations in the job's one archive): in another part's
+  // merge they are known to be elsewhere, not left out.
+  std::vector<std::set<OTF2_LocationRef>> ranks(parts.size());
+  for (size_t i = 0; i < parts.size(); ++i) {
+    try {
+      for (const Sidecar& s : read_sidecars(parts[i] / kAlignmentDirName)) {
+        for (const auto& t : s.threads) ranks[i].insert(t.location);
+      }
+    } catch (const std::exception&) {
+      // Its own merge says what is wrong with it; the others then report its ranks.
+    }
+  }
   std::vector<fs::path> merged;
-  for (const auto& part : parts) {
+  for (size_t i = 0; i < parts.size(); ++i) {
+    const fs::path& part = parts[i];
+    std::set<OTF2_LocationRef> elsewhere;
+    for (size_t j = 0; j < parts.size(); ++j) {
+      if (j != i) elsewhere.insert(ranks[j].begin(), ranks[j].end());
+    }
     fs::path out = part;
     out += ".merged";
     try {
       Staging staging(out, false);
-      MergeSummary s = merge_recorded(trace_dir, part, staging.dir(), "");
+      MergeSummary s = merge_recorded(trace_dir, part, staging.dir(), "", elsewhere);
       fs::copy_file(part / kClockFileName, staging.dir() / kClockFileName);
       staging.publish();
       if (s.report.violations)

@@ -80,6 +80,7 @@ struct MergeSources {
   std::vector<std::filesystem::path> own;
   ArchiveCandidates candidates;  // where each image's EZTrace archive may be
   const char* given = nullptr;   // `eziotrace merge`'s EZTRACE_ARCHIVE: it must hold a trace
+  std::set<OTF2_LocationRef> elsewhere;  // EZTrace locations of other parts' ranks
 };
 
 // With no EZTrace archive at all the result is the kernel archive, rewritten without EZTrace's own
@@ -99,8 +100,9 @@ MergeSummary merge_from(MergeSources sources, const std::filesystem::path& kerne
   }
   auto load = [&] {
     // The merge's temporary files go next to its output, on its file system.
-    auto inputs = load_eztrace_inputs(images, sources.candidates, warnings,
-                                      std::filesystem::absolute(out_dir).parent_path());
+    auto inputs =
+        load_eztrace_inputs(images, sources.candidates, warnings,
+                            std::filesystem::absolute(out_dir).parent_path(), sources.elsewhere);
     // An archive given that cannot be read is the trace of its processes all the same.
     if (given && inputs.traces.empty() && inputs.unreadable.empty()) {
       for (const auto& w : warnings) spdlog::warn("{}", w);
@@ -125,16 +127,20 @@ MergeSummary finish_eztrace(const EztraceSetup& setup, const std::filesystem::pa
                             std::unique_ptr<EventStore> kernel_events) {
   warn_unused_modules(setup.modules, setup.sidecar_dir);
   // EZTRACE_TRACE_DIR is private to the run: everything in it is EZTrace's.
-  MergeSources sources{setup.sidecar_dir, {setup.trace_dir}, [](const Sidecar& s) {
-                         return std::vector{s.trace_dir() / "eztrace_log.otf2"};
-                       }};
+  MergeSources sources{
+      setup.sidecar_dir,
+      {setup.trace_dir},
+      [](const Sidecar& s) { return std::vector{s.trace_dir() / "eztrace_log.otf2"}; },
+      nullptr,
+      {}};
   return merge_from(std::move(sources), kernel_anchor, out_dir, std::move(kernel_events));
 }
 
 MergeSummary merge_recorded(const std::filesystem::path& eztrace,
                             const std::filesystem::path& kernel_anchor,
                             const std::filesystem::path& out_dir,
-                            const std::filesystem::path& sidecar_dir) {
+                            const std::filesystem::path& sidecar_dir,
+                            const std::set<OTF2_LocationRef>& elsewhere) {
   std::filesystem::path kernel = given_kernel(kernel_anchor);
   // The EZTrace directory: the argument, or the one holding the <prog>_trace it names.
   std::filesystem::path base = std::filesystem::absolute(eztrace);
@@ -170,6 +176,7 @@ MergeSummary merge_recorded(const std::filesystem::path& eztrace,
   for (const auto& a : given.anchors) sources.own.push_back(a.parent_path());
   sources.candidates = candidates_in(given);
   sources.given = eztrace.c_str();
+  sources.elsewhere = elsewhere;
   return merge_from(std::move(sources), kernel, out_dir);
 }
 

@@ -7,6 +7,7 @@
 //   // summary.report.violations, summary.anchor (= out_dir/eziotrace.otf2)
 #include <filesystem>
 #include <memory>
+#include <set>
 
 #include "converters/eztrace/environment.h"
 #include "converters/merge/merge.h"
@@ -31,9 +32,12 @@ MergeSummary finish_eztrace(const EztraceSetup& setup, const std::filesystem::pa
 // <prog>_trace directories; kernel = eziotrace.otf2 or its directory; sidecar_dir empty = the
 // kernel archive's eziotrace-alignment (eziotrace record), else <EZTrace directory>/
 // eziotrace-alignment.
+// elsewhere: EZTrace locations of ranks that other parts of the same job hold (the merge of one
+// host's part, converters/cluster/user_layers.h): not reported as belonging to no process.
 MergeSummary merge_recorded(const std::filesystem::path& eztrace,
                             const std::filesystem::path& kernel_anchor,
                             const std::filesystem::path& out_dir,
-                            const std::filesystem::path& sidecar_dir);
+                            const std::filesystem::path& sidecar_dir,
+                            const std::set<OTF2_LocationRef>& elsewhere = {});
 
 }  // namespace ezio::converters

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <functional>
 
 #include "common/error.h"
 
@@ -69,27 +70,30 @@ bool CommMapper::one_job(const Locations& all) {
   return std::all_of(holders.begin(), holders.end(), [](int n) { return n <= 1; });
 }
 
+CommMapper::GroupKey CommMapper::group_key(const Definitions& defs, const Input& in,
+                                           size_t index) const {
+  if (index >= defs.groups.size()) {
+    // A comm without its group: OTF2 wants one, so it gets an empty self group.
+    return {"", OTF2_GROUP_TYPE_COMM_SELF, OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, {}};
+  }
+  const GroupDef& g = defs.groups[index];
+  OTF2_GroupType type = g.type;
+  std::vector<uint64_t> members = g.members;
+  uint64_t base = in.rank_base.count(g.paradigm) ? in.rank_base.at(g.paradigm) : 0;
+  if (type == OTF2_GROUP_TYPE_COMM_LOCATIONS) {
+    // Referred to as a communicator's group: all its ranks.
+    type = OTF2_GROUP_TYPE_COMM_GROUP;
+    for (size_t i = 0; i < members.size(); ++i) members[i] = base + i;
+  } else if (type == OTF2_GROUP_TYPE_COMM_GROUP) {
+    for (uint64_t& m : members) m += base;
+  }
+  return {defs.str(g.name), type, g.paradigm, g.flags, std::move(members)};
+}
+
 otf2::Ref CommMapper::group_at(const Definitions& defs, size_t index) {
   Input& in = input(defs);
   if (auto it = in.groups.find(index); it != in.groups.end()) return it->second;
-  GroupKey key;
-  if (index >= defs.groups.size()) {
-    // A comm without its group: OTF2 wants one, so it gets an empty self group.
-    key = {"", OTF2_GROUP_TYPE_COMM_SELF, OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, {}};
-  } else {
-    const GroupDef& g = defs.groups[index];
-    OTF2_GroupType type = g.type;
-    std::vector<uint64_t> members = g.members;
-    uint64_t base = in.rank_base.count(g.paradigm) ? in.rank_base.at(g.paradigm) : 0;
-    if (type == OTF2_GROUP_TYPE_COMM_LOCATIONS) {
-      // Referred to as a communicator's group: all its ranks.
-      type = OTF2_GROUP_TYPE_COMM_GROUP;
-      for (size_t i = 0; i < members.size(); ++i) members[i] = base + i;
-    } else if (type == OTF2_GROUP_TYPE_COMM_GROUP) {
-      for (uint64_t& m : members) m += base;
-    }
-    key = {defs.str(g.name), type, g.paradigm, g.flags, std::move(members)};
-  }
+  GroupKey key = group_key(defs, in, index);
   auto found = group_ids_.find(key);
   if (found == group_ids_.end()) {
     const auto& [name, type, paradigm, flags, members] = key;
@@ -105,6 +109,11 @@ otf2::Ref CommMapper::comm_at(const Definitions& defs, size_t index) {
   if (index >= defs.comms.size()) return OTF2_UNDEFINED_COMM;
   Input& in = input(defs);
   if (auto it = in.comms.find(index); it != in.comms.end()) return it->second;
+  if (index < in.identity.size() && !in.identity[index].empty()) {
+    // One job's communicator: the first part's definition of it, for every part.
+    const auto [first, at] = first_.at(in.identity[index]);
+    if (first != &defs || at != index) return in.comms[index] = comm_at(*first, at);
+  }
   const CommDef& c = defs.comms[index];
   in.visiting.insert(index);
   otf2::Ref group = group_at(defs, c.group_index);
@@ -140,6 +149,7 @@ void CommMapper::define_locations(
   for (const auto& [paradigm, all] : locations_) {
     std::vector<uint64_t> members;
     if (one_job(all)) {
+      one_job_.insert(paradigm);
       // Rank i is the location of the input holding it; a rank no input holds (its host's part
       // is missing) keeps the first input's stand-in, so that the ranks stay in place.
       for (size_t i = 0; i < all.parts.front().members.size(); ++i) {
@@ -161,6 +171,57 @@ void CommMapper::define_locations(
                                        OTF2_GROUP_FLAG_NONE, std::move(members)),
                               size};
     ++locations_written_;
+  }
+  identify_job_comms();
+}
+
+void CommMapper::identify_job_comms() {
+  if (one_job_.empty()) return;
+  for (const Definitions* defs : order_) {
+    Input& in = inputs_.at(defs);
+    const auto& comms = defs->comms;
+    // What a comm is within its part: its group's type, paradigm and ranks; and its parent.
+    std::vector<std::vector<uint64_t>> local(comms.size());
+    std::vector<size_t> parent(comms.size(), SIZE_MAX);
+    for (size_t i = 0; i < comms.size(); ++i) {
+      const CommDef& c = comms[i];
+      if (c.group_index >= defs->groups.size() ||
+          !one_job_.count(defs->groups[c.group_index].paradigm)) {
+        continue;
+      }
+      const auto [name, type, paradigm, flags, members] = group_key(*defs, in, c.group_index);
+      local[i] = {uint64_t(type), uint64_t(paradigm), members.size()};
+      local[i].insert(local[i].end(), members.begin(), members.end());
+      if (c.parent != OTF2_UNDEFINED_COMM && c.parent != c.id) {
+        parent[i] = first_with_id(comms, c.parent);
+      }
+    }
+    in.identity.assign(comms.size(), {});
+    std::vector<int> state(comms.size(), 0);  // 1: being identified (a parent cycle), 2: done
+    std::function<void(size_t)> identify = [&](size_t i) {
+      if (state[i]) return;
+      state[i] = 1;
+      if (!local[i].empty()) {
+        // Its place among the part's comms alike (ids grow in the order a rank creates them).
+        uint64_t ordinal = 0;
+        for (size_t j = 0; j < comms.size(); ++j) {
+          ordinal += local[j] == local[i] && parent[j] == parent[i] &&
+                     std::pair(comms[j].id, j) < std::pair(comms[i].id, i);
+        }
+        std::vector<uint64_t> id = local[i];
+        id.push_back(ordinal);
+        const size_t p = parent[i];
+        if (p != SIZE_MAX && state[p] != 1) identify(p);
+        const std::vector<uint64_t> none;
+        const auto& of_parent = p != SIZE_MAX && state[p] == 2 ? in.identity[p] : none;
+        id.push_back(of_parent.size());
+        id.insert(id.end(), of_parent.begin(), of_parent.end());
+        first_.try_emplace(id, defs, i);
+        in.identity[i] = std::move(id);
+      }
+      state[i] = 2;
+    };
+    for (size_t i = 0; i < comms.size(); ++i) identify(i);
   }
 }
 

@@ -17,7 +17,11 @@
 // hosts (merge-hosts' parts: each lists every rank of the job, its own ranks as locations of its
 // own, the others' as locations it only names): then rank i of the one COMM_LOCATIONS group is
 // the location of the one input that holds rank i, every input's COMM_GROUPs keep their ranks,
-// and one job's communicator, defined by every part, is written once (de-duplicated by content).
+// and one job's communicator is written once, whatever each part names it or numbers it: a
+// communicator is known by its ranks, its parent, and its place among the part's communicators of
+// the same ranks and parent (MPI creates communicators collectively, in one order on every
+// member), so that MPI_COMM_WORLD, an MPI_Comm_dup or an MPI_Comm_split's piece that the hosts'
+// parts define under other names or ids is one communicator, written as the first part names it.
 #include <functional>
 #include <map>
 #include <set>
@@ -66,7 +70,11 @@ class CommMapper {
     std::map<OTF2_Paradigm, uint64_t> rank_base;
     std::map<size_t, otf2::Ref> comms, groups;  // by index into defs.comms / defs.groups
     std::set<size_t> visiting;                  // comms being mapped: breaks parent cycles
+    // Per comm of a paradigm that is one job's: what it is known by across the parts (empty:
+    // mapped by content, as in a single input).
+    std::vector<std::vector<uint64_t>> identity;
   };
+  using GroupKey = std::tuple<std::string, int, int, int, std::vector<uint64_t>>;
   struct Locations {
     std::string name;
     struct Part {
@@ -81,13 +89,19 @@ class CommMapper {
   static bool one_job(const Locations& all);
   Input& input(const Definitions& defs);  // registered, and locations defined
   otf2::Ref group_at(const Definitions& defs, size_t index);
+  GroupKey group_key(const Definitions& defs, const Input& in, size_t index) const;
+  // Input::identity of every comm of every input; and which comm defines each identity first.
+  void identify_job_comms();
+  std::vector<uint64_t> identity_of(const Definitions& defs, Input& in, size_t index,
+                                    std::map<size_t, std::vector<uint64_t>>& local);
 
   otf2::ArchiveWriter& w_;
   std::map<const Definitions*, Input> inputs_;
   std::vector<const Definitions*> order_;  // as registered
   std::map<OTF2_Paradigm, Locations> locations_;
-  using GroupKey = std::tuple<std::string, int, int, int, std::vector<uint64_t>>;
   std::map<GroupKey, otf2::Ref> group_ids_;
+  std::set<OTF2_Paradigm> one_job_;  // paradigms whose inputs are one job's ranks
+  std::map<std::vector<uint64_t>, std::pair<const Definitions*, size_t>> first_;  // by identity
   std::map<std::tuple<std::string, otf2::Ref, otf2::Ref>, otf2::Ref> comm_ids_;
   size_t locations_written_ = 0;
   std::map<OTF2_Paradigm, std::pair<otf2::Ref, uint64_t>> located_ids_;  // COMM_LOCATIONS, size

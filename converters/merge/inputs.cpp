@@ -112,7 +112,8 @@ EztraceInputs load_eztrace_inputs(const std::filesystem::path& sidecar_dir,
 EztraceInputs load_eztrace_inputs(const std::vector<Sidecar>& images,
                                   const ArchiveCandidates& candidates,
                                   std::vector<std::string>& warnings,
-                                  const std::filesystem::path& temp_dir) {
+                                  const std::filesystem::path& temp_dir,
+                                  const std::set<OTF2_LocationRef>& elsewhere) {
   // EZTrace names the archive after the program only: processes of one program that share a
   // trace directory share it (MPI ranks; others overwrite each other's).
   std::map<std::filesystem::path, std::vector<const Sidecar*>> by_archive;
@@ -181,7 +182,7 @@ EztraceInputs load_eztrace_inputs(const std::vector<Sidecar>& images,
       out.push_back({*s, archive, std::move(own)});
     }
     for (OTF2_LocationRef loc : all) {
-      if (seen.count(loc)) continue;
+      if (seen.count(loc) || elsewhere.count(loc)) continue;
       auto ev = archive->locations.find(loc);
       warnings.push_back(fmt::format(
           "{}: EZTrace location {} belongs to no process with alignment data; its {} events are "

@@ -5,6 +5,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -50,11 +51,14 @@ using ArchiveCandidates = std::function<std::vector<std::filesystem::path>(const
 // Finds the EZTrace archive of every image that exited (candidates: where to look) and reads it
 // (its events into a temporary file in temp_dir: next to the merge's output).
 // Images whose archive is missing are reported in warnings and skipped; those whose archive
-// cannot be read are reported in warnings and returned as unreadable, never thrown for.
+// cannot be read are reported in warnings and returned as unreadable, never thrown for. A
+// location of a shared (MPI) archive that no image owns is reported in warnings, unless it is in
+// elsewhere: a rank that another part of the same job holds (the merge of one host's part).
 EztraceInputs load_eztrace_inputs(const std::vector<Sidecar>& images,
                                   const ArchiveCandidates& candidates,
                                   std::vector<std::string>& warnings,
-                                  const std::filesystem::path& temp_dir);
+                                  const std::filesystem::path& temp_dir,
+                                  const std::set<OTF2_LocationRef>& elsewhere = {});
 // The same for the records of sidecar_dir, each archive where the image wrote it.
 EztraceInputs load_eztrace_inputs(
     const std::filesystem::path& sidecar_dir, std::vector<std::string>& warnings,

@@ -8,21 +8,28 @@ events nested in their user calls (0 inversions per host), the MPI messages betw
 received after they were sent (`eziotrace check`: 0 violations), each host's clock error reported;
 each rank once (no stand-in of another host's rank) and one MPI_COMM_WORLD holding every rank, on
 both hosts (docs/cluster.md, "One job's communicators").
-  check_layers.py EZIOTRACE SHARED_DIR NAME RANKS   (exit 1 when a check fails)"""
+With --stat PREFIX (two ranks per host): each host's block requests equal its disk's counters'
+delta over the step (PREFIX.HOST.before/after, as check_ompi.py).
+  check_layers.py EZIOTRACE SHARED_DIR NAME RANKS [--stat PREFIX]   (exit 1 when a check fails)"""
 import json
 import os
 import re
 import sys
 
-from cluster_checks import Checks, run_command, step_archive
+from cluster_checks import Checks, block_count_checks, read_shared, run_command, step_archive
 
 eziotrace, shared, name, ranks = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+stat_prefix = sys.argv[6] if sys.argv[5:6] == ["--stat"] else ""
 hosts = ["node1", "node2"]
 check = Checks(name)
 run = run_command
 
 
 archive = step_archive(check, shared, name)
+# Each host's merge knows the other hosts' ranks to be in their parts: it does not say they belong
+# to no process (converters/cluster/user_layers.cpp).
+said = [l for l in read_shared(shared, name + ".out").splitlines() if "belongs to no process" in l]
+check(f"no rank of another host said to belong to no process ({said[:2]})", not said)
 rc, defs, _ = run("otf2-print", "-G", archive)
 check("otf2-print reads its definitions", rc == 0)
 # Each process (location group) and the system tree node it is under.
@@ -92,6 +99,8 @@ for p, layers in sorted(app.items()):
 for h in hosts:
     on = [p for p in app if host_of.get(p) == h]
     check(f"{h}: {ranks // 2} rank(s) under it ({on})", len(on) == ranks // 2)
+if stat_prefix:
+    block_count_checks(check, name, defs, by_host, hosts, shared, stat_prefix)
 rc, out, err = run(eziotrace, "check", "--json", archive)
 j = json.loads(out) if out.strip().startswith("{") else {}
 check(f"check's hosts: {[h.get('host') for h in j.get('hosts', [])]}",

@@ -15,8 +15,8 @@ import os
 import re
 import sys
 
-from cluster_checks import (Checks, check_device_requests, node_properties, run_command,
-                            read_shared, step_archive, vda_windows)
+from cluster_checks import (Checks, block_count_checks, node_properties, run_command, read_shared,
+                            step_archive, vda_windows)
 
 eziotrace, shared, name, stat_prefix, program = sys.argv[1:6]
 mpirun_on = sys.argv[7] if sys.argv[6:7] == ["--mpirun-on"] else ""
@@ -94,19 +94,7 @@ def union(ranges):
     return total
 
 
-def stat(host, when):
-    v = [int(x) for x in read(f"{stat_prefix}.{host}.{when}").split()]
-    return v[0] + v[4] + v[11] + v[15]  # reads, writes, discards, flushes completed
-
-
-for h in hosts:
-    # The device's requests (cluster_checks.check_device_requests): the ranks' (their Block
-    # rows), the others' during the recording and the empty flushes never issued.
-    b = next((r for r in by_host if r["host"] == h and r["layer"] == "Block"), {})
-    recorded = b.get("reads", 0) + b.get("writes", 0) + b.get("other", 0)
-    check(f"{h}: its ranks' 2 MiB of block writes under it ({b.get('write_bytes', 0)} B)",
-          b.get("write_bytes", 0) >= 2 << 20)
-    check_device_requests(check, name, h, defs, recorded, stat(h, "before"), stat(h, "after"))
+block_count_checks(check, name, defs, by_host, hosts, shared, stat_prefix)
 for h in hosts:
     # Each session's window of the node's table (its device location's values at its start and
     # end): their union is the host's count (docs/cluster.md, "Several parts of one host").

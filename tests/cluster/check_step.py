@@ -8,11 +8,10 @@ no inverted nesting.
   check_step.py EZIOTRACE SHARED_DIR NAME STAT_PREFIX|- [--user]   (exit 1 when a check fails;
   -: no counters to compare)"""
 import json
-import os
 import sys
 
-from cluster_checks import (Checks, check_device_requests, node_properties, run_command,
-                            step_archive)
+from cluster_checks import (Checks, check_device_requests, device_stat_requests, node_properties,
+                            run_command, step_archive)
 
 eziotrace, shared, name, stat_prefix = sys.argv[1:5]
 user = "--user" in sys.argv[5:]
@@ -59,8 +58,7 @@ def row(host, layer):
 
 
 def stat(host, when):
-    v = [int(x) for x in open(os.path.join(shared, f"{stat_prefix}.{host}.{when}")).read().split()]
-    return v[0] + v[4] + v[11] + v[15]  # reads, writes, discards, flushes completed
+    return device_stat_requests(shared, stat_prefix, host, when)
 
 
 for h in hosts:

@@ -99,3 +99,23 @@ def check_device_requests(check, name, host, defs, recorded, before, after):
           f"{first} <= {last} <= {after})", before <= first <= last <= after)
     check(f"{host}: block requests {text} = the device's own count over its sessions "
           f"{last - first}", total == last - first)
+
+
+def device_stat_requests(shared, stat_prefix, host, when):
+    """The requests /sys/block/vda/stat says the host's disk completed (reads, writes, discards,
+    flushes), as the step's job saved it in STAT_PREFIX.HOST.before or .after."""
+    v = [int(x) for x in read_shared(shared, f"{stat_prefix}.{host}.{when}").split()]
+    return v[0] + v[4] + v[11] + v[15]
+
+
+def block_count_checks(check, name, defs, by_host, hosts, shared, stat_prefix):
+    """Each host's block requests, its ranks' being their Block rows of `layers --by-host`, as
+    check_device_requests counts them; its ranks' 2 MiB written under it."""
+    for h in hosts:
+        b = next((r for r in by_host if r["host"] == h and r["layer"] == "Block"), {})
+        recorded = b.get("reads", 0) + b.get("writes", 0) + b.get("other", 0)
+        check(f"{h}: its ranks' 2 MiB of block writes under it ({b.get('write_bytes', 0)} B)",
+              b.get("write_bytes", 0) >= 2 << 20)
+        check_device_requests(check, name, h, defs, recorded,
+                              device_stat_requests(shared, stat_prefix, h, "before"),
+                              device_stat_requests(shared, stat_prefix, h, "after"))

@@ -36,7 +36,8 @@ void call(ArchiveWriter& w, Ref region, uint64_t t0, uint64_t t1, Record record)
 }  // namespace
 
 std::filesystem::path write_mpi_part(const std::filesystem::path& dir, const std::string& host,
-                                     int rank, bool point_to_point, int64_t offset_ns) {
+                                     int rank, bool point_to_point, int64_t offset_ns,
+                                     bool own_names) {
   std::filesystem::create_directories(dir);
   ArchiveWriter w(dir);
   Ref node = w.system_tree_node(host, "machine");
@@ -60,8 +61,19 @@ std::filesystem::path write_mpi_part(const std::filesystem::path& dir, const std
                       {uint64_t(rank)});
   Ref self = w.group("", OTF2_GROUP_TYPE_COMM_SELF, OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, {});
   Ref world = w.comm("MPI_COMM_WORLD", all);
-  Ref dup = w.comm("comm dup", all, world);
-  Ref split = w.comm("comm split", alone, world);
+  uint64_t numbered = uint64_t(rank) * kEztraceRankStride;
+  auto name = [&](const char* alike) {
+    return own_names ? "MPI_COMM_" + std::to_string(++numbered) : std::string(alike);
+  };
+  Ref dup = OTF2_UNDEFINED_COMM, split = OTF2_UNDEFINED_COMM, dup2 = OTF2_UNDEFINED_COMM,
+      of_dup = OTF2_UNDEFINED_COMM;
+  if (own_names && rank == 1) split = w.comm(name("comm split"), alone, world);
+  dup = w.comm(name("comm dup"), all, world);
+  if (own_names) {
+    dup2 = w.comm(name("comm dup 2"), all, world);
+    of_dup = w.comm(name("comm of dup"), all, dup);
+  }
+  if (split == OTF2_UNDEFINED_COMM) split = w.comm(name("comm split"), alone, world);
   Ref comm_self = w.comm("MPI_Comm_Self", self);
   // EZTrace's POSIX handles name MPI_Comm_Self (docs/merge.md).
   Ref posix = w.io_paradigm("posix", "POSIX I/O", OTF2_IO_PARADIGM_CLASS_SERIAL,
@@ -88,14 +100,19 @@ std::filesystem::path write_mpi_part(const std::filesystem::path& dir, const std
     call(w, send, 2000, 2100,
          [&](OTF2_EvtWriter* e) { OTF2_EvtWriter_MpiSend(e, nullptr, 2010, 0, dup, 8, 4); });
   }
-  call(w, barrier, 5000, 5100, [&](OTF2_EvtWriter* e) {
-    OTF2_EvtWriter_MpiCollectiveBegin(e, nullptr, 5000);
-    OTF2_EvtWriter_MpiCollectiveEnd(e, nullptr, 5100, OTF2_COLLECTIVE_OP_BARRIER, split,
-                                    OTF2_UNDEFINED_UINT32, 0, 0);
-  });
+  auto barrier_on = [&](Ref comm, uint64_t t) {
+    call(w, barrier, t, t + 100, [&](OTF2_EvtWriter* e) {
+      OTF2_EvtWriter_MpiCollectiveBegin(e, nullptr, t);
+      OTF2_EvtWriter_MpiCollectiveEnd(e, nullptr, t + 100, OTF2_COLLECTIVE_OP_BARRIER, comm,
+                                      OTF2_UNDEFINED_UINT32, 0, 0);
+    });
+  };
+  barrier_on(split, 5000);
+  // Every communicator used, so that the rewrite defines it too.
+  if (own_names) barrier_on(dup2, 6000), barrier_on(of_dup, 7000);
   otf2::Clock clock;
   clock.global_offset = 400;
-  clock.trace_length = 4700;
+  clock.trace_length = own_names ? 6700 : 4700;
   w.clock(clock);
   w.close();
   if (host != "node1") write_clock_file(dir, host, offset_ns);

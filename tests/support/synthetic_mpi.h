@@ -18,8 +18,14 @@ namespace ezio::test {
 // sends (tag 8, "comm dup") at 2000-2100, received by rank 0 in 3000-3400; both then run a
 // barrier on their split communicator at 5000-5100 (without point_to_point, only the barrier).
 // A host other than "node1" gets a clock file to "node1" of offset_ns (node1's clock minus its
-// own: its events offset_ns later on node1's timeline). Returns the part's directory.
+// own: its events offset_ns later on node1's timeline). own_names: each part names its
+// sub-communicators as EZTrace's ranks number them, "MPI_COMM_<rank * 1073741823 + n>", rank 1
+// defining its split before its dup, and both parts add a second dup of MPI_COMM_WORLD ("comm
+// dup 2" or its number) and a communicator of both ranks whose parent is the first dup ("comm of
+// dup", or its number), on each of which both run a barrier (at 6000-6100 and 7000-7100).
+// Returns the part's directory.
 std::filesystem::path write_mpi_part(const std::filesystem::path& dir, const std::string& host,
-                                     int rank, bool point_to_point = true, int64_t offset_ns = 0);
+                                     int rank, bool point_to_point = true, int64_t offset_ns = 0,
+                                     bool own_names = false);
 
 }  // namespace ezio::test

@@ -4,6 +4,7 @@
 // events.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -53,6 +54,36 @@ TEST(MergeMpi, ARankMergedAloneOwnsOnlyItsOwnLocations) {
     for (const auto& t : image.threads) own.push_back(t.location);
     EXPECT_EQ(in[0].locations, own) << image.pid;
     EXPECT_EQ(in[0].locations.size(), 1u) << image.pid;
+  }
+}
+
+// The other rank's locations belong to no process of a rank's merge alone: said, unless they are
+// known to be another part's (converters/cluster/user_layers.cpp gives each host's merge the
+// other hosts' ranks), as a rank whose part is missing is still said to be left out.
+TEST(MergeMpi, ARankMergedAloneSaysNothingOfRanksKnownElsewhere) {
+  const auto& f = mpi_traced_run();
+  std::vector<converters::Sidecar> images;
+  for (auto& image : converters::read_sidecars(f.setup.sidecar_dir)) {
+    if (image.exited) images.push_back(std::move(image));
+  }
+  ASSERT_EQ(images.size(), 2u);
+  auto left_out = [&](const converters::Sidecar& image, const std::set<OTF2_LocationRef>& known) {
+    std::vector<std::string> warnings;
+    converters::load_eztrace_inputs(
+        {image},
+        [](const converters::Sidecar& s) {
+          return std::vector{s.trace_dir() / "eztrace_log.otf2"};
+        },
+        warnings, f.dir, known);
+    return std::count_if(warnings.begin(), warnings.end(), [](const std::string& w) {
+      return w.find("belongs to no process") != std::string::npos;
+    });
+  };
+  for (size_t i = 0; i < 2; ++i) {
+    std::set<OTF2_LocationRef> other;
+    for (const auto& t : images[1 - i].threads) other.insert(t.location);
+    EXPECT_EQ(left_out(images[i], {}), long(other.size())) << images[i].pid;
+    EXPECT_EQ(left_out(images[i], other), 0) << images[i].pid;
   }
 }
 
