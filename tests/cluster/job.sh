@@ -26,16 +26,21 @@ once_more() {
 }
 step hostname srun -N 2 hostname
 # MPICH over TCP between the nodes, started by slurmstepd through PMI-2.
-step mpi srun -N 2 -n 2 --mpi=pmi2 ./mpi_node_io /mnt/disk
+mpi_run() { step mpi srun -N 2 -n 2 --mpi=pmi2 ./mpi_node_io /mnt/disk; }
+once_more mpi mpi_run
 # Per-node recording, the simplest way: each task records its own rank through its node's
 # eziotraced (this user is in group eziotrace; no root), one archive per rank (docs/cluster.md).
 # Each measures its clock against node1's at its start and end (--clock-ref): 2 ranks x 2.
-timeout 300 eziotrace clock serve --port 7472 --connections 4 > clock-ref.out 2>&1 &
-ref=$!
-step record srun -N 2 -n 2 --mpi=pmi2 bash -c \
-  'exec eziotrace record --clock-ref node1:7472 -o "rec.$SLURM_PROCID" -- ./mpi_node_io /mnt/disk'
-wait $ref
-echo $? > clock-ref.rc
+record_run() {
+  rm -rf rec.*
+  timeout 300 eziotrace clock serve --port 7472 --connections 4 > clock-ref.out 2>&1 &
+  local ref=$!
+  step record srun -N 2 -n 2 --mpi=pmi2 bash -c \
+    'exec eziotrace record --clock-ref node1:7472 -o "rec.$SLURM_PROCID" -- ./mpi_node_io /mnt/disk'
+  wait $ref
+  echo $? > clock-ref.rc
+}
+once_more record record_run
 # The same job recorded by one command (docs/cluster.md): each task run by srun under its node's
 # eziotraced, the parts merged into one archive when the step ends. What earlier steps left dirty
 # on the disks is written first; each disk's counters are read just before and after the step, so
