@@ -23,6 +23,20 @@ std::string file_bytes(const std::filesystem::path& p) {
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
+// Two merged archives hold the same files, byte for byte, but their anchors (which hold their
+// creation time).
+void expect_same_files(const std::filesystem::path& a, const std::filesystem::path& b) {
+  size_t compared = 0;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(a)) {
+    if (!entry.is_regular_file() || entry.path().extension() == ".otf2") continue;
+    auto other = b / std::filesystem::relative(entry.path(), a);
+    ASSERT_TRUE(std::filesystem::exists(other)) << other;
+    EXPECT_TRUE(file_bytes(entry.path()) == file_bytes(other)) << other << " differs";
+    ++compared;
+  }
+  EXPECT_GT(compared, 2u);
+}
+
 TEST(Merge, RunProducesTwoProcessesWithAlignmentData) {
   const auto& f = traced_run();
   ASSERT_EQ(f.inputs.size(), 2u);  // io_threads and the exec'd io_child
@@ -58,16 +72,7 @@ TEST(Merge, KernelEventsFromTheWritersCopyMergeIntoTheSameArchive) {
   EXPECT_GT(tapped.kernel_events, 0u);
   EXPECT_TRUE(tapped.kernel_events_recorded);  // the copy was used, the archive not decoded
   EXPECT_FALSE(decoded.kernel_events_recorded);
-  // Every file but the anchor, which holds its creation time.
-  size_t compared = 0;
-  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir / "decoded")) {
-    if (!entry.is_regular_file() || entry.path().extension() == ".otf2") continue;
-    auto other = dir / "tapped" / std::filesystem::relative(entry.path(), dir / "decoded");
-    ASSERT_TRUE(std::filesystem::exists(other)) << other;
-    EXPECT_TRUE(file_bytes(entry.path()) == file_bytes(other)) << other << " differs";
-    ++compared;
-  }
-  EXPECT_GT(compared, 2u);
+  expect_same_files(dir / "decoded", dir / "tapped");
 }
 
 // eziotrace run without --keep-parts: the recorder's copy is the only one (no event file in the
@@ -93,15 +98,7 @@ TEST(Merge, KernelEventsOnlyInTheWritersCopyMergeIntoTheSameArchive) {
   EXPECT_TRUE(tapped.kernel_events_recorded);
   EXPECT_EQ(decoded.kernel_events, tapped.kernel_events);
   EXPECT_GT(tapped.kernel_events, 0u);
-  size_t compared = 0;
-  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir / "decoded")) {
-    if (!entry.is_regular_file() || entry.path().extension() == ".otf2") continue;
-    auto other = dir / "tapped" / std::filesystem::relative(entry.path(), dir / "decoded");
-    ASSERT_TRUE(std::filesystem::exists(other)) << other;
-    EXPECT_TRUE(file_bytes(entry.path()) == file_bytes(other)) << other << " differs";
-    ++compared;
-  }
-  EXPECT_GT(compared, 2u);
+  expect_same_files(dir / "decoded", dir / "tapped");
   // A copy that does not hold the archive's events cannot be replaced by them: a clear failure.
   auto empty = std::make_unique<converters::EventStore>(dir);
   try {
