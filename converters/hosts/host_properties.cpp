@@ -50,7 +50,25 @@ std::string incomplete_recording(const otf2::Definitions& d) {
                      reason.empty() ? "" : " (" + reason + ")");
 }
 
-bool is_device_name(const std::string& name) { return name.starts_with("block "); }
+namespace {
+
+// A device's location is named "block <dev>" (recorder/archive/block_archive.cpp).
+constexpr std::string_view kDeviceLocationPrefix = "block ";
+
+std::string device_of(const std::string& location) {
+  return location.substr(kDeviceLocationPrefix.size());
+}
+
+// Whether some part read the device's table at its start and end: the windows, not the largest
+// part, then say what the host counted.
+bool has_window(const std::vector<DeviceWindow>& windows) {
+  return std::any_of(windows.begin(), windows.end(),
+                     [](const DeviceWindow& w) { return w.table != 0; });
+}
+
+}  // namespace
+
+bool is_device_name(const std::string& name) { return name.starts_with(kDeviceLocationPrefix); }
 
 void HostNode::add(const HostPart& p, const otf2::Definitions& d) {
   if (parts++ == 0) first = p;
@@ -80,17 +98,14 @@ void HostNode::count_devices() {
     std::string rule;
     device_counts[name] = host_device_counts(windows, rule);
     spdlog::debug("{}: {}: unattributed and not-issued requests: {}", first.host, name, rule);
-    if (std::none_of(windows.begin(), windows.end(),
-                     [](const DeviceWindow& w) { return w.table != 0; }))
-      continue;
+    if (!has_window(windows)) continue;
     const DeviceCounts gaps = host_device_gaps(windows);
     device_gaps[name] = gaps;
     if (gaps[0] + gaps[2] > 0) {
       spdlog::warn(
           "{}: {}: {} block requests ({} bytes) between its sessions' windows, outside "
           "every recording (EZIOTRACE::OUTSIDE_WINDOWS::{})",
-          first.host, name, gaps[0] + gaps[2], gaps[1],
-          name.substr(std::string_view("block ").size()));
+          first.host, name, gaps[0] + gaps[2], gaps[1], device_of(name));
     }
   }
 }
@@ -104,12 +119,9 @@ uint64_t device_node_count(const HostNode& host, const std::string& name, uint64
   for (auto [prefix, i] : {std::pair<std::string_view, size_t>{schema::kUnattributedPrefix, 0},
                            {schema::kNotIssuedPrefix, 2}}) {
     if (!name.starts_with(prefix)) continue;
-    const std::string location = "block " + name.substr(prefix.size());
+    const std::string location = std::string(kDeviceLocationPrefix) + name.substr(prefix.size());
     auto windows = host.device_windows.find(location);
-    if (windows == host.device_windows.end() ||
-        std::none_of(windows->second.begin(), windows->second.end(),
-                     [](const DeviceWindow& w) { return w.table != 0; }))
-      return largest;
+    if (windows == host.device_windows.end() || !has_window(windows->second)) return largest;
     return host.device_counts.at(location)[i];
   }
   return largest;
@@ -134,7 +146,7 @@ void write_host_properties(otf2::ArchiveWriter& w, const HostNode& host, HostTot
     w.system_tree_node_property(host.node, prop.name, prop.type, v);
   }
   for (const auto& [location, gaps] : host.device_gaps) {
-    const std::string dev = location.substr(std::string_view("block ").size());
+    const std::string dev = device_of(location);
     w.system_tree_node_property(host.node, schema::outside_windows_property(dev),
                                 gaps[0] + gaps[2]);
     w.system_tree_node_property(host.node, schema::outside_windows_bytes_property(dev), gaps[1]);

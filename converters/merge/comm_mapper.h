@@ -92,8 +92,6 @@ class CommMapper {
   GroupKey group_key(const Definitions& defs, const Input& in, size_t index) const;
   // Input::identity of every comm of every input; and which comm defines each identity first.
   void identify_job_comms();
-  std::vector<uint64_t> identity_of(const Definitions& defs, Input& in, size_t index,
-                                    std::map<size_t, std::vector<uint64_t>>& local);
 
   otf2::ArchiveWriter& w_;
   std::map<const Definitions*, Input> inputs_;

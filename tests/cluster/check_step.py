@@ -57,10 +57,6 @@ def row(host, layer):
     return next((r for r in rows if r["host"] == host and r["layer"] == layer), {})
 
 
-def stat(host, when):
-    return device_stat_requests(shared, stat_prefix, host, when)
-
-
 for h in hosts:
     w = row(h, "Syscall").get("writes", 0)
     check(f"{h}: its rank's 16 writes of 64 KiB at least (syscall layer: {w})", w >= 16)
@@ -78,7 +74,9 @@ for h in hosts:
     recorded = b.get("reads", 0) + b.get("writes", 0) + b.get("other", 0)
     check(f"{h}: its rank's block writes are under its host ({b.get('write_bytes', 0)} B)",
           b.get("writes", 0) >= 1 and b.get("write_bytes", 0) >= 1 << 20)
-    check_device_requests(check, name, h, defs, recorded, stat(h, "before"), stat(h, "after"))
+    check_device_requests(check, name, h, defs, recorded,
+                          device_stat_requests(shared, stat_prefix, h, "before"),
+                          device_stat_requests(shared, stat_prefix, h, "after"))
 rc, out = run(eziotrace, "layers", "--json", archive)
 inv = json.loads(out)["containment"][0]["inversions"] if rc == 0 else None
 check(f"no inverted nesting ({inv})", inv == 0)
