@@ -38,7 +38,7 @@ th,td{padding:5px 8px;border-bottom:1px solid var(--line);text-align:right;verti
 th{background:#f0f3f7;font-weight:600;color:#394357}
 td.l,th.l{text-align:left}
 td.probe{overflow-wrap:anywhere}
-td.nw{white-space:nowrap}
+.nw{white-space:nowrap}
 td.path{font-family:ui-monospace,"DejaVu Sans Mono",monospace;font-size:12px;word-break:break-all;
 text-align:left}
 .grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(170px,1fr));gap:10px}

@@ -32,7 +32,8 @@ class PartCopy : public otf2::EventVisitor {
 
 void write_part(const std::filesystem::path& anchor, const std::string& host,
                 const std::function<bool(Ref group)>& mine, const std::filesystem::path& dir,
-                const std::map<std::string, std::string>& properties) {
+                const std::map<std::string, std::string>& properties,
+                const std::map<std::string, uint64_t>& device_properties) {
   otf2::ArchiveReader reader(anchor);
   const otf2::Definitions& d = reader.defs();
   otf2::ArchiveWriter w(dir);
@@ -61,7 +62,10 @@ void write_part(const std::filesystem::path& anchor, const std::string& host,
     }
   }
   for (const auto& [id, l] : d.locations) {
-    if (groups.count(l.group)) w.location(id, d.str(l.name), l.type, groups[l.group]);
+    if (!groups.count(l.group)) continue;
+    w.location(id, d.str(l.name), l.type, groups[l.group]);
+    if (!d.str(l.name).starts_with("block ")) continue;
+    for (const auto& [name, value] : device_properties) w.location_property(id, name, value);
   }
   PartCopy copy(w, map);
   otf2::ReadOptions options;
@@ -79,7 +83,8 @@ void write_part(const std::filesystem::path& anchor, const std::string& host,
 std::vector<std::filesystem::path> split_hosts(
     const std::filesystem::path& anchor, const std::vector<std::string>& hosts,
     const std::function<size_t(const std::string& group)>& host_of,
-    const std::filesystem::path& out, const std::map<std::string, std::string>& properties) {
+    const std::filesystem::path& out, const std::map<std::string, std::string>& properties,
+    const std::map<std::string, uint64_t>& device_properties) {
   otf2::ArchiveReader reader(anchor);
   const otf2::Definitions& d = reader.defs();
   std::vector<std::filesystem::path> dirs;
@@ -93,7 +98,7 @@ std::vector<std::filesystem::path> split_hosts(
           size_t h = g == d.location_groups.end() ? 0 : host_of(d.str(g->second.name));
           return h == i;
         },
-        dirs.back(), properties);
+        dirs.back(), properties, device_properties);
   }
   return dirs;
 }

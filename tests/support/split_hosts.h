@@ -15,11 +15,14 @@ namespace ezio::test {
 
 // Writes <out>/<hosts[i]>/eziotrace.otf2 for each host; host_of(group name) gives the index of the
 // host of each location group (locations of no group go to the first host); `properties` are
-// added to every part's node (what another recorder would write there: Slurm ids). One host
-// renames an archive's host. Returns the parts' directories.
+// added to every part's node (what another recorder would write there: Slurm ids), and
+// `device_properties` to every block device's location (a session's window of the node's table,
+// as several sessions of one host would have written it). One host renames an archive's host.
+// Returns the parts' directories.
 std::vector<std::filesystem::path> split_hosts(
     const std::filesystem::path& anchor, const std::vector<std::string>& hosts,
     const std::function<size_t(const std::string& group)>& host_of,
-    const std::filesystem::path& out, const std::map<std::string, std::string>& properties = {});
+    const std::filesystem::path& out, const std::map<std::string, std::string>& properties = {},
+    const std::map<std::string, uint64_t>& device_properties = {});
 
 }  // namespace ezio::test

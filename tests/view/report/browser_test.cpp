@@ -12,6 +12,7 @@
 #include <fstream>
 #include <regex>
 
+#include "common/schema/properties.h"
 #include "recorded_suite.h"
 #include "split_hosts.h"
 #include "synthetic.h"
@@ -225,6 +226,30 @@ TEST_F(BrowserTest, Hdf5DatasetsReport) {
             std::string::npos);
 }
 
+// The ids of the page's sections whose content is wider than what a 1400-pixel window shows of
+// them (a table poking out of its card, or scrolled so that its last columns are hidden), as
+// Chromium lays the page out: a copy of the page measures itself.
+std::vector<std::string> overflowing_sections(const fs::path& page) {
+  const fs::path probe = page.parent_path() / "overflow-probe.html";
+  std::string html = ezio::test::read_text(page);
+  const size_t body = html.rfind("</body>");
+  EXPECT_NE(body, std::string::npos);
+  html.insert(body == std::string::npos ? html.size() : body,
+              "<script>document.body.dataset.overflowing=[...document.querySelectorAll('section')]"
+              ".filter(s=>[s,...s.querySelectorAll('div')].some(e=>e.scrollWidth>e.clientWidth))"
+              ".map(s=>s.id).join(' ')</script>");
+  std::ofstream(probe) << html;
+  ezio::test::Run r =
+      chromium({"--window-size=1400,4200", "--dump-dom", "file://" + probe.string()});
+  static const std::regex attr(R"re(data-overflowing="([^"]*)")re");
+  std::smatch m;
+  EXPECT_TRUE(std::regex_search(r.out, m, attr)) << "the probe did not run: " << r.err;
+  std::vector<std::string> ids;
+  std::istringstream in(m.size() > 1 ? m[1].str() : "");
+  for (std::string id; in >> id;) ids.push_back(id);
+  return ids;
+}
+
 // A clock file as `record --clock-ref node1` writes it.
 void clock_file(const fs::path& dir, const std::string& host, int64_t offset_ns, int64_t error) {
   json m = {{"offset_ns", offset_ns}, {"error_ns", error}, {"at_ns", 0}, {"rounds", 200}};
@@ -232,8 +257,41 @@ void clock_file(const fs::path& dir, const std::string& host, int64_t offset_ns,
       << json{{"reference", "node1"}, {"host", host}, {"start", m}, {"end", m}}.dump();
 }
 
-// Two recordings as two hosts of one Slurm job (split_hosts renames each and adds the Slurm ids
-// the recording side writes), merged: one row per host with what each recorded.
+// A session's window of the node's table (recorder/archive/block_archive.cpp): `start` and `end`
+// unattributed requests of 4 KiB, no not-issued flush.
+std::map<std::string, uint64_t> window(uint64_t start, uint64_t end) {
+  namespace s = ezio::schema;
+  return {{s::kUnattributedTable, 7},
+          {s::kUnattributedRequestsAtStart, start},
+          {s::kUnattributedRequestsAtEnd, end},
+          {s::kUnattributedBytesAtStart, start * 4096},
+          {s::kUnattributedBytesAtEnd, end * 4096},
+          {s::kNotIssuedRequestsAtStart, 0},
+          {s::kNotIssuedRequestsAtEnd, 0}};
+}
+
+// The cells' text of a host's row of the hosts section, as read: a line break a space, other
+// tags left out.
+std::vector<std::string> host_cells(const std::string& html, const std::string& host) {
+  static const std::regex row_re(R"re(<tr data-host="(\w+)">(.*?)</tr>)re");
+  static const std::regex cell_re(R"re(<td[^>]*>(.*?)</td>)re");
+  static const std::regex br_re("<br>"), tag_re("<[^>]*>");
+  std::vector<std::string> cells;
+  for (std::sregex_iterator it(html.begin(), html.end(), row_re), end; it != end; ++it) {
+    if ((*it)[1] != host) continue;
+    const std::string row = (*it)[2];
+    for (std::sregex_iterator c(row.begin(), row.end(), cell_re); c != end; ++c) {
+      cells.push_back(
+          std::regex_replace(std::regex_replace((*c)[1].str(), br_re, " "), tag_re, ""));
+    }
+  }
+  return cells;
+}
+
+// Three recordings as two hosts of one Slurm job (split_hosts renames each and adds the Slurm ids
+// the recording side writes), merged: one row per host with what each recorded. node1 has two
+// sessions (two tasks) whose windows leave 5 requests of its disk between them: its block
+// requests say so.
 TEST_F(BrowserTest, HostsOfAMergedJob) {
   const fs::path a = record({EZIO_DEMO, data_dir("host-a").string()}, "host-a", false);
   const fs::path b =
@@ -242,39 +300,43 @@ TEST_F(BrowserTest, HostsOfAMergedJob) {
   const std::map<std::string, std::string> slurm = {{"EZIOTRACE::SLURM_JOB_ID", "4242"},
                                                     {"EZIOTRACE::SLURM_STEP_ID", "0"}};
   auto all = [](const std::string&) { return size_t{0}; };
-  const fs::path p1 = ezio::test::split_hosts(a, {"node1"}, all, dir / "p", slurm)[0];
+  const fs::path p1a =
+      ezio::test::split_hosts(a, {"node1"}, all, dir / "a", slurm, window(10, 15))[0];
+  const fs::path p1b =
+      ezio::test::split_hosts(b, {"node1"}, all, dir / "b", slurm, window(20, 30))[0];
   const fs::path p2 = ezio::test::split_hosts(b, {"node2"}, all, dir / "p", slurm)[0];
-  clock_file(p1, "node1", 0, 4'000);
+  clock_file(p1a, "node1", 0, 4'000);
+  clock_file(p1b, "node1", 0, 4'000);
   clock_file(p2, "node2", -6'657'093'473, 303'000);
   const fs::path merged = dir / "job";
-  auto r = ezio::test::eziotrace({"merge-hosts", p1.string(), p2.string(), "-o", merged.string()});
+  auto r = ezio::test::eziotrace(
+      {"merge-hosts", p1a.string(), p1b.string(), p2.string(), "-o", merged.string()});
   ASSERT_EQ(r.status, 0) << r.err;
   check_page(merged / "eziotrace.otf2", "hosts", false, true);
   const std::string html = dom(merged / "report.html");
   const std::string kernel = ezio::test::must_run({"uname", "-r"});
   for (const char* host : {"node1", "node2"}) {
     SCOPED_TRACE(host);
-    static const std::regex row_re(R"re(<tr data-host="(\w+)">(.*?)</tr>)re");
-    std::string row;
-    for (std::sregex_iterator it(html.begin(), html.end(), row_re), end; it != end; ++it) {
-      if ((*it)[1] == host) row = (*it)[2];
-    }
-    ASSERT_FALSE(row.empty()) << "no row for the host";
-    std::vector<std::string> cells;
-    static const std::regex cell_re(R"re(<td[^>]*>([^<]*)</td>)re");
-    for (std::sregex_iterator it(row.begin(), row.end(), cell_re), end; it != end; ++it) {
-      cells.push_back((*it)[1]);
-    }
-    ASSERT_GE(cells.size(), 11u) << row;
+    const std::vector<std::string> cells = host_cells(html, host);
+    ASSERT_GE(cells.size(), 11u) << "no row for the host, or a short one";
     EXPECT_EQ(cells[0], host);
     EXPECT_GE(std::stoi(cells[1]), 1) << "processes that did the application's I/O";
     EXPECT_EQ(cells[2], "0") << "ranks: recorded without EZTrace";
-    EXPECT_NE(row.find("block "), std::string::npos) << "its device";
-    EXPECT_NE(row.find(kernel.substr(0, kernel.find_first_of(" \n"))), std::string::npos);
+    const std::string& requests = cells[cells.size() - 7];
+    const std::regex expected(host == std::string("node1") ? R"re(\d+ \+5 between its sessions)re"
+                                                           : R"re(\d+)re");
+    EXPECT_TRUE(std::regex_match(requests, expected)) << requests;
+    EXPECT_EQ(cells[cells.size() - 6].substr(0, 4), "loop") << "its device, by its name";
+    EXPECT_NE(cells[cells.size() - 4].find(kernel.substr(0, kernel.find_first_of(" \n"))),
+              std::string::npos);
     EXPECT_EQ(cells.back(), "4242.0");
     const std::string clock = cells[cells.size() - 3] + " " + cells[cells.size() - 2];
     EXPECT_EQ(clock, host == std::string("node1") ? "0 4.000 us" : "−6.657 s 303.000 us");
   }
+  const std::vector<std::string> wide = overflowing_sections(merged / "report.html");
+  EXPECT_EQ(std::count(wide.begin(), wide.end(), "hosts"), 0) << "the hosts table is cut off";
+  // What a person reads under the table says what the figure is.
+  EXPECT_NE(html.find("Block requests between its sessions"), std::string::npos);
 }
 
 TEST(ReportBadInput, ClearMessageNoPage) {
