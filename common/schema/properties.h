@@ -46,6 +46,10 @@ inline constexpr char kNotIssuedRequestsAtEnd[] = "EZIOTRACE::NOT_ISSUED_REQUEST
 // window, to compare with the session's requests + UNATTRIBUTED + NOT_ISSUED.
 inline constexpr char kDeviceRequestsAtStart[] = "EZIOTRACE::DEVICE_REQUESTS_AT_START";
 inline constexpr char kDeviceRequestsAtEnd[] = "EZIOTRACE::DEVICE_REQUESTS_AT_END";
+// And the bytes of those requests (its sectors read, written and discarded, times 512): absent
+// from parts of an eziotraced of session 35.
+inline constexpr char kDeviceBytesAtStart[] = "EZIOTRACE::DEVICE_BYTES_AT_START";
+inline constexpr char kDeviceBytesAtEnd[] = "EZIOTRACE::DEVICE_BYTES_AT_END";
 inline constexpr char kReclaimedPages[] = "EZIOTRACE::RECLAIMED_PAGES";
 
 // Of the machine (the system tree node): the recording.

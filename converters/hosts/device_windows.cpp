@@ -26,10 +26,22 @@ DeviceWindow device_window(const otf2::Definitions& d, OTF2_LocationRef location
       {schema::kNotIssuedRequestsAtStart, &w.start[2]},
       {schema::kNotIssuedRequestsAtEnd, &w.end[2]},
   };
+  const std::map<std::string, uint64_t*> device = {
+      {schema::kDeviceRequestsAtStart, &w.device_start[0]},
+      {schema::kDeviceRequestsAtEnd, &w.device_end[0]},
+      {schema::kDeviceBytesAtStart, &w.device_start[1]},
+      {schema::kDeviceBytesAtEnd, &w.device_end[1]},
+  };
+  size_t device_fields = 0;
   for (const auto& p : d.location_properties) {
     if (p.location != location || p.type != OTF2_TYPE_UINT64) continue;
     if (auto f = fields.find(d.str(p.name)); f != fields.end()) *f->second = p.value.uint64;
+    if (auto f = device.find(d.str(p.name)); f != device.end()) {
+      *f->second = p.value.uint64;
+      ++device_fields;
+    }
   }
+  w.device_read = device_fields == device.size();
   return w;
 }
 
@@ -80,7 +92,42 @@ DeviceCounts host_device_counts(const std::vector<DeviceWindow>& parts, std::str
   return best;
 }
 
+namespace {
+
+// The span of the ranges (the first start to the last end) less their union; 0 for none.
+uint64_t gaps_between(const std::vector<std::pair<uint64_t, uint64_t>>& ranges) {
+  uint64_t first = UINT64_MAX, last = 0;
+  for (const auto& [a, b] : ranges) {
+    first = std::min(first, a);
+    last = std::max(last, b);
+  }
+  return ranges.empty() ? 0 : (last - first) - union_length(ranges);
+}
+
+// The gaps by the device's own counts, which count whether or not programs were attached.
+DeviceCounts device_gaps(const std::vector<const DeviceWindow*>& windows) {
+  DeviceCounts gaps{};
+  for (size_t i = 0; i < 2; ++i) {
+    std::vector<std::pair<uint64_t, uint64_t>> ranges;
+    for (const auto* w : windows) {
+      if (w->device_end[i] >= w->device_start[i])
+        ranges.emplace_back(w->device_start[i], w->device_end[i]);
+    }
+    gaps[i] = gaps_between(ranges);
+  }
+  return gaps;
+}
+
+}  // namespace
+
 DeviceCounts host_device_gaps(const std::vector<DeviceWindow>& parts) {
+  std::vector<const DeviceWindow*> windowed;
+  for (const auto& w : parts) {
+    if (w.table != 0) windowed.push_back(&w);
+  }
+  if (!windowed.empty() &&
+      std::all_of(windowed.begin(), windowed.end(), [](auto* w) { return w->device_read; }))
+    return device_gaps(windowed);
   std::map<uint64_t, std::vector<const DeviceWindow*>> tables;
   for (const auto& w : parts) {
     if (w.table != 0) tables[w.table].push_back(&w);
@@ -89,15 +136,10 @@ DeviceCounts host_device_gaps(const std::vector<DeviceWindow>& parts) {
   for (const auto& [table, windows] : tables) {
     for (size_t i = 0; i < gaps.size(); ++i) {
       std::vector<std::pair<uint64_t, uint64_t>> ranges;
-      uint64_t first = UINT64_MAX, last = 0;
       for (const auto* w : windows) {
-        if (w->end[i] < w->start[i]) continue;
-        ranges.emplace_back(w->start[i], w->end[i]);
-        first = std::min(first, w->start[i]);
-        last = std::max(last, w->end[i]);
+        if (w->end[i] >= w->start[i]) ranges.emplace_back(w->start[i], w->end[i]);
       }
-      if (ranges.empty()) continue;
-      gaps[i] += (last - first) - union_length(std::move(ranges));
+      gaps[i] += gaps_between(ranges);
     }
   }
   return gaps;

@@ -27,6 +27,10 @@ struct DeviceWindow {
   DeviceCounts counts{};  // its session's own counts (the change over its window)
   uint64_t table = 0;     // the table its window was read from; 0: no window (an older part)
   DeviceCounts start{}, end{};
+  // The device's own requests and their bytes at the window's start and end (/sys/block stat);
+  // device_read false for a part of an eziotraced that did not read them.
+  std::array<uint64_t, 2> device_start{}, device_end{};
+  bool device_read = false;
 };
 
 // The device location `location` of part `part`, from its properties.
@@ -43,11 +47,13 @@ uint64_t union_length(std::vector<std::pair<uint64_t, uint64_t>> ranges);
 DeviceCounts host_device_counts(const std::vector<DeviceWindow>& parts, std::string& rule);
 
 // The host's counts of one device that fell between its sessions' windows, while none was open:
-// per table, the span of its windows (the first start to the last end) less their union, summed
-// over the tables. The table counted those requests (no process of any session made them) but
-// no session took them, so they are in no count above: the merge writes them on the host's node
-// (EZIOTRACE::OUTSIDE_WINDOWS::<dev>) instead of losing them silently. Parts without a window
-// have no span and add nothing.
+// no session took them, so they are in no count above, and the merge writes them on the host's
+// node (EZIOTRACE::OUTSIDE_WINDOWS::<dev>) instead of losing them silently. When every window
+// has the device's own counts: the span of those (the first start to the last end) less their
+// union, as requests and bytes (not-issued 0: the device's count holds every request). Else per
+// table, the same of the table's counts, summed over the tables: short when no session of the
+// node was open in a gap, since eziotraced then detaches the programs that count into the table.
+// Parts without a window have no span and add nothing.
 DeviceCounts host_device_gaps(const std::vector<DeviceWindow>& parts);
 
 }  // namespace ezio::converters

@@ -219,6 +219,8 @@ void write_window(otf2::ArchiveWriter& w, OTF2_LocationRef location,
   if (start.device_read && end.device_read) {
     w.location_property(location, schema::kDeviceRequestsAtStart, start.device);
     w.location_property(location, schema::kDeviceRequestsAtEnd, end.device);
+    w.location_property(location, schema::kDeviceBytesAtStart, start.device_bytes);
+    w.location_property(location, schema::kDeviceBytesAtEnd, end.device_bytes);
   }
 }
 

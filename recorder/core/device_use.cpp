@@ -38,8 +38,11 @@ void add_device_requests(std::map<uint32_t, UnattributedIo>& table) {
     if (f.size() < 11) continue;
     // reads, writes completed; discards (4.18) and flushes (5.5) when the kernel counts them
     uint64_t n = f[0] + f[4] + (f.size() > 11 ? f[11] : 0) + (f.size() > 15 ? f[15] : 0);
+    // sectors read, written, discarded: 512 bytes each whatever the device's block size
+    uint64_t sectors = f[2] + f[6] + (f.size() > 13 ? f[13] : 0);
     UnattributedIo& u = table[(major << 20) | minor];
     u.device = n;
+    u.device_bytes = sectors * 512;
     u.device_read = true;
   }
 }

@@ -19,8 +19,10 @@ struct UnattributedIo {
   uint64_t not_issued = 0;  // ezio_block_unattributed.not_issued: anyone's
   // The device's own count of the requests it completed (/sys/dev/block/M:m/stat: reads, writes,
   // discards and flushes), read with the table (add_device_requests), so that a window says what
-  // the device did in it; 0 with device_read false when not read.
+  // the device did in it, and the bytes of those (its sectors read, written and discarded); 0 with
+  // device_read false when not read.
   uint64_t device = 0;
+  uint64_t device_bytes = 0;
   bool device_read = false;
 };
 

@@ -9,7 +9,8 @@ namespace {
 nlohmann::json unattributed_json(const std::map<uint32_t, UnattributedIo>& table) {
   nlohmann::json un = nlohmann::json::array();
   for (const auto& [dev, u] : table) {
-    un.push_back(u.device_read ? nlohmann::json{dev, u.requests, u.bytes, u.not_issued, u.device}
+    un.push_back(u.device_read ? nlohmann::json{dev, u.requests, u.bytes, u.not_issued, u.device,
+                                                u.device_bytes}
                                : nlohmann::json{dev, u.requests, u.bytes, u.not_issued});
   }
   return un;
@@ -24,6 +25,10 @@ std::map<uint32_t, UnattributedIo> unattributed_from_json(const nlohmann::json& 
     if (u.size() > 4) {
       io.device = u.at(4).get<uint64_t>();
       io.device_read = true;
+    }
+    // Its bytes: an eziotraced of session 35 sends the count alone.
+    if (u.size() > 5) {
+      io.device_bytes = u.at(5).get<uint64_t>();
     }
   }
   return table;

@@ -99,15 +99,41 @@ TEST(HostDeviceWindows, GapsBetweenWindowsAreWhatNoSessionSaw) {
   EXPECT_EQ(converters::host_device_gaps({window(10, 20), old}), (DeviceCounts{}));
 }
 
+TEST(HostDeviceWindows, GapsByTheDevicesOwnCountsWhenEveryWindowHasThem) {
+  // The table stood still between the sessions (eziotraced detaches its programs when no session
+  // is open): the device's own counts say what it did meanwhile, 20 requests of 4 KiB.
+  DeviceWindow a = window(10, 15), b = window(15, 25);
+  a.device_start = {100, 100 * 4096};
+  a.device_end = {110, 110 * 4096};
+  b.device_start = {130, 130 * 4096};
+  b.device_end = {145, 145 * 4096};
+  a.device_read = b.device_read = true;
+  EXPECT_EQ(converters::host_device_gaps({a, b}), (DeviceCounts{20, 20 * 4096, 0}));
+  // Overlapping in time: no gap, whatever the table says.
+  b.device_start = {105, 105 * 4096};
+  EXPECT_EQ(converters::host_device_gaps({a, b}), (DeviceCounts{}));
+  // One window without the device's counts (an older eziotraced): the table's gaps.
+  b.device_read = false;
+  EXPECT_EQ(converters::host_device_gaps({a, b}), (DeviceCounts{}));
+  EXPECT_EQ(converters::host_device_gaps({window(100, 107), window(120, 126)}),
+            (DeviceCounts{13, 13 * 512, 7}));
+}
+
 TEST(HostDeviceWindows, WindowsOfDifferentTablesAreNotJoined) {
   // Two tables (two recorders that loaded their own programs): their counters are unrelated.
   EXPECT_EQ(counts({window(0, 15), window(1000, 1010, kTable + 1)}),
             (DeviceCounts{15, 15 * 512, 7}));
 }
 
+// A part's figures: the node's table at its session's start and end (no window when end is 0),
+// its own unattributed requests, and the device's own requests at its start and end (not read
+// when both are 0).
+using PartCounts = std::array<uint64_t, 5>;
+
 // A task's part on node1: its process `pid` (one system call) and the device sda, whose session
-// read the node's table at `start` and `end` unattributed requests (no window when end is 0).
-void write_part(const fs::path& dir, uint64_t pid, uint64_t start, uint64_t end, uint64_t own) {
+// read the node's table and the device's counts as `c` says.
+void write_part(const fs::path& dir, uint64_t pid, const PartCounts& c) {
+  const auto [start, end, own, device_start, device_end] = c;
   fs::create_directories(dir);
   otf2::ArchiveWriter w(dir);
   Ref node = w.system_tree_node("node1", "machine");
@@ -131,6 +157,12 @@ void write_part(const fs::path& dir, uint64_t pid, uint64_t start, uint64_t end,
     w.location_property(loc, schema::kNotIssuedRequestsAtStart, start / 2);
     w.location_property(loc, schema::kNotIssuedRequestsAtEnd, end / 2);
   }
+  if (device_end != 0) {
+    w.location_property(loc, schema::kDeviceRequestsAtStart, device_start);
+    w.location_property(loc, schema::kDeviceRequestsAtEnd, device_end);
+    w.location_property(loc, schema::kDeviceBytesAtStart, device_start * 4096);
+    w.location_property(loc, schema::kDeviceBytesAtEnd, device_end * 4096);
+  }
   Ref write =
       w.region("write", "syscall:write", "eziotrace syscall layer", OTF2_REGION_ROLE_FILE_IO);
   auto e = w.event_writer(pid);
@@ -145,13 +177,13 @@ struct Merged {
   std::map<std::string, uint64_t> location;  // summed over its device locations
 };
 
-Merged merge(const std::string& name, const std::vector<std::array<uint64_t, 3>>& parts,
-             bool rewrite, fs::path* archive = nullptr) {
+Merged merge(const std::string& name, const std::vector<PartCounts>& parts, bool rewrite,
+             fs::path* archive = nullptr) {
   const fs::path root = test::scratch_dir(name);
   std::vector<fs::path> given;
   for (size_t i = 0; i < parts.size(); ++i) {
     given.push_back(root / fmt::format("node1.{}", i));
-    write_part(given.back(), 100 + i, parts[i][0], parts[i][1], parts[i][2]);
+    write_part(given.back(), 100 + i, parts[i]);
   }
   const fs::path out = root / "out";
   fs::create_directories(out);
@@ -210,6 +242,17 @@ TEST(MergeHostsWindows, RequestsBetweenSessionsAreWrittenAndShown) {
   Merged m = merge("merge_hosts_no_gap", {{10, 25, 15}, {18, 33, 15}}, false);
   EXPECT_EQ(m.node["EZIOTRACE::OUTSIDE_WINDOWS::sda"], 0u);
   EXPECT_EQ(m.node.count("EZIOTRACE::OUTSIDE_WINDOWS::sda"), 1u);
+}
+
+TEST(MergeHostsWindows, RequestsBetweenSessionsByTheDevicesOwnCounts) {
+  // The node's table did not move between the sessions (no program attached), the device did 20
+  // requests: those are what fell between them.
+  fs::path archive;
+  Merged m = merge("merge_hosts_gap_device", {{10, 15, 5, 100, 110}, {15, 25, 10, 130, 145}}, true,
+                   &archive);
+  EXPECT_EQ(m.node["EZIOTRACE::UNATTRIBUTED::sda"], 15u);
+  EXPECT_EQ(m.node["EZIOTRACE::OUTSIDE_WINDOWS::sda"], 20u);
+  EXPECT_EQ(m.node["EZIOTRACE::OUTSIDE_WINDOWS_BYTES::sda"], 20u * 4096);
 }
 
 TEST(MergeHostsWindows, AnOldPartKeepsTheLargestPartsRule) {

@@ -39,8 +39,10 @@ TEST(DeviceWindow, CarriedInEziotracedsTotals) {
 UnattributedWindow window_with_device_counts() {
   UnattributedWindow w = some_window();
   w.start[kDev].device = 100;
+  w.start[kDev].device_bytes = 100 * 4096;
   w.start[kDev].device_read = true;
   w.end[kDev].device = 142;
+  w.end[kDev].device_bytes = 142 * 4096;
   w.end[kDev].device_read = true;
   return w;
 }
@@ -52,6 +54,7 @@ TEST(DeviceWindow, CarriesTheDevicesOwnCounts) {
   EXPECT_EQ(back.devices.window.start.at(kDev).device, 100u);
   EXPECT_TRUE(back.devices.window.start.at(kDev).device_read);
   EXPECT_EQ(back.devices.window.end.at(kDev).device, 142u);
+  EXPECT_EQ(back.devices.window.end.at(kDev).device_bytes, 142u * 4096);
   EXPECT_FALSE(back.devices.window.end.at(kDev + 1).device_read);  // not read: not sent
 }
 
@@ -60,9 +63,13 @@ TEST(DeviceWindow, ReadsEveryBlockDevicesCount) {
   // table holds, and a device's entry of the table keeps its values.
   std::map<uint32_t, UnattributedIo> table = {{kDev, {7, 512, 1}}};
   add_device_requests(table);
-  size_t read = 0;
-  for (const auto& [dev, u] : table) read += u.device_read;
+  size_t read = 0, with_bytes = 0;
+  for (const auto& [dev, u] : table) {
+    read += u.device_read;
+    with_bytes += u.device_bytes > 0 && u.device_bytes % 512 == 0;
+  }
   EXPECT_GE(read, 1u);
+  EXPECT_GE(with_bytes, 1u) << "the root disk has been read: its sectors, in bytes";
   EXPECT_EQ(table.at(kDev).requests, 7u);
 }
 
@@ -115,6 +122,8 @@ TEST(DeviceWindow, WrittenOnTheSessionsDeviceLocation) {
   p = device_properties(with);
   EXPECT_EQ(p[schema::kDeviceRequestsAtStart], 100u);
   EXPECT_EQ(p[schema::kDeviceRequestsAtEnd], 142u);
+  EXPECT_EQ(p[schema::kDeviceBytesAtStart], 100u * 4096);
+  EXPECT_EQ(p[schema::kDeviceBytesAtEnd], 142u * 4096);
 }
 
 TEST(DeviceWindow, NoneWrittenWhenTheTableIsNotKnown) {
