@@ -19,9 +19,8 @@ Orphan orphan_of(const Rec& r) {
   }
 }
 
-std::vector<TimelineItem> timeline_of(const CallRecords& batch,
-                                      const std::vector<Orphan>& orphans) {
-  std::vector<TimelineItem> items;
+void timeline_of(const CallRecords& batch, const std::vector<Orphan>& orphans,
+                 std::vector<TimelineItem>& items) {
   items.reserve(batch.syscalls.size() + batch.opens.size() + batch.procs.size() + orphans.size());
   for (const auto& s : batch.syscalls) items.push_back({s.t_enter, &s, nullptr, nullptr, nullptr});
   for (const auto& o : batch.opens) items.push_back({o.sc.t_enter, &o.sc, &o, nullptr, nullptr});
@@ -35,7 +34,14 @@ std::vector<TimelineItem> timeline_of(const CallRecords& batch,
   if (!std::is_sorted(items.begin(), items.end(), by_time)) {
     std::stable_sort(items.begin(), items.end(), by_time);
   }
-  return items;
+}
+
+template <typename Rec>
+void empty(CallRanges<Rec>& r) {
+  r.owned.clear();
+  r.sorted.clear();
+  r.ranges.clear();
+  r.hint = 0;
 }
 
 }  // namespace
@@ -86,6 +92,7 @@ void CallIndexer::build(CallRanges<Rec>& out, std::vector<Rec>& waiting, std::ve
   }
   waiting.clear();
   out.sorted.reserve(out.owned.size());
+  out.ranges.reserve(out.owned.size());
   for (const auto& r : out.owned) {
     if (r.call_id) {
       out.sorted.push_back(&r);
@@ -145,6 +152,13 @@ void CallIndexer::index(ArchiveBatch& batch, bool last) {
   for (const auto& sc : calls.syscalls) note(sc);
   for (const auto& o : calls.opens) note(o.sc);
   CallIndex& index = batch.index.emplace();
+  {
+    std::lock_guard lock(spare_mutex_);
+    if (!spare_.empty()) {
+      index = std::move(spare_.back());
+      spare_.pop_back();
+    }
+  }
   build(index.vfs, waiting_vfs_, std::move(calls.vfs), calls, last, index.orphans);
   build(index.fs, waiting_fs_, std::move(calls.fs), calls, last, index.orphans);
   build(index.throttles, waiting_throttles_, std::move(calls.throttles), calls, last,
@@ -152,7 +166,19 @@ void CallIndexer::index(ArchiveBatch& batch, bool last) {
   calls.vfs.clear();
   calls.fs.clear();
   calls.throttles.clear();
-  index.timeline = timeline_of(calls, index.orphans);
+  timeline_of(calls, index.orphans, index.timeline);
+}
+
+void CallIndexer::recycle(CallIndex&& index) {
+  // Enough for the batch being indexed while one is written; more would only hold memory.
+  constexpr size_t kMaxSpare = 2;
+  empty(index.vfs);
+  empty(index.fs);
+  empty(index.throttles);
+  index.orphans.clear();
+  index.timeline.clear();
+  std::lock_guard lock(spare_mutex_);
+  if (spare_.size() < kMaxSpare) spare_.push_back(std::move(index));
 }
 
 }  // namespace ezio::recorder

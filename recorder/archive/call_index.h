@@ -6,6 +6,7 @@
 // done on the thread that drains the rings (ArchivePipeline's index hook), leaving the writer
 // thread, the recorder's busiest, only the walk and the encoding (docs/costs.md).
 #include <cstdint>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <unordered_map>
@@ -84,6 +85,9 @@ class CallIndexer {
  public:
   // last: no call will come after this batch, every record without its call is an orphan.
   void index(ArchiveBatch& batch, bool last);
+  // Gives back the index of a batch written, from any thread: its vectors' room is reused by a
+  // later batch instead of being allocated and grown again for each.
+  void recycle(CallIndex&& index);
 
  private:
   template <typename Rec>
@@ -97,6 +101,8 @@ class CallIndexer {
   std::vector<ezio_fs_rec> waiting_fs_;
   std::vector<ezio_throttle_rec> waiting_throttles_;
   std::unordered_map<uint64_t, uint64_t> last_call_;  // pid << 32 | tid -> highest call id taken
+  std::mutex spare_mutex_;
+  std::vector<CallIndex> spare_;  // emptied, their room kept; a few at most
 };
 
 }  // namespace ezio::recorder

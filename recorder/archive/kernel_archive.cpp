@@ -65,7 +65,7 @@ class KernelArchive::Builder {
 
   // Calls and forks in time order (the batch's index), so that every fd table is in the state
   // the call saw.
-  void write(ArchiveBatch&& batch, bool last, const std::function<void()>& meanwhile = nullptr) {
+  void write(ArchiveBatch& batch, bool last, const std::function<void()>& meanwhile = nullptr) {
     CallRecords& calls = batch.records;
     const uint64_t before = batch.before;
     block_->add(std::move(calls.block));
@@ -442,20 +442,21 @@ void KernelArchive::write_settled(RecordStore& store, uint64_t before,
                                   const std::function<void()>& meanwhile) {
   ArchiveBatch batch{store.take_settled(before), before, std::nullopt};
   index(batch);
-  b_->write(std::move(batch), false, meanwhile);
+  b_->write(batch, false, meanwhile);
 }
 
 void KernelArchive::index(ArchiveBatch& batch) { indexer_.index(batch, false); }
 
 void KernelArchive::write_batch(ArchiveBatch&& batch) {
   if (!batch.index) index(batch);
-  b_->write(std::move(batch), false);
+  b_->write(batch, false);
+  indexer_.recycle(std::move(*batch.index));
 }
 
 ArchiveSummary KernelArchive::finish(RecordStore& store) {
   ArchiveBatch batch{store.take_settled(UINT64_MAX), UINT64_MAX, std::nullopt};
   indexer_.index(batch, true);
-  b_->write(std::move(batch), true);
+  b_->write(batch, true);
   return b_->finish(store);
 }
 
