@@ -36,9 +36,10 @@ void timeline_of(const CallRecords& batch, const std::vector<Orphan>& orphans,
   }
 }
 
+// The records themselves are let go: the next batch brings its own vector of them.
 template <typename Rec>
 void empty(CallRanges<Rec>& r) {
-  r.owned.clear();
+  std::vector<Rec>().swap(r.owned);
   r.sorted.clear();
   r.ranges.clear();
   r.hint = 0;
