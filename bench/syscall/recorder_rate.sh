@@ -57,8 +57,12 @@ record() {
   local bin=$1
   shift
   rm -rf "$work/t" "$work/f"
-  /usr/bin/time -f '%U %S' -o "$work/time" "$bin" record -v "${path_of[$bin]}" -o "$work/t" -- "$@" \
-    2>"$work/log"
+  if ! /usr/bin/time -f '%U %S' -o "$work/time" "$bin" record -v "${path_of[$bin]}" -o "$work/t" \
+    -- "$@" 2>"$work/log"; then
+    echo "recorder_rate.sh: $bin record -- $* failed:" >&2
+    tail -5 "$work/log" >&2
+    exit 1
+  fi
   cpu=$(awk '{print $1 + $2}' "$work/time")
   app_cpu=$(grep -oE ', [0-9.]+ s of CPU\)' "$work/log" | awk '{print $2}')
   app_s=$(grep -oE 'for [0-9.]+ s' "$work/log" | awk '{print $2}')

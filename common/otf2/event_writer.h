@@ -101,6 +101,7 @@ class EventWriter {
   // With a tap (ArchiveWriter::tap), the event about to be written as a reader would decode it,
   // its attributes taken from attrs before OTF2 empties the list; else nullptr.
   Event* tapped(EventKind kind, uint64_t t, OTF2_AttributeList* attrs) const;
+  Event* tap_copy(EventKind kind, uint64_t t, OTF2_AttributeList* attrs) const;
   // Has OTF2 take the event (write() returns its status), or only counts it; then gives the tap
   // the event.
   template <typename Write>

@@ -17,8 +17,11 @@ size_t records_in(const CallRecords& r) {
 
 }  // namespace
 
-ArchivePipeline::ArchivePipeline(Write write, size_t max_queued)
-    : write_(std::move(write)), max_queued_(max_queued), thread_([this] { run(); }) {}
+ArchivePipeline::ArchivePipeline(Write write, size_t max_queued, Index index)
+    : write_(std::move(write)),
+      index_(std::move(index)),
+      max_queued_(max_queued),
+      thread_([this] { run(); }) {}
 
 ArchivePipeline::~ArchivePipeline() {
   {
@@ -41,8 +44,9 @@ bool ArchivePipeline::offer(RecordStore& store, uint64_t before) {
     }
   }
   // Taken outside the lock: only this thread adds to the queue, the room can only grow meanwhile.
-  Batch b{store.take_settled(before), before, 0};
-  b.size = records_in(b.records);
+  Batch b{{store.take_settled(before), before, std::nullopt}, 0};
+  b.size = records_in(b.batch.records);  // before indexing moves some of them
+  if (index_) index_(b.batch);
   {
     std::lock_guard lock(mutex_);
     queued_ += b.size;
@@ -102,7 +106,7 @@ void ArchivePipeline::run() {
     lock.unlock();
     std::optional<Error> error;
     try {
-      write_(std::move(b.records), b.before);
+      write_(std::move(b.batch));
     } catch (const Error& e) {
       error = e;
     } catch (const std::exception& e) {

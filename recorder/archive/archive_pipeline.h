@@ -22,18 +22,22 @@
 #include <thread>
 
 #include "common/error.h"
+#include "recorder/archive/call_index.h"
 #include "recorder/decode/record_store.h"
 
 namespace ezio::recorder {
 
 class ArchivePipeline {
  public:
-  // Writes one batch: its calls ended before `before` (KernelArchive::write_batch).
-  using Write = std::function<void(CallRecords&&, uint64_t before)>;
+  // Writes one batch: its calls ended before batch.before (KernelArchive::write_batch).
+  using Write = std::function<void(ArchiveBatch&&)>;
+  // Prepares a batch on the drain thread, in batch order, before it is queued
+  // (KernelArchive::index): work taken off the writer, the busier thread.
+  using Index = std::function<void(ArchiveBatch&)>;
 
   // max_queued: the records (as RecordStore::held counts them) queued past which no batch is
   // taken; a batch is always taken when the queue is empty.
-  ArchivePipeline(Write write, size_t max_queued);
+  ArchivePipeline(Write write, size_t max_queued, Index index = nullptr);
   // Stops the writer at once: what is still queued is dropped (an error ends the recording).
   ~ArchivePipeline();
   ArchivePipeline(const ArchivePipeline&) = delete;
@@ -62,12 +66,12 @@ class ArchivePipeline {
   void run();
 
   Write write_;
+  Index index_;
   const size_t max_queued_;
   mutable std::mutex mutex_;
   std::condition_variable work_, room_;
   struct Batch {
-    CallRecords records;
-    uint64_t before;
+    ArchiveBatch batch;
     size_t size;
   };
   std::deque<Batch> queue_;

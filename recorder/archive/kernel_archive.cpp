@@ -63,23 +63,26 @@ class KernelArchive::Builder {
   // (complete) after later ones were written, and its first events move to their time.
   static constexpr uint64_t kBlockHorizonNs = 5'000'000'000;
 
-  // Calls and forks in time order, so that every fd table is in the state the call saw.
-  void write(CallRecords&& batch, uint64_t before, bool last,
-             const std::function<void()>& meanwhile = nullptr) {
-    block_->add(std::move(batch.block));
+  // Calls and forks in time order (the batch's index), so that every fd table is in the state
+  // the call saw.
+  void write(ArchiveBatch& batch, bool last, const std::function<void()>& meanwhile = nullptr) {
+    CallRecords& calls = batch.records;
+    const uint64_t before = batch.before;
+    block_->add(std::move(calls.block));
     block_->write_before(last ? before : before > kBlockHorizonNs ? before - kBlockHorizonNs : 0);
-    for (const auto& p : batch.procs) procs_.see(p);
+    for (const auto& p : calls.procs) procs_.see(p);
     // A sampled thread gets a location of its own even without calls: the page-cache samples
     // name it by its TID (docs/trace-model.md).
-    pagecache_->add(std::move(batch.pagecache), [this](uint32_t pid, uint32_t tid) {
+    pagecache_->add(std::move(calls.pagecache), [this](uint32_t pid, uint32_t tid) {
       if (!procs_.has_process(pid)) return false;
       procs_.location(pid, tid);
       return true;
     });
-    nested_->add_files(batch.files);
-    nested_->take(std::move(batch.vfs), std::move(batch.fs), std::move(batch.throttles),
-                  batch.syscalls, batch.opens, last);
-    walk_timeline(batch, meanwhile);
+    nested_->add_files(calls.files);
+    const CallIndex& index = *batch.index;
+    nested_->use(&index);
+    walk_timeline(index, meanwhile);
+    nested_->use(nullptr);  // the batch's records go with it
   }
 
   ArchiveSummary finish(const RecordStore& store) {
@@ -140,29 +143,10 @@ class KernelArchive::Builder {
     }
   }
 
-  void walk_timeline(const CallRecords& batch, const std::function<void()>& meanwhile) {
-    struct Item {
-      uint64_t t;
-      const ezio_syscall_rec* sc;
-      const OpenCall* open;
-      const ProcEvent* proc;
-      const NestedLayers::Orphan* orphan = nullptr;  // VFS/FS event outside any recorded syscall
-    };
-    std::vector<Item> items;
-    items.reserve(batch.syscalls.size() + batch.opens.size() + batch.procs.size());
-    for (const auto& s : batch.syscalls) items.push_back({s.t_enter, &s, nullptr, nullptr});
-    for (const auto& o : batch.opens) items.push_back({o.sc.t_enter, &o.sc, &o, nullptr});
-    for (const auto& p : batch.procs) {
-      if (p.kind == EZIO_REC_FORK && !p.is_thread) items.push_back({p.ts, nullptr, nullptr, &p});
-    }
-    for (const auto& o : nested_->orphans()) items.push_back({o.t, nullptr, nullptr, nullptr, &o});
-    auto by_time = [](const Item& a, const Item& b) { return a.t < b.t; };
-    if (!std::is_sorted(items.begin(), items.end(), by_time)) {
-      std::stable_sort(items.begin(), items.end(), by_time);
-    }
+  void walk_timeline(const CallIndex& index, const std::function<void()>& meanwhile) {
     constexpr size_t kItemsBetweenCalls = 4096;
     size_t n = 0;
-    for (const auto& it : items) {
+    for (const auto& it : index.timeline) {
       if (meanwhile && n++ % kItemsBetweenCalls == 0) meanwhile();
       if (it.proc) {
         fds_->fork(it.proc->ppid, it.proc->pid);
@@ -456,15 +440,23 @@ void KernelArchive::model1() { b_->model1(); }
 
 void KernelArchive::write_settled(RecordStore& store, uint64_t before,
                                   const std::function<void()>& meanwhile) {
-  b_->write(store.take_settled(before), before, false, meanwhile);
+  ArchiveBatch batch{store.take_settled(before), before, std::nullopt};
+  index(batch);
+  b_->write(batch, false, meanwhile);
 }
 
-void KernelArchive::write_batch(CallRecords&& batch, uint64_t before) {
-  b_->write(std::move(batch), before, false);
+void KernelArchive::index(ArchiveBatch& batch) { indexer_.index(batch, false); }
+
+void KernelArchive::write_batch(ArchiveBatch&& batch) {
+  if (!batch.index) index(batch);
+  b_->write(batch, false);
+  indexer_.recycle(std::move(*batch.index));
 }
 
 ArchiveSummary KernelArchive::finish(RecordStore& store) {
-  b_->write(store.take_settled(UINT64_MAX), UINT64_MAX, true);
+  ArchiveBatch batch{store.take_settled(UINT64_MAX), UINT64_MAX, std::nullopt};
+  indexer_.index(batch, true);
+  b_->write(batch, true);
   return b_->finish(store);
 }
 

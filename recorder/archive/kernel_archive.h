@@ -10,6 +10,7 @@
 #include <string>
 
 #include "common/otf2/event_tap.h"
+#include "recorder/archive/call_index.h"
 #include "recorder/archive/pagecache_archive.h"
 #include "recorder/core/recording_info.h"
 #include "recorder/decode/record_store.h"
@@ -50,9 +51,13 @@ class KernelArchive {
   // into store there, so that a long batch does not leave the kernel's buffer to fill up.
   void write_settled(RecordStore& store, uint64_t before,
                      const std::function<void()>& meanwhile = nullptr);
-  // Writes a batch taken from the store (RecordStore::take_settled(before)), on any one thread
-  // at a time (ArchivePipeline's writer).
-  void write_batch(CallRecords&& batch, uint64_t before);
+  // Indexes a batch taken from the store (CallIndexer), before it is written. It touches no state
+  // the writing does: it may run on another thread than write_batch (ArchivePipeline's drain
+  // thread), one thread at a time, in the order the batches are written.
+  void index(ArchiveBatch& batch);
+  // Writes a batch taken from the store (indexed here unless it was), on any one thread at a time
+  // (ArchivePipeline's writer).
+  void write_batch(ArchiveBatch&& batch);
   // Writes everything left and closes the archive.
   ArchiveSummary finish(RecordStore& store);
   // Every event written from now on is also given to tap (the merged mode's merge takes them
@@ -67,6 +72,7 @@ class KernelArchive {
  private:
   class Builder;
   std::unique_ptr<Builder> b_;
+  CallIndexer indexer_;  // apart from the builder: used by the thread that indexes
 };
 
 // The whole archive at once, from records already received (tests, tools).

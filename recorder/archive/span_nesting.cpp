@@ -23,103 +23,7 @@ uint64_t clamp(uint64_t t, uint64_t lo, uint64_t hi) { return std::min(std::max(
 // Kernel dev_t: MAJOR << 20 | MINOR (include/linux/kdev_t.h).
 std::string dev_text(uint32_t dev) { return fmt::format("{}:{}", dev >> 20, dev & 0xfffff); }
 
-template <typename Rec>
-NestedLayers::Orphan orphan_of(const Rec& r) {
-  if constexpr (std::is_same_v<Rec, ezio_vfs_rec>) {
-    return {r.t_enter, r.h.pid, r.h.tid, &r, nullptr, nullptr};
-  } else if constexpr (std::is_same_v<Rec, ezio_fs_rec>) {
-    return {r.t_enter, r.h.pid, r.h.tid, nullptr, &r, nullptr};
-  } else {
-    return {r.t_enter, r.h.pid, r.h.tid, nullptr, nullptr, &r};
-  }
-}
-
 }  // namespace
-
-template <typename Rec>
-void NestedLayers::ByCall<Rec>::build(std::vector<Rec>&& records,
-                                      const std::vector<ezio_syscall_rec>& syscalls,
-                                      const std::vector<OpenCall>& opens, bool last,
-                                      const NestedLayers& layers, std::vector<Orphan>& orphans) {
-  if (waiting.empty()) {
-    owned = std::move(records);  // the common case: no copy
-  } else {
-    owned.swap(waiting);
-    owned.insert(owned.end(), std::make_move_iterator(records.begin()),
-                 std::make_move_iterator(records.end()));
-  }
-  waiting.clear();
-  sorted.clear();
-  ranges.clear();
-  for (const auto& r : owned) {
-    if (r.call_id) {
-      sorted.push_back(&r);
-    } else {
-      orphans.push_back(orphan_of(r));
-    }
-  }
-  auto by_call = [](const Rec* a, const Rec* b) {
-    return a->call_id != b->call_id ? a->call_id < b->call_id : a->t_enter < b->t_enter;
-  };
-  // Sorted already when one thread made them all (its call ids grow): then a pass, not a sort.
-  if (!std::is_sorted(sorted.begin(), sorted.end(), by_call)) {
-    std::stable_sort(sorted.begin(), sorted.end(), by_call);
-  }
-  for (uint32_t i = 0; i < sorted.size();) {
-    uint32_t j = i;
-    while (j < sorted.size() && sorted[j]->call_id == sorted[i]->call_id) ++j;
-    ranges.push_back(Range{sorted[i]->call_id, i, j, false});
-    i = j;
-  }
-  hint = 0;
-  auto mark = [this](uint64_t id) {
-    if (Range* r = find(id)) r->called = true;
-  };
-  for (const auto& sc : syscalls) mark(sc.call_id);
-  for (const auto& o : opens) mark(o.sc.call_id);
-  // Records whose syscall will not come (lost, or not one eziotrace traces) stand alone; those
-  // of a call still in flight wait for the next batch. Their ranges stay, not called: of() gives
-  // nothing for them.
-  std::vector<const Rec*> later;
-  for (const Range& range : ranges) {
-    if (range.called) continue;
-    for (uint32_t k = range.begin; k < range.end; ++k) {
-      const Rec& r = *sorted[k];
-      if (last || layers.passed(r.h.pid, r.h.tid, r.call_id)) {
-        orphans.push_back(orphan_of(r));
-      } else {
-        later.push_back(&r);
-      }
-    }
-  }
-  for (const Rec* r : later) waiting.push_back(*r);
-  hint = 0;
-}
-
-template <typename Rec>
-typename NestedLayers::ByCall<Rec>::Range* NestedLayers::ByCall<Rec>::find(uint64_t call_id) const {
-  auto* all = const_cast<Range*>(ranges.data());
-  size_t n = ranges.size();
-  if (hint < n && all[hint].call_id == call_id) return &all[hint++];
-  // Between the one last found and the next: a call without records of this kind (a read has no
-  // FS records), found absent without a search.
-  if ((hint == n || call_id < all[hint].call_id) && hint > 0 && all[hint - 1].call_id < call_id) {
-    return nullptr;
-  }
-  auto it = std::lower_bound(all, all + n, call_id,
-                             [](const Range& r, uint64_t id) { return r.call_id < id; });
-  if (it == all + n || it->call_id != call_id) return nullptr;
-  hint = static_cast<size_t>(it - all) + 1;
-  return it;
-}
-
-template <typename Rec>
-std::span<const Rec* const> NestedLayers::ByCall<Rec>::of(uint64_t call_id) const {
-  if (ranges.empty()) return {};
-  const Range* r = find(call_id);
-  if (!r || !r->called) return {};
-  return {sorted.data() + r->begin, sorted.data() + r->end};
-}
 
 NestedLayers::NestedLayers(otf2::ArchiveWriter& w, ArchiveSummary& summary, otf2::Ref machine)
     : w_(w), summary_(summary), machine_(machine) {
@@ -147,33 +51,13 @@ void NestedLayers::add_files(const std::vector<ezio_file_rec>& files) {
 }
 
 const std::string* NestedLayers::opened_path(uint32_t pid, uint64_t call_id) const {
-  for (const ezio_vfs_rec* v : vfs_by_call_.of(call_id)) {
+  if (!index_) return nullptr;
+  for (const ezio_vfs_rec* v : index_->vfs.of(call_id)) {
     if (v->op != EZIO_VFS_OPEN || v->ret < 0) continue;
     const FileInfo* f = file(pid, *v);
     if (f && !f->text.empty()) return &f->text;
   }
   return nullptr;
-}
-
-bool NestedLayers::passed(uint32_t pid, uint32_t tid, uint64_t call_id) const {
-  auto it = last_call_.find(uint64_t(pid) << 32 | tid);
-  return it != last_call_.end() && it->second > call_id;
-}
-
-void NestedLayers::take(std::vector<ezio_vfs_rec>&& vfs, std::vector<ezio_fs_rec>&& fs,
-                        std::vector<ezio_throttle_rec>&& throttles,
-                        const std::vector<ezio_syscall_rec>& syscalls,
-                        const std::vector<OpenCall>& opens, bool last) {
-  auto note = [this](const ezio_syscall_rec& sc) {
-    uint64_t& id = last_call_[uint64_t(sc.h.pid) << 32 | sc.h.tid];
-    id = std::max<uint64_t>(id, sc.call_id);
-  };
-  for (const auto& sc : syscalls) note(sc);
-  for (const auto& o : opens) note(o.sc);
-  orphans_.clear();
-  vfs_by_call_.build(std::move(vfs), syscalls, opens, last, *this, orphans_);
-  fs_by_call_.build(std::move(fs), syscalls, opens, last, *this, orphans_);
-  throttle_by_call_.build(std::move(throttles), syscalls, opens, last, *this, orphans_);
 }
 
 otf2::Ref NestedLayers::dev_string(uint32_t dev) {
@@ -363,9 +247,10 @@ uint64_t NestedLayers::emit_vfs(const otf2::EventWriter& evt, const ezio_vfs_rec
 void NestedLayers::emit_inside(const otf2::EventWriter& evt, uint32_t pid, uint64_t call_id,
                                uint64_t t0, uint64_t t1, int64_t ret) {
   (void)pid;
-  auto vfs = vfs_by_call_.of(call_id);
-  auto fs = fs_by_call_.of(call_id);
-  throttles_ = throttle_by_call_.of(call_id);
+  if (!index_) return;
+  auto vfs = index_->vfs.of(call_id);
+  auto fs = index_->fs.of(call_id);
+  throttles_ = index_->throttles.of(call_id);
   next_throttle_ = 0;
   if (vfs.empty() && fs.empty() && throttles_.empty()) return;
   // Each FS event goes into the first VFS event whose (original) interval holds it; the others

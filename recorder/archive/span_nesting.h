@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "common/otf2/writer.h"
+#include "recorder/archive/call_index.h"
 #include "recorder/archive/kernel_archive.h"
 #include "recorder/decode/record_store.h"
 
@@ -27,29 +28,14 @@ class NestedLayers {
   // mode's tap, whose merge copies the events as they are.
   void full_attributes(bool full) { full_ = full; }
 
-  // A VFS, FS or throttling event with no recorded syscall around it (none was in flight, e.g.
-  // the vfs_open of an execve or a write fault of a mapping, or its syscall record was lost):
-  // written on its own, in time order.
-  struct Orphan {
-    uint64_t t;
-    uint32_t pid, tid;
-    const ezio_vfs_rec* vfs;  // one of vfs, fs, throttle is set
-    const ezio_fs_rec* fs;
-    const ezio_throttle_rec* throttle;
-  };
+  using Orphan = recorder::Orphan;
 
   // The paths of the files VFS events refer to; they may arrive after the first such event's
   // record, but before the archive writer takes it (see RecordStore::take_settled).
   void add_files(const std::vector<ezio_file_rec>& files);
-  // Takes a batch: the VFS and FS records that arrived and the calls that are written next. The
-  // records of those calls are indexed for emit_inside(); those of a call still to come wait for
-  // a later batch; the others become orphans() (all of them when `last`: no call will come).
-  void take(std::vector<ezio_vfs_rec>&& vfs, std::vector<ezio_fs_rec>&& fs,
-            std::vector<ezio_throttle_rec>&& throttles,
-            const std::vector<ezio_syscall_rec>& syscalls, const std::vector<OpenCall>& opens,
-            bool last);
-  // The orphans of the batch last taken; valid until the next take().
-  const std::vector<Orphan>& orphans() const { return orphans_; }
+  // The VFS, FS and throttling records of the batch written next, by call (CallIndexer); it must
+  // outlive the batch's writing. nullptr between batches.
+  void use(const CallIndex* index) { index_ = index; }
 
   // Writes the events of call `call_id` of process pid inside [t0, t1], the syscall's ENTER and
   // LEAVE times as written; ret is the syscall's result (a derived VFS event's, model 2 omits it).
@@ -67,31 +53,6 @@ class NestedLayers {
     otf2::Ref path, mount;
     std::string text;  // the path, empty when the walk was truncated
     std::string path_text, mount_text;
-  };
-  // Whether a call of this thread with a higher id was written: calls of a thread are sequential
-  // and ids grow, so a lower id's syscall record will never come.
-  bool passed(uint32_t pid, uint32_t tid, uint64_t call_id) const;
-  // The VFS or FS records of each call of a batch: a range of a vector sorted by (call id, time),
-  // found in a vector sorted by call id: the calls are asked for in time order, which is each
-  // thread's call id order, so the next range is most often the one after the last found (no
-  // hashing, no allocation per call); else a binary search.
-  template <typename Rec>
-  struct ByCall {
-    struct Range {
-      uint64_t call_id;
-      uint32_t begin, end;
-      bool called;  // the call's syscall record is in the batch
-    };
-    std::vector<Rec> owned;    // the batch's records, with those that waited for their call
-    std::vector<Rec> waiting;  // records whose call is still to come
-    std::vector<const Rec*> sorted;
-    std::vector<Range> ranges;  // by call id
-    mutable size_t hint = 0;    // the range after the one last found
-    void build(std::vector<Rec>&& records, const std::vector<ezio_syscall_rec>& syscalls,
-               const std::vector<OpenCall>& opens, bool last, const NestedLayers& layers,
-               std::vector<Orphan>& orphans);
-    Range* find(uint64_t call_id) const;
-    std::span<const Rec* const> of(uint64_t call_id) const;
   };
   struct Attrs {
     otf2::TypedAttribute inode, dev, fstype, path, mount, offset, result, derived;
@@ -137,9 +98,7 @@ class NestedLayers {
   otf2::ArchiveWriter& w_;
   ArchiveSummary& summary_;
   Attrs attrs_{};
-  ByCall<ezio_vfs_rec> vfs_by_call_;
-  ByCall<ezio_fs_rec> fs_by_call_;
-  ByCall<ezio_throttle_rec> throttle_by_call_;
+  const CallIndex* index_ = nullptr;
   std::span<const ezio_throttle_rec* const> throttles_;  // of the call emit_inside writes
   size_t next_throttle_ = 0;
   otf2::Ref throttle_region_ = 0;
@@ -150,8 +109,6 @@ class NestedLayers {
   std::vector<std::vector<const ezio_fs_rec*>> inside_scratch_;
   std::vector<const ezio_fs_rec*> loose_scratch_;
   std::map<std::string, otf2::Ref, std::less<>> fstype_strings_;
-  std::vector<Orphan> orphans_;
-  std::unordered_map<uint64_t, uint64_t> last_call_;  // pid << 32 | tid -> highest call id taken
   std::array<FileStrings, 4> recent_files_;
   size_t next_recent_file_ = 0;
   // By op; OTF2_UNDEFINED_REGION until the first event of the op. Ops beyond the known ones (a

@@ -349,10 +349,8 @@ RecordResult record(const RecordOptions& o, const RecordExtras& extras) {
   KernelArchive archive(output.staged(), info);
   archive.tap(extras.tap, !extras.tap_only);
   ArchivePipeline pipeline(
-      [&archive](CallRecords&& batch, uint64_t before) {
-        archive.write_batch(std::move(batch), before);
-      },
-      kMaxQueuedRecords);
+      [&archive](ArchiveBatch&& batch) { archive.write_batch(std::move(batch)); },
+      kMaxQueuedRecords, [&archive](ArchiveBatch& batch) { archive.index(batch); });
 
   size_t still_running = 0;
   int status =

@@ -49,13 +49,13 @@ struct HeldWriter {
   std::vector<uint64_t> ids;
   bool first = true;
   ArchivePipeline::Write fn() {
-    return [this](CallRecords&& b, uint64_t) {
+    return [this](ArchiveBatch&& b) {
       if (first) {
         first = false;
         entered.set_value();
         released.wait();
       }
-      for (const auto& c : b.syscalls) ids.push_back(c.call_id);
+      for (const auto& c : b.records.syscalls) ids.push_back(c.call_id);
     };
   }
 };
@@ -92,8 +92,8 @@ TEST(ArchivePipeline, PushWaitsForRoomAndBatchesAreWrittenInOrder) {
   RecordStore s;
   std::vector<uint64_t> ids;
   ArchivePipeline p(
-      [&](CallRecords&& b, uint64_t) {
-        for (const auto& c : b.syscalls) ids.push_back(c.call_id);
+      [&](ArchiveBatch&& b) {
+        for (const auto& c : b.records.syscalls) ids.push_back(c.call_id);
       },
       3);
   for (uint64_t k = 0; k < 200; ++k) {
@@ -109,7 +109,7 @@ TEST(ArchivePipeline, TheWritersErrorReachesTheDrainThreadAndNothingAfterIsWritt
   RecordStore s;
   std::atomic<int> written = 0;
   ArchivePipeline p(
-      [&](CallRecords&&, uint64_t) {
+      [&](ArchiveBatch&&) {
         ++written;
         ezio::fail("cannot write the archive: No space left on device");
       },
@@ -140,7 +140,8 @@ TEST(ArchivePipeline, TheKernelArchiveWrittenOnTheWritersThreadIsWhole) {
   info.end_monotonic_ns = 1'000'000;
   KernelArchive archive(dir, info);
   ArchivePipeline p(
-      [&](CallRecords&& b, uint64_t before) { archive.write_batch(std::move(b), before); }, 64);
+      [&](ArchiveBatch&& b) { archive.write_batch(std::move(b)); }, 64,
+      [&](ArchiveBatch& b) { archive.index(b); });  // indexed on this thread, as the recorder does
   constexpr uint64_t kBatches = 50, kPerBatch = 100;
   for (uint64_t k = 0; k < kBatches; ++k) {
     add_calls(s, 1 + kPerBatch * k, kPerBatch);
