@@ -79,7 +79,7 @@ def device_gap(windows):
         start = a if end is None else max(a, end)
         covered += max(0, b - start)
         end = b if end is None else max(end, b)
-    return ranges[-1][1] - ranges[0][0] - covered if ranges else 0
+    return max(b for _, b in ranges) - ranges[0][0] - covered if ranges else 0
 
 
 def check_device_requests(check, name, host, defs, recorded, before, after, gapped=False):
