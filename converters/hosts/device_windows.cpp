@@ -25,6 +25,8 @@ DeviceWindow device_window(const otf2::Definitions& d, OTF2_LocationRef location
       {schema::kUnattributedBytesAtEnd, &w.end[1]},
       {schema::kNotIssuedRequestsAtStart, &w.start[2]},
       {schema::kNotIssuedRequestsAtEnd, &w.end[2]},
+      {schema::kDeviceRequestsAtStart, &w.device_start},
+      {schema::kDeviceRequestsAtEnd, &w.device_end},
   };
   for (const auto& p : d.location_properties) {
     if (p.location != location || p.type != OTF2_TYPE_UINT64) continue;
@@ -101,6 +103,20 @@ DeviceCounts host_device_gaps(const std::vector<DeviceWindow>& parts) {
     }
   }
   return gaps;
+}
+
+std::optional<uint64_t> host_device_requests_between(const std::vector<DeviceWindow>& parts) {
+  std::vector<std::pair<uint64_t, uint64_t>> ranges;
+  uint64_t first = UINT64_MAX, last = 0;
+  for (const auto& w : parts) {
+    if (w.table == 0) continue;  // no window, no span
+    if (w.device_end == 0 || w.device_end < w.device_start) return std::nullopt;
+    ranges.emplace_back(w.device_start, w.device_end);
+    first = std::min(first, w.device_start);
+    last = std::max(last, w.device_end);
+  }
+  if (ranges.empty()) return std::nullopt;
+  return (last - first) - union_length(std::move(ranges));
 }
 
 }  // namespace ezio::converters

@@ -10,6 +10,7 @@
 // decrease, so windows apart in time are apart (or touching) in its values too.
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -27,6 +28,9 @@ struct DeviceWindow {
   DeviceCounts counts{};  // its session's own counts (the change over its window)
   uint64_t table = 0;     // the table its window was read from; 0: no window (an older part)
   DeviceCounts start{}, end{};
+  // The disk's own count of completed requests at the window's start and end (read with the
+  // table); device_end 0: not read (an older eziotraced).
+  uint64_t device_start = 0, device_end = 0;
 };
 
 // The device location `location` of part `part`, from its properties.
@@ -49,5 +53,12 @@ DeviceCounts host_device_counts(const std::vector<DeviceWindow>& parts, std::str
 // (EZIOTRACE::OUTSIDE_WINDOWS::<dev>) instead of losing them silently. Parts without a window
 // have no span and add nothing.
 DeviceCounts host_device_gaps(const std::vector<DeviceWindow>& parts);
+
+// The disk's own requests between the host's sessions' windows: the span of their device counts
+// less their union. Preferred to the table's gaps for the count: eziotraced detaches its
+// programs while no session is open, so the table counts nothing in a gap where the host had no
+// session at all, while the disk counts everything. nullopt when a window lacks the device's
+// counts.
+std::optional<uint64_t> host_device_requests_between(const std::vector<DeviceWindow>& parts);
 
 }  // namespace ezio::converters

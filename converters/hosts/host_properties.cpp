@@ -99,7 +99,10 @@ void HostNode::count_devices() {
     device_counts[name] = host_device_counts(windows, rule);
     spdlog::debug("{}: {}: unattributed and not-issued requests: {}", first.host, name, rule);
     if (!has_window(windows)) continue;
-    const DeviceCounts gaps = host_device_gaps(windows);
+    DeviceCounts gaps = host_device_gaps(windows);
+    // The disk's own count when every window has it (the table's misses a gap in which no
+    // session kept the programs attached); the bytes stay the table's, all that is known of them.
+    if (auto own = host_device_requests_between(windows)) gaps = {*own, gaps[1], 0};
     device_gaps[name] = gaps;
     if (gaps[0] + gaps[2] > 0) {
       spdlog::warn(

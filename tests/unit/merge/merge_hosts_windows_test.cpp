@@ -99,6 +99,21 @@ TEST(HostDeviceWindows, GapsBetweenWindowsAreWhatNoSessionSaw) {
   EXPECT_EQ(converters::host_device_gaps({window(10, 20), old}), (DeviceCounts{}));
 }
 
+TEST(HostDeviceWindows, RequestsBetweenWindowsAreTheDisksOwn) {
+  // The table saw nothing between the windows (no session kept the programs attached); the disk
+  // completed 6 requests there (device counts 500..510, 516..520).
+  DeviceWindow a = window(100, 107), b = window(107, 112);
+  a.device_start = 500, a.device_end = 510, b.device_start = 516, b.device_end = 520;
+  EXPECT_EQ(converters::host_device_gaps({a, b})[0], 0u);
+  EXPECT_EQ(converters::host_device_requests_between({a, b}), 6u);
+  // Overlapping, nested: none; a window without the disk's counts: not known.
+  b.device_start = 505;
+  EXPECT_EQ(converters::host_device_requests_between({a, b}), 0u);
+  b.device_start = 502, b.device_end = 504;
+  EXPECT_EQ(converters::host_device_requests_between({a, b}), 0u);
+  EXPECT_EQ(converters::host_device_requests_between({a, window(120, 126)}), std::nullopt);
+}
+
 TEST(HostDeviceWindows, WindowsOfDifferentTablesAreNotJoined) {
   // Two tables (two recorders that loaded their own programs): their counters are unrelated.
   EXPECT_EQ(counts({window(0, 15), window(1000, 1010, kTable + 1)}),
