@@ -9,7 +9,9 @@ once in the system tree with its Slurm job and clock data and its two ranks' pro
   check_ompi.py EZIOTRACE DIR NAME STAT_PREFIX PROGRAM [--mpirun-on node1]
   (exit 1 when a check fails; --mpirun-on: that host ran mpirun in the allocation, outside any
   step, so its part has a job id but no step id; --staggered: each host's two sessions' windows
-  overlap without either holding the other's I/O, so that the largest session's count is short)"""
+  overlap without either holding the other's I/O, so that the largest session's count is short;
+  --gap-on HOST: that host's second session started after its first ended, its disk written
+  between them, so that its requests between its sessions are more than 0)"""
 import json
 import os
 import re
@@ -21,6 +23,7 @@ from cluster_checks import (Checks, block_count_checks, node_properties, run_com
 eziotrace, shared, name, stat_prefix, program = sys.argv[1:6]
 mpirun_on = sys.argv[7] if sys.argv[6:7] == ["--mpirun-on"] else ""
 staggered = "--staggered" in sys.argv[6:]
+gapped = sys.argv[sys.argv.index("--gap-on") + 1:][:1] if "--gap-on" in sys.argv else []
 hosts = ["node1", "node2"]
 check = Checks(name)
 
@@ -94,7 +97,7 @@ def union(ranges):
     return total
 
 
-block_count_checks(check, name, defs, by_host, hosts, shared, stat_prefix)
+block_count_checks(check, name, defs, by_host, hosts, shared, stat_prefix, gapped)
 for h in hosts:
     # Each session's window of the node's table (its device location's values at its start and
     # end): their union is the host's count (docs/cluster.md, "Several parts of one host").
@@ -107,7 +110,12 @@ for h in hosts:
           f"{united[0]} + {united[1]}, the largest session's {largest[0]} + {largest[1]}")
     check(f"{h}: each session's window written, the host's counts their union ({got})",
           len(w) >= 1 and got == united)
-    if staggered:
+    if h in gapped:
+        own = [sum(s[k + "_AT_END"] - s[k + "_AT_START"] for s in w) for k in COUNTS]
+        check(f"{h}: two sessions one after the other, their windows apart (the union's "
+              f"{sum(united)} = the sum of each session's {sum(own)})",
+              len(w) == 2 and united == own)
+    elif staggered:
         check(f"{h}: two sessions whose windows hold each other's requests in part (the largest "
               f"session's {sum(largest)} short of the union's {sum(united)})",
               len(w) == 2 and sum(largest) < sum(united))

@@ -86,7 +86,7 @@ check "both measurements agree within 1 ms (differ by ${d12} ns)" [ "${d12#-}" -
 /usr/bin/python3 "$here/check_step.py" "$bin_dir/eziotrace" "$d" khydra - || failed=1
 # Two ranks per node (job_ompi.sh): srun's tasks; Open MPI's mpirun, mpirun itself on node1.
 /usr/bin/python3 "$here/check_ompi.py" "$bin_dir/eziotrace" "$d/ompi" ktasks ttstat dd \
-  --staggered || failed=1
+  --staggered --gap-on node2 || failed=1
 /usr/bin/python3 "$here/check_ompi.py" "$bin_dir/eziotrace" "$d/ompi" kompi ostat mpi_node_io \
   --mpirun-on node1 || failed=1
 # EZTrace's layers of the ranks started by hydra and by Open MPI's mpirun (job_ulaunch.sh).

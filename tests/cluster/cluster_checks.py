@@ -69,7 +69,20 @@ def vda_windows(defs, host):
     return list(props.values())
 
 
-def check_device_requests(check, name, host, defs, recorded, before, after):
+def device_gap(windows):
+    """The device's own requests between the sessions' windows, while none was open: the span of
+    their [DEVICE_REQUESTS_AT_START, _AT_END] ranges less their union (the count never decreases,
+    so windows apart in time are apart in its values too)."""
+    ranges = sorted((x["DEVICE_REQUESTS_AT_START"], x["DEVICE_REQUESTS_AT_END"]) for x in windows)
+    covered, end = 0, None
+    for a, b in ranges:
+        start = a if end is None else max(a, end)
+        covered += max(0, b - start)
+        end = b if end is None else max(end, b)
+    return max(b for _, b in ranges) - ranges[0][0] - covered if ranges else 0
+
+
+def check_device_requests(check, name, host, defs, recorded, before, after, gapped=False):
     """The host's vda requests in the archive against its /sys/block/vda/stat counts `before` and
     `after` the step (reads + writes + discards + flushes): the requests of its sessions' Block
     rows (`recorded`), the others' during them (UNATTRIBUTED::vda), the empty flushes never issued
@@ -77,7 +90,9 @@ def check_device_requests(check, name, host, defs, recorded, before, after):
     device's own count from its first session's start to its last one's end, which each session
     read with the table (DEVICE_REQUESTS_AT_START/_AT_END); what the device completed before
     the first or after the last, when no session was open, is no recording's: measured and
-    printed. Without the device's counts (an older eziotraced), the whole delta."""
+    printed. Those between its sessions must be the device's own between its windows (more than
+    0 when `gapped`: the step wrote there while no session was open). Without the device's counts
+    (an older eziotraced), the whole delta."""
     p = node_properties(defs, host)
     counts = [int(p.get(f"EZIOTRACE::{k}::vda", 0))
               for k in ("UNATTRIBUTED", "NOT_ISSUED", "OUTSIDE_WINDOWS")]
@@ -99,6 +114,19 @@ def check_device_requests(check, name, host, defs, recorded, before, after):
           f"{first} <= {last} <= {after})", before <= first <= last <= after)
     check(f"{host}: block requests {text} = the device's own count over its sessions "
           f"{last - first}", total == last - first)
+    between = device_gap(w)
+    print(f"FIGURES - {name}: {host} vda requests between its {len(w)} sessions' windows: the "
+          f"device's {between}, the archive's {counts[2]} (= {last - first} - {recorded} recorded "
+          f"- {counts[0]} unattributed - {counts[1]} not issued: "
+          f"{last - first - recorded - counts[0] - counts[1]})")
+    check(f"{host}: its requests between its sessions {counts[2]} = the device's own between "
+          f"its windows {between}" + (", more than 0" if gapped else ""),
+          counts[2] == between and (between > 0 or not gapped))
+    if gapped:
+        # The step's 4 x 64 KiB written in the gap, by the disk's own sectors.
+        gap_bytes = int(p.get("EZIOTRACE::OUTSIDE_WINDOWS_BYTES::vda", 0))
+        check(f"{host}: the bytes between its sessions ({gap_bytes}) hold the 256 KiB written "
+              f"there", gap_bytes >= 256 << 10)
 
 
 def device_stat_requests(shared, stat_prefix, host, when):
@@ -108,9 +136,10 @@ def device_stat_requests(shared, stat_prefix, host, when):
     return v[0] + v[4] + v[11] + v[15]
 
 
-def block_count_checks(check, name, defs, by_host, hosts, shared, stat_prefix):
+def block_count_checks(check, name, defs, by_host, hosts, shared, stat_prefix, gapped=()):
     """Each host's block requests, its ranks' being their Block rows of `layers --by-host`, as
-    check_device_requests counts them; its ranks' 2 MiB written under it."""
+    check_device_requests counts them (`gapped`: the hosts whose sessions leave a gap in which
+    their disk worked); its ranks' 2 MiB written under it."""
     for h in hosts:
         b = next((r for r in by_host if r["host"] == h and r["layer"] == "Block"), {})
         recorded = b.get("reads", 0) + b.get("writes", 0) + b.get("other", 0)
@@ -118,4 +147,5 @@ def block_count_checks(check, name, defs, by_host, hosts, shared, stat_prefix):
               b.get("write_bytes", 0) >= 2 << 20)
         check_device_requests(check, name, h, defs, recorded,
                               device_stat_requests(shared, stat_prefix, h, "before"),
-                              device_stat_requests(shared, stat_prefix, h, "after"))
+                              device_stat_requests(shared, stat_prefix, h, "after"),
+                              h in gapped)

@@ -112,6 +112,10 @@ TEST(HostDeviceWindows, GapsByTheDevicesOwnCountsWhenEveryWindowHasThem) {
   // Overlapping in time: no gap, whatever the table says.
   b.device_start = {105, 105 * 4096};
   EXPECT_EQ(converters::host_device_gaps({a, b}), (DeviceCounts{}));
+  // Nested in the other: none either.
+  b.device_start = {102, 102 * 4096};
+  b.device_end = {104, 104 * 4096};
+  EXPECT_EQ(converters::host_device_gaps({a, b}), (DeviceCounts{}));
   // One window without the device's counts (an older eziotraced): the table's gaps.
   b.device_read = false;
   EXPECT_EQ(converters::host_device_gaps({a, b}), (DeviceCounts{}));
