@@ -39,11 +39,26 @@ static __always_inline void pc_send(struct ezio_task* t, __u64 now) {
   s->last_sent = now;
 }
 
+/* A snapshot when the last is a period old. Inside a traced syscall the clock is not read here,
+ * per page, but once by the syscall's exit, which reads it for its own record anyway
+ * (pc_after_call): the snapshot goes out there, its time the call's end. */
 static __always_inline void pc_maybe_send(struct ezio_task* t) {
+  if (t->call.active) {
+    t->pc.unsent = 1;
+    return;
+  }
   __u64 now = bpf_ktime_get_ns();
   if (now - t->pc.last_sent >= EZIO_PAGECACHE_PERIOD_NS) {
     pc_send(t, now);
   }
+}
+
+/* At the exit of a traced syscall, now its end: the snapshot its page-cache work made due. */
+static __always_inline void pc_after_call(struct ezio_task* t, __u64 now) {
+  if (!t->pc.unsent) return;
+  t->pc.unsent = 0;
+  if (!now) now = bpf_ktime_get_ns(); /* the call's record was lost: no time read */
+  if (now - t->pc.last_sent >= EZIO_PAGECACHE_PERIOD_NS) pc_send(t, now);
 }
 
 /* The traced thread that last brought an inode's pages into the cache or dirtied them: the one a
@@ -198,12 +213,16 @@ int BPF_PROG(ezio_pc_dirty, struct folio* folio, struct address_space* mapping) 
     __u64 ino;
     __u32 dev;
     tp_inode_ident(host, &ino, &dev);
-    data = private_pages(host, host->i_mode);
-    /* Shared metadata pages get no dirtier: their writeback is no one process's. */
-    if (data) {
+    data = private_pages_ino(host, host->i_mode, ino);
+    /* Shared metadata pages get no dirtier: their writeback is no one process's. One update per
+     * inode and call: the pages after the first one a call dirties name the same cause. */
+    __u64 call = call_id_of(t);
+    if (data && !(call && t->pc.dirtied_inode == (__u64)host && t->pc.dirtied_call == call)) {
       struct ezio_cause who;
       cause_of(t, &who);
       note_dirtier(host, ino, dev, &who);
+      t->pc.dirtied_inode = (__u64)host;
+      t->pc.dirtied_call = call;
     }
     note_cache_owner(t, host, ino, dev);
   }
