@@ -39,26 +39,20 @@ static __always_inline void pc_send(struct ezio_task* t, __u64 now) {
   s->last_sent = now;
 }
 
-/* A snapshot when the last is a period old. Inside a traced syscall the clock is not read here,
- * per page, but once by the syscall's exit, which reads it for its own record anyway
- * (pc_after_call): the snapshot goes out there, its time the call's end. */
-static __always_inline void pc_maybe_send(struct ezio_task* t) {
-  if (t->call.active) {
-    t->pc.unsent = 1;
-    return;
-  }
-  __u64 now = bpf_ktime_get_ns();
-  if (now - t->pc.last_sent >= EZIO_PAGECACHE_PERIOD_NS) {
-    pc_send(t, now);
-  }
-}
+/* Page-cache events between two reads of the clock inside one syscall (a power of two). */
+#define EZIO_PC_UNCLOCKED_EVENTS 64
 
-/* At the exit of a traced syscall, now its end: the snapshot its page-cache work made due. */
-static __always_inline void pc_after_call(struct ezio_task* t, __u64 now) {
-  if (!t->pc.unsent) return;
-  t->pc.unsent = 0;
-  if (!now) now = bpf_ktime_get_ns(); /* the call's record was lost: no time read */
-  if (now - t->pc.last_sent >= EZIO_PAGECACHE_PERIOD_NS) pc_send(t, now);
+/* A snapshot when the last is a period old. The clock is read at a snapshot, not per page: inside
+ * a traced syscall the call's start (read by its entry) tells whether the last snapshot is a
+ * period old, and a long call (a 100 MiB write) reads the clock once every
+ * EZIO_PC_UNCLOCKED_EVENTS events, so that it still sends one per period while it lasts. */
+static __always_inline void pc_maybe_send(struct ezio_task* t) {
+  struct pc_state* s = &t->pc;
+  if (t->call.active && (++s->unclocked & (EZIO_PC_UNCLOCKED_EVENTS - 1)) &&
+      (__s64)(t->call.t_enter - s->last_sent) < (__s64)EZIO_PAGECACHE_PERIOD_NS)
+    return;
+  __u64 now = bpf_ktime_get_ns();
+  if (now - s->last_sent >= EZIO_PAGECACHE_PERIOD_NS) pc_send(t, now);
 }
 
 /* The traced thread that last brought an inode's pages into the cache or dirtied them: the one a

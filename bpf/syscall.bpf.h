@@ -7,7 +7,6 @@
 
 #include "common.bpf.h"
 #include "fs.bpf.h"
-#include "pagecache.bpf.h"
 #include "task.bpf.h"
 #include "vfs.bpf.h"
 
@@ -84,7 +83,6 @@ int BPF_PROG(ezio_sys_exit, struct pt_regs* regs, long ret) {
     return 0;
   }
   fs_run_settle(t, ret);
-  __u64 t_exit = 0; /* the call's record's, for the page-cache snapshot (pc_after_call) */
   __u64 pid_tgid = bpf_get_current_pid_tgid();
   /* Resolved once for both kinds of call, so that its load through the task's BTF pointer is
    * verified on one path (inode.bpf.h, tp_inode_ident). */
@@ -106,12 +104,10 @@ int BPF_PROG(ezio_sys_exit, struct pt_regs* regs, long ret) {
       long n = bpf_probe_read_user_str(r->path, sizeof(r->path), (void*)arg_or(c, d->path_arg, 0));
       if (n < 0) r->path[0] = 0;
       if (n == sizeof(r->path)) r->sc.flags |= EZIO_SCF_PATH_TRUNCATED;
-      t_exit = r->sc.t_exit;
       submit_task(t, r);
     }
     vfs_after_open(t, d, ret, pid_tgid, f, op);
     fs_flush_run(t);
-    pc_after_call(t, t_exit);
     return 0;
   }
   if (f) {
@@ -124,7 +120,6 @@ int BPF_PROG(ezio_sys_exit, struct pt_regs* regs, long ret) {
         count_drop(t->session, EZIO_LAYER_FS);
         run->part.hits = 0;
       }
-      pc_after_call(t, 0);
       return 0;
     }
     fill_syscall(&r->sc, c, d, ret, pid_tgid, EZIO_REC_SYSCALL_VFS, sizeof(*r));
@@ -135,19 +130,16 @@ int BPF_PROG(ezio_sys_exit, struct pt_regs* regs, long ret) {
     } else {
       __builtin_memset(&r->fs, 0, sizeof(r->fs));
     }
-    t_exit = r->sc.t_exit;
     submit_task(t, r);
     vfs_file_sent(t, (__u64)f, path_unsent, pid_tgid); /* f: read from the fd table, a number */
   } else {
     struct ezio_syscall_rec* r = reserve(t->session, sizeof(*r), EZIO_LAYER_SYSCALL);
     if (r) {
       fill_syscall(r, c, d, ret, pid_tgid, EZIO_REC_SYSCALL, sizeof(*r));
-      t_exit = r->t_exit;
       submit_task(t, r);
     }
   }
   fs_flush_run(t); /* hits that could not travel with the call, if any */
-  pc_after_call(t, t_exit);
   return 0;
 }
 

@@ -19,10 +19,8 @@ struct inflight_call {
 };
 
 struct pc_state {
-  __u32 seen; /* the thread touched the page cache: it gets a last snapshot at exit */
-  /* Counters changed inside a syscall and not sent yet: the syscall's exit, which reads the clock
-   * anyway, decides whether a snapshot is due (pagecache.bpf.h, pc_after_call). */
-  __u32 unsent;
+  __u32 seen;      /* the thread touched the page cache: it gets a last snapshot at exit */
+  __u32 unclocked; /* page-cache events counted without a clock read (pagecache.bpf.h) */
   __u64 last_sent;
   __u64 pending_added; /* pages added since the read path last looked up a batch */
   __u64 accessed, hits, added, readahead, faults, mapped_around, dirtied, evicted, created;
