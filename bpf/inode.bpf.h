@@ -65,9 +65,12 @@ static __always_inline bool fs_on_bdev(struct inode* inode) {
 /* btrfs's btree inode, whose pages hold the file system's trees: a writer dirties them itself
  * (fsync's log tree), whatever the i_mode the kernel gives it (the exactness test saw them
  * counted as a regular file's). */
-static __always_inline bool btrfs_btree_inode(struct inode* inode) {
-  return BPF_CORE_READ(inode, i_ino) == EZIO_BTRFS_BTREE_INODE_OBJECTID &&
+static __always_inline bool btrfs_btree_ino(struct inode* inode, __u64 ino) {
+  return ino == EZIO_BTRFS_BTREE_INODE_OBJECTID &&
          BPF_CORE_READ(inode, i_sb, s_magic) == EZIO_BTRFS_SUPER_MAGIC;
+}
+static __always_inline bool btrfs_btree_inode(struct inode* inode) {
+  return btrfs_btree_ino(inode, BPF_CORE_READ(inode, i_ino));
 }
 
 /* Whether the writeback of inode's pages can belong to the one process that dirtied them: a
@@ -76,6 +79,14 @@ static __always_inline bool btrfs_btree_inode(struct inode* inode) {
 static __always_inline bool private_pages(struct inode* inode, __u32 mode) {
   __u32 type = mode & EZIO_S_IFMT;
   if (type == EZIO_S_IFREG) return !btrfs_btree_inode(inode);
+  return type == EZIO_S_IFBLK && !fs_on_bdev(inode);
+}
+
+/* The same, for a per-page hook that has the inode's number already (tp_inode_ident): a regular
+ * file's costs no probe read then. */
+static __always_inline bool private_pages_ino(struct inode* inode, __u32 mode, __u64 ino) {
+  __u32 type = mode & EZIO_S_IFMT;
+  if (type == EZIO_S_IFREG) return !btrfs_btree_ino(inode, ino);
   return type == EZIO_S_IFBLK && !fs_on_bdev(inode);
 }
 

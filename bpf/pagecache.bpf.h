@@ -39,11 +39,20 @@ static __always_inline void pc_send(struct ezio_task* t, __u64 now) {
   s->last_sent = now;
 }
 
+/* Page-cache events between two reads of the clock inside one syscall (a power of two). */
+#define EZIO_PC_UNCLOCKED_EVENTS 64
+
+/* A snapshot when the last is a period old. The clock is read at a snapshot, not per page: inside
+ * a traced syscall the call's start (read by its entry) tells whether the last snapshot is a
+ * period old, and a long call (a 100 MiB write) reads the clock once every
+ * EZIO_PC_UNCLOCKED_EVENTS events, so that it still sends one per period while it lasts. */
 static __always_inline void pc_maybe_send(struct ezio_task* t) {
+  struct pc_state* s = &t->pc;
+  if (t->call.active && (++s->unclocked & (EZIO_PC_UNCLOCKED_EVENTS - 1)) &&
+      (__s64)(t->call.t_enter - s->last_sent) < (__s64)EZIO_PAGECACHE_PERIOD_NS)
+    return;
   __u64 now = bpf_ktime_get_ns();
-  if (now - t->pc.last_sent >= EZIO_PAGECACHE_PERIOD_NS) {
-    pc_send(t, now);
-  }
+  if (now - s->last_sent >= EZIO_PAGECACHE_PERIOD_NS) pc_send(t, now);
 }
 
 /* The traced thread that last brought an inode's pages into the cache or dirtied them: the one a
@@ -198,12 +207,16 @@ int BPF_PROG(ezio_pc_dirty, struct folio* folio, struct address_space* mapping) 
     __u64 ino;
     __u32 dev;
     tp_inode_ident(host, &ino, &dev);
-    data = private_pages(host, host->i_mode);
-    /* Shared metadata pages get no dirtier: their writeback is no one process's. */
-    if (data) {
+    data = private_pages_ino(host, host->i_mode, ino);
+    /* Shared metadata pages get no dirtier: their writeback is no one process's. One update per
+     * inode and call: the pages after the first one a call dirties name the same cause. */
+    __u64 call = call_id_of(t);
+    if (data && !(call && t->pc.dirtied_inode == (__u64)host && t->pc.dirtied_call == call)) {
       struct ezio_cause who;
       cause_of(t, &who);
       note_dirtier(host, ino, dev, &who);
+      t->pc.dirtied_inode = (__u64)host;
+      t->pc.dirtied_call = call;
     }
     note_cache_owner(t, host, ino, dev);
   }

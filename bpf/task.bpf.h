@@ -19,12 +19,14 @@ struct inflight_call {
 };
 
 struct pc_state {
-  __u32 seen; /* the thread touched the page cache: it gets a last snapshot at exit */
-  __u32 pad;
+  __u32 seen;      /* the thread touched the page cache: it gets a last snapshot at exit */
+  __u32 unclocked; /* page-cache events counted without a clock read (pagecache.bpf.h) */
   __u64 last_sent;
   __u64 pending_added; /* pages added since the read path last looked up a batch */
   __u64 accessed, hits, added, readahead, faults, mapped_around, dirtied, evicted, created;
   __u64 owned_inode; /* the inode this thread was last noted as owner of (pagecache.bpf.h) */
+  /* The inode this thread was last noted as dirtier of, and in which call (pagecache.bpf.h). */
+  __u64 dirtied_inode, dirtied_call;
 };
 
 /* A dirty-throttling pause in progress (pagecache.bpf.h): start == 0 when none. */

@@ -10,6 +10,12 @@
 //                        (bench/metrics/run.py's floor, under another workload)
 //   hook_cost --switches ns per context switch: two processes on one CPU pass a byte back and
 //                        forth through pipes (two switches and four 1-byte calls per round trip)
+//   hook_cost --write-file DIR  4 KiB buffered write()s appending to a file in DIR: each call
+//                        inserts a page into the page cache and dirties it (the page-cache and
+//                        FS layers' per-page hooks fire); the file is truncated between batches
+//   hook_cost --read-file DIR   4 KiB pread()s of one cached page of a file in DIR (the read
+//                        path's page-cache lookup, no I/O)
+//   (--floor goes with any of these but --switches)
 #include <fcntl.h>
 #include <fmt/core.h>
 #include <sched.h>
@@ -20,6 +26,8 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "common/error.h"
 #include "common/unique_fd.h"
@@ -37,7 +45,7 @@ double now_ns() {
   return static_cast<double>(t.tv_sec) * 1e9 + static_cast<double>(t.tv_nsec);
 }
 
-double fastest_call_ns() {
+double fastest_null_write_ns() {
   ezio::UniqueFd fd(open("/dev/null", O_WRONLY | O_CLOEXEC));
   if (!fd) ezio::fail("cannot open /dev/null: {}", ezio::errno_text(errno));
   char byte = 0;
@@ -48,6 +56,64 @@ double fastest_call_ns() {
       if (write(fd.get(), &byte, 1) != 1) ezio::fail("write: {}", ezio::errno_text(errno));
     }
     best = std::min(best, (now_ns() - t0) / kCallsPerBatch);
+    usleep(kPauseUs);
+  }
+  return best;
+}
+
+// A file's calls cost a few µs: fewer per batch keeps a batch short enough for the fastest one to
+// be free of the host's noise, and the pages a batch dirties (4 MiB) far below any writeback
+// threshold, so that no batch meets throttling or the flusher.
+constexpr int kFileCallsPerBatch = 1000;
+constexpr size_t kPage = 4096;
+
+ezio::UniqueFd open_bench_file(const std::string& dir) {
+  std::string path = dir + "/hook_cost.data";
+  ezio::UniqueFd fd(open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
+  if (!fd) ezio::fail("cannot create {}: {}", path, ezio::errno_text(errno));
+  unlink(path.c_str());  // nothing left behind, whatever the exit
+  return fd;
+}
+
+// Appends: every call lands on a page not in the cache, which it adds and dirties (the worst
+// case of a buffered write, the one the per-page hooks are paid on). The truncation between
+// batches drops the pages, dirty as they are, so nothing is ever written back.
+double fastest_file_write_ns(const std::string& dir) {
+  ezio::UniqueFd fd = open_bench_file(dir);
+  std::vector<char> page(kPage, 'w');
+  double best = 1e18;
+  for (int b = 0; b < kBatches; ++b) {
+    double t0 = now_ns();
+    for (int i = 0; i < kFileCallsPerBatch; ++i) {
+      if (write(fd.get(), page.data(), kPage) != static_cast<ssize_t>(kPage)) {
+        ezio::fail("write: {}", ezio::errno_text(errno));
+      }
+    }
+    best = std::min(best, (now_ns() - t0) / kFileCallsPerBatch);
+    if (ftruncate(fd.get(), 0) != 0 || lseek(fd.get(), 0, SEEK_SET) != 0) {
+      ezio::fail("truncate: {}", ezio::errno_text(errno));
+    }
+    usleep(kPauseUs);
+  }
+  return best;
+}
+
+// The same cached page again and again: a read that only looks the page up and copies it.
+double fastest_file_read_ns(const std::string& dir) {
+  ezio::UniqueFd fd = open_bench_file(dir);
+  std::vector<char> page(kPage, 'r');
+  if (pwrite(fd.get(), page.data(), kPage, 0) != static_cast<ssize_t>(kPage)) {
+    ezio::fail("write: {}", ezio::errno_text(errno));
+  }
+  double best = 1e18;
+  for (int b = 0; b < kBatches; ++b) {
+    double t0 = now_ns();
+    for (int i = 0; i < kFileCallsPerBatch; ++i) {
+      if (pread(fd.get(), page.data(), kPage, 0) != static_cast<ssize_t>(kPage)) {
+        ezio::fail("pread: {}", ezio::errno_text(errno));
+      }
+    }
+    best = std::min(best, (now_ns() - t0) / kFileCallsPerBatch);
     usleep(kPauseUs);
   }
   return best;
@@ -117,21 +183,17 @@ struct FloorDeleter {
   void operator()(hook_floor* s) const { hook_floor__destroy(s); }
 };
 
-double fastest_call_ns_with_empty_programs() {
+std::unique_ptr<hook_floor, FloorDeleter> attach_empty_programs() {
   std::unique_ptr<hook_floor, FloorDeleter> skel(hook_floor__open_and_load());
   if (!skel) ezio::fail("cannot load the empty BPF programs: {}", ezio::errno_text(errno));
   if (int err = hook_floor__attach(skel.get())) {
     ezio::fail("cannot attach the empty BPF programs: {}", ezio::errno_text(-err));
   }
-  return fastest_call_ns();
+  return skel;
 }
 
 void hold_empty_programs() {
-  std::unique_ptr<hook_floor, FloorDeleter> skel(hook_floor__open_and_load());
-  if (!skel) ezio::fail("cannot load the empty BPF programs: {}", ezio::errno_text(errno));
-  if (int err = hook_floor__attach(skel.get())) {
-    ezio::fail("cannot attach the empty BPF programs: {}", ezio::errno_text(-err));
-  }
+  auto skel = attach_empty_programs();
   fmt::print("ready\n");
   std::fflush(stdout);
   char c;
@@ -150,15 +212,23 @@ int main(int argc, char** argv) {
                "time context switches (a pipe ping-pong on one CPU) instead of writes");
   bool hold = false;
   app.add_flag("--hold", hold, "attach the empty programs and keep them until stdin closes");
+  std::string write_dir, read_dir;
+  app.add_option("--write-file", write_dir,
+                 "time 4 KiB buffered writes appending to a file in this directory instead");
+  app.add_option("--read-file", read_dir,
+                 "time 4 KiB reads of a cached page of a file in this directory instead");
   CLI11_PARSE(app, argc, argv);
   try {
     if (hold) {
       hold_empty_programs();
       return 0;
     }
-    double ns = switches ? fastest_switch_ns()
-                : floor  ? fastest_call_ns_with_empty_programs()
-                         : fastest_call_ns();
+    std::unique_ptr<hook_floor, FloorDeleter> empty;
+    if (floor) empty = attach_empty_programs();
+    double ns = switches             ? fastest_switch_ns()
+                : !write_dir.empty() ? fastest_file_write_ns(write_dir)
+                : !read_dir.empty()  ? fastest_file_read_ns(read_dir)
+                                     : fastest_null_write_ns();
     fmt::print("{:.1f}\n", ns);
   } catch (const ezio::Error& e) {
     fmt::print(stderr, "hook_cost: {}\n", e.what());

@@ -6,7 +6,15 @@
 # while eziotrace records another one (what a recording costs the rest of the machine); the traced
 # process, syscall layer only; the traced process, all layers. Each figure is the fastest batch
 # (ezio_bench_hook_cost), best of REPS runs: on a shared VM that is the figure noise leaves alone.
+# Then, per layer set (syscall, +vfs, +fs, +pagecache, all), the same 1-byte write, a 4 KiB
+# buffered write appending to a file (a page added to the cache and dirtied per call: where the
+# page-cache and FS layers' per-page hooks fire) and a 4 KiB read of a cached page, each against
+# the floor of the same run; with BEFORE=<another build's eziotrace> (main's, say) its figures in
+# the same interleaved rounds. Then context switches.
 #   bench/hooks/run.sh [BUILD_DIR]     (root; prints figures, asserts nothing)
+#   PARTS="null layers switches" (default all three), WORKLOADS="null write read" (the layer sets'),
+#   FILE_DIR: where the files are written (default a temporary directory under /tmp; a disk file
+#   system, not tmpfs, whose pages have no writeback)
 set -euo pipefail
 build=$(realpath "${1:-$(dirname "$0")/../../build}")
 ezt=$build/bin/eziotrace
@@ -16,8 +24,15 @@ for f in "$ezt" "$cost"; do
 done
 [[ $(id -u) == 0 ]] || { echo "loading BPF programs needs root" >&2; exit 1; }
 reps=${REPS:-3}
+parts=${PARTS:-null layers switches}
+before=${BEFORE:-}
+[[ -z $before || -x $before ]] || { echo "BEFORE=$before is no executable" >&2; exit 1; }
 work=$(mktemp -d /tmp/ezio-hooks.XXXXXX)
 trap 'rm -rf "$work"' EXIT
+# Each build's probe plan in a cache of its own: one shared cache holds one build's plan, and the
+# other build would probe the kernel again at every run.
+export EZIOTRACE_CACHE_DIR=$work/cache
+mkdir -m700 -p "$work/cache" "$work/cache.before"
 
 best() { sort -g | head -n 1; }
 
@@ -78,6 +93,9 @@ traced() {
     "$work/traced.log" >>"$work/lost"
 }
 
+has_part() { [[ " $parts " == *" $1 "* ]]; }
+
+if has_part null; then
 plain=$(best_of "$cost")
 floor=$(best_of "$cost" --floor)
 other=$(best_of untraced)
@@ -93,7 +111,14 @@ row "another process, while eziotrace records" "$other" "every process on the ma
 row "traced, --layers syscall" "$sys" ""
 row "traced, all layers" "$all" "/dev/null: no FS, page cache or block work"
 echo "  events lost in the traced runs: $(awk '{l += $1} END {print l + 0}' "$work/lost")"
+fi
 
+if has_part layers; then
+  # shellcheck source=bench/hooks/layers.sh
+  source "$(dirname "$0")/layers.sh"
+fi
+
+has_part switches || exit 0
 # Context switches. The layers but the page cache, for the "off" figures.
 no_pc=syscall,vfs,fs,block
 cost_args=(--switches)
