@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* The kernel hooks of the VFS and FS layers, one line each: the BPF programs (bpf/vfs.bpf.h,
- * bpf/fs.bpf.h) are generated from these lines, and the recorder's probe plan
- * (recorder/probe/probe.cpp) takes from them what it tries and which programs it loads. Shared by
- * both sides like record.h; nothing here names a kernel type, so C++ includes it as is.
+/* The kernel hooks of the syscall, VFS and FS layers, one line each: the BPF programs
+ * (bpf/syscall.bpf.h, bpf/vfs.bpf.h, bpf/fs.bpf.h) are generated from these lines, and the
+ * recorder's probe plan (recorder/probe/probe.cpp) takes from them what it tries and which programs
+ * it loads. Shared by both sides like record.h; nothing here names a kernel type, so C++ includes
+ * it as is.
  *
  * Columns:
  * - fs: the file system the hook belongs to (a token: the planner groups the lines by it, in
@@ -77,5 +78,47 @@
  * not see. This one completes them: tried when ext4 takes its tracepoints, its program records
  * ext4's files only, as a read (op) or a write by the direction of the call (bpf/fs.bpf.h). */
 #define EZIO_FS_IOMAP_TRACEPOINT(X) X(iomap, iomap_dio_rw_begin, TP_IOMAP_DIO_READ, TP_IOMAP_DIO)
+
+/* X(name, function): the syscalls the syscall layer records, by their name in the recorder's table
+ * (recorder/core/syscall_table.cpp, which gives each one's arguments; a unit test keeps both lists
+ * the same) and the suffix of their x86-64 kernel function __x64_sys_<function> (sendfile's is
+ * sendfile64). Where every function takes fentry, the layer hooks these functions only
+ * (bpf/syscall.bpf.h: programs EZIO_SC_PROG(name)_entry and _exit, e.g. ezio_sc_read_entry), so
+ * that the node's other syscalls pay nothing; else the raw sys_enter/sys_exit tracepoints, which
+ * every syscall of the node passes. */
+#define EZIO_SC_PROG(name) ezio_sc_##name
+#define EZIO_SYSCALL_FUNCTIONS(X)     \
+  X(read, read)                       \
+  X(write, write)                     \
+  X(pread64, pread64)                 \
+  X(pwrite64, pwrite64)               \
+  X(readv, readv)                     \
+  X(writev, writev)                   \
+  X(preadv, preadv)                   \
+  X(pwritev, pwritev)                 \
+  X(preadv2, preadv2)                 \
+  X(pwritev2, pwritev2)               \
+  X(open, open)                       \
+  X(openat, openat)                   \
+  X(openat2, openat2)                 \
+  X(creat, creat)                     \
+  X(close, close)                     \
+  X(lseek, lseek)                     \
+  X(fsync, fsync)                     \
+  X(fdatasync, fdatasync)             \
+  X(sync_file_range, sync_file_range) \
+  X(mmap, mmap)                       \
+  X(munmap, munmap)                   \
+  X(msync, msync)                     \
+  X(truncate, truncate)               \
+  X(ftruncate, ftruncate)             \
+  X(fallocate, fallocate)             \
+  X(sendfile, sendfile64)             \
+  X(copy_file_range, copy_file_range) \
+  X(splice, splice)                   \
+  X(io_uring_enter, io_uring_enter)   \
+  X(dup, dup)                         \
+  X(dup2, dup2)                       \
+  X(dup3, dup3)
 
 #endif /* EZIO_HOOKS_H */

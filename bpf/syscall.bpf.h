@@ -1,12 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Syscall layer: entry and exit of the I/O syscalls of the target tree, paired in the kernel into
  * one record per call. Which syscalls, and where their arguments are, comes from the recorder
- * (sc_desc, set before load), so this code has no syscall numbers in it. */
+ * (sc_desc, set before load), so this code has no syscall numbers in it. Two ways in, one body
+ * (sc_entered, sc_exited), so that the records are the same whichever the kernel allows: the raw
+ * sys_enter/sys_exit tracepoints, which every syscall of the node passes, or fentry/fexit on the
+ * recorded syscalls' own functions (bpf/hooks.h, EZIO_SYSCALL_FUNCTIONS), which only they pass.
+ * The recorder loads one way or the other, never both (recorder/probe/probe.cpp, plan_syscall). */
 #ifndef EZIO_SYSCALL_BPF_H
 #define EZIO_SYSCALL_BPF_H
 
 #include "common.bpf.h"
 #include "fs.bpf.h"
+#include "hooks.h"
 #include "task.bpf.h"
 #include "vfs.bpf.h"
 
@@ -14,8 +19,7 @@
 
 const volatile struct ezio_sc_desc sc_desc[EZIO_MAX_SYSCALL_NR] = {};
 
-SEC("tp_btf/sys_enter")
-int BPF_PROG(ezio_sys_enter, struct pt_regs* regs, long id) {
+static __always_inline int sc_entered(const struct pt_regs* regs, long id) {
   if (id < 0 || id >= EZIO_MAX_SYSCALL_NR) return 0;
   if (sc_desc[id].cls == EZIO_SC_IGNORE) return 0;
   struct ezio_task* t = traced_task(EZIO_LAYER_SYSCALL);
@@ -65,8 +69,9 @@ static __always_inline void fill_syscall(struct ezio_syscall_rec* r, const struc
     r->count = arg_or(c, d->count_arg, 0);
 }
 
-SEC("tp_btf/sys_exit")
-int BPF_PROG(ezio_sys_exit, struct pt_regs* regs, long ret) {
+/* The syscall's number is the user's orig_ax, both at the tracepoint and in the function's
+ * argument (the same struct pt_regs). */
+static __always_inline int sc_exited(const struct pt_regs* regs, long ret) {
   long id = regs->orig_ax;
   if (id < 0 || id >= EZIO_MAX_SYSCALL_NR) return 0;
   const volatile struct ezio_sc_desc* d = &sc_desc[id];
@@ -142,5 +147,25 @@ int BPF_PROG(ezio_sys_exit, struct pt_regs* regs, long ret) {
   fs_flush_run(t); /* hits that could not travel with the call, if any */
   return 0;
 }
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(ezio_sys_enter, struct pt_regs* regs, long id) { return sc_entered(regs, id); }
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(ezio_sys_exit, struct pt_regs* regs, long ret) { return sc_exited(regs, ret); }
+
+/* The x86-64 syscall functions take the user's registers, which hold the number and arguments as
+ * the tracepoints give them; fexit sees the return value sys_exit gets. */
+#define EZIO_SC_FENTRY_(name, fn)                                             \
+  SEC("fentry/__x64_sys_" #fn)                                                \
+  int BPF_PROG(ezio_sc_##name##_entry, const struct pt_regs* regs) {          \
+    return sc_entered(regs, regs->orig_ax);                                   \
+  }                                                                           \
+  SEC("fexit/__x64_sys_" #fn)                                                 \
+  int BPF_PROG(ezio_sc_##name##_exit, const struct pt_regs* regs, long ret) { \
+    return sc_exited(regs, ret);                                              \
+  }
+EZIO_SYSCALL_FUNCTIONS(EZIO_SC_FENTRY_)
+#undef EZIO_SC_FENTRY_
 
 #endif

@@ -6,6 +6,7 @@
 // loss: a dropped event costs less than a recorded one, and would flatter the figure.
 //   hook_cost            time the calls
 //   hook_cost --floor    the same with hook_floor.bpf.c's empty programs attached
+//   hook_cost --getppid  time getppid() instead (with --floor too): a syscall never recorded
 //   hook_cost --hold     attach the empty programs, say "ready", keep them until stdin closes
 //                        (bench/metrics/run.py's floor, under another workload)
 //   hook_cost --switches ns per context switch: two processes on one CPU pass a byte back and
@@ -19,6 +20,7 @@
 #include <fcntl.h>
 #include <fmt/core.h>
 #include <sched.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -45,7 +47,11 @@ double now_ns() {
   return static_cast<double>(t.tv_sec) * 1e9 + static_cast<double>(t.tv_nsec);
 }
 
-double fastest_null_write_ns() {
+// getppid instead of the writes (--getppid): a syscall eziotrace never records, whose cost
+// shows what the syscall layer's hooks take from every other syscall of the node.
+bool time_getppid = false;
+
+double fastest_call_ns() {
   ezio::UniqueFd fd(open("/dev/null", O_WRONLY | O_CLOEXEC));
   if (!fd) ezio::fail("cannot open /dev/null: {}", ezio::errno_text(errno));
   char byte = 0;
@@ -53,7 +59,11 @@ double fastest_null_write_ns() {
   for (int b = 0; b < kBatches; ++b) {
     double t0 = now_ns();
     for (int i = 0; i < kCallsPerBatch; ++i) {
-      if (write(fd.get(), &byte, 1) != 1) ezio::fail("write: {}", ezio::errno_text(errno));
+      if (time_getppid) {
+        syscall(SYS_getppid);  // not getppid(): a libc could answer it without the kernel
+      } else if (write(fd.get(), &byte, 1) != 1) {
+        ezio::fail("write: {}", ezio::errno_text(errno));
+      }
     }
     best = std::min(best, (now_ns() - t0) / kCallsPerBatch);
     usleep(kPauseUs);
@@ -210,6 +220,8 @@ int main(int argc, char** argv) {
   bool switches = false;
   app.add_flag("--switches", switches,
                "time context switches (a pipe ping-pong on one CPU) instead of writes");
+  app.add_flag("--getppid", time_getppid,
+               "time getppid() (a syscall eziotrace does not record) instead of writes");
   bool hold = false;
   app.add_flag("--hold", hold, "attach the empty programs and keep them until stdin closes");
   std::string write_dir, read_dir;
@@ -228,7 +240,7 @@ int main(int argc, char** argv) {
     double ns = switches             ? fastest_switch_ns()
                 : !write_dir.empty() ? fastest_file_write_ns(write_dir)
                 : !read_dir.empty()  ? fastest_file_read_ns(read_dir)
-                                     : fastest_null_write_ns();
+                                     : fastest_call_ns();
     fmt::print("{:.1f}\n", ns);
   } catch (const ezio::Error& e) {
     fmt::print(stderr, "hook_cost: {}\n", e.what());

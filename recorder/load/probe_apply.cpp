@@ -76,7 +76,10 @@ void apply_probe_plan(eziotrace* skel, const ProbePlan& plan) {
   bpf_object__for_each_program(prog, skel->obj) {
     std::string_view name = bpf_program__name(prog);
     bool autoload = true;
-    if (starts_with(name, "ezio_vfs_") || starts_with(name, "ezio_fs_")) {
+    // The syscall layer's programs too: its tracepoints or its fentry programs, never both
+    // (recorder/probe/probe.cpp, plan_syscall).
+    if (starts_with(name, "ezio_vfs_") || starts_with(name, "ezio_fs_") ||
+        starts_with(name, "ezio_sc_") || name == "ezio_sys_enter" || name == "ezio_sys_exit") {
       autoload = plan.programs.count(std::string(name)) > 0;
     } else if (int layer = tracepoint_layer(bpf_program__section_name(prog)); layer >= 0) {
       autoload = plan.layers[layer].on;

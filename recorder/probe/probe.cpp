@@ -36,6 +36,26 @@ const std::vector<ExactFunction>& vfs_functions() {
   return v;
 }
 
+// The recorded syscalls' functions (bpf/hooks.h, EZIO_SYSCALL_FUNCTIONS): function
+// "__x64_sys_read", program "ezio_sc_read".
+const std::vector<ExactFunction>& syscall_functions() {
+#define EZIO_SYSCALL_FUNCTION_ROW_(name, fn) {"__x64_sys_" #fn, EZIO_HOOK_STR(EZIO_SC_PROG(name))},
+  static const std::vector<ExactFunction> v = {EZIO_SYSCALL_FUNCTIONS(EZIO_SYSCALL_FUNCTION_ROW_)};
+#undef EZIO_SYSCALL_FUNCTION_ROW_
+  return v;
+}
+
+// The functions' suffixes, for the archive's property (EZIOTRACE::PROBE::syscall).
+std::vector<std::string> syscall_names() {
+  std::vector<std::string> names;
+  for (const auto& f : syscall_functions()) names.push_back(f.function.substr(10));
+  return names;
+}
+
+// The tracepoint programs of the syscall layer (bpf/syscall.bpf.h).
+constexpr const char* kSysEnter = "ezio_sys_enter";
+constexpr const char* kSysExit = "ezio_sys_exit";
+
 struct Tracepoint {
   std::string name;
   std::string program;
@@ -137,17 +157,41 @@ class Planner {
     return o.ok;
   }
 
+  // fentry/fexit on the recorded syscalls' own functions where all of them take it: the node's
+  // other syscalls then pay nothing. Else the raw tracepoints, which every syscall passes. Never a
+  // mix: one syscall seen by both would be recorded twice, and a part of the list on the
+  // tracepoints would make every syscall pay them anyway.
   void plan_syscall() {
     // The syscall layer is the anchor the others nest in: always recorded.
     auto& p = plan_.layers[EZIO_LAYER_SYSCALL];
     p.on = true;
+    p.accuracy = "exact";
+    if (hook_syscall_functions()) {
+      p.hook = "fentry/fexit __x64_sys_{" + join(syscall_names(), ",") + "}";
+      return;
+    }
     bool ok = try_tp(EZIO_LAYER_SYSCALL, "sys_enter") && try_tp(EZIO_LAYER_SYSCALL, "sys_exit");
     if (!ok)
       fail(
           "tp_btf/sys_enter and sys_exit cannot be attached on this kernel: nothing can be "
           "recorded");
     p.hook = "tp_btf/sys_enter+sys_exit";
-    p.accuracy = "exact";
+    plan_.programs.insert(kSysEnter);
+    plan_.programs.insert(kSysExit);
+  }
+
+  // Whether fentry takes every function of bpf/hooks.h's syscall list, their programs then added
+  // to the plan. The trials stop at the first refusal: a kernel without fentry refuses them all.
+  bool hook_syscall_functions() {
+#if defined(__x86_64__)
+    for (const auto& f : syscall_functions()) {
+      if (!try_fentry(EZIO_LAYER_SYSCALL, f.function)) return false;
+    }
+    for (const auto& f : syscall_functions()) add_exact(Exact::fentry, f.program);
+    return true;
+#else
+    return false;  // the list names x86-64's functions (__x64_sys_*)
+#endif
   }
 
   // fentry/fexit first, then kprobe/kretprobe: both give the real VFS times. A kind takes the layer

@@ -5,7 +5,7 @@ namespace ezio::recorder {
 namespace {
 
 // Bumped whenever ProbePlan changes meaning, so that a plan written by another version is ignored.
-constexpr int kFormat = 2;
+constexpr int kFormat = 3;  // 3: the syscall layer's programs are named in programs
 
 using nlohmann::json;
 

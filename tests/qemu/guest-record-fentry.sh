@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Guest script of ctest's qemu_record_layers (busybox sh, inside the VM of run-in-vm.sh, Debian's
-# 6.1 kernel): `eziotrace probes` must choose fentry/fexit for the VFS and ext4 layers and find the
+# 6.1 kernel): `eziotrace probes` must choose fentry/fexit for the syscall, VFS and ext4 layers and find the
 # page-cache and block tracepoints, and a recording of the layer workload with every layer (the
 # default) must succeed. The counts are checked on the host (record-layers.sh fentry) with
 # python3-otf2, from the archive copied out of $EZIO_OUT.
@@ -11,6 +11,9 @@ check() {  # check DESCRIPTION COMMAND...
 }
 eziotrace probes -v > "$EZIO_OUT/probes.txt" 2>&1
 cat "$EZIO_OUT/probes.txt"
+# The syscall layer on the recorded syscalls' own functions (bpf/hooks.h, EZIO_SYSCALL_FUNCTIONS).
+check "probes: syscalls use fentry/fexit on their functions" grep -Eq \
+  '^syscall +exact +fentry/fexit __x64_sys_[{]read,write,.*,dup3[}]' "$EZIO_OUT/probes.txt"
 check "probes: VFS uses fentry/fexit" grep -Eq '^vfs +exact +fentry/fexit vfs_read,vfs_write' "$EZIO_OUT/probes.txt"
 check "probes: ext4 uses fentry/fexit" grep -Eq \
   '^fs +exact +ext4: fentry/fexit ext4_file_read_iter,ext4_file_write_iter,ext4_sync_file(;|$)' \
@@ -35,4 +38,10 @@ check "a second recording takes the kept fentry plan" grep -q 'hooks taken from 
 check "and loads it without probing again" sh -c '! grep -q "probing again" /tmp/again.log'
 check "with the kernel types cut down by bpftool" grep -q 'kernel types cut down' /tmp/again.log
 check "and the fentry/tp_btf attach points kept" grep -q 'attach points from' /tmp/again.log
+# The same workload with fentry and kprobes refused: the syscall layer on the sys_enter/sys_exit
+# tracepoints. The host compares its syscalls with the first recording's (same_syscalls.py).
+mkdir -p "$EZIO_DISK/wt"
+check "record of the workload on the syscall tracepoints succeeds" \
+  env EZIOTRACE_DENY_HOOKS=fentry,kprobe eziotrace record --no-probe-cache -o "$EZIO_OUT/trace-tp" \
+  -- ezio_layers_workload "$EZIO_DISK/wt"
 exit $failed

@@ -6,8 +6,10 @@
 # checks, for the workload (tests/programs/layers_workload.cpp), the VFS and FS events (counts,
 # bytes, offsets, results) and their nesting, that the VFS and FS times are the real ones (not
 # derived), and in MODE fentry the page-cache and block layers: their events must be there and
-# attributed to the workload's thread. MODE kprobe denies fentry: VFS and FS must then give the same
-# events through kprobes. MODE tracepoint denies kprobes too: derived VFS, ext4's tracepoints.
+# attributed to the workload's thread, and the syscall layer on the syscalls' own functions, whose
+# calls must be those of a second recording on the sys_enter/sys_exit tracepoints
+# (same_syscalls.py). MODE kprobe denies fentry: VFS and FS must then give the same events through
+# kprobes. MODE tracepoint denies kprobes too: derived VFS, ext4's tracepoints.
 # MODE tracepoint boots the VM with 8 CPUs and also records MIGRATING_WRITER
 # (tests/programs/migrating_writer.c), in-process and through EZIOTRACED (a private one in the
 # guest, which passes the session's 8 rings to the client): its calls, spread over the 8 rings
@@ -163,6 +165,23 @@ if [ "$mode" = fentry ]; then
   fact "block_count${tab}pwrite64>write${tab}4"
   fact "block_bytes${tab}pwrite64>write${tab}16384"
   fact "block_bytes${tab}fsync>write${tab}65536"
+fi
+
+if [ "$mode" = fentry ]; then
+  # The syscall layer on its functions, and with fentry refused on the tracepoints: the same calls.
+  probe_is syscall '^fentry/fexit __x64_sys_[{]read,write,.*[}] \(exact\)$'
+  tp_archive=$out/trace-tp/eziotrace.otf2
+  tp_probe=$(/usr/bin/python3 "$nesting" --tsv "$tp_archive" | sed -n "s/^probe${tab}syscall${tab}//p")
+  if [ "$tp_probe" = "tp_btf/sys_enter+sys_exit (exact)" ]; then
+    echo "ok   - the second recording's EZIOTRACE::PROBE::syscall = $tp_probe"
+  else
+    echo "FAIL - the second recording's EZIOTRACE::PROBE::syscall = '$tp_probe'"; failed=1
+  fi
+  if /usr/bin/python3 "$here/same_syscalls.py" "$archive" "$d" "$tp_archive" /mnt/disk/wt; then
+    echo "ok   - the same syscalls recorded by fentry and by the tracepoints"
+  else
+    echo "FAIL - fentry and the tracepoints recorded different syscalls"; failed=1
+  fi
 fi
 
 if [ "$mode" = kprobe ]; then
