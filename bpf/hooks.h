@@ -34,15 +34,15 @@
 #define EZIO_HOOK_STR(x) EZIO_HOOK_STR_(x)
 
 /* X(fs, function, op, shape). The planner requires vfs_read and vfs_write (the first two). */
-#define EZIO_VFS_FUNCTIONS(X)                             \
-  X(vfs, vfs_read, READ, VFS_RW)                          \
-  X(vfs, vfs_write, WRITE, VFS_RW)                        \
-  X(vfs, vfs_readv, READV, VFS_RWV)                       \
-  X(vfs, vfs_writev, WRITEV, VFS_RWV)                     \
-  X(vfs, vfs_iter_read, ITER_READ, VFS_ITER)              \
-  X(vfs, vfs_iter_write, ITER_WRITE, VFS_ITER)            \
-  X(vfs, vfs_fsync_range, FSYNC_RANGE, VFS_FSYNC)         \
-  /* vfs_open fills the struct file in: known at exit */  \
+#define EZIO_VFS_FUNCTIONS(X)                            \
+  X(vfs, vfs_read, READ, VFS_RW)                         \
+  X(vfs, vfs_write, WRITE, VFS_RW)                       \
+  X(vfs, vfs_readv, READV, VFS_RWV)                      \
+  X(vfs, vfs_writev, WRITEV, VFS_RWV)                    \
+  X(vfs, vfs_iter_read, ITER_READ, VFS_ITER)             \
+  X(vfs, vfs_iter_write, ITER_WRITE, VFS_ITER)           \
+  X(vfs, vfs_fsync_range, FSYNC_RANGE, VFS_FSYNC)        \
+  /* vfs_open fills the struct file in: known at exit */ \
   X(vfs, vfs_open, OPEN, VFS_OPEN)
 
 /* X(fs, function, op, shape): a file system takes fentry or kprobes when all its lines attach. */
@@ -59,19 +59,19 @@
 
 /* X(fs, tracepoint, op, shape): the fallback of a file system whose functions did not all attach,
  * each tracepoint that attaches taken. */
-#define EZIO_FS_TRACEPOINTS(X)                                                     \
-  /* once per page or folio written: merged into runs (bpf/fs.bpf.h) */            \
-  X(ext4, ext4_da_write_end, TP_EXT4_DA_WRITE_END, TP_WRITE_END)                   \
-  X(ext4, ext4_write_end, TP_EXT4_WRITE_END, TP_WRITE_END)                         \
-  X(ext4, ext4_journalled_write_end, TP_EXT4_JOURNALLED_WRITE_END, TP_WRITE_END)   \
-  /* a pair: one event with its duration */                                        \
-  X(ext4, ext4_sync_file_enter, TP_EXT4_SYNC_FILE, TP_SYNC_ENTER)                  \
-  X(ext4, ext4_sync_file_exit, TP_EXT4_SYNC_FILE, TP_SYNC_EXIT)                    \
-  X(xfs, xfs_file_buffered_read, TP_XFS_FILE_BUFFERED_READ, TP_ITER)               \
-  X(xfs, xfs_file_buffered_write, TP_XFS_FILE_BUFFERED_WRITE, TP_ITER)             \
-  X(xfs, xfs_file_direct_read, TP_XFS_FILE_DIRECT_READ, TP_ITER)                   \
-  X(xfs, xfs_file_direct_write, TP_XFS_FILE_DIRECT_WRITE, TP_ITER)                 \
-  X(xfs, xfs_file_fsync, TP_XFS_FILE_FSYNC, TP_XFS_INODE)                          \
+#define EZIO_FS_TRACEPOINTS(X)                                                   \
+  /* once per page or folio written: merged into runs (bpf/fs.bpf.h) */          \
+  X(ext4, ext4_da_write_end, TP_EXT4_DA_WRITE_END, TP_WRITE_END)                 \
+  X(ext4, ext4_write_end, TP_EXT4_WRITE_END, TP_WRITE_END)                       \
+  X(ext4, ext4_journalled_write_end, TP_EXT4_JOURNALLED_WRITE_END, TP_WRITE_END) \
+  /* a pair: one event with its duration */                                      \
+  X(ext4, ext4_sync_file_enter, TP_EXT4_SYNC_FILE, TP_SYNC_ENTER)                \
+  X(ext4, ext4_sync_file_exit, TP_EXT4_SYNC_FILE, TP_SYNC_EXIT)                  \
+  X(xfs, xfs_file_buffered_read, TP_XFS_FILE_BUFFERED_READ, TP_ITER)             \
+  X(xfs, xfs_file_buffered_write, TP_XFS_FILE_BUFFERED_WRITE, TP_ITER)           \
+  X(xfs, xfs_file_direct_read, TP_XFS_FILE_DIRECT_READ, TP_ITER)                 \
+  X(xfs, xfs_file_direct_write, TP_XFS_FILE_DIRECT_WRITE, TP_ITER)               \
+  X(xfs, xfs_file_fsync, TP_XFS_FILE_FSYNC, TP_XFS_INODE)                        \
   X(btrfs, btrfs_sync_file, TP_BTRFS_SYNC_FILE, TP_FILE)
 
 /* X(fs, tracepoint, op, shape): direct I/O of ext4 goes through iomap, which ext4's tracepoints do
