@@ -18,7 +18,7 @@ import re
 import sys
 
 from cluster_checks import (Checks, block_count_checks, node_properties, run_command, read_shared,
-                            step_archive, vda_windows)
+                            step_archive, union_length, vda_windows)
 
 eziotrace, shared, name, stat_prefix, program = sys.argv[1:6]
 mpirun_on = sys.argv[7] if sys.argv[6:7] == ["--mpirun-on"] else ""
@@ -86,17 +86,6 @@ def windows(host):
             if all(k + e in v for k in COUNTS for e in ("_AT_START", "_AT_END"))]
 
 
-def union(ranges):
-    total, covered = 0, None
-    for a, b in sorted(ranges):
-        if b <= a:
-            continue
-        start = a if covered is None else max(a, covered)
-        total += max(0, b - start)
-        covered = b if covered is None else max(covered, b)
-    return total
-
-
 block_count_checks(check, name, defs, by_host, hosts, shared, stat_prefix, gapped)
 for h in hosts:
     # Each session's window of the node's table (its device location's values at its start and
@@ -104,7 +93,7 @@ for h in hosts:
     w = windows(h)
     p = node_properties(defs, h)
     got = [int(p.get("EZIOTRACE::UNATTRIBUTED::vda", -1)), int(p.get("EZIOTRACE::NOT_ISSUED::vda", -1))]
-    united = [union([(s[k + "_AT_START"], s[k + "_AT_END"]) for s in w]) for k in COUNTS]
+    united = [union_length([(s[k + "_AT_START"], s[k + "_AT_END"]) for s in w]) for k in COUNTS]
     largest = [max((s[k + "_AT_END"] - s[k + "_AT_START"] for s in w), default=0) for k in COUNTS]
     print(f"FIGURES - {name}: {h} {len(w)} sessions' windows: unattributed + not issued: union "
           f"{united[0]} + {united[1]}, the largest session's {largest[0]} + {largest[1]}")

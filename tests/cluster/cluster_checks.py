@@ -69,17 +69,26 @@ def vda_windows(defs, host):
     return list(props.values())
 
 
+def union_length(ranges):
+    """The length of the union of the ranges [a, b] (an empty one, b <= a, adds nothing)."""
+    total, covered = 0, None
+    for a, b in sorted(ranges):
+        if b <= a:
+            continue
+        start = a if covered is None else max(a, covered)
+        total += max(0, b - start)
+        covered = b if covered is None else max(covered, b)
+    return total
+
+
 def device_gap(windows):
     """The device's own requests between the sessions' windows, while none was open: the span of
     their [DEVICE_REQUESTS_AT_START, _AT_END] ranges less their union (the count never decreases,
     so windows apart in time are apart in its values too)."""
-    ranges = sorted((x["DEVICE_REQUESTS_AT_START"], x["DEVICE_REQUESTS_AT_END"]) for x in windows)
-    covered, end = 0, None
-    for a, b in ranges:
-        start = a if end is None else max(a, end)
-        covered += max(0, b - start)
-        end = b if end is None else max(end, b)
-    return max(b for _, b in ranges) - ranges[0][0] - covered if ranges else 0
+    ranges = [(x["DEVICE_REQUESTS_AT_START"], x["DEVICE_REQUESTS_AT_END"]) for x in windows]
+    if not ranges:
+        return 0
+    return max(b for _, b in ranges) - min(a for a, _ in ranges) - union_length(ranges)
 
 
 def check_device_requests(check, name, host, defs, recorded, before, after, gapped=False):
