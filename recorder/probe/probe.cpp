@@ -47,9 +47,9 @@ const std::vector<ExactFunction>& syscall_functions() {
 
 // The functions' suffixes, for the archive's property (EZIOTRACE::PROBE::syscall).
 std::vector<std::string> syscall_names() {
-  std::vector<std::string> names;
-  for (const auto& f : syscall_functions()) names.push_back(f.function.substr(10));
-  return names;
+#define EZIO_SYSCALL_NAME_(name, fn) #fn,
+  return {EZIO_SYSCALL_FUNCTIONS(EZIO_SYSCALL_NAME_)};
+#undef EZIO_SYSCALL_NAME_
 }
 
 // The tracepoint programs of the syscall layer (bpf/syscall.bpf.h).
