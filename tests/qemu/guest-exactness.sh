@@ -55,6 +55,13 @@ end=$(cut -d' ' -f1 /proc/uptime)
 out=$(cat "$EZIO_DISK/exactness.out")
 echo "the exactness test took $(awk -v a="$start" -v b="$end" 'BEGIN { print b - a }') s in the guest"
 if [ $rc -eq 0 ]; then ok "every row exact"; else bad "the exactness test: exit $rc"; fi
+# CI keeps the head and the tail of a long log: each failed expectation printed again here, at
+# the end, with the row, mode and file system its SCOPED_TRACE lines name.
+if grep -q ': Failure$' <<< "$out"; then
+  echo "the failed expectations again (at most 120 lines):"
+  awk '/: Failure$/ { keep = 1 } /^\[ *(OK|FAILED|RUN) *\]/ { keep = 0 } keep' <<< "$out" |
+    head -n 120 | sed 's/^/  ! /'
+fi
 grep -q '^\[  PASSED  \] 3 tests\.$' <<< "$out" || bad "3 tests passed (ext4, xfs, btrfs)"
 # Every row ran (the tables of tests/bpf/exactness/shapes.cpp), per file system and mode.
 nwrites=15 nreads=13
