@@ -9,6 +9,8 @@
 #include <system_error>
 #include <vector>
 
+#include "recorder/metrics/systemd_unit.h"
+
 namespace ezio::recorder::metrics {
 
 Collector::Collector(const MetricsPrograms& programs, std::filesystem::path cgroup_mount)
@@ -40,6 +42,22 @@ std::string Collector::user_name(uint32_t uid) {
   return name;
 }
 
+namespace {
+
+// The job's labels: the cgroup path, then Slurm's job id, else the systemd unit and slice.
+void name_job(NamedSeries& n, std::string cgroup) {
+  n.cgroup = std::move(cgroup);
+  if (auto job = slurm_job_id(n.cgroup)) {
+    n.job_id = *job;
+    return;
+  }
+  SystemdPlace place = systemd_place(n.cgroup);
+  n.unit = std::move(place.unit);
+  n.slice = std::move(place.slice);
+}
+
+}  // namespace
+
 Snapshot Collector::snapshot() {
   std::lock_guard lock(mutex_);
   Snapshot snap;
@@ -51,7 +69,8 @@ Snapshot Collector::snapshot() {
   std::vector<ezio_metric_key> ended;
   std::set<uint64_t> ended_ids;
   for (const Series& s : programs_.read()) {
-    NamedSeries n{s, {}, {}, {}, {}, {}, {}};
+    NamedSeries n;
+    n.s = s;
     uint64_t id = s.key.cgroup;
     if (id != 0) {
       std::optional<std::string> path = names_.path_of(id);
@@ -60,8 +79,7 @@ Snapshot Collector::snapshot() {
         ended_ids.insert(id);
         path = names_.last_path_of(id);
       }
-      n.cgroup = path ? *path : fmt::format("(ended, id {})", id);
-      if (auto job = slurm_job_id(n.cgroup)) n.job_id = *job;
+      name_job(n, path ? *path : fmt::format("(ended, id {})", id));
       n.user = user_name(s.key.uid);
     }
     if (s.key.dev) n.device = device_name(s.key.dev);

@@ -34,6 +34,8 @@ std::string labels(const NamedSeries& n, const std::string& extra = {}) {
   };
   add("cgroup", n.cgroup);
   add("job_id", n.job_id);
+  add("unit", n.unit);
+  add("slice", n.slice);
   add("user", n.user);
   add("device", n.device);
   add("fstype", n.fstype);

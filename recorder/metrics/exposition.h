@@ -17,11 +17,14 @@ enum class Format { kOpenMetrics, kPrometheus };
 const char* content_type(Format f);
 
 // A series with its job: the cgroup's path (empty for what is no job's), Slurm's job id when the
-// path is Slurm's, the user's name (its uid when it has none), the block device's name.
+// path is Slurm's, else the systemd unit and slice the path is in (systemd_unit.h), the user's
+// name (its uid when it has none), the block device's name.
 struct NamedSeries {
   Series s;
   std::string cgroup;
   std::string job_id;
+  std::string unit;
+  std::string slice;
   std::string device;
   std::string user;
   std::string fstype;  // VFS and FS series

@@ -51,9 +51,16 @@ std::optional<double> worst(const JobView& v, std::initializer_list<const char*>
   return w;
 }
 
-// The job's name: Slurm's id when it has one, else its cgroup path (its end, when too long).
+// The job's name: Slurm's id when it has one, else its systemd unit (with the cgroup path below
+// it: a delegated subtree's parts apart), else its cgroup path; its end when too long.
 std::string job_name(const JobTotals& t, size_t width) {
-  std::string name = t.job_id.empty() ? t.cgroup : "slurm:" + t.job_id;
+  std::string name = t.cgroup;
+  if (!t.job_id.empty()) {
+    name = "slurm:" + t.job_id;
+  } else if (!t.unit.empty()) {
+    size_t at = t.cgroup.find("/" + t.unit);
+    name = at == std::string::npos ? t.unit : t.cgroup.substr(at + 1);
+  }
   if (name.size() > width) name = "…" + name.substr(name.size() - width + 1);
   return name;
 }
@@ -102,6 +109,8 @@ nlohmann::json frame_json(const std::vector<JobView>& jobs, const std::string& s
                         {"totals", v.now->counters},
                         {"per_second", v.per_second}};
     if (!v.now->job_id.empty()) j["job_id"] = v.now->job_id;
+    if (!v.now->unit.empty()) j["unit"] = v.now->unit;
+    if (!v.now->slice.empty()) j["slice"] = v.now->slice;
     nlohmann::json p = nlohmann::json::object();
     for (const auto& [k, s] : v.p99_seconds) {
       p[k] = s && !std::isinf(*s) ? nlohmann::json(*s) : nlohmann::json(nullptr);

@@ -165,6 +165,8 @@ NodeSample parse_exposition(const std::string& text, double time_s) {
     JobTotals& job = out.jobs[cgroup];
     job.cgroup = cgroup;
     if (auto id = label(s.labels, "job_id"); !id.empty()) job.job_id = id;
+    if (auto unit = label(s.labels, "unit"); !unit.empty()) job.unit = unit;
+    if (auto slice = label(s.labels, "slice"); !slice.empty()) job.slice = slice;
     if (auto user = label(s.labels, "user"); !user.empty()) job.users.insert(user);
     if (!c.empty()) {
       job.counters[c] += s.value;

@@ -20,6 +20,8 @@ namespace ezio::recorder::metrics {
 struct JobTotals {
   std::string cgroup;
   std::string job_id;
+  std::string unit;  // the systemd unit and slice, when not Slurm's
+  std::string slice;
   std::set<std::string> users;
   std::map<std::string, double> counters;
   std::map<std::string, std::map<double, double>> histograms;
