@@ -37,6 +37,9 @@ struct Snapshot {
   uint32_t max_series = 0;
   uint32_t latency_every = 1;         // the syscall and VFS latency: one call in N timed
   uint64_t ended_cgroups = 0;         // reported for the last time, since eziotraced started
+  uint64_t ended_mounts = 0;          // unmounted, reported for the last time, slot freed
+  uint32_t mounts = 0;                // holding a slot of the mount table
+  uint32_t max_mounts = 0;            // its size (--metrics-max-mounts)
   std::string syscall_hook = "none";  // syscall_hook_name()
 };
 
