@@ -99,15 +99,47 @@ std::string format_table(const std::vector<JobView>& jobs, const std::string& ti
   return out;
 }
 
+std::string format_device_table(const std::vector<JobView>& devices, const std::string& title,
+                                size_t limit) {
+  constexpr const char* kRow =
+      "{:<12} {:>4} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>6} {:>6} {:>7} {:>7}\n";
+  std::string out = title + "\n";
+  out += fmt::format(kRow, "DEVICE", "JOBS", "VFSRD/s", "VFSWR/s", "DIRTY/s", "MISS/s", "BLKRD/s",
+                     "BLKWR/s", "REQ/s", "NOJOB%", "P99BLK", "P99Q");
+  size_t shown = 0;
+  for (const JobView& v : devices) {
+    if (limit && shown++ == limit) break;
+    std::string device = v.now->device;
+    if (device.size() > 12) device = "…" + device.substr(device.size() - 11);
+    double requests = rate(v, "block_requests");
+    // The share of the frame's requests no job is charged with (file-system metadata, journal).
+    std::string no_job =
+        requests > 0 ? fmt::format("{:.0f}", 100 * rate(v, "unattributed_requests") / requests)
+                     : "-";
+    out += fmt::format(kRow, device, v.now->cgroups.size(), bytes(rate(v, "vfs_read_bytes")),
+                       bytes(rate(v, "vfs_write_bytes")), count(rate(v, "dirtied_pages")),
+                       count(rate(v, "missed_pages") + rate(v, "readahead_pages")),
+                       bytes(rate(v, "block_read_bytes")), bytes(rate(v, "block_write_bytes")),
+                       count(requests), no_job, seconds(worst(v, {"block_service"})),
+                       seconds(worst(v, {"block_queue"})));
+  }
+  if (devices.empty()) out += "(no device has seen I/O since eziotraced started)\n";
+  return out;
+}
+
 nlohmann::json frame_json(const std::vector<JobView>& jobs, const std::string& source,
                           double interval_s, double unix_time) {
   nlohmann::json out = {{"source", source}, {"time", unix_time}, {"interval_s", interval_s}};
   out["jobs"] = nlohmann::json::array();
   for (const JobView& v : jobs) {
-    nlohmann::json j = {{"cgroup", v.now->cgroup},
-                        {"users", v.now->users},
-                        {"totals", v.now->counters},
-                        {"per_second", v.per_second}};
+    nlohmann::json j = {
+        {"totals", v.now->counters}, {"per_second", v.per_second}, {"users", v.now->users}};
+    if (v.now->device.empty()) {
+      j["cgroup"] = v.now->cgroup;
+    } else {
+      j["device"] = v.now->device;
+      j["jobs"] = v.now->cgroups;
+    }
     if (!v.now->job_id.empty()) j["job_id"] = v.now->job_id;
     if (!v.now->unit.empty()) j["unit"] = v.now->unit;
     if (!v.now->slice.empty()) j["slice"] = v.now->slice;

@@ -153,6 +153,43 @@ TEST_F(Top, ReadsTheTextfileToo) {
       << text;
 }
 
+// One line per device: the private ext4 device with the job among those charged with its I/O, its
+// VFS bytes exactly dd's (no one else writes that file system), its block writes dd's data at
+// least (the journal's are no one's, on the same device).
+TEST_F(Top, ByDeviceShowsTheDeviceTheJobWrote) {
+  ezio::test::Run r = top_as_nobody({"--metrics", std::to_string(port_), "--by", "device", "--once",
+                                     "--interval", "0.2", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  nlohmann::json frame = nlohmann::json::parse(r.out), disk;
+  for (const auto& d : frame["jobs"]) {
+    if (d["device"] == disk_->device()) disk = d;
+  }
+  ASSERT_FALSE(disk.is_null()) << r.out;
+  EXPECT_EQ(disk["jobs"], nlohmann::json::array({job_->path()}));
+  EXPECT_EQ(disk["totals"]["vfs_write_bytes"], 4096000.0);
+  EXPECT_GE(disk["totals"]["block_write_bytes"].get<double>(), 4096000.0);
+  EXPECT_EQ(disk["totals"]["dirtied_pages"], 1000.0);
+  EXPECT_EQ(disk["per_second"]["block_write_bytes"], 0.0) << "nothing written during the frame";
+  ezio::test::Run table = top_as_nobody({"--metrics", std::to_string(port_), "--by", "device",
+                                         "--once", "--interval", "0.2", "--sort", "device"});
+  ASSERT_EQ(table.status, 0) << table.err;
+  std::istringstream lines(table.out);
+  std::string title, header, line;
+  std::getline(lines, title);
+  std::getline(lines, header);
+  EXPECT_NE(title.find(" devices by device"), std::string::npos) << title;
+  EXPECT_EQ(words(header),
+            (std::vector<std::string>{"DEVICE", "JOBS", "VFSRD/s", "VFSWR/s", "DIRTY/s", "MISS/s",
+                                      "BLKRD/s", "BLKWR/s", "REQ/s", "NOJOB%", "P99BLK", "P99Q"}));
+  std::vector<std::string> ours;
+  while (std::getline(lines, line) && !line.empty()) {
+    if (line.starts_with(disk_->device() + " ")) ours = words(line);
+  }
+  ASSERT_EQ(ours.size(), 12u) << table.out;
+  EXPECT_EQ(ours[1], "1") << "one job charged";
+  EXPECT_EQ(ours[7], "0") << "no block write during the frame";
+}
+
 TEST(TopWithoutService, SaysNoEziotracedServesMetrics) {
   int port = free_port();
   ezio::test::Run r = top_as_nobody({"--metrics", std::to_string(port), "--once"});
