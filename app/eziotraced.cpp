@@ -90,8 +90,9 @@ void add_options(CLI::App& app, Args& a) {
                  "default 16)")
       ->check(CLI::Range(1u, 1u << 20));
   app.add_option("--metrics-max-mounts", a.metrics_max_mounts,
-                 "mounts the VFS series tell apart (the others are counted under mount "
-                 "\"(other)\" and as overflow; default 256)")
+                 "mounts the VFS series tell apart at once (the others are counted under "
+                 "mount \"(other)\" and as overflow; one unmounted gives its slot back; "
+                 "default 256)")
       ->check(CLI::Range(1u, 1u << 20));
   app.add_option("--metrics-layers", a.metrics_layers,
                  "the layers kept: all (default) or some of syscall,vfs,fs,pagecache,block; the "

@@ -2,11 +2,14 @@
 #pragma once
 // The metrics' table read and named: each series' cgroup path and Slurm job id, each device's
 // name. A cgroup that ended is reported once more (its last counts), then its series leave the
-// table. Thread-safe: the HTTP endpoint and the textfile writer both scrape.
+// table; so does a mount unmounted, whose slot in the mount table is freed. Thread-safe: the HTTP
+// endpoint and the textfile writer both scrape.
 #include <cstdint>
 #include <map>
 #include <mutex>
+#include <set>
 #include <string>
+#include <vector>
 
 #include "recorder/metrics/cgroup_names.h"
 #include "recorder/metrics/exposition.h"
@@ -26,12 +29,14 @@ class Collector {
  private:
   std::string device_name(uint32_t dev);
   std::string user_name(uint32_t uid);
+  std::set<uint32_t> gone_mounts(const std::vector<Series>& series);
   const MetricsPrograms& programs_;
   CgroupNames names_;
   MountNames mounts_;
   std::map<uint32_t, std::string> devices_;
   std::map<uint32_t, std::string> users_;
   uint64_t ended_ = 0;
+  uint64_t ended_mounts_ = 0;
   std::mutex mutex_;
 };
 

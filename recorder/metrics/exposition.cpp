@@ -34,6 +34,8 @@ std::string labels(const NamedSeries& n, const std::string& extra = {}) {
   };
   add("cgroup", n.cgroup);
   add("job_id", n.job_id);
+  add("unit", n.unit);
+  add("slice", n.slice);
   add("user", n.user);
   add("device", n.device);
   add("fstype", n.fstype);
@@ -255,6 +257,20 @@ std::string expose(const Snapshot& s, Format fmt) {
   out += fmt::format("eziotrace_series {}\n", s.series.size());
   header(out, {"eziotrace_ended_cgroups", "counter", "cgroups reported for the last time"}, fmt);
   out += fmt::format("eziotrace_ended_cgroups_total {}\n", s.ended_cgroups);
+  header(out,
+         {"eziotrace_mounts", "gauge",
+          "mounts holding a slot of the VFS layer's mount table (the others: mount=\"(other)\")"},
+         fmt);
+  out += fmt::format("eziotrace_mounts {}\n", s.mounts);
+  header(out,
+         {"eziotrace_mounts_limit", "gauge", "slots of the mount table (--metrics-max-mounts)"},
+         fmt);
+  out += fmt::format("eziotrace_mounts_limit {}\n", s.max_mounts);
+  header(out,
+         {"eziotrace_ended_mounts", "counter",
+          "mounts unmounted, reported for the last time, their slot freed"},
+         fmt);
+  out += fmt::format("eziotrace_ended_mounts_total {}\n", s.ended_mounts);
   header(out,
          {"eziotrace_syscall_hook", "gauge",
           "how the syscall and VFS series are counted: fentry (the calls' own functions) or "

@@ -17,11 +17,14 @@ enum class Format { kOpenMetrics, kPrometheus };
 const char* content_type(Format f);
 
 // A series with its job: the cgroup's path (empty for what is no job's), Slurm's job id when the
-// path is Slurm's, the user's name (its uid when it has none), the block device's name.
+// path is Slurm's, else the systemd unit and slice the path is in (systemd_unit.h), the user's
+// name (its uid when it has none), the block device's name.
 struct NamedSeries {
   Series s;
   std::string cgroup;
   std::string job_id;
+  std::string unit;
+  std::string slice;
   std::string device;
   std::string user;
   std::string fstype;  // VFS and FS series
@@ -34,6 +37,9 @@ struct Snapshot {
   uint32_t max_series = 0;
   uint32_t latency_every = 1;         // the syscall and VFS latency: one call in N timed
   uint64_t ended_cgroups = 0;         // reported for the last time, since eziotraced started
+  uint64_t ended_mounts = 0;          // unmounted, reported for the last time, slot freed
+  uint32_t mounts = 0;                // holding a slot of the mount table
+  uint32_t max_mounts = 0;            // its size (--metrics-max-mounts)
   std::string syscall_hook = "none";  // syscall_hook_name()
 };
 

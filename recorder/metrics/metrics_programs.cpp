@@ -239,7 +239,9 @@ MetricsLayers parse_metrics_layers(const std::string& spec) {
 void MetricsPrograms::Destroy::operator()(::metrics* skel) const { metrics__destroy(skel); }
 
 MetricsPrograms::MetricsPrograms(const MetricsConfig& config)
-    : max_series_(config.max_series), latency_every_(config.latency_every) {
+    : max_series_(config.max_series),
+      max_mounts_(config.max_mounts),
+      latency_every_(config.latency_every) {
   const uint32_t max_series = config.max_series;
   if (max_series == 0) fail("the metrics' table needs room for one series at least");
   if (config.max_mounts == 0) fail("the metrics' mount table needs room for one mount at least");
@@ -365,6 +367,24 @@ void MetricsPrograms::forget(const std::vector<ezio_metric_key>& keys) const {
       released_.push_back(slot);
     bpf_map_delete_elem(fd, &k);
   }
+}
+
+std::vector<uint32_t> MetricsPrograms::mount_ids() const {
+  int fd = bpf_map__fd(skel_->maps.mounts);
+  std::vector<uint32_t> out;
+  uint32_t key = 0, next = 0;
+  const void* prev = nullptr;
+  while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+    out.push_back(next);
+    key = next;
+    prev = &key;
+  }
+  return out;
+}
+
+void MetricsPrograms::forget_mounts(const std::vector<uint32_t>& ids) const {
+  int fd = bpf_map__fd(skel_->maps.mounts);
+  for (uint32_t id : ids) bpf_map_delete_elem(fd, &id);
 }
 
 std::array<uint64_t, EZIO_M_OP_COUNT> MetricsPrograms::overflow() const {

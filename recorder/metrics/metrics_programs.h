@@ -59,10 +59,15 @@ class MetricsPrograms {
   std::vector<Series> read() const;
   // Removes series (of a cgroup that ended, reported for the last time).
   void forget(const std::vector<ezio_metric_key>& keys) const;
+  // The mounts holding a slot of the VFS layer's mount table (--metrics-max-mounts), by id.
+  std::vector<uint32_t> mount_ids() const;
+  // Frees the slots of mounts gone (their series reported for the last time, then forgotten).
+  void forget_mounts(const std::vector<uint32_t>& ids) const;
   // Events that found no room in the table, per enum ezio_metric_op.
   std::array<uint64_t, EZIO_M_OP_COUNT> overflow() const;
   uint32_t max_series() const { return max_series_; }
   uint32_t latency_every() const { return latency_every_; }
+  uint32_t max_mounts() const { return max_mounts_; }
   // Chosen at load: fentry where the kernel attaches it (EZIOTRACE_DENY_HOOKS=fentry refuses it).
   SyscallHook syscall_hook() const { return hook_; }
   // The programs attached (the tests count them).
@@ -75,6 +80,7 @@ class MetricsPrograms {
   std::unique_ptr<::metrics, Destroy> skel_;
   void free_slot(uint32_t slot) const;
   uint32_t max_series_;
+  uint32_t max_mounts_;
   uint32_t latency_every_;
   uint32_t hot_slots_ = 0;
   mutable std::vector<uint32_t> released_;  // slots of dropped series, freed at the next forget

@@ -2,9 +2,12 @@
 #include "recorder/metrics/mount_names.h"
 
 #include <fmt/format.h>
+#include <sys/stat.h>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <system_error>
 
 #include "metrics.h"
 
@@ -39,7 +42,39 @@ const char* magic_name(uint32_t magic) {
   }
 }
 
+// The mount ids of a mountinfo file.
+std::set<uint32_t> ids_in(const std::string& mountinfo) {
+  std::ifstream in(mountinfo);
+  std::set<uint32_t> out;
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream f(line);
+    uint32_t id = 0;
+    if (f >> id) out.insert(id);
+  }
+  return out;
+}
+
 }  // namespace
+
+std::set<uint32_t> mounted_in_other_namespaces(const std::set<uint32_t>& ids) {
+  std::set<uint32_t> out;
+  struct stat st {};
+  if (ids.empty() || stat("/proc/self/ns/mnt", &st) != 0) return out;
+  std::set<ino_t> namespaces = {st.st_ino};  // ours: its table is MountNames'
+  std::error_code ec;
+  for (std::filesystem::directory_iterator it("/proc", ec), end; !ec && it != end;
+       it.increment(ec)) {
+    std::string pid = it->path().filename().string();
+    if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
+    // A process gone meanwhile, or a kernel thread's namespace seen already: skipped.
+    if (stat((it->path() / "ns/mnt").c_str(), &st) != 0) continue;
+    if (!namespaces.insert(st.st_ino).second) continue;
+    for (uint32_t id : ids_in(it->path() / "mountinfo")) {
+      if (ids.count(id)) out.insert(id);
+    }
+  }
+  return out;
+}
 
 void MountNames::read_table() {
   if (read_) return;
@@ -55,11 +90,12 @@ void MountNames::read_table() {
     if (!(f >> id >> parent >> major >> colon >> minor >> root >> point)) continue;
     while (f >> word && word != "-") {
     }
-    Entry e{point, {}};
+    Entry e{point, {}, (major << 20) | minor};
     f >> e.fstype;
     ids[id] = e;
     devs.emplace((major << 20) | minor, e);  // the first mount of the device
   }
+  before_ = std::move(by_id_);
   by_id_ = std::move(ids);
   by_dev_ = std::move(devs);
 }
@@ -76,6 +112,24 @@ MountLabels MountNames::of_mount(uint32_t mnt, uint32_t magic) {
   auto it = by_id_.find(mnt);
   if (it == by_id_.end()) return {fmt::format("(id {})", mnt), fstype_of(magic, {})};
   return {it->second.point, fstype_of(magic, it->second.fstype)};
+}
+
+MountLabels MountNames::of_ended_mount(uint32_t mnt, uint32_t magic) {
+  read_table();
+  auto it = before_.find(mnt);
+  if (it == before_.end()) return {fmt::format("(id {})", mnt), fstype_of(magic, {})};
+  return {it->second.point, fstype_of(magic, it->second.fstype)};
+}
+
+bool MountNames::mounted(uint32_t mnt) {
+  read_table();
+  return by_id_.count(mnt) > 0;
+}
+
+bool MountNames::replaced(uint32_t mnt) {
+  read_table();
+  auto now = by_id_.find(mnt), then = before_.find(mnt);
+  return now != by_id_.end() && then != before_.end() && !(now->second == then->second);
 }
 
 MountLabels MountNames::of_device(uint32_t dev, uint32_t magic) {

@@ -51,9 +51,16 @@ std::optional<double> worst(const JobView& v, std::initializer_list<const char*>
   return w;
 }
 
-// The job's name: Slurm's id when it has one, else its cgroup path (its end, when too long).
+// The job's name: Slurm's id when it has one, else its systemd unit (with the cgroup path below
+// it: a delegated subtree's parts apart), else its cgroup path; its end when too long.
 std::string job_name(const JobTotals& t, size_t width) {
-  std::string name = t.job_id.empty() ? t.cgroup : "slurm:" + t.job_id;
+  std::string name = t.cgroup;
+  if (!t.job_id.empty()) {
+    name = "slurm:" + t.job_id;
+  } else if (!t.unit.empty()) {
+    size_t at = t.cgroup.find("/" + t.unit);
+    name = at == std::string::npos ? t.unit : t.cgroup.substr(at + 1);
+  }
   if (name.size() > width) name = "…" + name.substr(name.size() - width + 1);
   return name;
 }
@@ -92,16 +99,50 @@ std::string format_table(const std::vector<JobView>& jobs, const std::string& ti
   return out;
 }
 
+std::string format_device_table(const std::vector<JobView>& devices, const std::string& title,
+                                size_t limit) {
+  constexpr const char* kRow =
+      "{:<12} {:>4} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>6} {:>6} {:>7} {:>7}\n";
+  std::string out = title + "\n";
+  out += fmt::format(kRow, "DEVICE", "JOBS", "VFSRD/s", "VFSWR/s", "DIRTY/s", "MISS/s", "BLKRD/s",
+                     "BLKWR/s", "REQ/s", "NOJOB%", "P99BLK", "P99Q");
+  size_t shown = 0;
+  for (const JobView& v : devices) {
+    if (limit && shown++ == limit) break;
+    std::string device = v.now->device;
+    if (device.size() > 12) device = "…" + device.substr(device.size() - 11);
+    double requests = rate(v, "block_requests");
+    // The share of the frame's requests no job is charged with (file-system metadata, journal).
+    std::string no_job =
+        requests > 0 ? fmt::format("{:.0f}", 100 * rate(v, "unattributed_requests") / requests)
+                     : "-";
+    out += fmt::format(kRow, device, v.now->cgroups.size(), bytes(rate(v, "vfs_read_bytes")),
+                       bytes(rate(v, "vfs_write_bytes")), count(rate(v, "dirtied_pages")),
+                       count(rate(v, "missed_pages") + rate(v, "readahead_pages")),
+                       bytes(rate(v, "block_read_bytes")), bytes(rate(v, "block_write_bytes")),
+                       count(requests), no_job, seconds(worst(v, {"block_service"})),
+                       seconds(worst(v, {"block_queue"})));
+  }
+  if (devices.empty()) out += "(no device has seen I/O since eziotraced started)\n";
+  return out;
+}
+
 nlohmann::json frame_json(const std::vector<JobView>& jobs, const std::string& source,
                           double interval_s, double unix_time) {
   nlohmann::json out = {{"source", source}, {"time", unix_time}, {"interval_s", interval_s}};
   out["jobs"] = nlohmann::json::array();
   for (const JobView& v : jobs) {
-    nlohmann::json j = {{"cgroup", v.now->cgroup},
-                        {"users", v.now->users},
-                        {"totals", v.now->counters},
-                        {"per_second", v.per_second}};
+    nlohmann::json j = {
+        {"totals", v.now->counters}, {"per_second", v.per_second}, {"users", v.now->users}};
+    if (v.now->device.empty()) {
+      j["cgroup"] = v.now->cgroup;
+    } else {
+      j["device"] = v.now->device;
+      j["jobs"] = v.now->cgroups;
+    }
     if (!v.now->job_id.empty()) j["job_id"] = v.now->job_id;
+    if (!v.now->unit.empty()) j["unit"] = v.now->unit;
+    if (!v.now->slice.empty()) j["slice"] = v.now->slice;
     nlohmann::json p = nlohmann::json::object();
     for (const auto& [k, s] : v.p99_seconds) {
       p[k] = s && !std::isinf(*s) ? nlohmann::json(*s) : nlohmann::json(nullptr);

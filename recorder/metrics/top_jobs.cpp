@@ -132,10 +132,12 @@ double sort_value(const JobView& v, const std::string& key) {
     auto it = v.per_second.find(k);
     return it == v.per_second.end() ? 0 : it->second;
   };
-  if (key == "io")
-    return r("read_bytes") + r("write_bytes") + r("block_read_bytes") + r("block_write_bytes");
-  if (key == "read") return r("read_bytes");
-  if (key == "write") return r("write_bytes");
+  // A job's calls' bytes, a device's VFS bytes (each line has the one or the other).
+  double read = r("read_bytes") + r("vfs_read_bytes"),
+         write = r("write_bytes") + r("vfs_write_bytes");
+  if (key == "io") return read + write + r("block_read_bytes") + r("block_write_bytes");
+  if (key == "read") return read;
+  if (key == "write") return write;
   if (key == "block") return r("block_read_bytes") + r("block_write_bytes");
   if (key == "requests") return r("block_requests");
   if (key == "fsync") return r("fsyncs");
@@ -148,7 +150,34 @@ double sort_value(const JobView& v, const std::string& key) {
 
 }  // namespace
 
-NodeSample parse_exposition(const std::string& text, double time_s) {
+namespace {
+
+// A device's own counters: the VFS layer's bytes, the requests of no job.
+std::string device_counter_of(const Sample& s, const std::string& op) {
+  if (s.name == "eziotrace_vfs_bytes_total") {
+    return op == "read" ? "vfs_read_bytes" : op == "write" ? "vfs_write_bytes" : "";
+  }
+  if (s.name == "eziotrace_block_requests_total" && label(s.labels, "cgroup").empty()) {
+    return "unattributed_requests";
+  }
+  return "";
+}
+
+// A sample added to a line's totals: to its counter, else to its histogram's bucket.
+void add(JobTotals& t, const Sample& s, const std::string& counter, const std::string& histogram) {
+  if (!counter.empty()) {
+    t.counters[counter] += s.value;
+    return;
+  }
+  std::string le = label(s.labels, "le");
+  double bound =
+      le == "+Inf" ? std::numeric_limits<double>::infinity() : std::strtod(le.c_str(), nullptr);
+  t.histograms[histogram][bound] += s.value;
+}
+
+}  // namespace
+
+NodeSample parse_exposition(const std::string& text, double time_s, TopBy by) {
   NodeSample out;
   out.time_s = time_s;
   std::istringstream in(text);
@@ -156,31 +185,37 @@ NodeSample parse_exposition(const std::string& text, double time_s) {
   Sample s;
   while (std::getline(in, line)) {
     if (!parse_sample(line, s)) continue;
-    std::string cgroup = label(s.labels, "cgroup");
-    if (cgroup.empty()) continue;  // no job's (shared metadata, kernel threads)
+    std::string cgroup = label(s.labels, "cgroup"), device = label(s.labels, "device");
+    // By job: no job's series (shared metadata, kernel threads) left out. By device: what has no
+    // device (the system calls) left out.
+    std::string key = by == TopBy::job ? cgroup : device;
+    if (key.empty()) continue;
     std::string op = label(s.labels, "op");
     std::string c = counter_of(s.name, op);
     std::string h = c.empty() ? histogram_of(s.name, op) : "";
-    if (c.empty() && h.empty()) continue;
-    JobTotals& job = out.jobs[cgroup];
-    job.cgroup = cgroup;
-    if (auto id = label(s.labels, "job_id"); !id.empty()) job.job_id = id;
-    if (auto user = label(s.labels, "user"); !user.empty()) job.users.insert(user);
-    if (!c.empty()) {
-      job.counters[c] += s.value;
+    std::string own = by == TopBy::device ? device_counter_of(s, op) : "";
+    if (c.empty() && h.empty() && own.empty()) continue;
+    JobTotals& line_of = out.jobs[key];
+    if (auto user = label(s.labels, "user"); !user.empty()) line_of.users.insert(user);
+    if (by == TopBy::device) {
+      line_of.device = device;
+      if (!cgroup.empty()) line_of.cgroups.insert(cgroup);
+      if (!own.empty()) add(line_of, s, own, {});
     } else {
-      double le = label(s.labels, "le") == "+Inf" ? std::numeric_limits<double>::infinity()
-                                                  : std::strtod(label(s.labels, "le").c_str(), 0);
-      job.histograms[h][le] += s.value;
+      line_of.cgroup = cgroup;
+      if (auto id = label(s.labels, "job_id"); !id.empty()) line_of.job_id = id;
+      if (auto unit = label(s.labels, "unit"); !unit.empty()) line_of.unit = unit;
+      if (auto slice = label(s.labels, "slice"); !slice.empty()) line_of.slice = slice;
     }
+    if (!c.empty() || !h.empty()) add(line_of, s, c, h);
   }
   return out;
 }
 
 const std::vector<std::string>& sort_keys() {
-  static const std::vector<std::string> keys = {"io",       "read",  "write",   "block",
-                                                "requests", "fsync", "dirtied", "throttle",
-                                                "latency",  "cgroup"};
+  static const std::vector<std::string> keys = {"io",       "read",   "write",   "block",
+                                                "requests", "fsync",  "dirtied", "throttle",
+                                                "latency",  "cgroup", "device"};
   return keys;
 }
 
@@ -210,8 +245,9 @@ std::vector<JobView> job_views(const NodeSample& before, const NodeSample& now,
     out.push_back(std::move(v));
   }
   std::stable_sort(out.begin(), out.end(), [&sort_key](const JobView& a, const JobView& b) {
-    if (sort_key != "cgroup" && a.sort_value != b.sort_value) return a.sort_value > b.sort_value;
-    return a.now->cgroup < b.now->cgroup;
+    bool by_name = sort_key == "cgroup" || sort_key == "device";
+    if (!by_name && a.sort_value != b.sort_value) return a.sort_value > b.sort_value;
+    return a.now->cgroup + a.now->device < b.now->cgroup + b.now->device;
   });
   return out;
 }

@@ -19,7 +19,11 @@ namespace ezio::recorder::metrics {
 // block_service, block_queue.
 struct JobTotals {
   std::string cgroup;
+  std::string device;             // a device's line (`top --by device`): its name, cgroup empty
+  std::set<std::string> cgroups;  // a device's: the jobs charged with its I/O
   std::string job_id;
+  std::string unit;  // the systemd unit and slice, when not Slurm's
+  std::string slice;
   std::set<std::string> users;
   std::map<std::string, double> counters;
   std::map<std::string, std::map<double, double>> histograms;
@@ -27,11 +31,18 @@ struct JobTotals {
 
 struct NodeSample {
   double time_s = 0;                      // when it was taken (seconds, any origin)
-  std::map<std::string, JobTotals> jobs;  // by cgroup path; series of no job are left out
+  std::map<std::string, JobTotals> jobs;  // by cgroup path (or device name); see TopBy
 };
 
-// The exposition text (Prometheus 0.0.4 or OpenMetrics) of eziotraced as per-job totals.
-NodeSample parse_exposition(const std::string& text, double time_s);
+// What a line of `top` is. job: a cgroup (series of no job are left out). device: a block device
+// or a file system's device (the series with a device label, no one's included), with its block
+// requests and bytes, the page cache's pages, the VFS calls' bytes (vfs_read_bytes,
+// vfs_write_bytes) and the requests of no job (unattributed_requests).
+enum class TopBy { job, device };
+
+// The exposition text (Prometheus 0.0.4 or OpenMetrics) of eziotraced as per-job (or per-device)
+// totals.
+NodeSample parse_exposition(const std::string& text, double time_s, TopBy by = TopBy::job);
 
 // A job between two samples: its totals at the second, rates per second and p99s over the time
 // between them (no p99 when the histogram counted nothing meanwhile).
@@ -46,12 +57,15 @@ struct JobView {
 const std::vector<std::string>& sort_keys();
 
 // The jobs of `now`, with their rates since `before` (a job absent then counts from zero),
-// ordered by sort_key (descending; "cgroup" ascending by name).
+// ordered by sort_key (descending; "cgroup" and "device" ascending by name).
 std::vector<JobView> job_views(const NodeSample& before, const NodeSample& now,
                                const std::string& sort_key);
 
 // The frame as text: a header line, then one line per job (at most limit, 0: all).
 std::string format_table(const std::vector<JobView>& jobs, const std::string& title, size_t limit);
+// The same, one line per device (`top --by device`).
+std::string format_device_table(const std::vector<JobView>& devices, const std::string& title,
+                                size_t limit);
 // The frame as one JSON object.
 nlohmann::json frame_json(const std::vector<JobView>& jobs, const std::string& source,
                           double interval_s, double unix_time);

@@ -37,6 +37,16 @@ TestCgroup::TestCgroup(const std::string& name) {
   fs::create_directory(dir_);
 }
 
+TestCgroup::TestCgroup(const SystemdScope& scope) {
+  if (geteuid() != 0) throw std::runtime_error("the metrics tests need root (cgroups, BPF)");
+  fs::path slice = cgroup2_root() / scope.slice;
+  if (fs::create_directory(slice)) made_slice_ = slice;
+  std::string leaf = scope.name + "-" + std::to_string(getpid()) + ".scope";
+  dir_ = slice / leaf;
+  path_ = "/" + scope.slice + "/" + leaf;
+  fs::create_directory(dir_);
+}
+
 TestCgroup::~TestCgroup() { remove(); }
 
 void TestCgroup::remove() {
@@ -44,6 +54,9 @@ void TestCgroup::remove() {
   removed_ = true;
   // rmdir only: a cgroup's files cannot be removed.
   if (::rmdir(dir_.c_str()) != 0) ADD_FAILURE() << "cannot remove cgroup " << dir_;
+  if (!made_slice_.empty() && ::rmdir(made_slice_.c_str()) != 0) {
+    ADD_FAILURE() << "cannot remove cgroup " << made_slice_;
+  }
 }
 
 pid_t TestCgroup::spawn(const std::vector<std::string>& argv) const {

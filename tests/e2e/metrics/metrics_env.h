@@ -18,6 +18,12 @@ namespace ezio::test {
 class TestCgroup {
  public:
   explicit TestCgroup(const std::string& name);
+  // One named as systemd names a transient scope, /<slice>/<name>-PID.scope (the slice made, and
+  // removed at the end, when absent): the metrics label it with that unit and slice.
+  struct SystemdScope {
+    std::string slice, name;
+  };
+  explicit TestCgroup(const SystemdScope& scope);
   ~TestCgroup();
   const std::string& path() const { return path_; }  // as the metrics label it: "/name"
   // Starts argv inside the cgroup from its first instruction (moved in before its exec).
@@ -28,6 +34,7 @@ class TestCgroup {
 
  private:
   std::filesystem::path dir_;
+  std::filesystem::path made_slice_;  // the scope's slice when this made it
   std::string path_;
   bool removed_ = false;
 };

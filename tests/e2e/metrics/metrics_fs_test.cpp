@@ -3,8 +3,12 @@
 // what two known jobs did at the same time: each one's dd to a file of its own private loop device
 // (one ext4, one xfs), in a cgroup of its own; each job is charged only its own calls, on its own
 // mount. Then the mounts' bound: what finds no room is counted under mount "(other)" and as
-// overflow, not dropped.
+// overflow, not dropped; a mount unmounted is reported once more, then gives its slot back.
 #include <gtest/gtest.h>
+
+#include <filesystem>
+#include <memory>
+#include <vector>
 
 #include "loop_fs.h"
 #include "metrics_env.h"
@@ -119,6 +123,75 @@ TEST(MetricsFs, MountsBeyondTheBoundAreCountedAsOtherAndAsOverflow) {
   EXPECT_GE(
       sample_sum(text, "eziotrace_overflow_events_total", {{"layer", "vfs"}, {"op", "mount"}}),
       other);
+}
+
+// A tmpfs mounted for the test, unmounted when asked or at the end.
+class Tmpfs {
+ public:
+  explicit Tmpfs(std::string point) : point_(std::move(point)) {
+    std::filesystem::create_directory(point_);
+    must_run({"mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", point_});
+  }
+  ~Tmpfs() {
+    if (mounted_) run({"umount", "-l", point_});
+  }
+  void unmount() {
+    must_run({"umount", point_});
+    mounted_ = false;
+  }
+  const std::string& point() const { return point_; }
+
+ private:
+  std::string point_;
+  bool mounted_ = true;
+};
+
+// Mounts used then unmounted one after the other, more of them than slots: each cycle's calls are
+// on its own mount, reported once more after its unmount, then gone; none finds the table full.
+// The kernel gives an unmounted mount's id to the next mount: the first cycles keep a spare tmpfs
+// on that id so that each of them has an id of its own (without their slots freed they would
+// fill the table), the last ones take the id of the one before (without its series dropped they
+// would be counted on with the one before's counts).
+TEST(MetricsFs, UnmountedMountsGiveTheirSlotBack) {
+  constexpr int kSlots = 12, kDistinct = 14, kCycles = 16;
+  TestCgroup job("ezio_metrics_fsm");
+  int port = free_port();
+  MetricsDaemon daemon(
+      {"--metrics", std::to_string(port), "--metrics-max-mounts", std::to_string(kSlots)});
+  std::filesystem::path dir = scratch_dir("mount_cycles");
+  std::string start = scrape(port);
+  double ended_before = sample_sum(start, "eziotrace_ended_mounts_total", {});
+  // The node's other mounts in use hold slots too (4 on this host).
+  ASSERT_LE(sample_sum(start, "eziotrace_mounts", {}), kSlots / 2)
+      << "the node's other mounts take half the mount table: cannot test its slots being freed";
+  std::vector<std::unique_ptr<Tmpfs>> spares;  // no I/O on them: no slot
+  for (int i = 0; i < kCycles; ++i) {
+    Tmpfs fs((dir / ("m" + std::to_string(i))).string());
+    const std::string& point = fs.point();
+    ASSERT_LT(sample_sum(scrape(port), "eziotrace_mounts", {}), kSlots)
+        << "cycle " << i << ": the mount table is full, the slots of the cycles before not freed";
+    expect_success(job.spawn(
+        {"dd", "if=/dev/zero", "of=" + point + "/data", "bs=4096", "count=100", "status=none"}));
+    std::map<std::string, std::string> ours{
+        {"cgroup", job.path()}, {"mount", point}, {"fstype", "tmpfs"}, {"op", "write"}};
+    EXPECT_EQ(sample_sum(scrape(port), "eziotrace_vfs_calls_total", ours), 100) << "cycle " << i;
+    fs.unmount();
+    if (i < kDistinct) {
+      spares.push_back(std::make_unique<Tmpfs>((dir / ("spare" + std::to_string(i))).string()));
+    }
+    // Reported once more under its mount point, then gone with its slot.
+    std::string text = scrape(port);
+    EXPECT_EQ(sample_sum(text, "eziotrace_vfs_calls_total", ours), 100) << "cycle " << i;
+    EXPECT_GE(sample_sum(text, "eziotrace_ended_mounts_total", {}), ended_before + i + 1);
+    text = scrape(port);
+    EXPECT_EQ(text.find("mount=\"" + point + "\""), std::string::npos) << "cycle " << i;
+  }
+  std::string text = scrape(port);
+  EXPECT_EQ(
+      sample_sum(text, "eziotrace_vfs_calls_total", {{"cgroup", job.path()}, {"mount", "(other)"}}),
+      0)
+      << "a cycle found no slot";
+  EXPECT_EQ(sample_sum(text, "eziotrace_mounts_limit", {}), kSlots);
 }
 
 }  // namespace

@@ -66,7 +66,8 @@ class Prometheus {
 
 TEST(Prometheus, PromQlGivesTheFiguresOfAKnownWorkload) {
   LoopFs disk("raw");
-  TestCgroup job("ezio_metrics_prom");
+  // Named as systemd names a transient scope: its series carry unit and slice.
+  TestCgroup job(TestCgroup::SystemdScope{"ezio_test.slice", "ezio-metrics-prom"});
   int port = free_port();
   MetricsDaemon daemon({"--metrics", std::to_string(port)});
   Prometheus prometheus(port);
@@ -85,9 +86,12 @@ TEST(Prometheus, PromQlGivesTheFiguresOfAKnownWorkload) {
                 "sum(eziotrace_block_requests_total{" + sel + ",device=\"" + disk.device() + "\"})",
                 requests),
             requests);
-  // The recording rules of docs/metrics.md: the job's written bytes through one of them.
-  EXPECT_EQ(prometheus.wait_for(
-                "sum by (cgroup) (eziotrace_block_bytes_total{" + sel + ",op=\"write\"})", 4096000),
+  // The recording rules of docs/metrics.md keep the job's labels: its bytes by unit and slice.
+  std::string unit = job.path().substr(job.path().rfind('/') + 1);
+  EXPECT_EQ(prometheus.wait_for("sum by (cgroup, job_id, unit, slice) (eziotrace_block_bytes_total{"
+                                "unit=\"" +
+                                    unit + "\",slice=\"ezio_test.slice\",op=\"write\"})",
+                                4096000),
             4096000);
 }
 

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // `eziotrace top` for real, run as nobody (no root, no BPF): a job of known I/O (dd to a file on a
 // private loop device, in a cgroup of its own) is shown with the bytes dd wrote; the table's
-// layout; a clear message when no eziotraced serves metrics; the textfile read instead.
+// layout; a clear message when no eziotraced serves metrics; the textfile read instead. The job's
+// cgroup is named as systemd names a scope: top names it by that unit.
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -41,7 +44,7 @@ class Top : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     disk_ = new LoopFs("ext4");
-    job_ = new TestCgroup("ezio_top");
+    job_ = new TestCgroup(TestCgroup::SystemdScope{"ezio_test.slice", "ezio-top"});
     port_ = free_port();
     textfile_ = scratch_dir("top") / "eziotrace.prom";
     daemon_ = new MetricsDaemon({"--metrics", std::to_string(port_), "--metrics-textfile",
@@ -54,6 +57,8 @@ class Top : public ::testing::Test {
     delete job_;
     delete disk_;
   }
+  // The scope, as the job's unit label and top's JOB column show it.
+  static std::string unit() { return job_->path().substr(job_->path().rfind('/') + 1); }
   static inline LoopFs* disk_ = nullptr;
   static inline TestCgroup* job_ = nullptr;
   static inline MetricsDaemon* daemon_ = nullptr;
@@ -80,6 +85,9 @@ TEST_F(Top, JsonShowsTheJobWithTheBytesItWrote) {
   EXPECT_EQ(job["totals"]["block_write_bytes"], 4096000.0);
   EXPECT_EQ(job["totals"]["dirtied_pages"], 1000.0);
   EXPECT_EQ(job["users"], nlohmann::json::array({"root"}));
+  EXPECT_EQ(job["unit"], unit());
+  EXPECT_EQ(job["slice"], "ezio_test.slice");
+  EXPECT_FALSE(job.contains("job_id"));
   // The job did nothing during the frames: no rate, and no latency measured meanwhile.
   EXPECT_EQ(job["per_second"]["write_bytes"], 0.0);
   EXPECT_TRUE(job["p99_seconds"]["syscall_write"].is_null());
@@ -104,20 +112,22 @@ TEST_F(Top, TableHasOneLinePerJobUnderItsHeader) {
   std::vector<std::string> ours, previous;
   std::string our_line;
   while (std::getline(lines, line) && !line.empty()) {
-    // Other jobs of the machine may be cut ("…" first) or have ended meanwhile ("(ended, id N)").
-    if (!line.starts_with("/")) continue;
     std::vector<std::string> w = words(line);
+    if (w[0] == unit()) {  // named by its unit, not its cgroup path
+      ours = w;
+      our_line = line;
+    }
+    // Other jobs of the machine may be cut ("…" first), have ended meanwhile ("(ended, id N)") or
+    // be named by a unit of theirs: the order is checked on those named by their path.
+    if (!line.starts_with("/")) continue;
     EXPECT_EQ(w.size(), columns.size()) << line;
     if (!previous.empty()) {
       EXPECT_LT(previous[0], w[0]) << "not sorted by cgroup";
     }
-    if (w[0] == job_->path()) {
-      ours = w;
-      our_line = line;
-    }
     previous = w;
   }
   ASSERT_FALSE(ours.empty()) << r.out;
+  EXPECT_EQ(ours.size(), columns.size()) << our_line;
   EXPECT_EQ(our_line.find(" root "), 24u) << "USER's column: " << our_line;
   EXPECT_EQ(header.find(" USER "), 24u) << header;
   EXPECT_EQ(ours[1], "root");
@@ -132,6 +142,52 @@ TEST_F(Top, ReadsTheTextfileToo) {
   nlohmann::json job = job_in(nlohmann::json::parse(r.out), job_->path());
   ASSERT_FALSE(job.is_null()) << r.out;
   EXPECT_EQ(job["totals"]["write_bytes"], 4096000.0);
+  EXPECT_EQ(job["unit"], unit());
+  // node_exporter's format carries the labels as the endpoint does.
+  std::ifstream in(textfile_);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(
+      text.find("eziotrace_syscall_bytes_total{cgroup=\"" + job_->path() + "\",unit=\"" + unit() +
+                "\",slice=\"ezio_test.slice\",user=\"root\",op=\"write\"} 4096000\n"),
+      std::string::npos)
+      << text;
+}
+
+// One line per device: the private ext4 device with the job among those charged with its I/O, its
+// VFS bytes exactly dd's (no one else writes that file system), its block writes dd's data at
+// least (the journal's are no one's, on the same device).
+TEST_F(Top, ByDeviceShowsTheDeviceTheJobWrote) {
+  ezio::test::Run r = top_as_nobody({"--metrics", std::to_string(port_), "--by", "device", "--once",
+                                     "--interval", "0.2", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  nlohmann::json frame = nlohmann::json::parse(r.out), disk;
+  for (const auto& d : frame["jobs"]) {
+    if (d["device"] == disk_->device()) disk = d;
+  }
+  ASSERT_FALSE(disk.is_null()) << r.out;
+  EXPECT_EQ(disk["jobs"], nlohmann::json::array({job_->path()}));
+  EXPECT_EQ(disk["totals"]["vfs_write_bytes"], 4096000.0);
+  EXPECT_GE(disk["totals"]["block_write_bytes"].get<double>(), 4096000.0);
+  EXPECT_EQ(disk["totals"]["dirtied_pages"], 1000.0);
+  EXPECT_EQ(disk["per_second"]["block_write_bytes"], 0.0) << "nothing written during the frame";
+  ezio::test::Run table = top_as_nobody({"--metrics", std::to_string(port_), "--by", "device",
+                                         "--once", "--interval", "0.2", "--sort", "device"});
+  ASSERT_EQ(table.status, 0) << table.err;
+  std::istringstream lines(table.out);
+  std::string title, header, line;
+  std::getline(lines, title);
+  std::getline(lines, header);
+  EXPECT_NE(title.find(" devices by device"), std::string::npos) << title;
+  EXPECT_EQ(words(header),
+            (std::vector<std::string>{"DEVICE", "JOBS", "VFSRD/s", "VFSWR/s", "DIRTY/s", "MISS/s",
+                                      "BLKRD/s", "BLKWR/s", "REQ/s", "NOJOB%", "P99BLK", "P99Q"}));
+  std::vector<std::string> ours;
+  while (std::getline(lines, line) && !line.empty()) {
+    if (line.starts_with(disk_->device() + " ")) ours = words(line);
+  }
+  ASSERT_EQ(ours.size(), 12u) << table.out;
+  EXPECT_EQ(ours[1], "1") << "one job charged";
+  EXPECT_EQ(ours[7], "0") << "no block write during the frame";
 }
 
 TEST(TopWithoutService, SaysNoEziotracedServesMetrics) {

@@ -100,6 +100,7 @@ check_completion() {
   expect --layers eziotrace record --la
   expect --keep-parts eziotrace run --ke
   expect --by-file eziotrace layers --by
+  expect device eziotrace top --by d
   expect --svg eziotrace latency --s
   expect perfetto eziotrace export --format p
   expect pagecache eziotrace record --layers pa

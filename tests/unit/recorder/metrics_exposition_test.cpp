@@ -60,6 +60,14 @@ TEST(MetricsExposition, OpenMetricsAndTextFormat) {
   EXPECT_EQ(text.find("# EOF"), std::string::npos);
   EXPECT_NE(text.find("# TYPE eziotrace_syscall_calls_total counter\n"), std::string::npos);
   EXPECT_NE(text.find("eziotrace_series_limit 100\n"), std::string::npos);
+  s.mounts = 3;
+  s.max_mounts = 8;
+  s.ended_mounts = 5;
+  om = expose(s, Format::kOpenMetrics);
+  EXPECT_NE(om.find("\neziotrace_mounts 3\n"), std::string::npos) << om;
+  EXPECT_NE(om.find("\neziotrace_mounts_limit 8\n"), std::string::npos);
+  EXPECT_NE(om.find("# TYPE eziotrace_ended_mounts counter\neziotrace_ended_mounts_total 5\n"),
+            std::string::npos);
 }
 
 TEST(MetricsExposition, ListenAddress) {

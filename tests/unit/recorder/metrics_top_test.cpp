@@ -74,6 +74,58 @@ TEST(MetricsTop, TableAndJson) {
   EXPECT_NE(format_table({}, "t", 0).find("(no job has done I/O"), std::string::npos);
 }
 
+// Two devices: vda with /a's block writes, no one's journal writes and /b's VFS reads; loop1 with
+// /a's page-cache misses only.
+std::string device_exposition(double a_requests, double journal_requests) {
+  return fmt::format(
+      "eziotrace_syscall_bytes_total{{cgroup=\"/a\",user=\"root\",op=\"write\"}} 4096\n"
+      "eziotrace_block_requests_total{{cgroup=\"/a\",user=\"root\",device=\"vda\","
+      "op=\"write\"}} {}\n"
+      "eziotrace_block_bytes_total{{cgroup=\"/a\",user=\"root\",device=\"vda\",op=\"write\"}} "
+      "{}\n"
+      "eziotrace_block_requests_total{{device=\"vda\",op=\"write\"}} {}\n"
+      "eziotrace_block_service_seconds_bucket{{device=\"vda\",op=\"write\",le=\"0.001024\"}} "
+      "{}\n"
+      "eziotrace_block_service_seconds_bucket{{device=\"vda\",op=\"write\",le=\"+Inf\"}} {}\n"
+      "eziotrace_vfs_bytes_total{{cgroup=\"/b\",user=\"bob\",device=\"vda\",fstype=\"ext4\","
+      "mount=\"/\",op=\"read\"}} 8192\n"
+      "eziotrace_pagecache_missed_pages_total{{cgroup=\"/a\",user=\"root\",device=\"loop1\"}} "
+      "3\n",
+      a_requests, a_requests * 4096, journal_requests, journal_requests, journal_requests);
+}
+
+TEST(MetricsTop, ByDevice) {
+  NodeSample before = parse_exposition(device_exposition(10, 2), 0, TopBy::device);
+  NodeSample now = parse_exposition(device_exposition(40, 12), 2, TopBy::device);
+  ASSERT_EQ(now.jobs.size(), 2u) << "the system calls have no device";
+  const JobTotals& vda = now.jobs.at("vda");
+  EXPECT_EQ(vda.device, "vda");
+  EXPECT_EQ(vda.cgroups, (std::set<std::string>{"/a", "/b"}));
+  EXPECT_EQ(vda.users, (std::set<std::string>{"bob", "root"}));
+  EXPECT_EQ(vda.counters.at("block_requests"), 52) << "no one's requests count on the device";
+  EXPECT_EQ(vda.counters.at("unattributed_requests"), 12);
+  EXPECT_EQ(vda.counters.at("block_write_bytes"), 40 * 4096);
+  EXPECT_EQ(vda.counters.at("vfs_read_bytes"), 8192);
+  EXPECT_EQ(now.jobs.at("loop1").counters.at("missed_pages"), 3);
+  std::vector<JobView> v = job_views(before, now, "io");
+  ASSERT_EQ(v.size(), 2u);
+  EXPECT_EQ(v[0].now->device, "vda");
+  EXPECT_EQ(v[0].per_second.at("block_requests"), 20);
+  EXPECT_EQ(job_views(before, now, "device")[0].now->device, "loop1");
+  std::string table = format_device_table(v, "title", 0);
+  EXPECT_TRUE(table.starts_with("title\nDEVICE ")) << table;
+  // 40 requests a second, 10 of no one's (25 %), all within 1.024 ms.
+  EXPECT_NE(table.find("\nvda             2       0       0       0       0       0   60.0K     20"
+                       "     25   1.0ms       -\n"),
+            std::string::npos)
+      << table;
+  nlohmann::json j = frame_json(v, "src", 2, 5);
+  EXPECT_EQ(j["jobs"][0]["device"], "vda");
+  EXPECT_EQ(j["jobs"][0]["jobs"], nlohmann::json::array({"/a", "/b"}));
+  EXPECT_FALSE(j["jobs"][0].contains("cgroup"));
+  EXPECT_NE(format_device_table({}, "t", 0).find("(no device"), std::string::npos);
+}
+
 TEST(MetricsTop, NewSeriesCarryUserDeviceAndKind) {
   Snapshot s;
   NamedSeries q;
