@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <fstream>
 #include <iterator>
 #include <optional>
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "common/error.h"
+#include "converters/cluster/node_session.h"
 #include "converters/cluster/spank/spank_command.h"
 
 // Built with hidden symbols (converters/CMakeLists.txt): what Slurm looks up is declared visible.
@@ -82,7 +84,7 @@ int option_given(int, const char* value, int remote) {
   if (remote || context != S_CTX_LOCAL) return 0;
   try {
     g_request = ezio::converters::parse_spank_value(value ? value : "");
-  } catch (const ezio::Error& e) {
+  } catch (const std::exception& e) {  // none may cross into Slurm's C
     slurm_error("%s", e.what());
     return -1;
   }
@@ -109,14 +111,14 @@ int run_eziotrace(const SpankRequest& request) {
                outer);
     return 0;
   }
-  if (std::getenv("EZIOTRACE_SESSION")) {
+  if (std::getenv(ezio::converters::kSessionEnv)) {
     slurm_info("--eziotrace ignored: this srun runs inside a task eziotrace records");
     return 0;
   }
   std::vector<std::string> cmd;
   try {
     cmd = ezio::converters::spank_eziotrace_command(g_eziotrace, own_command_line(), request);
-  } catch (const ezio::Error& e) {
+  } catch (const std::exception& e) {  // none may cross into Slurm's C
     slurm_error("%s", e.what());
     return -1;
   }
@@ -144,7 +146,7 @@ int slurm_spank_init(spank_t sp, int argc, char** argv) {
   if (context != S_CTX_LOCAL && context != S_CTX_ALLOCATOR && context != S_CTX_REMOTE) return 0;
   try {
     g_eziotrace = ezio::converters::spank_eziotrace_path(plugin_args(argc, argv), EZIO_EZIOTRACE);
-  } catch (const ezio::Error& e) {
+  } catch (const std::exception& e) {  // none may cross into Slurm's C
     slurm_error("%s", e.what());
     return -1;
   }
