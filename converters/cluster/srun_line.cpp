@@ -106,8 +106,9 @@ const std::set<std::string_view>& long_with_value() {
   return names;
 }
 
-// How many words the option `word` occupies (1 or 2).
-size_t option_words(const std::string& word) {
+}  // namespace
+
+size_t srun_option_words(const std::string& word) {
   if (word.starts_with("--")) {
     if (word.find('=') != std::string::npos) return 1;
     if (word == "--multi-prog")
@@ -123,8 +124,6 @@ size_t option_words(const std::string& word) {
   }
   return 1;
 }
-
-}  // namespace
 
 bool is_srun(const std::vector<std::string>& command) {
   return !command.empty() && std::filesystem::path(command.front()).filename() == "srun";
@@ -142,7 +141,7 @@ SrunLine split_srun(const std::vector<std::string>& command) {
       break;
     }
     if (w.size() < 2 || w[0] != '-') break;
-    const size_t n = std::min(option_words(w), command.size() - i);
+    const size_t n = std::min(srun_option_words(w), command.size() - i);
     line.launcher.insert(line.launcher.end(), command.begin() + long(i),
                          command.begin() + long(i + n));
     i += n;

@@ -22,4 +22,8 @@ struct SrunLine {
 // --multi-prog (the program is a configuration file), a heterogeneous step (" : ").
 SrunLine split_srun(const std::vector<std::string>& command);
 
+// How many words srun's option `word` occupies (1, or 2 when its value is the next word), as
+// split_srun counts them. Fails on --multi-prog, as split_srun does.
+size_t srun_option_words(const std::string& word);
+
 }  // namespace ezio::converters

@@ -5,8 +5,9 @@
 # over TCP wrote, fsynced and read a file on each node's own disk and passed messages between
 # them, and the two nodes' monotonic clocks differ by seconds, measured twice by ping-pong with
 # an error bound; then the same job recorded by one command, `eziotrace -o DIR -- srun ...`,
-# kernel layers (check_step.py), then with EZTrace's layers of every rank (job_layers.sh,
-# check_layers.py), also through MPICH's hydra and Open MPI's mpirun (job_ulaunch.sh).
+# kernel layers (check_step.py), and by `srun --eziotrace=DIR ...` (the SPANK plugin), then with
+# EZTrace's layers of every rank (job_layers.sh, check_layers.py), also through MPICH's hydra and
+# Open MPI's mpirun (job_ulaunch.sh).
 #   cluster-test.sh BIN_DIR MPI_NODE_IO
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -14,6 +15,8 @@ bin_dir=$1 mpi_prog=$2
 [ -x "$mpi_prog" ] || { echo "FAIL - no $mpi_prog (MPICH missing at build time?)"; exit 1; }
 ompi_prog=$(dirname "$mpi_prog")/mpi_node_io_ompi
 [ -x "$ompi_prog" ] || { echo "FAIL - no $ompi_prog (Open MPI missing at build time?)"; exit 1; }
+[ -e "$bin_dir/spank_eziotrace.so" ] ||
+  { echo "FAIL - no $bin_dir/spank_eziotrace.so (libslurm-dev's spank.h missing at build time?)"; exit 1; }
 out=$(mktemp -d "${TMPDIR:-/tmp}/ezio-cluster-test.XXXXXX")
 trap 'rm -rf "$out"' EXIT
 bash "$here/run.sh" --nodes 2 --timeout 1140 --bin-dir "$bin_dir" --file "$mpi_prog" --file "$here/job.sh" \
@@ -84,6 +87,14 @@ check "both measurements agree within 1 ms (differ by ${d12} ns)" [ "${d12#-}" -
 /usr/bin/python3 "$here/check_layers.py" "$bin_dir/eziotrace" "$d" ulayers 2 || failed=1
 /usr/bin/python3 "$here/check_stopped.py" "$bin_dir/eziotrace" "$d" || failed=1
 /usr/bin/python3 "$here/check_step.py" "$bin_dir/eziotrace" "$d" khydra - || failed=1
+# srun --eziotrace (the SPANK plugin): the same step and checks as kstep; salloc refuses it.
+/usr/bin/python3 "$here/check_step.py" "$bin_dir/eziotrace" "$d" spank sstat || failed=1
+salloc_refused() {
+  [ "$(cat "$d/spank-salloc.rc")" != 0 ] && [ ! -e "$d/spank-salloc" ] &&
+    grep -q 'option of srun' "$d/spank-salloc.out"
+}
+check "salloc --eziotrace is refused, naming srun: $(tail -n 2 "$d/spank-salloc.out" | tr '\n' ' ')" \
+  salloc_refused
 # Two ranks per node (job_ompi.sh): srun's tasks; Open MPI's mpirun, mpirun itself on node1.
 /usr/bin/python3 "$here/check_ompi.py" "$bin_dir/eziotrace" "$d/ompi" ktasks ttstat dd \
   --staggered --gap-on node2 || failed=1

@@ -45,7 +45,9 @@ once_more record record_run
 # eziotraced, the parts merged into one archive when the step ends. What earlier steps left dirty
 # on the disks is written first; each disk's counters are read just before and after the step, so
 # that their delta holds the recording's requests and nothing else (the task syncs at its end).
-kstat() { srun -N 2 bash -c "cat /sys/block/vda/stat > kstat.\$(hostname).$1"; }
+kstat() {  # kstat before|after [PREFIX]: each node's counters in PREFIX.<host>.before|after
+  srun -N 2 bash -c "cat /sys/block/vda/stat > ${2:-kstat}.\$(hostname).$1"
+}
 kstep_run() {
   srun -N 2 sync -f /mnt/disk
   kstat before
@@ -100,6 +102,17 @@ khydra_run() {
     bash node_task.sh ./mpi_node_io /mnt/disk
 }
 once_more khydra khydra_run
+# The same job through the SPANK plugin's option (docs/cluster.md, "srun --eziotrace"; run.sh
+# names the build's spank_eziotrace.so in plugstack.conf): srun replaces itself by `eziotrace
+# record -o spank -- srun ...` without the option, checked as kstep is. salloc refuses it.
+spank_run() {
+  srun -N 2 sync -f /mnt/disk
+  kstat before sstat
+  step spank srun --eziotrace=spank -N 2 -n 2 --mpi=pmi2 bash node_task.sh ./mpi_node_io /mnt/disk
+  kstat after sstat
+}
+once_more spank spank_run
+step spank-salloc salloc --eziotrace=spank-salloc true
 # Two ranks per node: srun's tasks, then Open MPI's mpirun across the nodes (job_ompi.sh).
 . ./job_ompi.sh
 ompi_steps

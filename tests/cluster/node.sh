@@ -53,6 +53,7 @@ systemctl start munge.service || fail "munge did not start"
 "$EZIO_BUILD/eziotraced" || fail "eziotraced did not start"
 mkdir -p /etc/slurm /var/spool/slurmd /var/spool/slurmctld /var/log/slurm
 cp $ctl/slurm.conf /etc/slurm/slurm.conf
+cp $ctl/plugstack.conf /etc/slurm/plugstack.conf
 # The guests boot systemd's unified cgroup hierarchy, where slurmd (started outside a unit) would
 # ask systemd over D-Bus, which this boot does not start, for a scope: it makes its cgroups itself.
 echo "IgnoreSystemd=yes" > /etc/slurm/cgroup.conf

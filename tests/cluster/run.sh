@@ -104,6 +104,13 @@ EZIO_WAIT_NODES=240
 EOF
 { printf '%q ' "$@"; echo; } > "$ctl/command"
 bash "$here/slurm-conf.sh" "$nodes" "$smp" "$mem" > "$ctl/slurm.conf"
+# srun --eziotrace (docs/cluster.md): the build's SPANK plugin on every node, `required` so that a
+# plugin Slurm cannot load stops srun with the reason; none when the build has none (no spank.h).
+if [ -e "$build/spank_eziotrace.so" ]; then
+  echo "required $build/spank_eziotrace.so eziotrace=$build/eziotrace" > "$ctl/plugstack.conf"
+else
+  : > "$ctl/plugstack.conf"
+fi
 
 # --- initramfs: guest-init-systemd.sh, the test units, node.sh as the guest script -----------------
 root=$work/initramfs

@@ -17,6 +17,8 @@ SlurmctldPidFile=/run/slurmctld.pid
 SlurmdPidFile=/run/slurmd.pid
 SlurmctldLogFile=/var/log/slurm/slurmctld.log
 SlurmdLogFile=/var/log/slurm/slurmd.log
+# The SPANK plugins (run.sh writes the file: eziotrace's, when the build has it).
+PlugStackConfig=/etc/slurm/plugstack.conf
 # No cgroup plugins: the guests' cgroups are systemd's, and the processes of a step are found by
 # their parentage, as the single-node setup does (docs/cluster.md).
 ProctrackType=proctrack/linuxproc

@@ -24,6 +24,11 @@ check_files() {
     share/bash-completion/completions/eziotrace share/bash-completion/completions/eziotraced; do
     [ -e "$prefix/$f" ] || fail "cmake --install did not install $f"
   done
+  # The SPANK plugin of srun --eziotrace, when the build has it (Slurm's spank.h found).
+  if [ -e "$build/bin/spank_eziotrace.so" ]; then
+    [ -e "$prefix/lib/eziotrace/spank_eziotrace.so" ] ||
+      fail "cmake --install did not install lib/eziotrace/spank_eziotrace.so"
+  fi
   # The installed eziotrace finds its preload helper in lib/eziotrace/ and says its version.
   "$ezt" --version | grep -q '^eziotrace [0-9]' || fail "installed eziotrace --version: $("$ezt" --version 2>&1)"
   "$prefix/bin/eziotraced" --version | grep -q '^eziotraced [0-9]' || fail "installed eziotraced --version"
