@@ -15,21 +15,23 @@
  * "Sampled latency"). An untimed call costs no clock read and no thread storage at its entry. */
 const volatile __u32 latency_every = 1;
 
+/* One tick per operation: with one shared tick, a program alternating reads and writes (dd)
+ * and an even latency_every had every timed call a read, its writes never timed. */
 struct {
   __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-  __uint(max_entries, 1);
+  __uint(max_entries, EZIO_M_SC_CLOSE + 1);
   __type(key, __u32);
   __type(value, __u32);
 } latency_tick SEC(".maps");
 
 /* Whether a counted call of op is timed: the sync calls always, the others one in latency_every
- * on this CPU. */
+ * of that operation on this CPU. */
 static __always_inline bool call_timed(__u16 op) {
   if (latency_every <= 1 || op == EZIO_M_SC_FSYNC || op == EZIO_M_SC_FDATASYNC ||
       op == EZIO_M_SC_SYNC_FILE_RANGE)
     return true;
-  __u32 zero = 0;
-  __u32* tick = bpf_map_lookup_elem(&latency_tick, &zero);
+  __u32 key = op;
+  __u32* tick = bpf_map_lookup_elem(&latency_tick, &key);
   if (!tick) return true;
   __u32 t = *tick + 1;
   if (t >= latency_every) t = 0;
