@@ -164,14 +164,14 @@ int BPF_PROG(ezio_sys_exit, struct pt_regs* regs, long ret) { return sc_exited(r
  * same: every __x64_sys_* takes the registers (args[0]) and returns a long (args[1]). The body
  * reads the syscall's number from the registers (orig_ax), as the tracepoint path does.
  *
- * The kernel takes a tail call between tracing programs of the same type and jit state
- * (kernel/bpf/core.c, __bpf_prog_map_compatible; 6.1 checks no more), and since the stable
- * releases of 2024-2025 also of the same attach type (fexit) and function prototype, the same BTF
- * type: a syscall whose function's prototype is another one in the kernel's BTF (6.18 names the
- * argument of the sys_ni.c stubs' __unused, not regs: msync, copy_file_range, io_uring_enter)
- * takes its _exit_whole program, the body in it, as before. The recorder chooses per syscall
- * (recorder/probe/probe.cpp) and puts the body in sc_exit_bodies before any exit program is
- * attached (recorder/load/kernel_programs.cpp). */
+ * The kernel takes a tail call between tracing programs of the same type and JIT state
+ * (kernel/bpf/core.c, __bpf_prog_map_compatible), since 6.12 (CVE-2024-50063, in 6.1's stable
+ * releases since 2025) only on functions of one prototype, one BTF type, and since 2025 only of
+ * one attach type (fexit). A syscall whose function has another prototype in the kernel's BTF (the
+ * sys_ni.c stub's, argument __unused, not regs: msync on 6.1; msync, copy_file_range and
+ * io_uring_enter on 6.18) takes its _exit_whole program, the body in it, as before. The recorder
+ * chooses per syscall (recorder/probe/probe.cpp) and puts the body in sc_exit_bodies before any
+ * exit program is attached (recorder/load/kernel_programs.cpp). */
 struct {
   __uint(type, BPF_MAP_TYPE_PROG_ARRAY);
   __uint(max_entries, 1);

@@ -10,16 +10,13 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
-#include <map>
 #include <optional>
 #include <string>
-#include <string_view>
 #include <utility>
 #include <vector>
 
 #include "common/error.h"
 #include "common/log.h"
-#include "hooks.h"
 #include "recorder/core/bpf_map_walk.h"
 #include "recorder/core/bpf_object.h"
 #include "recorder/core/concurrent_close.h"
@@ -28,6 +25,7 @@
 #include "recorder/core/skeleton.h"
 #include "recorder/core/syscall_table.h"
 #include "recorder/load/probe_apply.h"
+#include "recorder/load/program_figures.h"
 #include "recorder/load/ring_buffers.h"
 #include "recorder/probe/attach_ids.h"
 #include "recorder/probe/kernel_cache.h"
@@ -144,50 +142,6 @@ uint32_t layer_mask(const LayerSet& layers) {
   return mask;
 }
 
-// The syscall layer's programs by role, for the figures below: the tracepoints, or per syscall an
-// fentry and an fexit program, the fexit one tail-calling the shared body or holding it whole
-// (bpf/syscall.bpf.h).
-std::string_view syscall_program_role(std::string_view name) {
-  if (name == EZIO_HOOK_STR(EZIO_SC_EXIT_BODY)) return "shared exit body";
-  if (name.starts_with("ezio_sys_")) return "tracepoints";
-  if (!name.starts_with("ezio_sc_")) return {};
-  if (name.ends_with("_entry")) return "entries";
-  if (name.ends_with("_exit_whole")) return "exits with the whole body";
-  return "exits by tail call";
-}
-
-// What the verifier went through (`record -v`): the instructions of all the loaded programs and of
-// the syscall layer's by role, whose hook mode decides most of the load's time (docs/costs.md, "The
-// syscall layer's hook mode").
-void log_verified_instructions(const HalfLoaders& loaders) {
-  if (!spdlog::should_log(spdlog::level::debug)) return;
-  uint64_t all = 0;
-  unsigned programs = 0;
-  std::map<std::string_view, std::pair<unsigned, uint64_t>> syscall;  // programs, instructions
-  for (const auto& loader : loaders) {
-    bpf_program* prog;
-    bpf_object__for_each_program(prog, loader->skeleton()->obj) {
-      int fd = bpf_program__fd(prog);
-      if (fd < 0) continue;
-      bpf_prog_info info = {};
-      uint32_t len = sizeof(info);
-      if (bpf_obj_get_info_by_fd(fd, &info, &len)) continue;
-      all += info.verified_insns;
-      ++programs;
-      if (auto role = syscall_program_role(bpf_program__name(prog)); !role.empty()) {
-        ++syscall[role].first;
-        syscall[role].second += info.verified_insns;
-      }
-    }
-  }
-  std::vector<std::string> roles;
-  for (const auto& [role, n] : syscall)
-    roles.push_back(fmt::format("{} {}: {}", n.first, role, n.second));
-  spdlog::debug(
-      "the verifier went through {} instructions for {} programs; the syscall layer's: {}", all,
-      programs, fmt::join(roles, ", "));
-}
-
 }  // namespace
 
 void KernelPrograms::open(const std::string& core_btf) {
@@ -235,15 +189,7 @@ void KernelPrograms::load(const KernelCache& cache, const std::string& core_btf,
   loaders_ = opening.get();
   for (auto& loader : loaders_) loader->share_tables(skel_.get());
   uint64_t t2 = monotonic_ns();
-  // Attached once loaded, each half as it loads, but for the syscalls' shared exit body, which must
-  // be in its table before their programs are hooked.
-  const bool attach_now = attached_ && !plan_.programs.count(EZIO_HOOK_STR(EZIO_SC_EXIT_BODY));
-  auto took = load_halves(loaders_, attach_now);
-  put_syscall_exit_body();
-  if (attached_ && !attach_now) {
-    attached_ = false;
-    attach();
-  }
+  auto took = load_and_attach_halves();
   uint64_t t3 = monotonic_ns();
   if (installed.valid()) {
     first_rings_ = installed.get();
@@ -256,25 +202,6 @@ void KernelPrograms::load(const KernelCache& cache, const std::string& core_btf,
       (t1 - t0) / 1e6, (t2 - t1) / 1e6, attached_ ? " and attached" : "", (t3 - t2) / 1e6, sizes[0],
       sizes[1], took[0] / 1e6, took[1] / 1e6, (monotonic_ns() - t3) / 1e6);
   log_verified_instructions(loaders_);
-}
-
-// The syscalls' fexit programs tail-call their shared exit body through sc_exit_bodies
-// (bpf/syscall.bpf.h); one that finds it missing counts its call lost. Put there once both halves
-// are loaded, before any of them is attached. Nothing to do with the tracepoints.
-void KernelPrograms::put_syscall_exit_body() {
-  const char* name = EZIO_HOOK_STR(EZIO_SC_EXIT_BODY);
-  if (!plan_.programs.count(name)) return;
-  for (const auto& loader : loaders_) {
-    bpf_program* body = bpf_object__find_program_by_name(loader->skeleton()->obj, name);
-    int fd = body ? bpf_program__fd(body) : -1;
-    if (fd < 0) continue;  // loaded by the other half
-    uint32_t key = 0;
-    if (bpf_map_update_elem(bpf_map__fd(skel_->maps.sc_exit_bodies), &key, &fd, BPF_ANY)) {
-      fail("cannot put the syscalls' exit body {} in its table: {}", name, errno_text(errno));
-    }
-    return;
-  }
-  fail("the syscalls' exit body {} was planned but loaded by neither half", name);
 }
 
 KernelPrograms::KernelPrograms(const ProbePlan& plan, const KernelCache& cache,
