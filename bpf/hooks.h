@@ -87,6 +87,12 @@
  * that the node's other syscalls pay nothing; else the raw sys_enter/sys_exit tracepoints, which
  * every syscall of the node passes. */
 #define EZIO_SC_PROG(name) ezio_sc_##name
+/* The exit body the syscalls' fexit programs share by a tail call (bpf/syscall.bpf.h): loaded
+ * against EZIO_SC_EXIT_BODY_FUNCTION, attached nowhere. A syscall whose function has another
+ * prototype in the kernel's BTF takes its exit program with the whole body instead,
+ * EZIO_SC_PROG(name)_exit_whole (recorder/probe/probe.cpp, plan_syscall). */
+#define EZIO_SC_EXIT_BODY ezio_sc_exit_body
+#define EZIO_SC_EXIT_BODY_FUNCTION __x64_sys_read
 #define EZIO_SYSCALL_FUNCTIONS(X)     \
   X(read, read)                       \
   X(write, write)                     \

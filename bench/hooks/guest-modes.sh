@@ -35,8 +35,10 @@ untraced() {
   ezio_bench_hook_cost "$@"
   kill -INT $rec
   wait $rec
-  # What loading the layer's programs took (64 fentry programs, or 2 on the tracepoints).
+  # What loading the layer's programs took (the fentry programs, or 2 on the tracepoints).
   grep -o 'programs loaded and attached in [0-9.]* ms ([^)]*)' /tmp/other.log | sed "s/^/# $mode: /" >&2
+  # And what the verifier went through for them (bpf_prog_info.verified_insns).
+  grep -o 'the verifier went through .*' /tmp/other.log | sed "s/^/# $mode: /" >&2
 }
 
 traced() {

@@ -25,6 +25,7 @@
 #include "recorder/core/skeleton.h"
 #include "recorder/core/syscall_table.h"
 #include "recorder/load/probe_apply.h"
+#include "recorder/load/program_figures.h"
 #include "recorder/load/ring_buffers.h"
 #include "recorder/probe/attach_ids.h"
 #include "recorder/probe/kernel_cache.h"
@@ -188,7 +189,7 @@ void KernelPrograms::load(const KernelCache& cache, const std::string& core_btf,
   loaders_ = opening.get();
   for (auto& loader : loaders_) loader->share_tables(skel_.get());
   uint64_t t2 = monotonic_ns();
-  auto took = load_halves(loaders_, attached_);
+  auto took = load_and_attach_halves();
   uint64_t t3 = monotonic_ns();
   if (installed.valid()) {
     first_rings_ = installed.get();
@@ -200,6 +201,7 @@ void KernelPrograms::load(const KernelCache& cache, const std::string& core_btf,
       "installed {:.1f} ms later",
       (t1 - t0) / 1e6, (t2 - t1) / 1e6, attached_ ? " and attached" : "", (t3 - t2) / 1e6, sizes[0],
       sizes[1], took[0] / 1e6, took[1] / 1e6, (monotonic_ns() - t3) / 1e6);
+  log_verified_instructions(loaders_);
 }
 
 KernelPrograms::KernelPrograms(const ProbePlan& plan, const KernelCache& cache,

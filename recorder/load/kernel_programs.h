@@ -136,6 +136,8 @@ class KernelPrograms {
   void open(const std::string& core_btf);
   void load(const KernelCache& cache, const std::string& core_btf, std::future<RingSet> first_ring);
   std::future<RingSet> make_tables(std::future<RingSet> first_ring);
+  std::array<uint64_t, 2> load_and_attach_halves();
+  void put_syscall_exit_body();
   uint32_t live_id(unsigned slot) const;
   unsigned free_slot() const;
   void place_rings(unsigned slot, const std::vector<UniqueFd>& rings);

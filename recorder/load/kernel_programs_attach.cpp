@@ -5,6 +5,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include <array>
 #include <future>
 #include <optional>
 #include <utility>
@@ -12,6 +13,7 @@
 
 #include "common/error.h"
 #include "common/log.h"
+#include "hooks.h"
 #include "recorder/core/bpf_object.h"
 #include "recorder/core/concurrent_close.h"
 #include "recorder/core/recording_info.h"
@@ -30,6 +32,38 @@ std::vector<std::pair<std::string, int>> KernelPrograms::loaded_programs() const
     }
   }
   return loaded;
+}
+
+// The syscalls' fexit programs tail-call their shared exit body through sc_exit_bodies
+// (bpf/syscall.bpf.h); one that finds it missing counts its call lost. Put there once both halves
+// are loaded, before any of them is attached. Nothing to do with the tracepoints.
+void KernelPrograms::put_syscall_exit_body() {
+  const char* name = EZIO_HOOK_STR(EZIO_SC_EXIT_BODY);
+  if (!plan_.programs.count(name)) return;
+  for (const auto& loader : loaders_) {
+    bpf_program* body = bpf_object__find_program_by_name(loader->skeleton()->obj, name);
+    int fd = body ? bpf_program__fd(body) : -1;
+    if (fd < 0) continue;  // loaded by the other half
+    uint32_t key = 0;
+    if (bpf_map_update_elem(bpf_map__fd(skel_->maps.sc_exit_bodies), &key, &fd, BPF_ANY)) {
+      fail("cannot put the syscalls' exit body {} in its table: {}", name, errno_text(errno));
+    }
+    return;
+  }
+  fail("the syscalls' exit body {} was planned but loaded by neither half", name);
+}
+
+// Each half attached as it loads (when attached_), but with the syscalls' shared exit body, which
+// must be in its table before their programs are hooked: then both are attached after both loads.
+std::array<uint64_t, 2> KernelPrograms::load_and_attach_halves() {
+  const bool attach_now = attached_ && !plan_.programs.count(EZIO_HOOK_STR(EZIO_SC_EXIT_BODY));
+  auto took = load_halves(loaders_, attach_now);
+  put_syscall_exit_body();
+  if (attached_ && !attach_now) {
+    attached_ = false;
+    attach();
+  }
+  return took;
 }
 
 void KernelPrograms::attach() {

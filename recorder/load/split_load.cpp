@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "common/error.h"
+#include "hooks.h"
 #include "recorder/core/recording_info.h"
 #include "recorder/core/skeleton.h"
 
@@ -64,6 +65,11 @@ HalfLoader::HalfLoader(const ProgramHalves& halves, int half, const std::string&
     if (index >= halves.size()) fail("the BPF object's programs differ from its owner's");
     if (int err = bpf_program__set_autoload(prog, halves[index++] == half)) {
       fail("cannot select BPF program {}: {}", bpf_program__name(prog), errno_text(-err));
+    }
+    // The syscalls' shared exit body is reached by tail calls only (bpf/syscall.bpf.h): attached
+    // to its function, it would record that syscall's exits twice.
+    if (std::strcmp(bpf_program__name(prog), EZIO_HOOK_STR(EZIO_SC_EXIT_BODY)) == 0) {
+      bpf_program__set_autoattach(prog, false);
     }
   }
   attach_ids_ = std::make_unique<AttachIdsInUse>(skel_->obj, ids);

@@ -126,6 +126,12 @@ std::pair<int, int> KernelProber::find(const std::string& name, uint32_t kind) {
   return {-ENOENT, 0};
 }
 
+uint32_t KernelProber::vmlinux_function_proto(const std::string& function) const {
+  if (!vmlinux_) return 0;
+  int id = btf__find_by_name_kind(vmlinux_.get(), function.c_str(), BTF_KIND_FUNC);
+  return id > 0 ? btf__type_by_id(vmlinux_.get(), id)->type : 0;
+}
+
 std::optional<std::pair<uint32_t, std::string>> KernelProber::locate(const std::string& name,
                                                                      uint32_t kind) {
   auto [id, obj_fd] = find(name, kind);
