@@ -247,8 +247,8 @@ std::string expose(const Snapshot& s, Format fmt) {
   }
   header(out,
          {"eziotrace_latency_sample_every", "gauge",
-          "the syscall and VFS latency histograms time one counted call in this many per CPU "
-          "(--metrics-latency-every; 1: every call): their _count is the calls timed"},
+          "the syscall and VFS latency histograms time one counted call of each operation in this "
+          "many per CPU (--metrics-latency-every; 1: every call): their _count is the calls timed"},
          fmt);
   out += fmt::format("eziotrace_latency_sample_every {}\n", s.latency_every);
   header(out, {"eziotrace_series_limit", "gauge", "room in the table (--metrics-max-series)"}, fmt);

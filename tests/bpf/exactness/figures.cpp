@@ -48,6 +48,16 @@ int64_t device_bytes(const json& dump, const std::string& dev) {
   return bytes;
 }
 
+// A property of the device's block location, when it has it.
+std::optional<int64_t> device_property(const json& dump, const std::string& dev,
+                                       const std::string& name) {
+  for (auto& [ref, loc] : dump["locations"].items()) {
+    if (loc["name"] != "block " + dev || !loc["props"].contains(name)) continue;
+    return number(loc["props"][name]);
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 Recording analyze(const std::filesystem::path& anchor, const std::string& dev) {
@@ -58,6 +68,8 @@ Recording analyze(const std::filesystem::path& anchor, const std::string& dev) {
   r.fs_probe = dump["properties"].value("EZIOTRACE::PROBE::fs", "");
   r.vfs_probe = dump["properties"].value("EZIOTRACE::PROBE::vfs", "");
   r.device_bytes = device_bytes(dump, dev);
+  r.window_start = device_property(dump, dev, "EZIOTRACE::DEVICE_BYTES_AT_START");
+  r.window_end = device_property(dump, dev, "EZIOTRACE::DEVICE_BYTES_AT_END");
   return r;
 }
 

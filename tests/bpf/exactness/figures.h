@@ -26,6 +26,9 @@ struct Recording {
   std::string fs_probe;      // EZIOTRACE::PROBE::fs
   std::string vfs_probe;     // EZIOTRACE::PROBE::vfs
   int64_t device_bytes = 0;  // block requests on the device: attributed and unattributed
+  // The device's own byte counter as the recorder read it when its session began and ended
+  // (EZIOTRACE::DEVICE_BYTES_AT_START/_AT_END): nullopt when the archive has none.
+  std::optional<int64_t> window_start, window_end;
   // The FS row's bytes in a direction (`layers`): a number or "not observed".
   nlohmann::json fs_layer_bytes(bool write) const;
   // The page-cache row's writes (`layers`): a number or "not observed".
