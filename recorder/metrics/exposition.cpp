@@ -57,6 +57,13 @@ void header(std::string& out, const Family& f, Format fmt) {
   out += fmt::format("# HELP {} {}\n# TYPE {} {}\n", name, f.help, name, f.type);
 }
 
+// A series of the service's own, without labels: a gauge, or a counter (its sample `_total`).
+void unlabelled(std::string& out, Format fmt, const Family& f, uint64_t value) {
+  header(out, f, fmt);
+  bool counter = std::string_view(f.type) == "counter";
+  out += fmt::format("{}{} {}\n", f.name, counter ? "_total" : "", value);
+}
+
 using Pick = std::function<bool(const NamedSeries&)>;
 using Value = std::function<uint64_t(const ezio_metric_value&)>;
 
@@ -245,32 +252,30 @@ std::string expose(const Snapshot& s, Format fmt) {
     out += fmt::format("eziotrace_overflow_events_total{{layer=\"{}\",op=\"{}\"}} {}\n",
                        layer_of(op), op_name(op), s.overflow[op]);
   }
-  header(out,
-         {"eziotrace_latency_sample_every", "gauge",
-          "the syscall and VFS latency histograms time one counted call of each operation in this "
-          "many per CPU (--metrics-latency-every; 1: every call): their _count is the calls timed"},
-         fmt);
-  out += fmt::format("eziotrace_latency_sample_every {}\n", s.latency_every);
-  header(out, {"eziotrace_series_limit", "gauge", "room in the table (--metrics-max-series)"}, fmt);
-  out += fmt::format("eziotrace_series_limit {}\n", s.max_series);
-  header(out, {"eziotrace_series", "gauge", "series in the table"}, fmt);
-  out += fmt::format("eziotrace_series {}\n", s.series.size());
-  header(out, {"eziotrace_ended_cgroups", "counter", "cgroups reported for the last time"}, fmt);
-  out += fmt::format("eziotrace_ended_cgroups_total {}\n", s.ended_cgroups);
-  header(out,
-         {"eziotrace_mounts", "gauge",
-          "mounts holding a slot of the VFS layer's mount table (the others: mount=\"(other)\")"},
-         fmt);
-  out += fmt::format("eziotrace_mounts {}\n", s.mounts);
-  header(out,
-         {"eziotrace_mounts_limit", "gauge", "slots of the mount table (--metrics-max-mounts)"},
-         fmt);
-  out += fmt::format("eziotrace_mounts_limit {}\n", s.max_mounts);
-  header(out,
-         {"eziotrace_ended_mounts", "counter",
-          "mounts unmounted, reported for the last time, their slot freed"},
-         fmt);
-  out += fmt::format("eziotrace_ended_mounts_total {}\n", s.ended_mounts);
+  unlabelled(
+      out, fmt,
+      {"eziotrace_latency_sample_every", "gauge",
+       "the syscall and VFS latency histograms time one counted call of each operation in this "
+       "many per CPU (--metrics-latency-every; 1: every call): their _count is the calls timed"},
+      s.latency_every);
+  unlabelled(out, fmt,
+             {"eziotrace_series_limit", "gauge", "room in the table (--metrics-max-series)"},
+             s.max_series);
+  unlabelled(out, fmt, {"eziotrace_series", "gauge", "series in the table"}, s.series.size());
+  unlabelled(out, fmt, {"eziotrace_ended_cgroups", "counter", "cgroups reported for the last time"},
+             s.ended_cgroups);
+  unlabelled(out, fmt,
+             {"eziotrace_mounts", "gauge",
+              "mounts holding a slot of the VFS layer's mount table (the others: "
+              "mount=\"(other)\")"},
+             s.mounts);
+  unlabelled(out, fmt,
+             {"eziotrace_mounts_limit", "gauge", "slots of the mount table (--metrics-max-mounts)"},
+             s.max_mounts);
+  unlabelled(out, fmt,
+             {"eziotrace_ended_mounts", "counter",
+              "mounts unmounted, reported for the last time, their slot freed"},
+             s.ended_mounts);
   header(out,
          {"eziotrace_syscall_hook", "gauge",
           "how the syscall and VFS series are counted: fentry (the calls' own functions) or "
