@@ -129,23 +129,31 @@ bool is_srun(const std::vector<std::string>& command) {
   return !command.empty() && std::filesystem::path(command.front()).filename() == "srun";
 }
 
-SrunLine split_srun(const std::vector<std::string>& command) {
-  SrunLine line;
+size_t walk_srun_options(const std::vector<std::string>& command,
+                         const std::function<size_t(const std::string&)>& words,
+                         const std::function<void(size_t, size_t)>& option) {
   size_t i = 1;
-  line.launcher.push_back(command.at(0));
   while (i < command.size()) {
     const std::string& w = command[i];
     if (w == "--") {
-      line.launcher.push_back(w);
-      ++i;
-      break;
+      option(i, 1);
+      return i + 1;
     }
     if (w.size() < 2 || w[0] != '-') break;
-    const size_t n = std::min(srun_option_words(w), command.size() - i);
-    line.launcher.insert(line.launcher.end(), command.begin() + long(i),
-                         command.begin() + long(i + n));
+    const size_t n = std::min(words(w), command.size() - i);
+    option(i, n);
     i += n;
   }
+  return std::min(i, command.size());
+}
+
+SrunLine split_srun(const std::vector<std::string>& command) {
+  SrunLine line;
+  line.launcher.push_back(command.at(0));
+  const size_t i = walk_srun_options(command, srun_option_words, [&](size_t first, size_t n) {
+    line.launcher.insert(line.launcher.end(), command.begin() + long(first),
+                         command.begin() + long(first + n));
+  });
   line.program.assign(command.begin() + long(i), command.end());
   if (line.program.empty()) fail("{}: no program for the tasks to run", command.front());
   if (std::find(line.program.begin(), line.program.end(), ":") != line.program.end())

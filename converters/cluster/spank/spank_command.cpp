@@ -87,21 +87,18 @@ bool is_spank_option_word(std::string_view word) {
 }
 
 std::vector<std::string> srun_without_spank_option(const std::vector<std::string>& srun_argv) {
-  std::vector<std::string> kept;
-  size_t i = 0;
-  if (!srun_argv.empty()) kept.push_back(srun_argv[i++]);
-  while (i < srun_argv.size()) {
-    const std::string& w = srun_argv[i];
-    if (w == "--" || w.size() < 2 || w[0] != '-') break;  // srun's program (or `--`) starts
-    if (is_spank_option_word(w)) {
-      i += w.find('=') == std::string::npos ? 2 : 1;  // its value is required (has_arg 1)
-      continue;
-    }
-    const size_t n = std::min(srun_option_words(w), srun_argv.size() - i);
-    kept.insert(kept.end(), srun_argv.begin() + long(i), srun_argv.begin() + long(i + n));
-    i += n;
-  }
-  kept.insert(kept.end(), srun_argv.begin() + long(std::min(i, srun_argv.size())), srun_argv.end());
+  if (srun_argv.empty()) return {};
+  // Its value is required (has_arg 1): the next word unless written --eziotrace=DIR.
+  auto words = [](const std::string& w) -> size_t {
+    if (!is_spank_option_word(w)) return srun_option_words(w);
+    return w.find('=') == std::string::npos ? 2 : 1;
+  };
+  std::vector<std::string> kept = {srun_argv.front()};
+  const size_t program = walk_srun_options(srun_argv, words, [&](size_t first, size_t n) {
+    if (is_spank_option_word(srun_argv[first])) return;
+    kept.insert(kept.end(), srun_argv.begin() + long(first), srun_argv.begin() + long(first + n));
+  });
+  kept.insert(kept.end(), srun_argv.begin() + long(program), srun_argv.end());
   return kept;
 }
 
