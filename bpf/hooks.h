@@ -83,16 +83,18 @@
  * (recorder/core/syscall_table.cpp, which gives each one's arguments; a unit test keeps both lists
  * the same) and the suffix of their x86-64 kernel function __x64_sys_<function> (sendfile's is
  * sendfile64). Where every function takes fentry, the layer hooks these functions only
- * (bpf/syscall.bpf.h: programs EZIO_SC_PROG(name)_entry and _exit, e.g. ezio_sc_read_entry), so
- * that the node's other syscalls pay nothing; else the raw sys_enter/sys_exit tracepoints, which
- * every syscall of the node passes. */
+ * (bpf/syscall_functions.bpf.h: programs EZIO_SC_PROG(name)_entry and _exit, e.g.
+ * ezio_sc_read_entry), so that the node's other syscalls pay nothing; else the raw
+ * sys_enter/sys_exit tracepoints, which every syscall of the node passes. */
 #define EZIO_SC_PROG(name) ezio_sc_##name
-/* The exit body the syscalls' fexit programs share by a tail call (bpf/syscall.bpf.h): loaded
- * against EZIO_SC_EXIT_BODY_FUNCTION, attached nowhere. A syscall whose function has another
- * prototype in the kernel's BTF takes its exit program with the whole body instead,
- * EZIO_SC_PROG(name)_exit_whole (recorder/probe/probe.cpp, plan_syscall). */
+/* The entry and exit bodies the syscalls' fentry and fexit programs share by a tail call
+ * (bpf/syscall_functions.bpf.h): loaded against EZIO_SC_BODY_FUNCTION, attached nowhere. A syscall
+ * whose function has another prototype in the kernel's BTF takes its programs with the whole
+ * bodies instead, EZIO_SC_PROG(name)_entry_whole and _exit_whole (recorder/probe/probe.cpp,
+ * hook_syscall_functions). */
+#define EZIO_SC_ENTRY_BODY ezio_sc_entry_body
 #define EZIO_SC_EXIT_BODY ezio_sc_exit_body
-#define EZIO_SC_EXIT_BODY_FUNCTION __x64_sys_read
+#define EZIO_SC_BODY_FUNCTION __x64_sys_read
 #define EZIO_SYSCALL_FUNCTIONS(X)     \
   X(read, read)                       \
   X(write, write)                     \

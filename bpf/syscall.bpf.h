@@ -4,8 +4,9 @@
  * (sc_desc, set before load), so this code has no syscall numbers in it. Two ways in, one body
  * (sc_entered, sc_exited), so that the records are the same whichever the kernel allows: the raw
  * sys_enter/sys_exit tracepoints, which every syscall of the node passes, or fentry/fexit on the
- * recorded syscalls' own functions (bpf/hooks.h, EZIO_SYSCALL_FUNCTIONS), which only they pass.
- * The recorder loads one way or the other, never both (recorder/probe/probe.cpp, plan_syscall). */
+ * recorded syscalls' own functions (bpf/hooks.h, EZIO_SYSCALL_FUNCTIONS;
+ * bpf/syscall_functions.bpf.h), which only they pass. The recorder loads one way or the other,
+ * never both (recorder/probe/probe.cpp, plan_syscall). */
 #ifndef EZIO_SYSCALL_BPF_H
 #define EZIO_SYSCALL_BPF_H
 
@@ -154,64 +155,7 @@ int BPF_PROG(ezio_sys_enter, struct pt_regs* regs, long id) { return sc_entered(
 SEC("tp_btf/sys_exit")
 int BPF_PROG(ezio_sys_exit, struct pt_regs* regs, long ret) { return sc_exited(regs, ret); }
 
-/* The x86-64 syscall functions take the user's registers, which hold the number and arguments as
- * the tracepoints give them; fexit sees the return value sys_exit gets.
- *
- * The exit body is verified once (issue #31): with 32 fexit programs each carrying it, the verifier
- * checked it 32 times (84 541 instructions against 4 406 for the tracepoints; seconds of load
- * under TCG). A syscall's fexit program tail-calls EZIO_SC_EXIT_BODY instead, an fexit program
- * loaded against EZIO_SC_EXIT_BODY_FUNCTION (bpf/hooks.h) and never attached. The context is the
- * same: every __x64_sys_* takes the registers (args[0]) and returns a long (args[1]). The body
- * reads the syscall's number from the registers (orig_ax), as the tracepoint path does.
- *
- * The kernel takes a tail call between tracing programs of the same type and JIT state
- * (kernel/bpf/core.c, __bpf_prog_map_compatible), since 6.12 (CVE-2024-50063, in 6.1's stable
- * releases since 2025) only on functions of one prototype, one BTF type, and since 2025 only of
- * one attach type (fexit). A syscall whose function has another prototype in the kernel's BTF (the
- * sys_ni.c stub's, argument __unused, not regs: msync on 6.1; msync, copy_file_range and
- * io_uring_enter on 6.18) takes its _exit_whole program, the body in it, as before. The recorder
- * chooses per syscall (recorder/probe/probe.cpp) and puts the body in sc_exit_bodies before any
- * exit program is attached (recorder/load/kernel_programs.cpp). */
-struct {
-  __uint(type, BPF_MAP_TYPE_PROG_ARRAY);
-  __uint(max_entries, 1);
-  __type(key, __u32);
-  __type(value, __u32);
-} sc_exit_bodies SEC(".maps");
-
-/* BPF_PROG pastes its name: the name macro is expanded on the way. */
-#define EZIO_SC_EXIT_BODY_PROG_(name) int BPF_PROG(name, const struct pt_regs* regs, long ret)
-SEC("fexit/" EZIO_HOOK_STR(EZIO_SC_EXIT_BODY_FUNCTION))
-EZIO_SC_EXIT_BODY_PROG_(EZIO_SC_EXIT_BODY) { return sc_exited(regs, ret); }
-#undef EZIO_SC_EXIT_BODY_PROG_
-
-/* The tail call did not happen (the body not in its slot): the traced call's record is lost, and
- * counted so, never silently. */
-static __always_inline int sc_exit_body_missing(void) {
-  struct task_struct* task = bpf_get_current_task_btf();
-  if (!tgid_may_be_traced(task)) return 0;
-  struct ezio_task* t = bpf_task_storage_get(&tasks, task, 0, 0);
-  if (!t || !t->call.active) return 0;
-  t->call.active = 0;
-  count_drop(t->session, EZIO_LAYER_SYSCALL);
-  return 0;
-}
-
-#define EZIO_SC_FENTRY_(name, fn)                                                   \
-  SEC("fentry/__x64_sys_" #fn)                                                      \
-  int BPF_PROG(ezio_sc_##name##_entry, const struct pt_regs* regs) {                \
-    return sc_entered(regs, regs->orig_ax);                                         \
-  }                                                                                 \
-  SEC("fexit/__x64_sys_" #fn)                                                       \
-  int BPF_PROG(ezio_sc_##name##_exit, const struct pt_regs* regs, long ret) {       \
-    bpf_tail_call(ctx, &sc_exit_bodies, 0);                                         \
-    return sc_exit_body_missing();                                                  \
-  }                                                                                 \
-  SEC("fexit/__x64_sys_" #fn)                                                       \
-  int BPF_PROG(ezio_sc_##name##_exit_whole, const struct pt_regs* regs, long ret) { \
-    return sc_exited(regs, ret);                                                    \
-  }
-EZIO_SYSCALL_FUNCTIONS(EZIO_SC_FENTRY_)
-#undef EZIO_SC_FENTRY_
+/* The fentry/fexit way in, on these bodies. */
+#include "syscall_functions.bpf.h"
 
 #endif

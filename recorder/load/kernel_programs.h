@@ -23,6 +23,7 @@
 #include "recorder/load/split_load.h"
 #include "recorder/probe/probe.h"
 
+struct bpf_map;
 struct eziotrace;
 
 namespace ezio::recorder {
@@ -137,7 +138,7 @@ class KernelPrograms {
   void load(const KernelCache& cache, const std::string& core_btf, std::future<RingSet> first_ring);
   std::future<RingSet> make_tables(std::future<RingSet> first_ring);
   std::array<uint64_t, 2> load_and_attach_halves();
-  void put_syscall_exit_body();
+  void put_syscall_body(const char* name, const bpf_map* table);
   uint32_t live_id(unsigned slot) const;
   unsigned free_slot() const;
   void place_rings(unsigned slot, const std::vector<UniqueFd>& rings);

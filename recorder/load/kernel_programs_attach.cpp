@@ -34,31 +34,34 @@ std::vector<std::pair<std::string, int>> KernelPrograms::loaded_programs() const
   return loaded;
 }
 
-// The syscalls' fexit programs tail-call their shared exit body through sc_exit_bodies
-// (bpf/syscall.bpf.h); one that finds it missing counts its call lost. Put there once both halves
-// are loaded, before any of them is attached. Nothing to do with the tracepoints.
-void KernelPrograms::put_syscall_exit_body() {
-  const char* name = EZIO_HOOK_STR(EZIO_SC_EXIT_BODY);
+// The syscalls' fentry and fexit programs tail-call their shared bodies through sc_entry_bodies
+// and sc_exit_bodies (bpf/syscall_functions.bpf.h); one that finds its body missing counts the call
+// lost. Put there once both halves are loaded, before any of them is attached. Nothing to do with
+// the tracepoints.
+void KernelPrograms::put_syscall_body(const char* name, const bpf_map* table) {
   if (!plan_.programs.count(name)) return;
   for (const auto& loader : loaders_) {
     bpf_program* body = bpf_object__find_program_by_name(loader->skeleton()->obj, name);
     int fd = body ? bpf_program__fd(body) : -1;
     if (fd < 0) continue;  // loaded by the other half
     uint32_t key = 0;
-    if (bpf_map_update_elem(bpf_map__fd(skel_->maps.sc_exit_bodies), &key, &fd, BPF_ANY)) {
-      fail("cannot put the syscalls' exit body {} in its table: {}", name, errno_text(errno));
+    if (bpf_map_update_elem(bpf_map__fd(table), &key, &fd, BPF_ANY)) {
+      fail("cannot put the syscalls' body {} in its table: {}", name, errno_text(errno));
     }
     return;
   }
-  fail("the syscalls' exit body {} was planned but loaded by neither half", name);
+  fail("the syscalls' body {} was planned but loaded by neither half", name);
 }
 
-// Each half attached as it loads (when attached_), but with the syscalls' shared exit body, which
-// must be in its table before their programs are hooked: then both are attached after both loads.
+// Each half attached as it loads (when attached_), but with the syscalls' shared bodies, which
+// must be in their tables before their programs are hooked: then both are attached after both
+// loads.
 std::array<uint64_t, 2> KernelPrograms::load_and_attach_halves() {
-  const bool attach_now = attached_ && !plan_.programs.count(EZIO_HOOK_STR(EZIO_SC_EXIT_BODY));
+  const bool shared_bodies = plan_.programs.count(EZIO_HOOK_STR(EZIO_SC_EXIT_BODY)) > 0;
+  const bool attach_now = attached_ && !shared_bodies;
   auto took = load_halves(loaders_, attach_now);
-  put_syscall_exit_body();
+  put_syscall_body(EZIO_HOOK_STR(EZIO_SC_ENTRY_BODY), skel_->maps.sc_entry_bodies);
+  put_syscall_body(EZIO_HOOK_STR(EZIO_SC_EXIT_BODY), skel_->maps.sc_exit_bodies);
   if (attached_ && !attach_now) {
     attached_ = false;
     attach();
@@ -69,10 +72,13 @@ std::array<uint64_t, 2> KernelPrograms::load_and_attach_halves() {
 void KernelPrograms::attach() {
   if (attached_) return;
   attached_ = true;  // a failure leaves some attached: detach() unhooks those
-  // Both halves at once, as they load: the kernel patches each hook in turn.
+  uint64_t t0 = monotonic_ns();
+  // Both halves at once, as they load. More threads gain nothing: the kernel makes one trampoline
+  // at a time, under ftrace's locks (docs/costs.md, "Attaching the trampolines").
   auto second = std::async(std::launch::async, [&loader = *loaders_[1]] { loader.attach(); });
   loaders_[0]->attach();
   second.get();
+  spdlog::debug("BPF programs attached in {:.1f} ms", (monotonic_ns() - t0) / 1e6);
 }
 
 void KernelPrograms::detach() {

@@ -19,13 +19,15 @@ namespace ezio::recorder {
 namespace {
 
 // The syscall layer's programs by role, for the figures below: the tracepoints, or per syscall an
-// fentry and an fexit program, the fexit one tail-calling the shared body or holding it whole
-// (bpf/syscall.bpf.h).
+// fentry and an fexit program, each tail-calling its shared body or holding it whole
+// (bpf/syscall_functions.bpf.h).
 std::string_view syscall_program_role(std::string_view name) {
+  if (name == EZIO_HOOK_STR(EZIO_SC_ENTRY_BODY)) return "shared entry body";
   if (name == EZIO_HOOK_STR(EZIO_SC_EXIT_BODY)) return "shared exit body";
   if (name.starts_with("ezio_sys_")) return "tracepoints";
   if (!name.starts_with("ezio_sc_")) return {};
-  if (name.ends_with("_entry")) return "entries";
+  if (name.ends_with("_entry")) return "entries by tail call";
+  if (name.ends_with("_entry_whole")) return "entries with the whole body";
   if (name.ends_with("_exit_whole")) return "exits with the whole body";
   return "exits by tail call";
 }

@@ -16,6 +16,11 @@
 
 namespace ezio::recorder {
 
+bool is_syscall_body(const char* program) {
+  return std::strcmp(program, EZIO_HOOK_STR(EZIO_SC_ENTRY_BODY)) == 0 ||
+         std::strcmp(program, EZIO_HOOK_STR(EZIO_SC_EXIT_BODY)) == 0;
+}
+
 void SkeletonDeleter::operator()(eziotrace* s) const { eziotrace__destroy(s); }
 
 Skeleton open_skeleton(const std::string& core_btf) {
@@ -66,11 +71,9 @@ HalfLoader::HalfLoader(const ProgramHalves& halves, int half, const std::string&
     if (int err = bpf_program__set_autoload(prog, halves[index++] == half)) {
       fail("cannot select BPF program {}: {}", bpf_program__name(prog), errno_text(-err));
     }
-    // The syscalls' shared exit body is reached by tail calls only (bpf/syscall.bpf.h): attached
-    // to its function, it would record that syscall's exits twice.
-    if (std::strcmp(bpf_program__name(prog), EZIO_HOOK_STR(EZIO_SC_EXIT_BODY)) == 0) {
-      bpf_program__set_autoattach(prog, false);
-    }
+    // The syscalls' shared bodies are reached by tail calls only (bpf/syscall_functions.bpf.h):
+    // attached to their function, they would record that syscall twice.
+    if (is_syscall_body(bpf_program__name(prog))) bpf_program__set_autoattach(prog, false);
   }
   attach_ids_ = std::make_unique<AttachIdsInUse>(skel_->obj, ids);
 }

@@ -29,6 +29,9 @@ using Skeleton = std::unique_ptr<eziotrace, SkeletonDeleter>;
 // relocations.
 Skeleton open_skeleton(const std::string& core_btf);
 
+// Whether program is one of the syscalls' shared bodies, loaded but never attached.
+bool is_syscall_body(const char* program);
+
 // Per program of the object (in its order): -1 when not selected to load, else the half (0 or 1)
 // that loads it. The halves have about the same number of instructions (the verifier's work).
 using ProgramHalves = std::vector<int>;

@@ -187,23 +187,25 @@ class Planner {
     for (const auto& f : syscall_functions()) {
       if (!try_fentry(EZIO_LAYER_SYSCALL, f.function)) return false;
     }
-    // The exits share one body by a tail call, which the kernel allows between functions of one
-    // prototype (bpf/syscall.bpf.h); a function of another keeps the whole body in its program.
-    const uint32_t body_proto =
-        k_.vmlinux_function_proto(EZIO_HOOK_STR(EZIO_SC_EXIT_BODY_FUNCTION));
+    // The entries share one body by a tail call, the exits another, which the kernel allows
+    // between functions of one prototype (bpf/syscall_functions.bpf.h); a function of another
+    // keeps the whole bodies in its programs.
+    const uint32_t body_proto = k_.vmlinux_function_proto(EZIO_HOOK_STR(EZIO_SC_BODY_FUNCTION));
     std::vector<std::string> whole;
     for (const auto& f : syscall_functions()) {
-      plan_.programs.insert(f.program + "_entry");
       bool shared = body_proto && k_.vmlinux_function_proto(f.function) == body_proto;
-      plan_.programs.insert(f.program + (shared ? "_exit" : "_exit_whole"));
+      const char* suffix = shared ? "" : "_whole";
+      plan_.programs.insert(f.program + "_entry" + suffix);
+      plan_.programs.insert(f.program + "_exit" + suffix);
       if (!shared) whole.push_back(f.function);
     }
     if (whole.size() < syscall_functions().size()) {
+      plan_.programs.insert(EZIO_HOOK_STR(EZIO_SC_ENTRY_BODY));
       plan_.programs.insert(EZIO_HOOK_STR(EZIO_SC_EXIT_BODY));
     }
     if (!whole.empty()) {
-      spdlog::debug("syscall exits with the whole body (prototype unlike {}'s): {}",
-                    EZIO_HOOK_STR(EZIO_SC_EXIT_BODY_FUNCTION), join(whole, ","));
+      spdlog::debug("syscall programs with the whole bodies (prototype unlike {}'s): {}",
+                    EZIO_HOOK_STR(EZIO_SC_BODY_FUNCTION), join(whole, ","));
     }
     return true;
 #else

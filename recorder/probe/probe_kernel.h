@@ -53,7 +53,7 @@ class KernelProber {
   int tracepoint_args(const std::string& tracepoint);
   // The BTF id of a vmlinux function's prototype, 0 when the kernel's BTF lacks the function.
   // Functions of the same prototype share that id, which the kernel compares to take a tail call
-  // between programs on them (bpf/syscall.bpf.h).
+  // between programs on them (bpf/syscall_functions.bpf.h).
   uint32_t vmlinux_function_proto(const std::string& function) const;
   // Where a type is: its id and the module whose BTF has it ("" for vmlinux), or nothing.
   std::optional<std::pair<uint32_t, std::string>> locate(const std::string& name, uint32_t kind);

@@ -38,10 +38,14 @@ check "a second recording takes the kept fentry plan" grep -q 'hooks taken from 
 check "and loads it without probing again" sh -c '! grep -q "probing again" /tmp/again.log'
 check "with the kernel types cut down by bpftool" grep -q 'kernel types cut down' /tmp/again.log
 check "and the fentry/tp_btf attach points kept" grep -q 'attach points from' /tmp/again.log
-# The syscalls' exits share one body by tail calls (bpf/syscall.bpf.h), verified once.
+# The syscalls' entries share one body by tail calls, their exits another
+# (bpf/syscall_functions.bpf.h), each verified once.
 grep -o 'the verifier went through .*' /tmp/again.log
-check "the syscall exits tail-call their shared body" sh -c \
-  "grep -Eq '[0-9]+ exits by tail call: [0-9]+' /tmp/again.log &&
+grep -o 'BPF programs attached in .*' /tmp/again.log
+check "the syscall entries and exits tail-call their shared bodies" sh -c \
+  "grep -Eq '[0-9]+ entries by tail call: [0-9]+' /tmp/again.log &&
+   grep -Eq '1 shared entry body: [0-9]+' /tmp/again.log &&
+   grep -Eq '[0-9]+ exits by tail call: [0-9]+' /tmp/again.log &&
    grep -Eq '1 shared exit body: [0-9]+' /tmp/again.log"
 # The same workload with fentry and kprobes refused: the syscall layer on the sys_enter/sys_exit
 # tracepoints. The host compares its syscalls with the first recording's (same_syscalls.py).

@@ -38,12 +38,12 @@ TEST(SyscallHooks, FunctionsAreInTheKernelsBtf) {
 #undef EZIO_BTF_ROW_
 }
 
-// The syscalls' fexit programs tail-call one shared exit body loaded against
-// EZIO_SC_EXIT_BODY_FUNCTION (bpf/syscall.bpf.h); newer kernels take a tail call between tracing
-// programs only when their functions have one prototype, one BTF type (kernel/bpf/core.c,
-// __bpf_prog_map_compatible), and the planner gives a function of another prototype the whole body
-// (recorder/probe/probe.cpp). On this kernel's BTF most functions must share the body's: else the
-// shared body would verify once for nothing.
+// The syscalls' fentry and fexit programs tail-call shared bodies loaded against
+// EZIO_SC_BODY_FUNCTION (bpf/syscall_functions.bpf.h); newer kernels take a tail call between
+// tracing programs only when their functions have one prototype, one BTF type (kernel/bpf/core.c,
+// __bpf_prog_map_compatible), and the planner gives a function of another prototype the whole
+// bodies (recorder/probe/probe.cpp). On this kernel's BTF most functions must share the bodies':
+// else the shared bodies would verify once for nothing.
 TEST(SyscallHooks, MostFunctionsShareTheBodysPrototype) {
   std::unique_ptr<btf, void (*)(btf*)> vmlinux(btf__load_vmlinux_btf(), btf__free);
   ASSERT_TRUE(vmlinux) << "no kernel BTF (/sys/kernel/btf/vmlinux)";
@@ -51,7 +51,7 @@ TEST(SyscallHooks, MostFunctionsShareTheBodysPrototype) {
     __s32 id = btf__find_by_name_kind(vmlinux.get(), fn, BTF_KIND_FUNC);
     return id > 0 ? btf__type_by_id(vmlinux.get(), id)->type : 0;
   };
-  __u32 body = proto_of(EZIO_HOOK_STR(EZIO_SC_EXIT_BODY_FUNCTION));
+  __u32 body = proto_of(EZIO_HOOK_STR(EZIO_SC_BODY_FUNCTION));
   ASSERT_GT(body, 0u);
   size_t shared = 0, all = 0;
 #define EZIO_PROTO_ROW_(name, fn) \
