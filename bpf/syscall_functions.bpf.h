@@ -46,20 +46,22 @@ EZIO_SC_EXIT_BODY_PROG_(EZIO_SC_EXIT_BODY) { return sc_exited(regs, ret); }
 #undef EZIO_SC_ENTRY_BODY_PROG_
 #undef EZIO_SC_EXIT_BODY_PROG_
 
-/* The tail call did not happen (the body not in its table, which the recorder fills before it
- * attaches): a call of a process that may be traced is lost, counted as a loss of no session, which
- * every session's count takes, never silently. Not the thread's own state and session: looking
- * them up is most of what the bodies do, and these programs are to be a tail call and no more. */
-static __always_inline int sc_body_missing(void) {
-  if (tgid_may_be_traced(bpf_get_current_task_btf())) count_global_drop(EZIO_LAYER_SYSCALL);
+/* Only a process that may be traced goes on to the body: the node's others (most calls) pay no
+ * tail call. Should the tail call not happen (the body not in its table, which the recorder fills
+ * before it attaches), the call is lost, counted as a loss of no session, which every session's
+ * count takes, never silently: not the thread's own state and session, as looking them up is most
+ * of what the bodies do, and these programs are to be a filter and a tail call and no more. */
+static __always_inline int sc_tail_call(void* ctx, void* bodies) {
+  if (!tgid_may_be_traced(bpf_get_current_task_btf())) return 0;
+  bpf_tail_call(ctx, bodies, 0);
+  count_global_drop(EZIO_LAYER_SYSCALL);
   return 0;
 }
 
 #define EZIO_SC_FUNCTION_PROGS_(name, fn)                                           \
   SEC("fentry/__x64_sys_" #fn)                                                      \
   int BPF_PROG(ezio_sc_##name##_entry, const struct pt_regs* regs) {                \
-    bpf_tail_call(ctx, &sc_entry_bodies, 0);                                        \
-    return sc_body_missing();                                                       \
+    return sc_tail_call(ctx, &sc_entry_bodies);                                     \
   }                                                                                 \
   SEC("fentry/__x64_sys_" #fn)                                                      \
   int BPF_PROG(ezio_sc_##name##_entry_whole, const struct pt_regs* regs) {          \
@@ -67,8 +69,7 @@ static __always_inline int sc_body_missing(void) {
   }                                                                                 \
   SEC("fexit/__x64_sys_" #fn)                                                       \
   int BPF_PROG(ezio_sc_##name##_exit, const struct pt_regs* regs, long ret) {       \
-    bpf_tail_call(ctx, &sc_exit_bodies, 0);                                         \
-    return sc_body_missing();                                                       \
+    return sc_tail_call(ctx, &sc_exit_bodies);                                      \
   }                                                                                 \
   SEC("fexit/__x64_sys_" #fn)                                                       \
   int BPF_PROG(ezio_sc_##name##_exit_whole, const struct pt_regs* regs, long ret) { \

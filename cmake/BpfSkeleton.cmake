@@ -24,7 +24,8 @@ function(ezio_bpf_skeleton name)
   set(src ${CMAKE_CURRENT_SOURCE_DIR}/${name}.bpf.c)
   set(obj ${EZIO_BPF_GEN_DIR}/${name}.bpf.o)
   set(skel ${EZIO_BPF_GEN_DIR}/${name}.skel.h)
-  file(GLOB _hdrs ${CMAKE_CURRENT_SOURCE_DIR}/*.h)
+  # CONFIGURE_DEPENDS: a header added later (bpf/syscall_functions.bpf.h) is a dependency too.
+  file(GLOB _hdrs CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*.h)
   add_custom_command(
     OUTPUT ${obj}
     COMMAND ${BPF_CLANG} -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -Werror

@@ -37,6 +37,8 @@ untraced() {
   wait $rec
   # What loading the layer's programs took (the fentry programs, or 2 on the tracepoints).
   grep -o 'programs loaded and attached in [0-9.]* ms ([^)]*)' /tmp/other.log | sed "s/^/# $mode: /" >&2
+  # Of which the hooking, once both halves are loaded (fentry: the syscalls' shared bodies first).
+  grep -o 'BPF programs attached in [0-9.]* ms' /tmp/other.log | sed "s/^/# $mode: /" >&2
   # And what the verifier went through for them (bpf_prog_info.verified_insns).
   grep -o 'the verifier went through .*' /tmp/other.log | sed "s/^/# $mode: /" >&2
 }
