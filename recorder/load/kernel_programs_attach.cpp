@@ -73,8 +73,9 @@ void KernelPrograms::attach() {
   if (attached_) return;
   attached_ = true;  // a failure leaves some attached: detach() unhooks those
   uint64_t t0 = monotonic_ns();
-  // Both halves at once, as they load. More threads gain nothing: the kernel makes one trampoline
-  // at a time, under ftrace's locks (docs/costs.md, "Attaching the trampolines").
+  // Both halves at once. More threads gained nothing in the 6.1 guest, on one vCPU or two: the
+  // kernel hooks one function at a time (docs/costs.md, "The entries shared too, and attaching the
+  // trampolines").
   auto second = std::async(std::launch::async, [&loader = *loaders_[1]] { loader.attach(); });
   loaders_[0]->attach();
   second.get();
