@@ -74,7 +74,36 @@ std::string users(const JobTotals& t) {
   return first.substr(0, 8 - more.size()) + more;
 }
 
+bool is_device_number(const std::string& name) {
+  size_t colon = name.find(':');
+  auto digits = [](std::string_view d) {
+    return !d.empty() && d.find_first_not_of("0123456789") == std::string_view::npos;
+  };
+  return colon != std::string::npos && digits(std::string_view(name).substr(0, colon)) &&
+         digits(std::string_view(name).substr(colon + 1));
+}
+
+// A name cut to the column's width keeps its end (a mount point's last components tell mounts
+// apart) and, when it is `fstype:mount`, its type.
+std::string fit_device_name(const std::string& name, size_t width) {
+  if (name.size() <= width) return name;
+  size_t colon = name.find(':');
+  std::string head = colon != std::string::npos && colon + 4 < width && !is_device_number(name)
+                         ? name.substr(0, colon + 1)
+                         : "";
+  return head + "…" + name.substr(name.size() - (width - head.size() - 1));
+}
+
 }  // namespace
+
+std::string device_display_name(const JobTotals& device) {
+  if (!is_device_number(device.device) || device.fstype.empty()) return device.device;
+  // The shortest mount point is the file system's own; the longer ones are bind mounts in it.
+  const std::string* shortest = nullptr;
+  for (const std::string& m : device.mounts)
+    if (m != "(other)" && (!shortest || m.size() < shortest->size())) shortest = &m;
+  return shortest ? device.fstype + ":" + *shortest : device.fstype + ":" + device.device;
+}
 
 std::string format_table(const std::vector<JobView>& jobs, const std::string& title, size_t limit) {
   constexpr const char* kRow =
@@ -102,15 +131,14 @@ std::string format_table(const std::vector<JobView>& jobs, const std::string& ti
 std::string format_device_table(const std::vector<JobView>& devices, const std::string& title,
                                 size_t limit) {
   constexpr const char* kRow =
-      "{:<12} {:>4} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>6} {:>6} {:>7} {:>7}\n";
+      "{:<20} {:>4} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>6} {:>6} {:>7} {:>7}\n";
   std::string out = title + "\n";
   out += fmt::format(kRow, "DEVICE", "JOBS", "VFSRD/s", "VFSWR/s", "DIRTY/s", "MISS/s", "BLKRD/s",
                      "BLKWR/s", "REQ/s", "NOJOB%", "P99BLK", "P99Q");
   size_t shown = 0;
   for (const JobView& v : devices) {
     if (limit && shown++ == limit) break;
-    std::string device = v.now->device;
-    if (device.size() > 12) device = "…" + device.substr(device.size() - 11);
+    std::string device = fit_device_name(device_display_name(*v.now), 20);
     double requests = rate(v, "block_requests");
     // The share of the frame's requests no job is charged with (file-system metadata, journal).
     std::string no_job =
@@ -138,7 +166,10 @@ nlohmann::json frame_json(const std::vector<JobView>& jobs, const std::string& s
       j["cgroup"] = v.now->cgroup;
     } else {
       j["device"] = v.now->device;
+      j["name"] = device_display_name(*v.now);
       j["jobs"] = v.now->cgroups;
+      if (!v.now->fstype.empty()) j["fstype"] = v.now->fstype;
+      j["mounts"] = v.now->mounts;
     }
     if (!v.now->job_id.empty()) j["job_id"] = v.now->job_id;
     if (!v.now->unit.empty()) j["unit"] = v.now->unit;

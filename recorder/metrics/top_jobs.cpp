@@ -200,6 +200,8 @@ NodeSample parse_exposition(const std::string& text, double time_s, TopBy by) {
     if (by == TopBy::device) {
       line_of.device = device;
       if (!cgroup.empty()) line_of.cgroups.insert(cgroup);
+      if (auto fstype = label(s.labels, "fstype"); !fstype.empty()) line_of.fstype = fstype;
+      if (auto mount = label(s.labels, "mount"); !mount.empty()) line_of.mounts.insert(mount);
       if (!own.empty()) add(line_of, s, own, {});
     } else {
       line_of.cgroup = cgroup;

@@ -21,6 +21,8 @@ struct JobTotals {
   std::string cgroup;
   std::string device;             // a device's line (`top --by device`): its name, cgroup empty
   std::set<std::string> cgroups;  // a device's: the jobs charged with its I/O
+  std::string fstype;             // a device's file system and mount points, from its VFS series
+  std::set<std::string> mounts;
   std::string job_id;
   std::string unit;  // the systemd unit and slice, when not Slurm's
   std::string slice;
@@ -63,6 +65,10 @@ std::vector<JobView> job_views(const NodeSample& before, const NodeSample& now,
 
 // The frame as text: a header line, then one line per job (at most limit, 0: all).
 std::string format_table(const std::vector<JobView>& jobs, const std::string& title, size_t limit);
+// What a person reads for a device: its block name, or, for a file system without a block device
+// (proc, tmpfs, overlay: named `major:minor` by the kernel), its type and shortest mount point.
+std::string device_display_name(const JobTotals& device);
+
 // The same, one line per device (`top --by device`).
 std::string format_device_table(const std::vector<JobView>& devices, const std::string& title,
                                 size_t limit);

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <iterator>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 
 #include "loop_fs.h"
@@ -170,6 +171,18 @@ TEST_F(Top, ByDeviceShowsTheDeviceTheJobWrote) {
   EXPECT_GE(disk["totals"]["block_write_bytes"].get<double>(), 4096000.0);
   EXPECT_EQ(disk["totals"]["dirtied_pages"], 1000.0);
   EXPECT_EQ(disk["per_second"]["block_write_bytes"], 0.0) << "nothing written during the frame";
+  EXPECT_EQ(disk["name"], disk_->device()) << "a block device keeps its name";
+  // The node's file systems without a block device (proc at least: someone reads it) are named by
+  // their type and mount point, not the kernel's major:minor.
+  std::set<std::string> names;
+  for (const auto& d : frame["jobs"]) {
+    // Longer names are cut to the column's 20 characters; a mount point may hold a space.
+    std::string name = d["name"];
+    if (name.size() <= 20 && name.find(' ') == std::string::npos) names.insert(name);
+    if (d.contains("fstype") && d["fstype"] == "proc") {
+      EXPECT_EQ(d["name"], "proc:/proc") << d;
+    }
+  }
   ezio::test::Run table = top_as_nobody({"--metrics", std::to_string(port_), "--by", "device",
                                          "--once", "--interval", "0.2", "--sort", "device"});
   ASSERT_EQ(table.status, 0) << table.err;
@@ -184,7 +197,10 @@ TEST_F(Top, ByDeviceShowsTheDeviceTheJobWrote) {
   std::vector<std::string> ours;
   while (std::getline(lines, line) && !line.empty()) {
     if (line.starts_with(disk_->device() + " ")) ours = words(line);
+    names.erase(words(line).at(0));
   }
+  // Totals are since eziotraced started: every device of the first frame is in the second one.
+  EXPECT_TRUE(names.empty()) << "named in the JSON, not in the table: " << *names.begin();
   ASSERT_EQ(ours.size(), 12u) << table.out;
   EXPECT_EQ(ours[1], "1") << "one job charged";
   EXPECT_EQ(ours[7], "0") << "no block write during the frame";

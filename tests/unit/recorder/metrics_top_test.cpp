@@ -115,8 +115,9 @@ TEST(MetricsTop, ByDevice) {
   std::string table = format_device_table(v, "title", 0);
   EXPECT_TRUE(table.starts_with("title\nDEVICE ")) << table;
   // 40 requests a second, 10 of no one's (25 %), all within 1.024 ms.
-  EXPECT_NE(table.find("\nvda             2       0       0       0       0       0   60.0K     20"
-                       "     25   1.0ms       -\n"),
+  EXPECT_NE(table.find(
+                "\nvda                     2       0       0       0       0       0   60.0K     20"
+                "     25   1.0ms       -\n"),
             std::string::npos)
       << table;
   nlohmann::json j = frame_json(v, "src", 2, 5);
@@ -124,6 +125,45 @@ TEST(MetricsTop, ByDevice) {
   EXPECT_EQ(j["jobs"][0]["jobs"], nlohmann::json::array({"/a", "/b"}));
   EXPECT_FALSE(j["jobs"][0].contains("cgroup"));
   EXPECT_NE(format_device_table({}, "t", 0).find("(no device"), std::string::npos);
+}
+
+// A file system with no block device is named by the kernel `major:minor`: a person reads its
+// type and mount point instead (the shortest: the others are bind mounts in it).
+TEST(MetricsTop, ADeviceWithoutABlockDeviceIsNamedByItsTypeAndMount) {
+  std::string text =
+      "eziotrace_vfs_bytes_total{cgroup=\"/a\",user=\"root\",device=\"0:21\",fstype=\"proc\","
+      "mount=\"/proc\",op=\"read\"} 100\n"
+      "eziotrace_vfs_bytes_total{cgroup=\"/a\",user=\"root\",device=\"0:45\",fstype=\"tmpfs\","
+      "mount=\"/run/user/1000/x\",op=\"write\"} 10\n"
+      "eziotrace_vfs_bytes_total{cgroup=\"/b\",user=\"root\",device=\"0:45\",fstype=\"tmpfs\","
+      "mount=\"/tmp\",op=\"write\"} 20\n"
+      "eziotrace_vfs_bytes_total{cgroup=\"/a\",user=\"root\",device=\"0:46\",fstype=\"tmpfs\","
+      "mount=\"(other)\",op=\"write\"} 30\n"
+      "eziotrace_vfs_bytes_total{cgroup=\"/a\",user=\"root\",device=\"0:30\",fstype=\"cgroup2\","
+      "mount=\"/sys/fs/cgroup/unified\",op=\"read\"} 40\n"
+      "eziotrace_vfs_bytes_total{cgroup=\"/a\",user=\"root\",device=\"vda\",fstype=\"ext4\","
+      "mount=\"/\",op=\"read\"} 8192\n";
+  NodeSample before = parse_exposition(text, 0, TopBy::device);
+  NodeSample now = parse_exposition(text, 1, TopBy::device);
+  EXPECT_EQ(device_display_name(now.jobs.at("0:21")), "proc:/proc");
+  EXPECT_EQ(device_display_name(now.jobs.at("0:45")), "tmpfs:/tmp");
+  EXPECT_EQ(device_display_name(now.jobs.at("0:46")), "tmpfs:0:46") << "no mount known by name";
+  EXPECT_EQ(device_display_name(now.jobs.at("vda")), "vda") << "a block device keeps its name";
+  std::vector<JobView> v = job_views(before, now, "device");
+  std::string table = format_device_table(v, "title", 0);
+  EXPECT_NE(table.find("\nproc:/proc "), std::string::npos) << table;
+  EXPECT_EQ(table.find("\n0:21 "), std::string::npos) << table;
+  EXPECT_NE(table.find("\ncgroup2:…oup/unified "), std::string::npos)
+      << "cut to 20 columns, its type and its end kept: " << table;
+  nlohmann::json j = frame_json(v, "src", 1, 5);
+  ASSERT_EQ(j["jobs"][0]["device"], "0:21") << "the label as Prometheus has it stays";
+  EXPECT_EQ(j["jobs"][0]["name"], "proc:/proc");
+  EXPECT_EQ(j["jobs"][0]["fstype"], "proc");
+  for (const auto& d : j["jobs"]) {
+    if (d["device"] == "0:45") {
+      EXPECT_EQ(d["mounts"], nlohmann::json::array({"/run/user/1000/x", "/tmp"}));
+    }
+  }
 }
 
 TEST(MetricsTop, NewSeriesCarryUserDeviceAndKind) {
