@@ -40,6 +40,15 @@ namespace {
 constexpr long kDrainPeriodNs = 100'000'000;
 constexpr unsigned kTicksPerRuleCheck = 10;  // the rules are evaluated every second
 
+// system.slice/<node>_slurmstepd.scope: the node's name is its short host name, as slurmd's is
+// unless slurm.conf says otherwise.
+std::string node_scope() {
+  char host[256] = {};
+  gethostname(host, sizeof(host) - 1);
+  std::string node(host);
+  return "system.slice/" + node.substr(0, node.find('.')) + "_slurmstepd.scope";
+}
+
 // Whether pid runs as uid (real and effective): only the owner's processes join the job.
 bool runs_as(pid_t pid, uid_t uid) {
   std::ifstream status(fmt::format("/proc/{}/status", pid));
@@ -91,12 +100,17 @@ FlightRecorder::FlightRecorder(SessionKernel& kernel, const FlightConfig& config
   for (const std::string& cgroup : config_.cgroups) open_job(cgroup);
   timer_ = drain_timer();
   if (config_.slurm_root.empty()) return;
-  fs::path dir = mount_ / fs::path(config_.slurm_root).relative_path();
+  std::vector<fs::path> places{mount_ / fs::path(config_.slurm_root).relative_path()};
+  // Slurm built with --enable-multiple-slurmd (Debian's) names the scope after the node.
+  if (config_.slurm_root == kSlurmCgroupRoot) places.push_back(mount_ / node_scope());
+  auto under_mount = [this](const std::string& dir) {
+    return "/" + fs::path(dir).lexically_relative(mount_).string();
+  };
   slurm_ = std::make_unique<SlurmWatch>(
-      dir, SlurmJobSet::Actions{[this](const std::string& n) { return add_slurm_job(n); },
-                                [this, dir](const std::string& n) {
-                                  remove_job("/" + (dir / n).lexically_relative(mount_).string());
-                                }});
+      places,
+      SlurmJobSet::Actions{
+          [this, under_mount](const std::string& d) { return add_slurm_job(under_mount(d)); },
+          [this, under_mount](const std::string& d) { remove_job(under_mount(d)); }});
 }
 
 int FlightRecorder::watch_fd() const { return slurm_ ? slurm_->fd() : -1; }
@@ -105,16 +119,15 @@ void FlightRecorder::on_watch() {
   if (slurm_) slurm_->on_event();
 }
 
-bool FlightRecorder::add_slurm_job(const std::string& name) {
-  std::string id = *slurm_job_of_dir(name);
-  fs::path cgroup = fs::path(config_.slurm_root) / name;
+bool FlightRecorder::add_slurm_job(const std::string& cgroup) {
+  std::string id = *slurm_job_of_dir(fs::path(cgroup).filename().string());
   std::optional<uid_t> user = slurm_job_user(id);
   if (!user) {
     spdlog::error("flight recorder: Slurm job {} is not recorded: its user is not known", id);
     return false;
   }
   try {
-    open_job(cgroup.string(), user);
+    open_job(cgroup, user);
     return true;
   } catch (const Error& e) {
     // Most likely every session slot taken (recordings and jobs share them).

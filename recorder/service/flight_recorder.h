@@ -31,7 +31,8 @@ namespace ezio::recorder::service {
 struct FlightConfig {
   std::vector<std::string> cgroups;  // paths under the cgroup2 mount ("/a/b" or "a/b")
   // Every Slurm job_<id> cgroup under this directory (a path under the cgroup2 mount) as it comes
-  // and goes, owned by the job's user (slurm_watch.h); none when empty.
+  // and goes, owned by the job's user (slurm_watch.h); none when empty. The default
+  // (kSlurmCgroupRoot) is also looked for as system.slice/<node>_slurmstepd.scope.
   std::string slurm_root;
   double seconds = 30;               // the last N seconds kept
   uint64_t max_bytes = 64ull << 20;  // per job: the records kept, at most
@@ -71,7 +72,7 @@ class FlightRecorder {
   // The job of cgroup, owned by owner (else by the cgroup's directory's owner). Fails (ezio::Error)
   // when it cannot be recorded.
   void open_job(const std::string& cgroup, std::optional<uid_t> owner = std::nullopt);
-  bool add_slurm_job(const std::string& name);
+  bool add_slurm_job(const std::string& cgroup);  // a path under the mount
   void remove_job(const std::string& path);
   size_t enroll_present(Job& job, const std::filesystem::path& dir);
   void drain(Job& job);

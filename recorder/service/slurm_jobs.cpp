@@ -38,8 +38,8 @@ std::optional<uid_t> scontrol_user_id(const std::string& output) {
 
 namespace {
 
-// What the command writes on its stdout within timeout_ms (it is killed after), and whether it
-// exited 0.
+// What the command writes (stdout and stderr) within timeout_ms (it is killed after), and whether
+// it exited 0.
 std::pair<std::string, bool> run_output(const char* const argv[], int timeout_ms) {
   int out[2];
   if (pipe2(out, O_CLOEXEC) != 0) fail("pipe2: {}", errno_text(errno));
@@ -47,6 +47,8 @@ std::pair<std::string, bool> run_output(const char* const argv[], int timeout_ms
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_adddup2(&fa, write_end.get(), 1);
+  // Its errors too: the log then says why a job has no user.
+  posix_spawn_file_actions_adddup2(&fa, write_end.get(), 2);
   pid_t pid = 0;
   int err = posix_spawnp(&pid, argv[0], &fa, nullptr, const_cast<char* const*>(argv), environ);
   posix_spawn_file_actions_destroy(&fa);
@@ -83,7 +85,7 @@ std::optional<uid_t> slurm_job_user(const std::string& id, int timeout_ms) {
   std::optional<uid_t> uid = ok ? scontrol_user_id(text) : std::nullopt;
   if (!uid) {
     spdlog::warn("flight recorder: Slurm job {}: no user from `scontrol show job -o {}`: {}", id,
-                 id, text.empty() ? "no output" : text.substr(0, 200));
+                 id, text.empty() ? "no output" : text.substr(0, 300));
   }
   return uid;
 }

@@ -14,26 +14,34 @@ namespace fs = std::filesystem;
 
 namespace ezio::recorder::service {
 
-SlurmWatch::SlurmWatch(fs::path dir, SlurmJobSet::Actions act)
-    : dir_(std::move(dir)), act_(std::move(act)) {
+SlurmWatch::SlurmWatch(std::vector<fs::path> places, SlurmJobSet::Actions act)
+    : places_(std::move(places)), dir_(places_.at(0)) {
+  // The job set names jobs by their directory's name; the recorder wants their path.
+  act_.add = [this, add = std::move(act.add)](const std::string& n) { return add(dir_ / n); };
+  act_.remove = [this, rm = std::move(act.remove)](const std::string& n) { rm(dir_ / n); };
   inotify_ = UniqueFd(inotify_init1(IN_NONBLOCK | IN_CLOEXEC));
   if (!inotify_) fail("inotify_init1: {}", errno_text(errno));
-  spdlog::info("flight recorder: following the Slurm jobs of {}", dir_.string());
+  for (const fs::path& p : places_) {
+    spdlog::info("flight recorder: following the Slurm jobs of {} once it is there", p.string());
+  }
   poll();
 }
 
 void SlurmWatch::poll() {
   if (watch_ >= 0) return;
-  // IN_DELETE_SELF: slurmd's restart may remove the directory, whose jobs are gone with it.
-  watch_ = inotify_add_watch(
-      inotify_.get(), dir_.c_str(),
-      IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_DELETE_SELF | IN_ONLYDIR);
-  if (watch_ < 0) {
-    if (errno != ENOENT) spdlog::warn("inotify on {}: {}", dir_.string(), errno_text(errno));
-    return;
+  for (const fs::path& p : places_) {
+    // IN_DELETE_SELF: slurmd's restart may remove the directory, whose jobs are gone with it.
+    watch_ = inotify_add_watch(
+        inotify_.get(), p.c_str(),
+        IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_DELETE_SELF | IN_ONLYDIR);
+    if (watch_ >= 0) {
+      dir_ = p;
+      spdlog::info("flight recorder: watching {}", dir_.string());
+      rescan();
+      return;
+    }
+    if (errno != ENOENT) spdlog::warn("inotify on {}: {}", p.string(), errno_text(errno));
   }
-  spdlog::info("flight recorder: watching {}", dir_.string());
-  rescan();
 }
 
 void SlurmWatch::on_event() {

@@ -2,10 +2,12 @@
 #pragma once
 // Follows the job_<id> cgroups of a Slurm node as they come and go (--flight-slurm,
 // docs/flight-recorder.md): inotify on the directory that holds them, which is read again whole at
-// each event (an event lost to a full inotify queue costs nothing). Slurm's step daemon makes that
-// directory at its first job: until it exists, poll() looks for it (the flight recorder's timer).
+// each event (an event lost to a full inotify queue costs nothing). slurmd makes that directory:
+// until it exists, poll() looks for it (the flight recorder's timer), at each of the places given
+// (Slurm names it after the node when built with --enable-multiple-slurmd, as Debian's is).
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <vector>
 
 #include "common/unique_fd.h"
 #include "recorder/service/slurm_jobs.h"
@@ -14,9 +16,10 @@ namespace ezio::recorder::service {
 
 class SlurmWatch {
  public:
-  // dir: the directory of the job_<id> cgroups (absolute); act: what to do with a job's directory
-  // name as it comes (add: false when it cannot be recorded) and goes.
-  SlurmWatch(std::filesystem::path dir, SlurmJobSet::Actions act);
+  // places: where the directory of the job_<id> cgroups may be (absolute), the first that exists
+  // is watched; act: what to do with a job's directory (its absolute path) as it comes (add:
+  // false when it cannot be recorded) and goes.
+  SlurmWatch(std::vector<std::filesystem::path> places, SlurmJobSet::Actions act);
   int fd() const { return inotify_.get(); }
   // fd() is readable: the directory has changed.
   void on_event();
@@ -26,7 +29,8 @@ class SlurmWatch {
 
  private:
   void rescan();
-  std::filesystem::path dir_;
+  std::vector<std::filesystem::path> places_;
+  std::filesystem::path dir_;  // the one watched, or the last watched
   SlurmJobSet::Actions act_;
   SlurmJobSet jobs_;
   UniqueFd inotify_;

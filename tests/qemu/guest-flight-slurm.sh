@@ -21,6 +21,8 @@ check() {  # check DESCRIPTION COMMAND...
 contains() { case "$1" in *"$2"*) return 0 ;; *) return 1 ;; esac; }
 die() {  # a precondition is missing: the test fails loudly
   echo "FAIL - $*"
+  echo "--- Slurm's cgroups; slurmd's: $(cat /proc/$(pidof slurmd | cut -d' ' -f1)/cgroup 2>&1)"
+  find /sys/fs/cgroup -type d \( -name '*slurm*' -o -name 'job_*' \) 2>&1 | head -n 30
   for f in /var/log/slurm/*.log /tmp/eziotraced.log; do [ -e "$f" ] && { echo "--- $f"; tail -n 25 "$f"; }; done
   exit 1
 }
@@ -68,11 +70,11 @@ ip link set lo up && ip addr add 10.77.0.1/32 dev lo || die "no address on lo"
 hostname ezionode && echo "10.77.0.1 ezionode" >> /etc/hosts || die "no host name"
 echo "addresses: $(ip -4 -o addr | awk '{print $2, $4}' | tr '\n' ' '); ezionode is $(getent hosts ezionode)"
 t 60 systemctl start munge.service || die "munge did not start"
+mkdir -p /etc/slurm /var/spool/slurmd /var/spool/slurmctld /var/log/slurm
 echo "step: eziotraced --flight-slurm"
 "$EZIO_BIN/eziotraced" --foreground --flight-slurm --flight-seconds 600 > /tmp/eziotraced.log 2>&1 &
 daemon=$!
 wait_for 120 grep -q ready /tmp/eziotraced.log || die "eziotraced did not start"
-mkdir -p /etc/slurm /var/spool/slurmd /var/spool/slurmctld /var/log/slurm
 cat > /etc/slurm/slurm.conf <<CONF
 ClusterName=ezio
 SlurmctldHost=ezionode
@@ -107,6 +109,17 @@ idle() { timeout -k 2 10 sinfo -h -o '%T' 2>/dev/null | grep -qx idle; }
 echo "step: waiting for the node to be idle in Slurm"
 wait_for 180 idle || die "the node is not idle in Slurm: $(timeout 10 sinfo -N 2>&1)"
 ok "Slurm is up with proctrack/cgroup and cgroup/v2"
+# Where slurmd made its step daemons' scope: Slurm's documented one, or (Debian's Slurm, built with
+# --enable-multiple-slurmd) one named after the node: --flight-slurm without a value watches either.
+found=$(find /sys/fs/cgroup -maxdepth 3 -type d -name '*slurmstepd*.scope' | head -n 1)
+echo "slurmd's scope: ${found:-none}; slurmd's cgroup: $(cat /proc/$(pidof slurmd | cut -d' ' -f1)/cgroup)"
+case $found in
+  $scope | /sys/fs/cgroup/system.slice/ezionode_slurmstepd.scope) ok "slurmd's scope is one --flight-slurm looks for: $found" ;;
+  *) bad "slurmd's scope is one --flight-slurm looks for (it is ${found:-none})" ;;
+esac
+scope=${found:-$scope}
+wait_for 30 grep -q "watching $scope" /tmp/eziotraced.log
+check "eziotraced, started before slurmd, watches $scope" grep -q "watching $scope" /tmp/eziotraced.log
 
 # --- a job of ezio_sa ------------------------------------------------------------------------------
 out=$disk/$ua
@@ -122,7 +135,7 @@ echo "Slurm's cgroups of job $job:"
 find /sys/fs/cgroup -type d -path "*job_$job*" | sed 's/^/  | /'
 check "Slurm 22.05 made $scope/job_$job" test -d $scope/job_$job
 check "eziotraced added job $job with its user as owner" \
-  grep -q "job /system.slice/slurmstepd.scope/job_$job .*${ua}'s" /tmp/eziotraced.log
+  grep -q "job ${scope#/sys/fs/cgroup}/job_$job .*${ua}'s" /tmp/eziotraced.log
 # root in the job's task cgroup: neither it nor root's slurmstepd (in job_<id>/step_*/slurm) is
 # ezio_sa's, so neither may enter the job's records.
 task=$(find $scope/job_$job -type d -name 'task_*' | head -n 1)
@@ -171,7 +184,7 @@ check "the refusal says whose job it is" contains "$refused" "is ${ua}'s: only i
 # --- the job's end ---------------------------------------------------------------------------------
 t 30 scancel $job
 wait_for 120 test ! -d $scope/job_$job || die "job_$job's cgroup stayed after scancel"
-ended() { grep -q "job /system.slice/slurmstepd.scope/job_$job ended" /tmp/eziotraced.log; }
+ended() { grep -q "job ${scope#/sys/fs/cgroup}/job_$job ended" /tmp/eziotraced.log; }
 check "eziotraced removed job $job when its cgroup went (its slot freed)" wait_for 60 ended
 status=$(t 30 "$EZIO_BIN/eziotrace" service status 2>&1)
 echo "$status" | sed 's/^/  | /'

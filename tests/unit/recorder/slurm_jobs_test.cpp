@@ -42,16 +42,19 @@ TEST(SlurmJobs, TheUserIdComesFromScontrolsUserIdField) {
   EXPECT_FALSE(scontrol_user_id("slurm_load_jobs error: Invalid job id specified"));
 }
 
+// What add() and remove() were called with (the name's last component: the watcher gives paths).
 struct Recorder {
-  std::vector<std::string> added, removed;
+  std::vector<std::string> added, removed, paths;
   std::set<std::string> full;  // add() refuses these
   SlurmJobSet::Actions actions() {
     return {[this](const std::string& n) {
-              if (full.count(n)) return false;
-              added.push_back(n);
+              std::string name = fs::path(n).filename();
+              if (full.count(name)) return false;
+              added.push_back(name);
+              paths.push_back(n);
               return true;
             },
-            [this](const std::string& n) { removed.push_back(n); }};
+            [this](const std::string& n) { removed.push_back(fs::path(n).filename()); }};
   }
 };
 
@@ -99,15 +102,18 @@ TEST(SlurmWatch, FollowsJobDirectoriesAsTheyComeAndGoAndWaitsForTheRoot) {
   fs::path base = fs::temp_directory_path() / ("ezio-slurm-watch-" + std::to_string(getpid()));
   fs::remove_all(base);
   fs::create_directories(base);
-  fs::path root = base / "slurmstepd.scope";
+  // Debian's Slurm names it after the node: the second place is the one that comes.
+  fs::path root = base / "node1_slurmstepd.scope";
   Recorder r;
-  SlurmWatch w(root, r.actions());
+  SlurmWatch w({base / "slurmstepd.scope", root}, r.actions());
   EXPECT_EQ(w.status()["watching"], false);  // not there yet: looked for by poll()
   fs::create_directories(root / "job_11" / "step_0");
   fs::create_directories(root / "system");
   w.poll();
   EXPECT_EQ(w.status()["watching"], true);
   EXPECT_EQ(r.added, std::vector<std::string>{"job_11"});
+  EXPECT_EQ(r.paths, std::vector<std::string>{(root / "job_11").string()});
+  EXPECT_EQ(w.status()["dir"], root.string());
   fs::create_directory(root / "job_12");
   settle(w);
   EXPECT_EQ(r.added, (std::vector<std::string>{"job_11", "job_12"}));
