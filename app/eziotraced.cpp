@@ -115,7 +115,8 @@ void add_options(CLI::App& app, Args& a) {
                  "flight-record every Slurm job of the node as its job_<id> cgroup comes and goes "
                  "(cgroup/v2 plugin), owned by the job's user; CGROUP_ROOT: the directory of "
                  "those cgroups under the cgroup2 mount (default " +
-                     std::string(kSlurmCgroupRoot) + ")")
+                     std::string(kSlurmCgroupRoot) +
+                     " or /system.slice/<node>_slurmstepd.scope, whichever exists)")
       ->expected(0, 1);
   app.add_option("--flight-seconds", a.flight.seconds,
                  "the seconds of events a flight-recorded job keeps (default 30)")
