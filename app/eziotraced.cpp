@@ -111,6 +111,13 @@ void add_options(CLI::App& app, Args& a) {
                  "flight-record this cgroup v2 (its path under the cgroup2 mount; repeatable): "
                  "its owner's processes' last seconds, for eziotrace snapshot "
                  "(docs/flight-recorder.md)");
+  app.add_option("--flight-slurm", a.flight.slurm_root,
+                 "flight-record every Slurm job of the node as its job_<id> cgroup comes and goes "
+                 "(cgroup/v2 plugin), owned by the job's user; CGROUP_ROOT: the directory of "
+                 "those cgroups under the cgroup2 mount (default " +
+                     std::string(kSlurmCgroupRoot) +
+                     " or /system.slice/<node>_slurmstepd.scope, whichever exists)")
+      ->expected(0, 1);
   app.add_option("--flight-seconds", a.flight.seconds,
                  "the seconds of events a flight-recorded job keeps (default 30)")
       ->check(CLI::Range(0.1, 86400.0));
@@ -199,7 +206,6 @@ void daemonize() {
 RulesConfig rules_config(const Args& a, const ezio::recorder::metrics::MetricsPrograms* programs) {
   RulesConfig rc;
   if (a.flight_rules.empty()) return rc;
-  if (a.flight.cgroups.empty()) ezio::fail("--flight-rule needs a job to watch (--flight CGROUP)");
   if (a.flight_rule_dir.empty()) ezio::fail("--flight-rule needs --flight-rule-dir DIR");
   for (const std::string& r : a.flight_rules) rc.rules.push_back(parse_flight_rule(r));
   rc.dir = std::filesystem::absolute(a.flight_rule_dir);
@@ -243,10 +249,11 @@ void serve(const Args& a) {
   std::unique_ptr<SessionKernel> kernel = load_kernel_sessions(a.layers);
   Metrics metrics = start_metrics(a);
   std::unique_ptr<FlightRecorder> flight;
-  if (a.flight.cgroups.empty() && !a.flight_rules.empty()) {
-    ezio::fail("--flight-rule needs a job to watch (--flight CGROUP)");
+  bool flight_wanted = !a.flight.cgroups.empty() || !a.flight.slurm_root.empty();
+  if (!flight_wanted && !a.flight_rules.empty()) {
+    ezio::fail("--flight-rule needs jobs to watch (--flight CGROUP or --flight-slurm)");
   }
-  if (!a.flight.cgroups.empty()) {
+  if (flight_wanted) {
     FlightConfig fc = a.flight;
     fc.max_bytes = a.flight_mib << 20;
     fc.rules = rules_config(a, metrics.programs.get());
@@ -283,6 +290,10 @@ int main(int argc, char** argv) {
   add_options(app, a);
   try {
     app.parse(argc, argv);
+    // --flight-slurm alone (or `flight-slurm = ""`): Slurm's own directory.
+    if (app.count("--flight-slurm") && a.flight.slurm_root.empty()) {
+      a.flight.slurm_root = kSlurmCgroupRoot;
+    }
     if (a.verbose) spdlog::set_level(spdlog::level::debug);
     serve(a);
   } catch (const CLI::ParseError& e) {

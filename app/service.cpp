@@ -169,6 +169,14 @@ void status(const std::string& socket) {
         j.value("job", "?"), j.value("owner", "?"), j.value("seconds", 0.0),
         j.value("events", 0ull), j.value("bytes", 0ull) >> 10, j.value("dropped", 0ull));
   }
+  if (const auto& sl = s.value("flight_slurm", nlohmann::json()); sl.is_object()) {
+    fmt::print(
+        "  Slurm jobs of {} ({}): {} flight-recorded, {} added, {} ended, {} not recorded "
+        "(no session slot or no user)\n",
+        sl.value("dir", "?"), sl.value("watching", false) ? "watched" : "not there yet",
+        sl.value("recorded", 0ull), sl.value("added", 0ull), sl.value("removed", 0ull),
+        sl.value("refused", 0ull));
+  }
 }
 
 }  // namespace

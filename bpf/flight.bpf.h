@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The flight recorder's selection (docs/flight-recorder.md): the processes of a flight-recorded
- * cgroup v2 (a job) join that job's session when they enter it, so that the syscall and layer hooks
- * turn everyone else away as they turn away every untraced process, with the one load of the TGID
- * filter bit (task.bpf.h). A process enters a job by a fork inside it (the child of an untraced
- * parent, or one clone3 put there with CLONE_INTO_CGROUP) or by being moved into it
- * (cgroup_attach_task); those already there when the job's recording starts are added by eziotraced
- * (KernelPrograms::trace_running_process). Only the job owner's processes join (real and effective
- * uid): other users' file names never enter the job's ring. */
+ * cgroup v2 (a job) and of the cgroups below it join that job's session when they enter it, so that
+ * the syscall and layer hooks turn everyone else away as they turn away every untraced process,
+ * with the one load of the TGID filter bit (task.bpf.h). A process enters a job by a fork inside it
+ * (the child of an untraced parent, or one clone3 put there with CLONE_INTO_CGROUP) or by being
+ * moved into it (cgroup_attach_task); those already there when the job's recording starts are added
+ * by eziotraced (KernelPrograms::trace_running_process). Only the job owner's processes join (real
+ * and effective uid): other users' file names never enter the job's ring. */
 #ifndef EZIO_FLIGHT_BPF_H
 #define EZIO_FLIGHT_BPF_H
 
@@ -25,10 +25,51 @@ struct {
 /* Entries in flight_cgroups, written by eziotraced: while 0, a fork or a migration costs one load
  * more, no lookup. */
 __u32 flight_jobs = 0;
+/* Bit l set: some job's cgroup is at level l (the root's is 0). A process joins a job whose cgroup
+ * is its own or one of its ancestors (Slurm's tasks run in job_<id>/step_<n>/user/task_<k>), and
+ * only the levels that hold a job are looked up: one lookup per fork when every job is at one
+ * level, as Slurm's are. */
+__u32 flight_levels = 0;
 
-static __always_inline struct ezio_flight_job* flight_job_of(__u64 cgroup_id,
+/* Before 6.0 (commit 7f203bc89eb6, "cgroup: Replace cgroup->ancestor_ids[] with ->ancestors[]")
+ * the ancestors were kept by id. */
+struct cgroup___ids {
+  u64 ancestor_ids[0];
+} __attribute__((preserve_access_index));
+
+/* The id of cg's ancestor at level l (l <= cg's level). */
+static __always_inline __u64 ancestor_id(struct cgroup* cg, __u32 l) {
+  if (bpf_core_field_exists(struct cgroup___ids, ancestor_ids)) {
+    __u64 id = 0;
+    struct cgroup___ids* old = (void*)cg;
+    bpf_probe_read_kernel(&id, sizeof(id), &old->ancestor_ids[l]);
+    return id;
+  }
+  struct cgroup* a = 0;
+  /* The array's offset relocated (CO-RE), the index added here: a variable index has no
+   * relocation of its own. */
+  __u64 at = bpf_core_field_offset(struct cgroup, ancestors) + (__u64)l * sizeof(a);
+  bpf_probe_read_kernel(&a, sizeof(a), (char*)cg + at);
+  return BPF_CORE_READ(a, kn, id);
+}
+
+/* The job of cgroup cg or of one of its ancestors, the levels looked up from the root down: when
+ * jobs nest, the outermost takes the process. */
+static __always_inline struct ezio_flight_job* flight_job_in(struct cgroup* cg) {
+  __u32 level = BPF_CORE_READ(cg, level);
+  __u64 mask = flight_levels & ((2ull << (level & 31)) - 1);
+  for (__u32 l = 0; l < EZIO_FLIGHT_MAX_LEVEL && mask; ++l, mask >>= 1) {
+    if (!(mask & 1)) continue;
+    __u64 id = ancestor_id(cg, l);
+    struct ezio_flight_job* job = bpf_map_lookup_elem(&flight_cgroups, &id);
+    if (job) return job;
+  }
+  return 0;
+}
+
+static __always_inline struct ezio_flight_job* flight_job_of(struct cgroup* cg,
                                                              struct task_struct* task) {
-  struct ezio_flight_job* job = bpf_map_lookup_elem(&flight_cgroups, &cgroup_id);
+  struct ezio_flight_job* job = flight_job_in(cg);
   if (!job) return 0;
   const struct cred* cred = BPF_CORE_READ(task, real_cred);
   __u32 uid = BPF_CORE_READ(cred, uid.val);
@@ -40,8 +81,7 @@ static __always_inline struct ezio_flight_job* flight_job_of(__u64 cgroup_id,
  * (a new thread of an untraced process never does: its process is not the job's). */
 static __always_inline void flight_fork(struct task_struct* parent, struct task_struct* child) {
   if (!flight_jobs || child->tgid == parent->tgid) return;
-  __u64 cgid = BPF_CORE_READ(child, cgroups, dfl_cgrp, kn, id);
-  struct ezio_flight_job* job = flight_job_of(cgid, child);
+  struct ezio_flight_job* job = flight_job_of(BPF_CORE_READ(child, cgroups, dfl_cgrp), child);
   if (!job) return;
   struct ezio_traced tr = {EZIO_ACTIVE, job->session};
   if (!enter_session(tr.session)) return;
@@ -55,7 +95,7 @@ static __always_inline void flight_fork(struct task_struct* parent, struct task_
  * joins it here, the move having been made as root. */
 static __always_inline bool flight_exec(struct task_struct* p) {
   if (!flight_jobs) return false;
-  struct ezio_flight_job* job = flight_job_of(BPF_CORE_READ(p, cgroups, dfl_cgrp, kn, id), p);
+  struct ezio_flight_job* job = flight_job_of(BPF_CORE_READ(p, cgroups, dfl_cgrp), p);
   if (!job) return false;
   __u32 session = job->session;
   if (!enter_session(session)) return false;
@@ -66,17 +106,17 @@ static __always_inline bool flight_exec(struct task_struct* p) {
   return joined;
 }
 
-/* A process moved into a cgroup of the default hierarchy (hierarchy 0: cgroup v2; a hybrid host's
- * v1 hierarchies number their cgroups apart). Its threads get their state at their next event
- * (state_missing, as for a process eziotraced adds). One that leaves its job's cgroup goes on being
- * recorded by it (docs/flight-recorder.md). */
+/* A process moved into a cgroup of the default hierarchy (or below a job's) (hierarchy 0: cgroup
+ * v2; a hybrid host's v1 hierarchies number their cgroups apart). Its threads get their state at
+ * their next event (state_missing, as for a process eziotraced adds). One that leaves its job's
+ * cgroup goes on being recorded by it (docs/flight-recorder.md). */
 SEC("tp_btf/cgroup_attach_task")
 int BPF_PROG(ezio_cgroup_attach, struct cgroup* dst, const char* path, struct task_struct* task,
              bool threadgroup) {
   if (!flight_jobs || BPF_CORE_READ(dst, root, hierarchy_id) != 0) return 0;
   __u32 tgid = task->tgid;
   if (bpf_map_lookup_elem(&traced, &tgid)) return 0;
-  struct ezio_flight_job* job = flight_job_of(BPF_CORE_READ(dst, kn, id), task);
+  struct ezio_flight_job* job = flight_job_of(dst, task);
   if (!job) return 0;
   __u32 session = job->session;
   if (!enter_session(session)) return 0;

@@ -10,6 +10,10 @@
 #include <linux/types.h>
 #endif
 
+/* The deepest level (a cgroup's depth below the root) a flight-recorded cgroup may be at, plus 1:
+ * flight_levels' bits (flight.bpf.h). */
+#define EZIO_FLIGHT_MAX_LEVEL 32
+
 /* Value of the table, per cgroup id: the session of the job and the uid of its owner, whose
  * processes only join it. */
 struct ezio_flight_job {

@@ -38,10 +38,12 @@ mkdir "$cg"
 
 # Starts eziotraced with "$@" on a private socket; waits until it serves.
 start_daemon() {
-  # Root records: the group of root is enough, no group eziotrace needed.
+  # Root records: the group of root is enough, no group eziotrace needed. The last daemon's log
+  # goes first: its "ready" would otherwise be read before this one truncates the file.
+  rm -f "$work/daemon.log"
   "$daemon" --foreground --socket "$work/sock" --group root "$@" >"$work/daemon.log" 2>&1 &
   pids+=($!)
-  until grep -q "ready" "$work/daemon.log"; do
+  until grep -qs "ready" "$work/daemon.log"; do
     kill -0 "${pids[-1]}" 2>/dev/null || { cat "$work/daemon.log" >&2; exit 1; }
     sleep 0.1
   done

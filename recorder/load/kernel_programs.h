@@ -86,10 +86,11 @@ class KernelPrograms {
   void trace_running_process(unsigned slot, pid_t pid, int pidfd);
   size_t traced_processes(unsigned slot) const;
   // The flight recorder (bpf/flight.bpf.h): the processes of uid that enter the cgroup v2 of id
-  // cgroup_id (a fork inside it, a move into it) join the slot's session; those there already
-  // are added with trace_running_process. One cgroup per session; the entry goes with the
-  // session (close_session).
-  void record_cgroup(unsigned slot, uint64_t cgroup_id, uint32_t uid);
+  // cgroup_id, at level (its depth below the root), or a cgroup below it (a fork inside, a move
+  // into it) join the slot's session; those there already are added with
+  // trace_running_process. One cgroup per session; the entry goes with the session
+  // (close_session).
+  void record_cgroup(unsigned slot, uint64_t cgroup_id, unsigned level, uint32_t uid);
   // pid, running, joins the slot's session unless another live session records it (false then,
   // or when it has ended).
   bool enroll_running_process(unsigned slot, pid_t pid);
@@ -162,6 +163,7 @@ class KernelPrograms {
   std::array<std::array<uint64_t, EZIO_LAYER_COUNT>, kMaxSessions> global_drops_at_start_{};
   std::array<bool, kMaxSessions> reserved_{};            // reserve_slot: not free, not open yet
   std::array<uint64_t, kMaxSessions> flight_cgroups_{};  // record_cgroup's, 0: none
+  std::array<unsigned, kMaxSessions> flight_levels_{};   // their levels
   RingSet first_rings_;  // installed in slot 0 at load, not yet taken by open_per_cpu
   std::array<unsigned, kMaxSessions> rings_in_slot_{};  // entries of the map of rings in use
   bool attached_ = true;

@@ -63,7 +63,7 @@ void refuse(int fd, const std::string& why, uint16_t version = kVersion) {
 
 }  // namespace
 
-void SessionKernel::record_cgroup(unsigned, uint64_t, uint32_t) {
+void SessionKernel::record_cgroup(unsigned, uint64_t, unsigned, uint32_t) {
   fail("this kernel side cannot flight-record");
 }
 bool SessionKernel::enroll(unsigned, pid_t) { return false; }
@@ -106,6 +106,7 @@ void Daemon::run(int listen_fd) {
   maker_ = std::make_unique<RingMaker>(kernel_);
   watch(epoll_.get(), maker_->ready_fd());
   if (flight_) watch(epoll_.get(), flight_->timer_fd());
+  if (flight_ && flight_->watch_fd() >= 0) watch(epoll_.get(), flight_->watch_fd());
   refill_spare();
   for (;;) {
     epoll_event ev[16];
@@ -131,6 +132,10 @@ void Daemon::run(int listen_fd) {
         on_rings_ready();
       } else if (flight_ && fd == flight_->timer_fd()) {
         flight_->on_timer();
+      } else if (flight_ && fd == flight_->watch_fd()) {
+        flight_->on_watch();
+        // A job gone may have been the last user of the programs.
+        if (!any_session() && !flight_->any()) kernel_.detach();
       } else {
         serve(fd);
       }
@@ -395,11 +400,13 @@ void Daemon::on_status(Connection& c) {
                 {"visible", sessions},
                 {"connections", connections_.size()},
                 {"metrics_hook", config_.metrics_hook},
-                {"flight", flight_ ? flight_->status(c.peer.uid) : nlohmann::json::array()}});
+                {"flight", flight_ ? flight_->status(c.peer.uid) : nlohmann::json::array()},
+                {"flight_slurm", flight_ ? flight_->slurm_status() : nlohmann::json()}});
 }
 
 void Daemon::on_snapshot(Connection& c, Message& m) {
-  if (!flight_) fail("eziotraced flight-records no job (eziotraced --flight CGROUP does)");
+  if (!flight_)
+    fail("eziotraced flight-records no job (eziotraced --flight CGROUP or --flight-slurm does)");
   auto [body, records] = flight_->snapshot(c.peer, m.body);
   int fd = c.fd.get();
   send_message(fd, Type::kSnapshotData, body, records.get());

@@ -56,10 +56,10 @@ class SessionKernel {
   // programs run in every process's system calls, recorded or not.
   virtual void attach() = 0;
   virtual void detach() = 0;
-  // The flight recorder (flight_recorder.h): the processes of uid entering the cgroup join the
-  // slot's session; pid, running, joins it now (false when another session records it, or it
-  // ended); the session's losses so far, per layer.
-  virtual void record_cgroup(unsigned slot, uint64_t cgroup_id, uint32_t uid);
+  // The flight recorder (flight_recorder.h): the processes of uid entering the cgroup (at level:
+  // its depth below the root) or one below it join the slot's session; pid, running, joins it now
+  // (false when another session records it, or it ended); the session's losses so far, per layer.
+  virtual void record_cgroup(unsigned slot, uint64_t cgroup_id, unsigned level, uint32_t uid);
   virtual bool enroll(unsigned slot, pid_t pid);
   virtual std::vector<uint64_t> lost(unsigned slot) const;
   // What a client needs to know of the programs, as a JSON object's text (made once: every HELLO

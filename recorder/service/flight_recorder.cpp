@@ -40,6 +40,15 @@ namespace {
 constexpr long kDrainPeriodNs = 100'000'000;
 constexpr unsigned kTicksPerRuleCheck = 10;  // the rules are evaluated every second
 
+// system.slice/<node>_slurmstepd.scope: the node's name is its short host name, as slurmd's is
+// unless slurm.conf says otherwise.
+std::string node_scope() {
+  char host[256] = {};
+  gethostname(host, sizeof(host) - 1);
+  std::string node(host);
+  return "system.slice/" + node.substr(0, node.find('.')) + "_slurmstepd.scope";
+}
+
 // Whether pid runs as uid (real and effective): only the owner's processes join the job.
 bool runs_as(pid_t pid, uid_t uid) {
   std::ifstream status(fmt::format("/proc/{}/status", pid));
@@ -89,15 +98,57 @@ UniqueFd records_file(const FlightBuffer::Window& w, const std::string& processe
 FlightRecorder::FlightRecorder(SessionKernel& kernel, const FlightConfig& config, fs::path mount)
     : kernel_(kernel), config_(config), mount_(std::move(mount)) {
   for (const std::string& cgroup : config_.cgroups) open_job(cgroup);
-  if (!jobs_.empty()) kernel_.attach();
   timer_ = drain_timer();
+  if (config_.slurm_root.empty()) return;
+  std::vector<fs::path> places{mount_ / fs::path(config_.slurm_root).relative_path()};
+  // Slurm built with --enable-multiple-slurmd (Debian's) names the scope after the node.
+  if (config_.slurm_root == kSlurmCgroupRoot) places.push_back(mount_ / node_scope());
+  auto under_mount = [this](const std::string& dir) {
+    return "/" + fs::path(dir).lexically_relative(mount_).string();
+  };
+  slurm_ = std::make_unique<SlurmWatch>(
+      places,
+      SlurmJobSet::Actions{
+          [this, under_mount](const std::string& d) { return add_slurm_job(under_mount(d)); },
+          [this, under_mount](const std::string& d) { remove_job(under_mount(d)); }});
+}
+
+int FlightRecorder::watch_fd() const { return slurm_ ? slurm_->fd() : -1; }
+
+void FlightRecorder::on_watch() {
+  if (slurm_) slurm_->on_event();
+}
+
+bool FlightRecorder::add_slurm_job(const std::string& cgroup) {
+  std::string id = *slurm_job_of_dir(fs::path(cgroup).filename().string());
+  std::optional<uid_t> user = slurm_job_user(id);
+  if (!user) {
+    spdlog::error("flight recorder: Slurm job {} is not recorded: its user is not known", id);
+    return false;
+  }
+  try {
+    open_job(cgroup, user);
+    return true;
+  } catch (const Error& e) {
+    // Most likely every session slot taken (recordings and jobs share them).
+    spdlog::error("flight recorder: Slurm job {} is not recorded: {}", id, e.what());
+    return false;
+  }
+}
+
+void FlightRecorder::remove_job(const std::string& path) {
+  auto it = std::find_if(jobs_.begin(), jobs_.end(), [&](auto& j) { return j->path == path; });
+  if (it == jobs_.end()) return;
+  kernel_.close((*it)->slot);
+  spdlog::info("flight recorder: job {} ended: its session {} and buffer freed", path, (*it)->slot);
+  jobs_.erase(it);
 }
 
 FlightRecorder::~FlightRecorder() {
   for (auto& job : jobs_) kernel_.close(job->slot);
 }
 
-void FlightRecorder::open_job(const std::string& cgroup) {
+void FlightRecorder::open_job(const std::string& cgroup, std::optional<uid_t> owner) {
   fs::path rel = fs::path(cgroup).relative_path();
   fs::path dir = mount_ / rel;
   struct stat st {};
@@ -108,7 +159,9 @@ void FlightRecorder::open_job(const std::string& cgroup) {
   auto job = std::make_unique<Job>(uint64_t(config_.seconds * 1e9), config_.max_bytes);
   job->path = "/" + rel.string();
   job->cgroup_id = st.st_ino;
-  job->owner = st.st_uid;
+  job->owner = owner.value_or(st.st_uid);
+  // Attached before the job's processes are looked for: one starting meanwhile is seen.
+  kernel_.attach();
   unsigned slot = kernel_.reserve();
   RingSet rings;
   try {
@@ -127,14 +180,30 @@ void FlightRecorder::open_job(const std::string& cgroup) {
   j.reader =
       std::make_unique<RingReader>(std::move(opened.rings.front()), opened.ring_bytes, j.buffer);
   // The cgroup first, then the processes there already: one forking meanwhile is in either.
-  kernel_.record_cgroup(j.slot, j.cgroup_id, j.owner);
-  std::ifstream procs(dir / "cgroup.procs");
-  size_t added = 0;
-  for (pid_t pid; procs >> pid;) added += runs_as(pid, j.owner) && kernel_.enroll(j.slot, pid);
+  auto level = unsigned(std::distance(rel.begin(), rel.end()));
+  kernel_.record_cgroup(j.slot, j.cgroup_id, level, j.owner);
+  size_t added = enroll_present(j, dir);
   spdlog::info(
       "flight recorder: job {} (cgroup {}, {}'s), the last {} s, at most {} MiB; {} "
       "process(es) there already",
       j.path, j.cgroup_id, user_name(j.owner), config_.seconds, config_.max_bytes >> 20, added);
+}
+
+size_t FlightRecorder::enroll_present(Job& job, const fs::path& dir) {
+  size_t added = 0;
+  auto enroll_in = [&](const fs::path& d) {
+    std::ifstream procs(d / "cgroup.procs");
+    for (pid_t pid; procs >> pid;) {
+      added += runs_as(pid, job.owner) && kernel_.enroll(job.slot, pid);
+    }
+  };
+  enroll_in(dir);
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::end(it);
+       it.increment(ec)) {
+    if (it->is_directory(ec)) enroll_in(it->path());
+  }
+  return added;
 }
 
 void FlightRecorder::drain(Job& job) {
@@ -146,8 +215,10 @@ void FlightRecorder::on_timer() {
   uint64_t ticks;
   (void)!read(timer_.get(), &ticks, sizeof(ticks));
   for (auto& job : jobs_) drain(*job);
+  bool second = ++ticks_ % kTicksPerRuleCheck == 0;
+  if (slurm_ && second) slurm_->poll();
   const RulesConfig& rc = config_.rules;
-  if (rc.rules.empty() || !rc.figures || ++ticks_ % kTicksPerRuleCheck) return;
+  if (rc.rules.empty() || !rc.figures || !second) return;
   for (auto& job : jobs_) {
     job->rules.reap();
     uint64_t now = monotonic_ns();
@@ -211,6 +282,10 @@ std::pair<nlohmann::json, UniqueFd> FlightRecorder::snapshot(const Peer& peer,
   spdlog::info("flight recorder: snapshot of job {} for {} (pid {}): {} events, {:.3f} s",
                job->path, user_name(peer.uid), peer.pid, w.events, (w.end_ns - w.start_ns) / 1e9);
   return {std::move(body), records_file(w, processes.dump())};
+}
+
+nlohmann::json FlightRecorder::slurm_status() const {
+  return slurm_ ? slurm_->status() : nlohmann::json();
 }
 
 nlohmann::json FlightRecorder::status(uid_t uid) const {

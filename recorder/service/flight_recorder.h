@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -19,6 +20,7 @@
 #include "recorder/service/flight_buffer.h"
 #include "recorder/service/flight_rules.h"
 #include "recorder/service/peer.h"
+#include "recorder/service/slurm_watch.h"
 
 namespace ezio::recorder {
 class RingReader;
@@ -28,6 +30,10 @@ namespace ezio::recorder::service {
 
 struct FlightConfig {
   std::vector<std::string> cgroups;  // paths under the cgroup2 mount ("/a/b" or "a/b")
+  // Every Slurm job_<id> cgroup under this directory (a path under the cgroup2 mount) as it comes
+  // and goes, owned by the job's user (slurm_watch.h); none when empty. The default
+  // (kSlurmCgroupRoot) is also looked for as system.slice/<node>_slurmstepd.scope.
+  std::string slurm_root;
   double seconds = 30;               // the last N seconds kept
   uint64_t max_bytes = 64ull << 20;  // per job: the records kept, at most
   uint64_t ring_bytes = 8ull << 20;  // per job: the BPF ring between two drains
@@ -37,13 +43,18 @@ struct FlightConfig {
 class FlightRecorder {
  public:
   // Opens a session per cgroup (the programs attached from now on) and adds the owner's processes
-  // already in it. mount: the cgroup2 mount. Fails (ezio::Error) on a cgroup that is not there.
+  // already in it or below; follows the Slurm jobs of config.slurm_root. mount: the cgroup2 mount.
+  // Fails (ezio::Error) on a cgroup that is not there.
   FlightRecorder(SessionKernel& kernel, const FlightConfig& config, std::filesystem::path mount);
   ~FlightRecorder();
   FlightRecorder(const FlightRecorder&) = delete;
   FlightRecorder& operator=(const FlightRecorder&) = delete;
 
   bool any() const { return !jobs_.empty(); }
+  // Readable when the Slurm jobs' directory has changed (-1 without --flight-slurm): on_watch()
+  // adds and removes jobs (the programs may then be detached if nothing else needs them).
+  int watch_fd() const;
+  void on_watch();
   // Readable every 100 ms: on_timer() drains the rings and forgets what is too old.
   int timer_fd() const { return timer_.get(); }
   void on_timer();
@@ -52,17 +63,25 @@ class FlightRecorder {
   std::pair<nlohmann::json, UniqueFd> snapshot(const Peer& peer, const nlohmann::json& request);
   // The jobs uid may see (root: all), for STATUS.
   nlohmann::json status(uid_t uid) const;
+  // The Slurm jobs followed (added, removed, refused), null without --flight-slurm.
+  nlohmann::json slurm_status() const;
 
  private:
   struct Job;
   Job* find(const std::string& id);
-  void open_job(const std::string& cgroup);
+  // The job of cgroup, owned by owner (else by the cgroup's directory's owner). Fails (ezio::Error)
+  // when it cannot be recorded.
+  void open_job(const std::string& cgroup, std::optional<uid_t> owner = std::nullopt);
+  bool add_slurm_job(const std::string& cgroup);  // a path under the mount
+  void remove_job(const std::string& path);
+  size_t enroll_present(Job& job, const std::filesystem::path& dir);
   void drain(Job& job);
 
   SessionKernel& kernel_;
   FlightConfig config_;
   std::filesystem::path mount_;
   std::vector<std::unique_ptr<Job>> jobs_;
+  std::unique_ptr<SlurmWatch> slurm_;
   UniqueFd timer_;
   unsigned ticks_ = 0;
 };

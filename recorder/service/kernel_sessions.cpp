@@ -71,8 +71,8 @@ class KernelSessions : public SessionKernel {
         {s.lost, std::move(s.devices), std::move(s.reclaimed), std::move(s.lost_per_cpu)});
   }
   void close(unsigned slot) override { programs_->close_session(slot); }
-  void record_cgroup(unsigned slot, uint64_t cgroup_id, uint32_t uid) override {
-    programs_->record_cgroup(slot, cgroup_id, uid);
+  void record_cgroup(unsigned slot, uint64_t cgroup_id, unsigned level, uint32_t uid) override {
+    programs_->record_cgroup(slot, cgroup_id, level, uid);
   }
   bool enroll(unsigned slot, pid_t pid) override {
     return programs_->enroll_running_process(slot, pid);

@@ -25,16 +25,26 @@ inline std::filesystem::path cgroup2_root() {
 }
 
 // A cgroup v2 of the test's own, owned by a user (as systemd or Slurm delegate a job's), removed
-// at the end.
+// at the end. With `below` ("step_0/user/task_0", as Slurm's), its programs run in cgroups made
+// that deep below it, root's, as Slurm's are.
 class JobCgroup {
  public:
-  JobCgroup(const std::string& name, uid_t owner) : dir_(cgroup2_root() / name) {
+  JobCgroup(const std::string& name, uid_t owner, const std::string& below = "")
+      : dir_(cgroup2_root() / name) {
     ::rmdir(dir_.c_str());
     if (::mkdir(dir_.c_str(), 0755) != 0 || chown(dir_.c_str(), owner, owner) != 0) {
       throw std::runtime_error("cannot make cgroup " + dir_.string());
     }
+    run_dir_ = dir_;
+    for (const auto& part : std::filesystem::path(below)) {
+      run_dir_ /= part;
+      if (::mkdir(run_dir_.c_str(), 0755) != 0) {
+        throw std::runtime_error("cannot make cgroup " + run_dir_.string());
+      }
+    }
   }
   ~JobCgroup() {
+    for (auto d = run_dir_; d != dir_; d = d.parent_path()) ::rmdir(d.c_str());
     if (::rmdir(dir_.c_str()) != 0) ADD_FAILURE() << "cannot remove cgroup " << dir_;
   }
   std::string path() const { return "/" + dir_.filename().string(); }
@@ -46,7 +56,7 @@ class JobCgroup {
     pid_t pid = fork();
     ASSERT_GE(pid, 0);
     if (pid == 0) {
-      std::ofstream(dir_ / "cgroup.procs") << 0 << std::endl;
+      std::ofstream(run_dir_ / "cgroup.procs") << 0 << std::endl;
       if (setgroups(0, nullptr) != 0 || setgid(pw->pw_gid) != 0 || setuid(pw->pw_uid) != 0)
         _exit(126);
       std::vector<char*> args;
@@ -62,6 +72,7 @@ class JobCgroup {
 
  private:
   std::filesystem::path dir_;
+  std::filesystem::path run_dir_;  // where run_as runs: dir_ or below it
 };
 
 }  // namespace ezio::test

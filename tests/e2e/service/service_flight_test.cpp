@@ -2,7 +2,8 @@
 // eziotraced's flight recorder end to end (docs/flight-recorder.md): a cgroup v2 of the test's own,
 // owned by ezio_a, flight-recorded; known writes of ezio_a inside it, of root inside it and of
 // ezio_a outside it; eziotrace snapshot by the owner holds the window asked and only the owner's
-// processes of the cgroup, opens in the analyzers; another user is refused.
+// processes of the cgroup, opens in the analyzers; the owner's processes in cgroups below the job
+// join it; another user is refused.
 #include <grp.h>
 #include <gtest/gtest.h>
 #include <pwd.h>
@@ -145,6 +146,23 @@ TEST_F(Flight, SnapshotHoldsTheWindowAskedAndOnlyTheOwnersProcessesOfTheJob) {
       {EZIO_BINARY, "report", (dir / "all").string(), "-o", (root_dir / "report.html").string()});
   EXPECT_EQ(report.status, 0) << report.err;
   EXPECT_TRUE(fs::exists(root_dir / "report.html"));
+}
+
+// Slurm's tasks run three levels below the job's cgroup (job_<id>/step_<n>/user/task_<k>): a job
+// named by its own cgroup takes its owner's processes of the cgroups below it, not root's there.
+TEST_F(Flight, TheOwnersProcessesInCgroupsBelowTheJobJoinIt) {
+  JobCgroup job("ezio-flight-nested", users_->uid(kUserA), "step_0/user/task_0");
+  ezio::test::ServiceDaemon daemon("flight-nested", {"--flight", job.path()});
+  fs::path dir = ezio::test::user_dir(kUserA, "flight-nested");
+  fs::path root_dir = ezio::test::scratch_dir("flight-nested-root");
+  job.run_as(kUserA, dd(dir / "deep.bin"));
+  job.run_as("root", dd(root_dir / "deep_root.bin"));
+  TestRun r = as_user(kUserA, snapshot_argv(daemon.socket(), job.path(), dir / "s"), dir);
+  ASSERT_EQ(r.status, 0) << r.err;
+  Archive a = read_archive(dir / "s");
+  EXPECT_TRUE(a.files.count("deep.bin")) << a.props.dump();
+  EXPECT_FALSE(a.files.count("deep_root.bin")) << "root's process below the job";
+  EXPECT_EQ(a.pids.size(), 1u);  // the dd of ezio_a
 }
 
 TEST_F(Flight, AnotherUsersSnapshotIsRefusedClearly) {
