@@ -30,6 +30,9 @@ class FlightBuffer final : public RecordSink {
   FlightBuffer(uint64_t keep_ns, uint64_t max_bytes) : keep_ns_(keep_ns), max_bytes_(max_bytes) {}
   void add(const void* data, size_t size) override;
   bool full() const override { return false; }  // it overwrites: the BPF ring never waits
+  // A process the job had before its recording began, which no fork or exec record names: named
+  // by eziotraced from /proc as it adds it (a later fork or exec record names it anew).
+  void name_running(const KnownProcess& p) { processes_.try_emplace(p.pid, p); }
   // Forgets the events that ended more than keep_ns before now.
   void expire(uint64_t now_ns);
 

@@ -63,6 +63,27 @@ bool runs_as(pid_t pid, uid_t uid) {
   return false;
 }
 
+// What /proc says of a running process: its name, parent and program, as its fork and exec
+// records would have (it began before the job's recording).
+KnownProcess running_process(pid_t pid) {
+  KnownProcess p;
+  p.pid = static_cast<uint32_t>(pid);
+  std::ifstream comm(fmt::format("/proc/{}/comm", pid));
+  std::getline(comm, p.comm);
+  std::ifstream stat(fmt::format("/proc/{}/stat", pid));
+  std::string line;
+  std::getline(stat, line);
+  // "pid (comm) state ppid ...": the name may hold spaces and parentheses, the last ')' ends it.
+  if (size_t close = line.rfind(')'); close != std::string::npos) {
+    std::istringstream rest(line.substr(close + 1));
+    std::string state;
+    rest >> state >> p.ppid;
+  }
+  std::error_code ec;
+  p.exe = fs::read_symlink(fmt::format("/proc/{}/exe", pid), ec).string();
+  return p;
+}
+
 UniqueFd drain_timer() {
   UniqueFd fd(timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK));
   if (!fd) fail("timerfd_create: {}", errno_text(errno));
@@ -194,7 +215,9 @@ size_t FlightRecorder::enroll_present(Job& job, const fs::path& dir) {
   auto enroll_in = [&](const fs::path& d) {
     std::ifstream procs(d / "cgroup.procs");
     for (pid_t pid; procs >> pid;) {
-      added += runs_as(pid, job.owner) && kernel_.enroll(job.slot, pid);
+      if (!runs_as(pid, job.owner) || !kernel_.enroll(job.slot, pid)) continue;
+      job.buffer.name_running(running_process(pid));
+      ++added;
     }
   };
   enroll_in(dir);

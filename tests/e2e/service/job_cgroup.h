@@ -51,10 +51,19 @@ class JobCgroup {
   // Runs argv inside the cgroup as user (moved in as root, then the user's, then its exec: what a
   // job launcher does) to its end; fails the test unless it exits 0.
   void run_as(const std::string& user, const std::vector<std::string>& argv) const {
+    pid_t pid = start_as(user, argv);
+    ASSERT_GT(pid, 0);
+    finish(pid, argv);
+  }
+  // The same, not waited for: finish(pid, argv) waits for it (a process there before a job's
+  // recording begins).
+  pid_t start_as(const std::string& user, const std::vector<std::string>& argv) const {
     passwd* pw = getpwnam(user.c_str());
-    ASSERT_NE(pw, nullptr) << user;
+    if (!pw) {
+      ADD_FAILURE() << "no user " << user;
+      return -1;
+    }
     pid_t pid = fork();
-    ASSERT_GE(pid, 0);
     if (pid == 0) {
       std::ofstream(run_dir_ / "cgroup.procs") << 0 << std::endl;
       if (setgroups(0, nullptr) != 0 || setgid(pw->pw_gid) != 0 || setuid(pw->pw_uid) != 0)
@@ -65,6 +74,9 @@ class JobCgroup {
       execv(args[0], args.data());
       _exit(127);
     }
+    return pid;
+  }
+  static void finish(pid_t pid, const std::vector<std::string>& argv) {
     int status = 0;
     ASSERT_EQ(waitpid(pid, &status, 0), pid);
     ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << argv.back();

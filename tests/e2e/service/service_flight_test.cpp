@@ -4,6 +4,7 @@
 // ezio_a outside it; eziotrace snapshot by the owner holds the window asked and only the owner's
 // processes of the cgroup, opens in the analyzers; the owner's processes in cgroups below the job
 // join it; another user is refused.
+#include <fmt/format.h>
 #include <grp.h>
 #include <gtest/gtest.h>
 #include <pwd.h>
@@ -49,6 +50,7 @@ struct Archive {
   json props;
   std::set<std::string> files;
   std::set<long> pids;
+  std::set<std::string> names;  // the processes' (location groups': "comm [pid]")
   uint64_t events = 0, outside_window = 0;
 };
 
@@ -61,6 +63,8 @@ Archive read_archive(const fs::path& dir) {
     if (loc["props"].contains("EZIOTRACE::PID")) {
       a.pids.insert(loc["props"]["EZIOTRACE::PID"].get<long>());
     }
+    std::string group = loc.value("group", "");
+    a.names.insert(group.substr(0, group.rfind(" [")));
     for (const auto& c : loc["calls"]) {
       for (const auto& io : c["io"]) {
         if (io.contains("file")) a.files.insert(fs::path(io["file"].get<std::string>()).filename());
@@ -163,6 +167,31 @@ TEST_F(Flight, TheOwnersProcessesInCgroupsBelowTheJobJoinIt) {
   EXPECT_TRUE(a.files.count("deep.bin")) << a.props.dump();
   EXPECT_FALSE(a.files.count("deep_root.bin")) << "root's process below the job";
   EXPECT_EQ(a.pids.size(), 1u);  // the dd of ezio_a
+}
+
+// A process of the owner already in the job when its recording begins (a batch script's shell)
+// joins it, and its snapshot names it from /proc, as its fork and exec records would have.
+TEST_F(Flight, AProcessThereBeforeTheRecordingIsNamed) {
+  JobCgroup job("ezio-flight-before", users_->uid(kUserA));
+  fs::path dir = ezio::test::user_dir(kUserA, "flight-before");
+  fs::path go = dir / "go";
+  std::vector<std::string> shell{"/bin/sh", "-c",
+                                 fmt::format("while [ ! -e {} ]; do sleep 0.05; done; echo x > {}",
+                                             go.string(), (dir / "before.txt").string())};
+  pid_t sh = job.start_as(kUserA, shell);
+  ASSERT_GT(sh, 0);
+  {
+    ezio::test::ServiceDaemon daemon("flight-before", {"--flight", job.path()});
+    std::ofstream(go.string()) << "go\n";
+    JobCgroup::finish(sh, shell);
+    TestRun r = as_user(kUserA, snapshot_argv(daemon.socket(), job.path(), dir / "s"), dir);
+    ASSERT_EQ(r.status, 0) << r.err;
+  }
+  Archive a = read_archive(dir / "s");
+  EXPECT_TRUE(a.files.count("before.txt")) << "the shell's own write, after it joined";
+  EXPECT_TRUE(a.pids.count(sh)) << a.props.dump();
+  EXPECT_EQ(a.names.count("?"), 0u) << "every process named";
+  EXPECT_TRUE(a.names.count("sh")) << "the shell named from /proc";
 }
 
 TEST_F(Flight, AnotherUsersSnapshotIsRefusedClearly) {
