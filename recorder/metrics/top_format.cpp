@@ -76,6 +76,13 @@ std::string users(const JobTotals& t) {
 
 }  // namespace
 
+std::string device_name(const JobTotals& t) {
+  // A file system without a block device (tmpfs, proc, nfs) has an anonymous 0:N: its type and
+  // mount say what it is.
+  if (t.device.starts_with("0:") && !t.fstype.empty()) return t.fstype + ":" + t.mount;
+  return t.device;
+}
+
 std::string format_table(const std::vector<JobView>& jobs, const std::string& title, size_t limit) {
   constexpr const char* kRow =
       "{:<24} {:<8} {:>7} {:>7} {:>7} {:>6} {:>7} {:>7} {:>7} {:>7} {:>6} {:>7} {:>7} {:>5}\n";
@@ -102,22 +109,23 @@ std::string format_table(const std::vector<JobView>& jobs, const std::string& ti
 std::string format_device_table(const std::vector<JobView>& devices, const std::string& title,
                                 size_t limit) {
   constexpr const char* kRow =
-      "{:<12} {:>4} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>6} {:>6} {:>7} {:>7}\n";
+      "{:<20} {:>4} {:>7} {:>7} {:>7} {:>6} {:>7} {:>7} {:>7} {:>7} {:>6} {:>6} {:>7} {:>7}\n";
   std::string out = title + "\n";
-  out += fmt::format(kRow, "DEVICE", "JOBS", "VFSRD/s", "VFSWR/s", "DIRTY/s", "MISS/s", "BLKRD/s",
-                     "BLKWR/s", "REQ/s", "NOJOB%", "P99BLK", "P99Q");
+  out += fmt::format(kRow, "DEVICE", "JOBS", "VFSRD/s", "VFSWR/s", "FSOPS/s", "P99FS", "DIRTY/s",
+                     "MISS/s", "BLKRD/s", "BLKWR/s", "REQ/s", "NOJOB%", "P99BLK", "P99Q");
   size_t shown = 0;
   for (const JobView& v : devices) {
     if (limit && shown++ == limit) break;
-    std::string device = v.now->device;
-    if (device.size() > 12) device = "…" + device.substr(device.size() - 11);
+    std::string device = device_name(*v.now);
+    if (device.size() > 20) device = "…" + device.substr(device.size() - 19);
     double requests = rate(v, "block_requests");
     // The share of the frame's requests no job is charged with (file-system metadata, journal).
     std::string no_job =
         requests > 0 ? fmt::format("{:.0f}", 100 * rate(v, "unattributed_requests") / requests)
                      : "-";
     out += fmt::format(kRow, device, v.now->cgroups.size(), bytes(rate(v, "vfs_read_bytes")),
-                       bytes(rate(v, "vfs_write_bytes")), count(rate(v, "dirtied_pages")),
+                       bytes(rate(v, "vfs_write_bytes")), count(rate(v, "fs_calls")),
+                       seconds(worst(v, {"fs_read", "fs_write"})), count(rate(v, "dirtied_pages")),
                        count(rate(v, "missed_pages") + rate(v, "readahead_pages")),
                        bytes(rate(v, "block_read_bytes")), bytes(rate(v, "block_write_bytes")),
                        count(requests), no_job, seconds(worst(v, {"block_service"})),
@@ -139,6 +147,8 @@ nlohmann::json frame_json(const std::vector<JobView>& jobs, const std::string& s
     } else {
       j["device"] = v.now->device;
       j["jobs"] = v.now->cgroups;
+      if (!v.now->fstype.empty()) j["fstype"] = v.now->fstype;
+      if (!v.now->mount.empty()) j["mount"] = v.now->mount;
     }
     if (!v.now->job_id.empty()) j["job_id"] = v.now->job_id;
     if (!v.now->unit.empty()) j["unit"] = v.now->unit;

@@ -81,6 +81,7 @@ std::string counter_of(const std::string& name, const std::string& op) {
     return op == "read" ? "block_read_bytes" : op == "write" ? "block_write_bytes" : "";
   }
   if (name == "eziotrace_block_requests_total") return "block_requests";
+  if (name == "eziotrace_fs_calls_total") return "fs_calls";
   if (name == "eziotrace_dirty_throttle_seconds_sum") return "throttled_seconds";
   static const std::string pc = "eziotrace_pagecache_";
   if (name.starts_with(pc) && name.ends_with("_pages_total")) {
@@ -97,6 +98,9 @@ std::string histogram_of(const std::string& name, const std::string& op) {
   }
   if (name == "eziotrace_block_service_seconds_bucket") return "block_service";
   if (name == "eziotrace_block_queue_seconds_bucket") return "block_queue";
+  if (name == "eziotrace_fs_latency_seconds_bucket") {
+    return op == "read" || op == "write" ? "fs_" + op : "";
+  }
   return "";
 }
 
@@ -163,6 +167,17 @@ std::string device_counter_of(const Sample& s, const std::string& op) {
   return "";
 }
 
+// A device's file system and mount, from a VFS or FS series: of several (bind mounts), the
+// shortest, so that each frame names the device the same way.
+void note_mount(JobTotals& t, const Labels& l) {
+  std::string mount = label(l, "mount"), fstype = label(l, "fstype");
+  if (mount.empty() || mount.starts_with("(")) return;  // "(other)", "(id N)": no name
+  if (!t.mount.empty() && std::pair(t.mount.size(), t.mount) <= std::pair(mount.size(), mount))
+    return;
+  t.mount = mount;
+  t.fstype = fstype;
+}
+
 // A sample added to a line's totals: to its counter, else to its histogram's bucket.
 void add(JobTotals& t, const Sample& s, const std::string& counter, const std::string& histogram) {
   if (!counter.empty()) {
@@ -199,6 +214,7 @@ NodeSample parse_exposition(const std::string& text, double time_s, TopBy by) {
     if (auto user = label(s.labels, "user"); !user.empty()) line_of.users.insert(user);
     if (by == TopBy::device) {
       line_of.device = device;
+      note_mount(line_of, s.labels);
       if (!cgroup.empty()) line_of.cgroups.insert(cgroup);
       if (!own.empty()) add(line_of, s, own, {});
     } else {
@@ -247,7 +263,8 @@ std::vector<JobView> job_views(const NodeSample& before, const NodeSample& now,
   std::stable_sort(out.begin(), out.end(), [&sort_key](const JobView& a, const JobView& b) {
     bool by_name = sort_key == "cgroup" || sort_key == "device";
     if (!by_name && a.sort_value != b.sort_value) return a.sort_value > b.sort_value;
-    return a.now->cgroup + a.now->device < b.now->cgroup + b.now->device;
+    // By the name shown (a device: tmpfs:/tmp, not its 0:NN).
+    return a.now->cgroup + device_name(*a.now) < b.now->cgroup + device_name(*b.now);
   });
   return out;
 }

@@ -13,14 +13,15 @@
 namespace ezio::recorder::metrics {
 
 // One job's cumulative figures in one exposition. counters: read_bytes, write_bytes, read_calls,
-// write_calls, fsyncs, block_read_bytes, block_write_bytes, block_requests, dirtied_pages,
-// accessed_pages, missed_pages, readahead_pages, evicted_pages, throttled_seconds. histograms
-// (cumulative count per upper bound, +Inf as infinity): syscall_read, syscall_write,
-// block_service, block_queue.
+// write_calls, fsyncs, fs_calls (the FS layer's), block_read_bytes, block_write_bytes,
+// block_requests, dirtied_pages, accessed_pages, missed_pages, readahead_pages, evicted_pages,
+// throttled_seconds. histograms (cumulative count per upper bound, +Inf as infinity): syscall_read,
+// syscall_write, block_service, block_queue, fs_read, fs_write.
 struct JobTotals {
   std::string cgroup;
   std::string device;             // a device's line (`top --by device`): its name, cgroup empty
   std::set<std::string> cgroups;  // a device's: the jobs charged with its I/O
+  std::string fstype, mount;      // a device's file system and mount (the shortest), when known
   std::string job_id;
   std::string unit;  // the systemd unit and slice, when not Slurm's
   std::string slice;
@@ -63,6 +64,9 @@ std::vector<JobView> job_views(const NodeSample& before, const NodeSample& now,
 
 // The frame as text: a header line, then one line per job (at most limit, 0: all).
 std::string format_table(const std::vector<JobView>& jobs, const std::string& title, size_t limit);
+// A device's name in `top --by device`: its own, or for a file system with no block device (an
+// anonymous 0:N) its type and mount, "tmpfs:/tmp".
+std::string device_name(const JobTotals& t);
 // The same, one line per device (`top --by device`).
 std::string format_device_table(const std::vector<JobView>& devices, const std::string& title,
                                 size_t limit);
