@@ -18,6 +18,7 @@
 #include "attribution.bpf.h"
 #include "common.bpf.h"
 #include "file_info.bpf.h"
+#include "fs_shapes.bpf.h"
 #include "task.bpf.h"
 #include "variants.bpf.h"
 #include "vfs.bpf.h"
@@ -237,15 +238,9 @@ static __always_inline void iter_point(__u16 op, struct kiocb* iocb, struct iov_
 /* The exit of every FS function: what it needs besides the return value is pending. */
 static __always_inline void fs_exit(__u16 op, void* seen, long ret) { fs_end(op, ret); }
 
-/* The shapes of bpf/hooks.h's EZIO_FS_FUNCTIONS (bpf/variants.bpf.h). */
-/* <fs>_file_read_iter, <fs>_file_write_iter */
-#define EZIO_FS_ITER_PARAMS struct kiocb *iocb, struct iov_iter *it
-#define EZIO_FS_ITER_RET long
+/* The handlers of bpf/hooks.h's EZIO_FS_FUNCTIONS' shapes (parameters: fs_shapes.bpf.h). */
 #define EZIO_FS_ITER_ENTRY(op) iter_begin(op, iocb, it)
 #define EZIO_FS_ITER_SEEN 0
-/* ext4_sync_file, xfs_file_fsync, btrfs_sync_file: the file operation fsync */
-#define EZIO_FS_FSYNC_PARAMS struct file *f, loff_t start, loff_t end, int datasync
-#define EZIO_FS_FSYNC_RET int
 #define EZIO_FS_FSYNC_ENTRY(op) fsync_begin(op, f, start, end)
 #define EZIO_FS_FSYNC_SEEN 0
 

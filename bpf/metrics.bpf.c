@@ -65,6 +65,12 @@ struct vfs_seen {
   __u32 slot[4]; /* its VFS series' cached slots (metrics_cache.bpf.h), by op */
 };
 
+/* A file system's read_iter/write_iter or fsync from its entry to its exit. */
+struct fs_call {
+  __u64 t;  /* 0: none (its entry was not seen) */
+  __u64 sb; /* struct super_block * */
+};
+
 /* Per thread: the syscall in flight, and the pages of one file it added to the cache since the
  * read path last looked some up (misses or readahead, told apart at that lookup). */
 struct sc_start {
@@ -77,6 +83,9 @@ struct sc_start {
   struct vfs_seen seen[2];
   __u32 seen_next; /* the entry the next new file replaces */
   __u64 fs_sync_t; /* ext4_sync_file_enter's time, for its exit */
+  /* The file operation in flight (fentry path, metrics_fs.bpf.h), by kind: an O_SYNC write's
+   * fsync runs inside its write_iter. */
+  struct fs_call fs_call[2];
   /* The series cached for the thread's job (metrics_cache.bpf.h), by operation: */
   __u32 c_uid;
   __u64 c_cgroup;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* The metrics' FS layer (docs/metrics.md): what each file system's own tracepoints see, per job,
- * file-system type and super block. ext4 says each page (or folio) a buffered write copied
+/* The metrics' FS layer (docs/metrics.md), per job, file-system type and super block. Where
+ * fentry attaches, a file system's own file operations (bpf/hooks.h's EZIO_FS_FUNCTIONS: every
+ * read_iter, write_iter and fsync, with its bytes and duration); else what its tracepoints see:
+ * ext4 says each page (or folio) a buffered write copied
  * (write_end) and each fsync with its duration (sync_file enter, exit); xfs each buffered or
  * direct read and write call with its size, and each fsync; btrfs each fsync. A kernel without
  * one of them goes without its series (recorder/metrics/metrics_programs.cpp). No file name is
@@ -110,5 +112,53 @@ int BPF_PROG(ezio_m_btrfs_sync, const struct file* file, int datasync) {
   count_fs(EZIO_M_FS_FSYNC, BPF_CORE_READ(file, f_inode, i_sb), 0, 0, 0);
   return 0;
 }
+
+/* ---- fentry/fexit on the file operations, where they attach ---- */
+
+#include "fs_shapes.bpf.h"
+#include "variants.bpf.h"
+
+/* The metrics' op of a file operation (record.h's EZIO_FS_OPS), by its direction: indexed by a
+ * constant, folded at compile time. */
+#define EZIO_M_FS_DIR_R EZIO_M_FS_READ
+#define EZIO_M_FS_DIR_W EZIO_M_FS_WRITE
+#define EZIO_M_FS_DIR_S EZIO_M_FS_FSYNC
+#define EZIO_M_FS_OP_OF(op, value, name, dir) [value] = EZIO_M_FS_DIR_##dir,
+static const __u16 m_fs_op_of[] = {EZIO_FS_OPS(EZIO_M_FS_OP_OF)};
+
+/* The thread's pending call of op's kind: read_iter and write_iter share one, fsync has its own
+ * (it runs inside an O_SYNC write). */
+static __always_inline struct fs_call* fs_call_of(__u16 op, __u64 flags) {
+  struct sc_start* s = bpf_task_storage_get(&sc_starts, bpf_get_current_task_btf(), 0, flags);
+  return s ? &s->fs_call[op == EZIO_M_FS_FSYNC] : 0;
+}
+
+static __always_inline void fs_call_begin(__u16 op, struct super_block* sb) {
+  struct fs_call* c = fs_call_of(op, BPF_LOCAL_STORAGE_GET_F_CREATE);
+  if (!c) return;
+  c->sb = (__u64)sb;
+  c->t = bpf_ktime_get_ns();
+}
+
+/* Counted at the exit, with its duration: read and write by the bytes they returned. */
+static __always_inline void fs_call_end(__u16 op, void* seen, long ret) {
+  struct fs_call* c = fs_call_of(op, 0);
+  if (!c || !c->t) return; /* its entry was not seen (attached meanwhile) */
+  __u64 ns = bpf_ktime_get_ns() - c->t;
+  c->t = 0;
+  count_fs(op, (struct super_block*)c->sb, op != EZIO_M_FS_FSYNC && ret > 0 ? ret : 0, ret, ns);
+}
+
+#define EZIO_FS_ITER_ENTRY(op) fs_call_begin(op, BPF_CORE_READ(iocb, ki_filp, f_inode, i_sb))
+#define EZIO_FS_ITER_SEEN 0
+#define EZIO_FS_FSYNC_ENTRY(op) fs_call_begin(op, BPF_CORE_READ(f, f_inode, i_sb))
+#define EZIO_FS_FSYNC_SEEN 0
+
+/* ezio_m_fs_<function>_entry and _exit: a file system's are loaded when all its functions take
+ * fentry, its tracepoints' programs (above) otherwise (recorder/metrics/metrics_programs.cpp). */
+#define EZIO_M_FS_PROG(fn) ezio_m_fs_##fn
+#define EZIO_M_FS_PROGS(fs, fn, op, shape) \
+  EZIO_FENTRY_PROGS(EZIO_M_FS_PROG(fn), fn, m_fs_op_of[EZIO_FS_##op], shape, fs_call_end)
+EZIO_FS_FUNCTIONS(EZIO_M_FS_PROGS)
 
 #endif

@@ -24,7 +24,7 @@ trap 'rm -f "$script"' EXIT
 # First the checks of qemu_systemd_install's metrics part (guest-metrics-fentry.sh): fentry is
 # chosen and exact there, the tracepoint path too; then the bench.
 {
-  echo "failed=0 prefix=$(printf %q "$build/bin")"
+  echo "failed=0 prefix=$(printf %q "$build/bin") EZIO_FILES=$(printf %q "$repo/tests/qemu")"
   echo 'ok() { echo "ok   - $*"; }; bad() { echo "FAIL - $*"; failed=1; }'
   echo 'check() { local d=$1; shift; if "$@"; then ok "$d"; else bad "$d"; fi; }'
   echo 'limit() { timeout --kill-after=5 300 "$@"; }'
@@ -35,5 +35,5 @@ trap 'rm -f "$script"' EXIT
   echo
   echo 'exit $failed'
 }>"$script"
-exec nice -n 10 bash "$repo/tests/qemu/run-in-vm.sh" --systemd --smp 1 --mem 1536 --disk-mb 3072 \
+exec nice -n 10 bash "$repo/tests/qemu/run-in-vm.sh" --systemd --smp 1 --mem 1536 --disk-mb 3072 --module xfs \
   --timeout ${EZIO_BENCH_TIMEOUT:-3000} - "$script"

@@ -127,6 +127,7 @@ Snapshot Collector::snapshot() {
   snap.mounts = programs_.mount_ids().size();
   snap.max_mounts = programs_.max_mounts();
   snap.syscall_hook = syscall_hook_name(programs_.syscall_hook());
+  snap.fs_hooks = programs_.fs_hooks();
   return snap;
 }
 

@@ -282,6 +282,15 @@ std::string expose(const Snapshot& s, Format fmt) {
           "tracepoint (sys_enter/sys_exit)"},
          fmt);
   out += fmt::format("eziotrace_syscall_hook{{mode=\"{}\"}} 1\n", s.syscall_hook);
+  if (!s.fs_hooks.empty()) {
+    header(out,
+           {"eziotrace_fs_hook", "gauge",
+            "how a file system's FS series are heard: fentry (its own file operations: every "
+            "read, write and fsync, timed) or tracepoint (what its tracepoints show)"},
+           fmt);
+    for (const FsHook& h : s.fs_hooks)
+      out += fmt::format("eziotrace_fs_hook{{fstype=\"{}\",mode=\"{}\"}} 1\n", h.fstype, h.mode);
+  }
   if (fmt == Format::kOpenMetrics) out += "# EOF\n";
   return out;
 }

@@ -41,6 +41,7 @@ struct Snapshot {
   uint32_t mounts = 0;                // holding a slot of the mount table
   uint32_t max_mounts = 0;            // its size (--metrics-max-mounts)
   std::string syscall_hook = "none";  // syscall_hook_name()
+  std::vector<FsHook> fs_hooks;       // how each file system's FS series are heard
 };
 
 std::string expose(const Snapshot& snap, Format f);

@@ -15,6 +15,7 @@
 #include "common/log.h"
 #include "recorder/core/bpf_object.h"
 #include "recorder/core/syscall_table.h"
+#include "recorder/metrics/fs_hooks.h"
 #include "recorder/probe/attach_ids.h"
 #include "recorder/probe/probe_kernel.h"
 // After the layout it names (metrics.h, through metrics_programs.h).
@@ -44,26 +45,41 @@ uint8_t op_of(const SyscallInfo& s) {
 }
 
 // The tracepoint's argument count from the kernel's BTF (btf_trace_<name>: a pointer to a
-// prototype of void *__data and the arguments); -1 when the kernel has no such tracepoint, -2 when
-// its BTF cannot be read (the load will say what is wrong).
-int tracepoint_args(const char* name) {
+// prototype of void *__data and the arguments), or from module's when given (a file system built
+// as a module: its BTF is /sys/kernel/btf/<module>, split on the kernel's); -1 when there is no
+// such tracepoint, -2 when the BTF cannot be read (the load will say what is wrong).
+int tracepoint_args(const char* name, const char* module = nullptr) {
   btf* vmlinux = btf__load_vmlinux_btf();
   if (!vmlinux) return -2;
-  int id =
-      btf__find_by_name_kind(vmlinux, fmt::format("btf_trace_{}", name).c_str(), BTF_KIND_TYPEDEF);
+  btf* in = vmlinux;
+  if (module) {
+    in = btf__parse_split(fmt::format("/sys/kernel/btf/{}", module).c_str(), vmlinux);
+    if (!in) {
+      btf__free(vmlinux);
+      return -1;  // not loaded
+    }
+  }
+  int id = btf__find_by_name_kind(in, fmt::format("btf_trace_{}", name).c_str(), BTF_KIND_TYPEDEF);
   int n = -1;
   if (id > 0) {
-    const btf_type* t = btf__type_by_id(vmlinux, id);
-    for (int hops = 0; t && hops < 2; ++hops) t = btf__type_by_id(vmlinux, t->type);
+    const btf_type* t = btf__type_by_id(in, id);
+    for (int hops = 0; t && hops < 2; ++hops) t = btf__type_by_id(in, t->type);
     if (t && btf_is_func_proto(t) && btf_vlen(t) >= 1) n = btf_vlen(t) - 1;
   }
+  if (in != vmlinux) btf__free(in);
   btf__free(vmlinux);
   return n;
 }
 
 bool has_tracepoint(const char* name) { return tracepoint_args(name) != -1; }
 
+// A file system's tracepoint, in the kernel or in the module of its name.
+bool has_fs_tracepoint(const char* fs, const char* name) {
+  return has_tracepoint(name) || tracepoint_args(name, fs) != -1;
+}
+
 // The programs of tracepoints this kernel lacks (6.1 has no mm_filemap_get_pages) are left out,
+// (the FS layer's: fs_hooks.cpp)
 // their series stay absent; balance_dirty_pages' program is the one of the kernel's layout.
 void plan_optional_programs(::metrics* skel) {
   auto leave_out = [](bpf_program* p, const char* tp) {
@@ -71,26 +87,6 @@ void plan_optional_programs(::metrics* skel) {
     bpf_program__set_autoload(p, false);
     spdlog::warn("metrics: this kernel has no usable {} tracepoint; its series are not kept", tp);
   };
-  // The file systems' own tracepoints (FS layer): a kernel without a file system has none of its.
-  struct FsTracepoint {
-    bpf_program* prog;
-    const char* tp;
-  };
-  const FsTracepoint fs[] = {
-      {skel->progs.ezio_m_ext4_da_write_end, "ext4_da_write_end"},
-      {skel->progs.ezio_m_ext4_write_end, "ext4_write_end"},
-      {skel->progs.ezio_m_ext4_sync_enter, "ext4_sync_file_enter"},
-      {skel->progs.ezio_m_ext4_sync_exit, "ext4_sync_file_exit"},
-      {skel->progs.ezio_m_xfs_buffered_read, "xfs_file_buffered_read"},
-      {skel->progs.ezio_m_xfs_buffered_write, "xfs_file_buffered_write"},
-      {skel->progs.ezio_m_xfs_direct_read, "xfs_file_direct_read"},
-      {skel->progs.ezio_m_xfs_direct_write, "xfs_file_direct_write"},
-      {skel->progs.ezio_m_xfs_fsync, "xfs_file_fsync"},
-      {skel->progs.ezio_m_btrfs_sync, "btrfs_sync_file"},
-  };
-  for (const FsTracepoint& t : fs) {
-    if (!has_tracepoint(t.tp)) leave_out(t.prog, t.tp);
-  }
   if (!has_tracepoint("mm_filemap_add_to_page_cache") || !has_tracepoint("mm_filemap_get_pages")) {
     leave_out(skel->progs.ezio_m_pc_add, "mm_filemap_add_to_page_cache");
     leave_out(skel->progs.ezio_m_pc_get_pages, "mm_filemap_get_pages");
@@ -182,12 +178,6 @@ void plan_layers(::metrics* skel, const MetricsLayers& l) {
     for (bpf_program* p : progs) bpf_program__set_autoload(p, false);
   };
   auto& p = skel->progs;
-  if (!l.fs) {
-    off({p.ezio_m_ext4_da_write_end, p.ezio_m_ext4_write_end, p.ezio_m_ext4_sync_enter,
-         p.ezio_m_ext4_sync_exit, p.ezio_m_xfs_buffered_read, p.ezio_m_xfs_buffered_write,
-         p.ezio_m_xfs_direct_read, p.ezio_m_xfs_direct_write, p.ezio_m_xfs_fsync,
-         p.ezio_m_btrfs_sync});
-  }
   if (!l.pagecache) {
     off({p.ezio_m_pc_add, p.ezio_m_pc_get_pages, p.ezio_m_pc_delete, p.ezio_m_throttle_8,
          p.ezio_m_throttle_12});
@@ -292,6 +282,7 @@ MetricsPrograms::MetricsPrograms(const MetricsConfig& config)
         "counted per device only");
   }
   plan_optional_programs(skel_.get());
+  fs_hooks_ = plan_fs_hooks(skel_.get(), config.layers.fs, has_fs_tracepoint);
   {
     AttachIdsInUse ids(skel_->obj, find_attach_ids(btf_attach_sections(skel_->obj)));
     if (int err = metrics__load(skel_.get()); err != 0) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "metrics.h"
+#include "recorder/metrics/fs_hooks.h"
 
 struct metrics;
 
@@ -70,6 +71,9 @@ class MetricsPrograms {
   uint32_t max_mounts() const { return max_mounts_; }
   // Chosen at load: fentry where the kernel attaches it (EZIOTRACE_DENY_HOOKS=fentry refuses it).
   SyscallHook syscall_hook() const { return hook_; }
+  // How each file system's FS series are heard (fentry or its tracepoints); empty without the
+  // layer.
+  const std::vector<FsHook>& fs_hooks() const { return fs_hooks_; }
   // The programs attached (the tests count them).
   size_t attached_programs() const;
 
@@ -85,6 +89,7 @@ class MetricsPrograms {
   uint32_t hot_slots_ = 0;
   mutable std::vector<uint32_t> released_;  // slots of dropped series, freed at the next forget
   SyscallHook hook_ = SyscallHook::none;
+  std::vector<FsHook> fs_hooks_;
 };
 
 }  // namespace ezio::recorder::metrics

@@ -131,10 +131,10 @@ std::string format_table(const std::vector<JobView>& jobs, const std::string& ti
 std::string format_device_table(const std::vector<JobView>& devices, const std::string& title,
                                 size_t limit) {
   constexpr const char* kRow =
-      "{:<20} {:>4} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>6} {:>6} {:>7} {:>7}\n";
+      "{:<20} {:>4} {:>7} {:>7} {:>7} {:>6} {:>7} {:>7} {:>7} {:>7} {:>6} {:>6} {:>7} {:>7}\n";
   std::string out = title + "\n";
-  out += fmt::format(kRow, "DEVICE", "JOBS", "VFSRD/s", "VFSWR/s", "DIRTY/s", "MISS/s", "BLKRD/s",
-                     "BLKWR/s", "REQ/s", "NOJOB%", "P99BLK", "P99Q");
+  out += fmt::format(kRow, "DEVICE", "JOBS", "VFSRD/s", "VFSWR/s", "FSOPS/s", "P99FS", "DIRTY/s",
+                     "MISS/s", "BLKRD/s", "BLKWR/s", "REQ/s", "NOJOB%", "P99BLK", "P99Q");
   size_t shown = 0;
   for (const JobView& v : devices) {
     if (limit && shown++ == limit) break;
@@ -145,7 +145,8 @@ std::string format_device_table(const std::vector<JobView>& devices, const std::
         requests > 0 ? fmt::format("{:.0f}", 100 * rate(v, "unattributed_requests") / requests)
                      : "-";
     out += fmt::format(kRow, device, v.now->cgroups.size(), bytes(rate(v, "vfs_read_bytes")),
-                       bytes(rate(v, "vfs_write_bytes")), count(rate(v, "dirtied_pages")),
+                       bytes(rate(v, "vfs_write_bytes")), count(rate(v, "fs_calls")),
+                       seconds(worst(v, {"fs_read", "fs_write"})), count(rate(v, "dirtied_pages")),
                        count(rate(v, "missed_pages") + rate(v, "readahead_pages")),
                        bytes(rate(v, "block_read_bytes")), bytes(rate(v, "block_write_bytes")),
                        count(requests), no_job, seconds(worst(v, {"block_service"})),

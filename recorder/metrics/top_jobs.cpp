@@ -81,6 +81,7 @@ std::string counter_of(const std::string& name, const std::string& op) {
     return op == "read" ? "block_read_bytes" : op == "write" ? "block_write_bytes" : "";
   }
   if (name == "eziotrace_block_requests_total") return "block_requests";
+  if (name == "eziotrace_fs_calls_total") return "fs_calls";
   if (name == "eziotrace_dirty_throttle_seconds_sum") return "throttled_seconds";
   static const std::string pc = "eziotrace_pagecache_";
   if (name.starts_with(pc) && name.ends_with("_pages_total")) {
@@ -97,6 +98,9 @@ std::string histogram_of(const std::string& name, const std::string& op) {
   }
   if (name == "eziotrace_block_service_seconds_bucket") return "block_service";
   if (name == "eziotrace_block_queue_seconds_bucket") return "block_queue";
+  if (name == "eziotrace_fs_latency_seconds_bucket") {
+    return op == "read" || op == "write" ? "fs_" + op : "";
+  }
   return "";
 }
 
@@ -249,7 +253,9 @@ std::vector<JobView> job_views(const NodeSample& before, const NodeSample& now,
   std::stable_sort(out.begin(), out.end(), [&sort_key](const JobView& a, const JobView& b) {
     bool by_name = sort_key == "cgroup" || sort_key == "device";
     if (!by_name && a.sort_value != b.sort_value) return a.sort_value > b.sort_value;
-    return a.now->cgroup + a.now->device < b.now->cgroup + b.now->device;
+    // By the name shown (a device: tmpfs:/tmp, not its 0:NN).
+    return a.now->cgroup + device_display_name(*a.now) <
+           b.now->cgroup + device_display_name(*b.now);
   });
   return out;
 }

@@ -13,10 +13,10 @@
 namespace ezio::recorder::metrics {
 
 // One job's cumulative figures in one exposition. counters: read_bytes, write_bytes, read_calls,
-// write_calls, fsyncs, block_read_bytes, block_write_bytes, block_requests, dirtied_pages,
-// accessed_pages, missed_pages, readahead_pages, evicted_pages, throttled_seconds. histograms
-// (cumulative count per upper bound, +Inf as infinity): syscall_read, syscall_write,
-// block_service, block_queue.
+// write_calls, fsyncs, fs_calls (the FS layer's), block_read_bytes, block_write_bytes,
+// block_requests, dirtied_pages, accessed_pages, missed_pages, readahead_pages, evicted_pages,
+// throttled_seconds. histograms (cumulative count per upper bound, +Inf as infinity): syscall_read,
+// syscall_write, block_service, block_queue, fs_read, fs_write.
 struct JobTotals {
   std::string cgroup;
   std::string device;             // a device's line (`top --by device`): its name, cgroup empty

@@ -2,6 +2,9 @@
 # Sourced by guest-systemd-install.sh (the qemu_systemd_install boot, where fentry attaches): the
 # always-on metrics choose fentry/fexit on the system calls' functions, and count a known workload
 # exactly; then, fentry refused (EZIOTRACE_DENY_HOOKS), the tracepoint path counts the same.
+# The FS layer the same way: with fentry on ext4's and xfs's file operations, a known workload on
+# each (writes, fsyncs, then reads with the cache dropped) gives its exact counts, bytes and
+# latencies; on their tracepoints, what those show (guest-metrics-fs.sh).
 # Uses check, ok, bad, limit, $prefix of the sourcing script.
 mf_dir=$(mktemp -d /tmp/ezio-mf.XXXXXX)
 chmod 755 "$mf_dir"
@@ -11,15 +14,31 @@ mf_file=/mnt/disk/ezio-metrics-fentry
 mf_port=9467
 
 # mf_value NAME OP: the value of the job's series NAME with op=OP (summed over its other labels).
+# mf_value NAME OP [CGROUP [FSTYPE]]: the same, of another cgroup, on one file-system type.
 mf_value() {
-  awk -v name="$1" -v op="op=\"$2\"" 'index($0, name "{") == 1 && index($0, "cgroup=\"/ezio_metrics_fentry\"") && index($0, op) { s += $NF } END { print s + 0 }' "$mf_dir/scrape"
+  awk -v name="$1" -v op="op=\"$2\"" -v cg="cgroup=\"/${3:-ezio_metrics_fentry}\"" \
+    -v fs="${4:+fstype=\"$4\"}" \
+    'index($0, name "{") == 1 && index($0, cg) && index($0, op) && (fs == "" || index($0, fs)) { s += $NF } END { print s + 0 }' "$mf_dir/scrape"
+}
+
+# mf_in_cgroup CGROUP COMMAND: sh -c COMMAND in the cgroup (moved there stopped: a write to
+# cgroup.procs would be its own), waited for.
+mf_in_cgroup() {
+  local i
+  # shellcheck disable=SC2016 # $$ and $1 are the inner shell's
+  sh -c 'kill -STOP $$; exec sh -c "$1"' sh "$2" &
+  i=$!
+  for _ in $(seq 1 100); do [ "$(awk '{print $3}' /proc/$i/stat)" = T ] && break; sleep 0.1; done
+  echo $i >"$mf_cg_root/$1/cgroup.procs"
+  kill -CONT $i
+  wait $i
 }
 
 mf_round() {  # mf_round MODE [ENV...]: eziotraced with metrics, the workload, the checks
   local mode=$1 pid i
   shift
   env "$@" "$prefix/eziotraced" --foreground --socket "$mf_dir/sock" --group root \
-    --metrics $mf_port --metrics-layers syscall,vfs --metrics-latency-every 1 >"$mf_dir/out" 2>"$mf_dir/err" &
+    --metrics $mf_port --metrics-layers syscall,vfs,fs --metrics-latency-every 1 >"$mf_dir/out" 2>"$mf_dir/err" &
   pid=$!
   for i in $(seq 1 120); do grep -q ready "$mf_dir/out" && break; sleep 0.5; done
   check "eziotraced --metrics starts ($mode)" grep -q "eziotraced: ready" "$mf_dir/out"
@@ -53,13 +72,18 @@ for _ in range(3): os.fdatasync(fd)
     [ "$(mf_value eziotrace_vfs_calls_total fsync)" = 7 ]
   check "$mode: every write has its latency ($(mf_value eziotrace_syscall_latency_seconds_count write))" \
     [ "$(mf_value eziotrace_syscall_latency_seconds_count write)" = "$(mf_value eziotrace_syscall_calls_total write)" ]
+  mf_fs_checks "$mode"
   kill -TERM $pid
   wait $pid
   [ $failed -eq 0 ] || sed 's/^/  | /' "$mf_dir/err" | tail -n 20
 }
 
+# shellcheck source=guest-metrics-fs.sh
+. "$EZIO_FILES/guest-metrics-fs.sh"
 mkdir -p "$mf_cg"
+mf_fs_setup
 mf_round fentry
 mf_round tracepoint EZIOTRACE_DENY_HOOKS=fentry
+mf_fs_teardown
 rmdir "$mf_cg"
 rm -rf "$mf_dir" "$mf_file"

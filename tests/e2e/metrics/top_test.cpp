@@ -170,6 +170,9 @@ TEST_F(Top, ByDeviceShowsTheDeviceTheJobWrote) {
   EXPECT_EQ(disk["totals"]["vfs_write_bytes"], 4096000.0);
   EXPECT_GE(disk["totals"]["block_write_bytes"].get<double>(), 4096000.0);
   EXPECT_EQ(disk["totals"]["dirtied_pages"], 1000.0);
+  // The FS layer: on ext4's tracepoints (this host), each of the 1000 pages written and the fsync.
+  EXPECT_EQ(disk["totals"]["fs_calls"], 1001.0);
+  EXPECT_EQ(disk["fstype"], "ext4");
   EXPECT_EQ(disk["per_second"]["block_write_bytes"], 0.0) << "nothing written during the frame";
   EXPECT_EQ(disk["name"], disk_->device()) << "a block device keeps its name";
   // The node's file systems without a block device (proc at least: someone reads it) are named by
@@ -192,8 +195,9 @@ TEST_F(Top, ByDeviceShowsTheDeviceTheJobWrote) {
   std::getline(lines, header);
   EXPECT_NE(title.find(" devices by device"), std::string::npos) << title;
   EXPECT_EQ(words(header),
-            (std::vector<std::string>{"DEVICE", "JOBS", "VFSRD/s", "VFSWR/s", "DIRTY/s", "MISS/s",
-                                      "BLKRD/s", "BLKWR/s", "REQ/s", "NOJOB%", "P99BLK", "P99Q"}));
+            (std::vector<std::string>{"DEVICE", "JOBS", "VFSRD/s", "VFSWR/s", "FSOPS/s", "P99FS",
+                                      "DIRTY/s", "MISS/s", "BLKRD/s", "BLKWR/s", "REQ/s", "NOJOB%",
+                                      "P99BLK", "P99Q"}));
   std::vector<std::string> ours;
   while (std::getline(lines, line) && !line.empty()) {
     if (line.starts_with(disk_->device() + " ")) ours = words(line);
@@ -201,9 +205,9 @@ TEST_F(Top, ByDeviceShowsTheDeviceTheJobWrote) {
   }
   // Totals are since eziotraced started: every device of the first frame is in the second one.
   EXPECT_TRUE(names.empty()) << "named in the JSON, not in the table: " << *names.begin();
-  ASSERT_EQ(ours.size(), 12u) << table.out;
+  ASSERT_EQ(ours.size(), 14u) << table.out;
   EXPECT_EQ(ours[1], "1") << "one job charged";
-  EXPECT_EQ(ours[7], "0") << "no block write during the frame";
+  EXPECT_EQ(ours[9], "0") << "no block write during the frame";
 }
 
 TEST(TopWithoutService, SaysNoEziotracedServesMetrics) {

@@ -74,8 +74,9 @@ TEST(MetricsTop, TableAndJson) {
   EXPECT_NE(format_table({}, "t", 0).find("(no job has done I/O"), std::string::npos);
 }
 
-// Two devices: vda with /a's block writes, no one's journal writes and /b's VFS reads; loop1 with
-// /a's page-cache misses only.
+// Three devices: vda with /a's block writes and FS writes (timed), no one's journal writes and
+// /b's VFS reads; loop1 with /a's page-cache misses only; tmpfs's anonymous 0:21, mounted twice,
+// with /b's VFS writes.
 std::string device_exposition(double a_requests, double journal_requests) {
   return fmt::format(
       "eziotrace_syscall_bytes_total{{cgroup=\"/a\",user=\"root\",op=\"write\"}} 4096\n"
@@ -90,14 +91,25 @@ std::string device_exposition(double a_requests, double journal_requests) {
       "eziotrace_vfs_bytes_total{{cgroup=\"/b\",user=\"bob\",device=\"vda\",fstype=\"ext4\","
       "mount=\"/\",op=\"read\"}} 8192\n"
       "eziotrace_pagecache_missed_pages_total{{cgroup=\"/a\",user=\"root\",device=\"loop1\"}} "
-      "3\n",
-      a_requests, a_requests * 4096, journal_requests, journal_requests, journal_requests);
+      "3\n"
+      "eziotrace_fs_calls_total{{cgroup=\"/a\",user=\"root\",device=\"vda\",fstype=\"ext4\","
+      "mount=\"/\",op=\"write\"}} {}\n"
+      "eziotrace_fs_latency_seconds_bucket{{cgroup=\"/a\",user=\"root\",device=\"vda\","
+      "fstype=\"ext4\",mount=\"/\",op=\"write\",le=\"0.000008\"}} {}\n"
+      "eziotrace_fs_latency_seconds_bucket{{cgroup=\"/a\",user=\"root\",device=\"vda\","
+      "fstype=\"ext4\",mount=\"/\",op=\"write\",le=\"+Inf\"}} {}\n"
+      "eziotrace_vfs_bytes_total{{cgroup=\"/b\",user=\"bob\",device=\"0:21\",fstype=\"tmpfs\","
+      "mount=\"/run/bind\",op=\"write\"}} 10\n"
+      "eziotrace_vfs_bytes_total{{cgroup=\"/b\",user=\"bob\",device=\"0:21\",fstype=\"tmpfs\","
+      "mount=\"/tmp\",op=\"write\"}} 20\n",
+      a_requests, a_requests * 4096, journal_requests, journal_requests, journal_requests,
+      a_requests, a_requests, a_requests);
 }
 
 TEST(MetricsTop, ByDevice) {
   NodeSample before = parse_exposition(device_exposition(10, 2), 0, TopBy::device);
   NodeSample now = parse_exposition(device_exposition(40, 12), 2, TopBy::device);
-  ASSERT_EQ(now.jobs.size(), 2u) << "the system calls have no device";
+  ASSERT_EQ(now.jobs.size(), 3u) << "the system calls have no device";
   const JobTotals& vda = now.jobs.at("vda");
   EXPECT_EQ(vda.device, "vda");
   EXPECT_EQ(vda.cgroups, (std::set<std::string>{"/a", "/b"}));
@@ -106,23 +118,30 @@ TEST(MetricsTop, ByDevice) {
   EXPECT_EQ(vda.counters.at("unattributed_requests"), 12);
   EXPECT_EQ(vda.counters.at("block_write_bytes"), 40 * 4096);
   EXPECT_EQ(vda.counters.at("vfs_read_bytes"), 8192);
+  EXPECT_EQ(vda.counters.at("fs_calls"), 40);
   EXPECT_EQ(now.jobs.at("loop1").counters.at("missed_pages"), 3);
+  const JobTotals& tmpfs = now.jobs.at("0:21");
+  EXPECT_EQ(device_display_name(tmpfs), "tmpfs:/tmp") << "of its two mounts, the shortest";
+  EXPECT_EQ(device_display_name(vda), "vda") << "a block device keeps its name";
+  EXPECT_EQ(tmpfs.counters.at("vfs_write_bytes"), 30);
   std::vector<JobView> v = job_views(before, now, "io");
-  ASSERT_EQ(v.size(), 2u);
+  ASSERT_EQ(v.size(), 3u);
   EXPECT_EQ(v[0].now->device, "vda");
   EXPECT_EQ(v[0].per_second.at("block_requests"), 20);
   EXPECT_EQ(job_views(before, now, "device")[0].now->device, "loop1");
   std::string table = format_device_table(v, "title", 0);
   EXPECT_TRUE(table.starts_with("title\nDEVICE ")) << table;
-  // 40 requests a second, 10 of no one's (25 %), all within 1.024 ms.
-  EXPECT_NE(table.find(
-                "\nvda                     2       0       0       0       0       0   60.0K     20"
-                "     25   1.0ms       -\n"),
+  // 40 requests a second, 10 of no one's (25 %), all within 1.024 ms; 15 FS writes a second,
+  // all within 8 µs.
+  EXPECT_NE(table.find("\nvda                     2       0       0      15    8us       0       0"
+                       "       0   60.0K     20     25   1.0ms       -\n"),
             std::string::npos)
       << table;
   nlohmann::json j = frame_json(v, "src", 2, 5);
   EXPECT_EQ(j["jobs"][0]["device"], "vda");
   EXPECT_EQ(j["jobs"][0]["jobs"], nlohmann::json::array({"/a", "/b"}));
+  EXPECT_EQ(j["jobs"][0]["fstype"], "ext4");
+  EXPECT_NE(table.find("\ntmpfs:/tmp              1 "), std::string::npos) << table;
   EXPECT_FALSE(j["jobs"][0].contains("cgroup"));
   EXPECT_NE(format_device_table({}, "t", 0).find("(no device"), std::string::npos);
 }
@@ -156,10 +175,11 @@ TEST(MetricsTop, ADeviceWithoutABlockDeviceIsNamedByItsTypeAndMount) {
   EXPECT_NE(table.find("\ncgroup2:…oup/unified "), std::string::npos)
       << "cut to 20 columns, its type and its end kept: " << table;
   nlohmann::json j = frame_json(v, "src", 1, 5);
-  ASSERT_EQ(j["jobs"][0]["device"], "0:21") << "the label as Prometheus has it stays";
-  EXPECT_EQ(j["jobs"][0]["name"], "proc:/proc");
-  EXPECT_EQ(j["jobs"][0]["fstype"], "proc");
   for (const auto& d : j["jobs"]) {
+    if (d["device"] == "0:21") {
+      EXPECT_EQ(d["name"], "proc:/proc") << "the label as Prometheus has it stays beside";
+      EXPECT_EQ(d["fstype"], "proc");
+    }
     if (d["device"] == "0:45") {
       EXPECT_EQ(d["mounts"], nlohmann::json::array({"/run/user/1000/x", "/tmp"}));
     }
