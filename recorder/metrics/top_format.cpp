@@ -99,9 +99,10 @@ std::string fit_device_name(const std::string& name, size_t width) {
 std::string device_display_name(const JobTotals& device) {
   if (!is_device_number(device.device) || device.fstype.empty()) return device.device;
   // The shortest mount point is the file system's own; the longer ones are bind mounts in it.
+  // "(other)" and "(id N)" are the exposition's stand-ins for a mount it cannot name.
   const std::string* shortest = nullptr;
   for (const std::string& m : device.mounts)
-    if (m != "(other)" && (!shortest || m.size() < shortest->size())) shortest = &m;
+    if (!m.starts_with("(") && (!shortest || m.size() < shortest->size())) shortest = &m;
   return shortest ? device.fstype + ":" + *shortest : device.fstype + ":" + device.device;
 }
 

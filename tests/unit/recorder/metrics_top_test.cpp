@@ -158,6 +158,8 @@ TEST(MetricsTop, ADeviceWithoutABlockDeviceIsNamedByItsTypeAndMount) {
       "mount=\"/tmp\",op=\"write\"} 20\n"
       "eziotrace_vfs_bytes_total{cgroup=\"/a\",user=\"root\",device=\"0:46\",fstype=\"tmpfs\","
       "mount=\"(other)\",op=\"write\"} 30\n"
+      "eziotrace_vfs_bytes_total{cgroup=\"/a\",user=\"root\",device=\"0:46\",fstype=\"tmpfs\","
+      "mount=\"(id 7)\",op=\"write\"} 5\n"
       "eziotrace_vfs_bytes_total{cgroup=\"/a\",user=\"root\",device=\"0:30\",fstype=\"cgroup2\","
       "mount=\"/sys/fs/cgroup/unified\",op=\"read\"} 40\n"
       "eziotrace_vfs_bytes_total{cgroup=\"/a\",user=\"root\",device=\"vda\",fstype=\"ext4\","
