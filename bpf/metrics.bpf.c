@@ -435,5 +435,6 @@ int BPF_PROG(ezio_m_rq_complete, struct request* rq, blk_status_t error, unsigne
 }
 
 /* After everything they use. */
+#include "metrics_cgroups.bpf.h"
 #include "metrics_fs.bpf.h"
 #include "metrics_pagecache.bpf.h"

@@ -49,6 +49,11 @@ enum ezio_metric_op {
 /* The mount of VFS events whose mount found no room in the bounded mount table. */
 #define EZIO_M_MNT_OTHER 0xffffffffu
 
+/* The cgroups made while the metrics run whose names are kept (metrics_cgroups.bpf.h), and the
+ * room for a name (the cgroup's path under the mount; a longer one is cut). */
+#define EZIO_M_CGROUP_NAMES 4096
+#define EZIO_M_CGROUP_PATH 512
+
 /* What a series holds beside its counts: the main one, or a block operation's queue time (start
  * to issue) kept apart so that every series does not carry a second histogram. */
 enum ezio_metric_kind {

@@ -61,6 +61,7 @@ void name_job(NamedSeries& n, std::string cgroup) {
   SystemdPlace place = systemd_place(n.cgroup);
   n.unit = std::move(place.unit);
   n.slice = std::move(place.slice);
+  n.user_unit = std::move(place.user_unit);
 }
 
 }  // namespace
@@ -103,6 +104,8 @@ Snapshot Collector::snapshot() {
         ended.push_back(s.key);
         ended_ids.insert(id);
         path = names_.last_path_of(id);
+        // Made and removed since the last walk: named when it was made.
+        if (!path) path = programs_.made_cgroup_path(id);
       }
       name_job(n, path ? *path : fmt::format("(ended, id {})", id));
       n.user = user_name(s.key.uid);
@@ -119,6 +122,7 @@ Snapshot Collector::snapshot() {
     snap.series.push_back(std::move(n));
   }
   programs_.forget(ended);
+  programs_.forget_cgroup_names(ended_ids);
   programs_.forget_mounts({gone.begin(), gone.end()});
   ended_ += ended_ids.size();
   ended_mounts_ += gone.size();

@@ -36,6 +36,7 @@ std::string labels(const NamedSeries& n, const std::string& extra = {}) {
   add("job_id", n.job_id);
   add("unit", n.unit);
   add("slice", n.slice);
+  add("user_unit", n.user_unit);
   add("user", n.user);
   add("device", n.device);
   add("fstype", n.fstype);

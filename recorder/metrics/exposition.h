@@ -25,6 +25,7 @@ struct NamedSeries {
   std::string job_id;
   std::string unit;
   std::string slice;
+  std::string user_unit;  // the user's own unit below a user manager (systemd_unit.h)
   std::string device;
   std::string user;
   std::string fstype;  // VFS and FS series

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstring>
 #include <string_view>
 
 #include "common/error.h"
@@ -376,6 +377,17 @@ std::vector<uint32_t> MetricsPrograms::mount_ids() const {
 void MetricsPrograms::forget_mounts(const std::vector<uint32_t>& ids) const {
   int fd = bpf_map__fd(skel_->maps.mounts);
   for (uint32_t id : ids) bpf_map_delete_elem(fd, &id);
+}
+
+std::optional<std::string> MetricsPrograms::made_cgroup_path(uint64_t id) const {
+  char path[EZIO_M_CGROUP_PATH] = {};
+  if (bpf_map_lookup_elem(bpf_map__fd(skel_->maps.cgroup_names), &id, path) != 0) return {};
+  return std::string(path, strnlen(path, sizeof(path)));
+}
+
+void MetricsPrograms::forget_cgroup_names(const std::set<uint64_t>& ids) const {
+  int fd = bpf_map__fd(skel_->maps.cgroup_names);
+  for (uint64_t id : ids) bpf_map_delete_elem(fd, &id);
 }
 
 std::array<uint64_t, EZIO_M_OP_COUNT> MetricsPrograms::overflow() const {

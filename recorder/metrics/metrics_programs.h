@@ -5,6 +5,8 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -64,6 +66,11 @@ class MetricsPrograms {
   std::vector<uint32_t> mount_ids() const;
   // Frees the slots of mounts gone (their series reported for the last time, then forgotten).
   void forget_mounts(const std::vector<uint32_t>& ids) const;
+  // The path of a cgroup made while the programs ran (kept when it was made, even after its
+  // removal), or nothing (made before, or its name pushed out by newer ones).
+  std::optional<std::string> made_cgroup_path(uint64_t id) const;
+  // Drops those names (of cgroups that ended, reported for the last time).
+  void forget_cgroup_names(const std::set<uint64_t>& ids) const;
   // Events that found no room in the table, per enum ezio_metric_op.
   std::array<uint64_t, EZIO_M_OP_COUNT> overflow() const;
   uint32_t max_series() const { return max_series_; }

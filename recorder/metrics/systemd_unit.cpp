@@ -36,16 +36,20 @@ std::string_view unescaped(std::string_view name) {
 
 }  // namespace
 
-SystemdPlace systemd_place(std::string_view path) {
+namespace {
+
+// The unit a path is in and the slice holding it (systemd's cg_path_get_unit and
+// cg_path_get_slice); `rest` is left with what is below the unit.
+SystemdPlace unit_of(std::string_view& rest) {
   SystemdPlace out;
   std::string_view slice;
-  while (!path.empty()) {
-    size_t start = path.find_first_not_of('/');
+  while (!rest.empty()) {
+    size_t start = rest.find_first_not_of('/');
     if (start == std::string_view::npos) break;
-    path.remove_prefix(start);
-    size_t end = path.find('/');
-    std::string_view name = unescaped(path.substr(0, end));
-    path.remove_prefix(end == std::string_view::npos ? path.size() : end);
+    rest.remove_prefix(start);
+    size_t end = rest.find('/');
+    std::string_view name = unescaped(rest.substr(0, end));
+    rest.remove_prefix(end == std::string_view::npos ? rest.size() : end);
     if (is_unit_name(name, ".slice")) {
       slice = name;
       continue;
@@ -56,6 +60,20 @@ SystemdPlace systemd_place(std::string_view path) {
     }
     break;
   }
+  return out;
+}
+
+// A user's manager (user@1000.service), below which the user's own units are read as systemd
+// reads the whole path.
+bool is_user_manager(std::string_view unit) {
+  return unit.starts_with("user@") && is_unit_name(unit, ".service");
+}
+
+}  // namespace
+
+SystemdPlace systemd_place(std::string_view path) {
+  SystemdPlace out = unit_of(path);
+  if (is_user_manager(out.unit)) out.user_unit = unit_of(path).unit;
   return out;
 }
 

@@ -108,17 +108,21 @@ std::string device_display_name(const JobTotals& device) {
 
 std::string format_table(const std::vector<JobView>& jobs, const std::string& title, size_t limit) {
   constexpr const char* kRow =
-      "{:<24} {:<8} {:>7} {:>7} {:>7} {:>6} {:>7} {:>7} {:>7} {:>7} {:>6} {:>7} {:>7} {:>5}\n";
+      "{:<24} {:<8} {:>7} {:>7} {:>7} {:>6} {:>7} {:>6} {:>7} {:>7} {:>7} {:>7} {:>6} {:>7} "
+      "{:>7} {:>5}\n";
   std::string out = title + "\n";
-  out += fmt::format(kRow, "JOB", "USER", "READ/s", "WRITE/s", "CALLS/s", "FSYNC", "DIRTY/s",
-                     "MISS/s", "BLKRD/s", "BLKWR/s", "REQ/s", "P99SYS", "P99BLK", "THR%");
+  // Layer by layer, as a call goes down: system calls, file system, page cache, block.
+  out +=
+      fmt::format(kRow, "JOB", "USER", "READ/s", "WRITE/s", "CALLS/s", "FSYNC", "FSOPS/s", "P99FS",
+                  "DIRTY/s", "MISS/s", "BLKRD/s", "BLKWR/s", "REQ/s", "P99SYS", "P99BLK", "THR%");
   size_t shown = 0;
   for (const JobView& v : jobs) {
     if (limit && shown++ == limit) break;
     out += fmt::format(
         kRow, job_name(*v.now, 24), users(*v.now), bytes(rate(v, "read_bytes")),
         bytes(rate(v, "write_bytes")), count(rate(v, "read_calls") + rate(v, "write_calls")),
-        count(rate(v, "fsyncs")), count(rate(v, "dirtied_pages")),
+        count(rate(v, "fsyncs")), count(rate(v, "fs_calls")),
+        seconds(worst(v, {"fs_read", "fs_write"})), count(rate(v, "dirtied_pages")),
         count(rate(v, "missed_pages") + rate(v, "readahead_pages")),
         bytes(rate(v, "block_read_bytes")), bytes(rate(v, "block_write_bytes")),
         count(rate(v, "block_requests")), seconds(worst(v, {"syscall_read", "syscall_write"})),
@@ -176,6 +180,7 @@ nlohmann::json frame_json(const std::vector<JobView>& jobs, const std::string& s
     if (!v.now->job_id.empty()) j["job_id"] = v.now->job_id;
     if (!v.now->unit.empty()) j["unit"] = v.now->unit;
     if (!v.now->slice.empty()) j["slice"] = v.now->slice;
+    if (!v.now->user_unit.empty()) j["user_unit"] = v.now->user_unit;
     nlohmann::json p = nlohmann::json::object();
     for (const auto& [k, s] : v.p99_seconds) {
       p[k] = s && !std::isinf(*s) ? nlohmann::json(*s) : nlohmann::json(nullptr);

@@ -212,6 +212,7 @@ NodeSample parse_exposition(const std::string& text, double time_s, TopBy by) {
       if (auto id = label(s.labels, "job_id"); !id.empty()) line_of.job_id = id;
       if (auto unit = label(s.labels, "unit"); !unit.empty()) line_of.unit = unit;
       if (auto slice = label(s.labels, "slice"); !slice.empty()) line_of.slice = slice;
+      if (auto u = label(s.labels, "user_unit"); !u.empty()) line_of.user_unit = u;
     }
     if (!c.empty() || !h.empty()) add(line_of, s, c, h);
   }

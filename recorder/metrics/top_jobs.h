@@ -26,6 +26,7 @@ struct JobTotals {
   std::string job_id;
   std::string unit;  // the systemd unit and slice, when not Slurm's
   std::string slice;
+  std::string user_unit;  // the user's own unit below a user manager
   std::set<std::string> users;
   std::map<std::string, double> counters;
   std::map<std::string, std::map<double, double>> histograms;

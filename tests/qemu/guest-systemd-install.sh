@@ -4,7 +4,8 @@
 # under a real systemd: the group, the units, the socket systemd binds, socket activation of
 # eziotraced on a user's first recording, the refusal of a user outside the group, a clean stop,
 # and a second install (idempotent; a unit the administrator changed is kept without --force).
-# Then, in the same boot, the always-on metrics' fentry path (guest-metrics-fentry.sh).
+# Then, in the same boot, the always-on metrics' fentry path (guest-metrics-fentry.sh) and a
+# user's own unit as the metrics name it (guest-metrics-user-unit.sh).
 # eziotrace and eziotraced come in /ezio/bin (run-in-vm.sh) and are installed to $prefix, as a
 # package would install them side by side.
 set -u
@@ -201,6 +202,9 @@ check "$member records through the restarted eziotraced" record_again rec3
 # --- the always-on metrics: fentry chosen where it attaches, exact; the tracepoint path the same ---
 # shellcheck source=guest-metrics-fentry.sh
 . "$EZIO_FILES/guest-metrics-fentry.sh"
+# --- a user's own unit named as systemd names it --------------------------------------------------
+# shellcheck source=guest-metrics-user-unit.sh
+. "$EZIO_FILES/guest-metrics-user-unit.sh"
 
 if [ $failed -ne 0 ]; then
   echo "--- journal of eziotraced"

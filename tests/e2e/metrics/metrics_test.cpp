@@ -135,6 +135,27 @@ TEST(Metrics, EndedCgroupIsReportedOnceMoreThenDropped) {
   EXPECT_FALSE(mentions_cgroup(scrape(port), c.path())) << "still reported";
 }
 
+// A job that starts and ends between two scrapes (a short Slurm step, `systemd-run --wait`, a
+// cron job) is named by its path, kept when its cgroup was made: its directory is gone when the
+// collector looks.
+TEST(Metrics, ACgroupMadeAndRemovedBetweenScrapesIsNamed) {
+  int port = free_port();
+  MetricsDaemon daemon({"--metrics", "127.0.0.1:" + std::to_string(port)});
+  std::string path;
+  {
+    TestCgroup c("ezio_metrics_brief");
+    path = c.path();
+    expect_success(
+        c.spawn({"dd", "if=/dev/zero", "of=/dev/null", "bs=512", "count=10", "status=none"}));
+  }
+  std::string last = scrape(port, true);
+  EXPECT_EQ(sample_sum(last, metric("syscall_bytes_total"), {{"cgroup", path}, {"op", "write"}}),
+            5120)
+      << last;
+  EXPECT_GE(sample_sum(last, metric("ended_cgroups_total"), {}), 1);
+  EXPECT_FALSE(mentions_cgroup(scrape(port), path)) << "still reported";
+}
+
 TEST(Metrics, EndpointSurvivesGarbageAndSlowClients) {
   int port = free_port();
   MetricsDaemon daemon({"--metrics", std::to_string(port)});
@@ -181,11 +202,12 @@ TEST(Metrics, WithoutMetricsNoProgramIsAttached) {
   // sys_enter, sys_exit, writeback_dirty_folio, block_io_start, block_rq_issue, block_rq_merge,
   // block_rq_complete, mm_filemap_add_to_page_cache, mm_filemap_get_pages,
   // mm_filemap_delete_from_page_cache, balance_dirty_pages, and the FS layer's ten (ext4's
-  // da_write_end, write_end, sync_file_enter, _exit; xfs's four read and write, fsync; btrfs's).
-  EXPECT_EQ(links_of(with.pid()), 21u) << "the metrics' programs";
+  // da_write_end, write_end, sync_file_enter, _exit; xfs's four read and write, fsync; btrfs's),
+  // and cgroup_mkdir (the names of the cgroups made between two scrapes).
+  EXPECT_EQ(links_of(with.pid()), 22u) << "the metrics' programs";
   // A layer not kept loads nothing: the syscall and VFS series run in the two syscall programs.
   MetricsDaemon some({"--metrics", std::to_string(free_port()), "--metrics-layers", "syscall,vfs"});
-  EXPECT_EQ(links_of(some.pid()), 2u);
+  EXPECT_EQ(links_of(some.pid()), 3u);
 }
 
 TEST(Metrics, BadAddressIsAUsageError) {

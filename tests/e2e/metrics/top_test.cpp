@@ -106,9 +106,9 @@ TEST_F(Top, TableHasOneLinePerJobUnderItsHeader) {
                                 "/metrics on "))
       << title;
   EXPECT_NE(title.find("by cgroup"), std::string::npos) << title;
-  std::vector<std::string> columns = {"JOB",   "USER",    "READ/s", "WRITE/s", "CALLS/s",
-                                      "FSYNC", "DIRTY/s", "MISS/s", "BLKRD/s", "BLKWR/s",
-                                      "REQ/s", "P99SYS",  "P99BLK", "THR%"};
+  std::vector<std::string> columns = {
+      "JOB",     "USER",   "READ/s",  "WRITE/s", "CALLS/s", "FSYNC",  "FSOPS/s", "P99FS",
+      "DIRTY/s", "MISS/s", "BLKRD/s", "BLKWR/s", "REQ/s",   "P99SYS", "P99BLK",  "THR%"};
   EXPECT_EQ(words(header), columns);
   std::vector<std::string> ours, previous;
   std::string our_line;
@@ -133,7 +133,9 @@ TEST_F(Top, TableHasOneLinePerJobUnderItsHeader) {
   EXPECT_EQ(header.find(" USER "), 24u) << header;
   EXPECT_EQ(ours[1], "root");
   EXPECT_EQ(ours[2], "0") << "no bytes read during the frame";
-  EXPECT_EQ(ours[11], "-") << "no call during the frame: no p99";
+  EXPECT_EQ(ours[6], "0") << "no FS operation during the frame";
+  EXPECT_EQ(ours[7], "-") << "no FS operation during the frame: no p99";
+  EXPECT_EQ(ours[13], "-") << "no call during the frame: no p99";
 }
 
 TEST_F(Top, ReadsTheTextfileToo) {

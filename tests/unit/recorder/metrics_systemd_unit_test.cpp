@@ -11,10 +11,12 @@
 namespace ezio::recorder::metrics {
 namespace {
 
-void expect_place(const std::string& path, const std::string& unit, const std::string& slice) {
+void expect_place(const std::string& path, const std::string& unit, const std::string& slice,
+                  const std::string& user_unit = "") {
   SystemdPlace p = systemd_place(path);
   EXPECT_EQ(p.unit, unit) << path;
   EXPECT_EQ(p.slice, slice) << path;
+  EXPECT_EQ(p.user_unit, user_unit) << path;
 }
 
 TEST(MetricsSystemdUnit, ServicesAndSessions) {
@@ -23,8 +25,29 @@ TEST(MetricsSystemdUnit, ServicesAndSessions) {
   expect_place("/system.slice/getty@tty1.service", "getty@tty1.service", "system.slice");
   // A user manager's own units belong to it, as systemd reads the path.
   expect_place("/user.slice/user-1000.slice/user@1000.service/app.slice/dbus.socket",
-               "user@1000.service", "user-1000.slice");
+               "user@1000.service", "user-1000.slice", "dbus.socket");
   expect_place("/init.scope", "init.scope", "-.slice");
+}
+
+TEST(MetricsSystemdUnit, AUserManagersOwnUnitsAreReadBelowIt) {
+  // systemd-run --user, a desktop's apps, a user's own services: the user's unit, as journald's
+  // _SYSTEMD_USER_UNIT names it, whatever the user's slices hold it.
+  expect_place("/user.slice/user-1000.slice/user@1000.service/app.slice/app-firefox@a1.scope",
+               "user@1000.service", "user-1000.slice", "app-firefox@a1.scope");
+  expect_place(
+      "/user.slice/user-1000.slice/user@1000.service/app.slice/app-x.slice/run-u7.service/sub",
+      "user@1000.service", "user-1000.slice", "run-u7.service");
+  // The manager's own process, its init.scope, and its slices alone.
+  expect_place("/user.slice/user-1000.slice/user@1000.service/init.scope", "user@1000.service",
+               "user-1000.slice", "init.scope");
+  expect_place("/user.slice/user-1000.slice/user@1000.service/app.slice", "user@1000.service",
+               "user-1000.slice", "");
+  expect_place("/user.slice/user-1000.slice/user@1000.service", "user@1000.service",
+               "user-1000.slice", "");
+  // A system service that only looks like a manager below is not read below.
+  expect_place("/system.slice/users.service/app.slice/x.service", "users.service", "system.slice",
+               "");
+  expect_place("/system.slice/user@.service/x.service", "", "");  // a template runs nothing
 }
 
 TEST(MetricsSystemdUnit, SlurmAndContainers) {
@@ -100,6 +123,34 @@ TEST(MetricsSystemdUnit, LabelsInTheExpositionAndTop) {
   EXPECT_EQ(j["jobs"][0]["unit"], n.unit);
   EXPECT_EQ(j["jobs"][0]["slice"], n.slice);
   EXPECT_FALSE(j["jobs"][0].contains("job_id"));
+  EXPECT_FALSE(j["jobs"][0].contains("user_unit"));
+}
+
+TEST(MetricsSystemdUnit, TheUsersOwnUnitInTheExpositionAndTop) {
+  Snapshot s;
+  NamedSeries n;
+  n.s.key.cgroup = 9;
+  n.s.key.op = EZIO_M_SC_WRITE;
+  n.s.value.count = 1;
+  n.s.value.bytes = 10;
+  n.cgroup = "/user.slice/user-1000.slice/user@1000.service/app.slice/run-u7.service";
+  SystemdPlace p = systemd_place(n.cgroup);
+  n.unit = p.unit;
+  n.slice = p.slice;
+  n.user_unit = p.user_unit;
+  n.user = "ann";
+  s.series.push_back(n);
+  std::string text = expose(s, Format::kOpenMetrics);
+  EXPECT_NE(text.find(",unit=\"user@1000.service\",slice=\"user-1000.slice\",user_unit=\"run-"
+                      "u7.service\",user=\"ann\",op=\"write\"} 10\n"),
+            std::string::npos)
+      << text;
+  NodeSample now = parse_exposition(text, 1);
+  ASSERT_EQ(now.jobs.size(), 1u);
+  std::vector<JobView> v = job_views(parse_exposition("", 0), now, "io");
+  nlohmann::json j = frame_json(v, "src", 1, 5);
+  EXPECT_EQ(j["jobs"][0]["user_unit"], "run-u7.service");
+  EXPECT_EQ(j["jobs"][0]["unit"], "user@1000.service");
 }
 
 }  // namespace

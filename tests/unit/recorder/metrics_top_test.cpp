@@ -12,7 +12,8 @@ namespace ezio::recorder::metrics {
 namespace {
 
 // Two jobs: /a wrote 1000 then 3000 bytes, its write latencies all under 1.024 µs then 99 more
-// between 2.048 and 4.096 µs; /b read 10 then 10 bytes (idle); no one's block requests.
+// between 2.048 and 4.096 µs, as many FS writes on ext4 all under 8.192 µs; /b read 10 then 10
+// bytes (idle); no one's block requests.
 std::string exposition(double a_bytes, double fast, double slow) {
   return fmt::format(
       "# TYPE eziotrace_syscall_bytes_total counter\n"
@@ -25,10 +26,16 @@ std::string exposition(double a_bytes, double fast, double slow) {
       "le=\"4.096e-06\"}} {}\n"
       "eziotrace_syscall_latency_seconds_bucket{{cgroup=\"/a\",user=\"root\",op=\"write\","
       "le=\"+Inf\"}} {}\n"
+      "eziotrace_fs_calls_total{{cgroup=\"/a\",user=\"root\",fstype=\"ext4\",device=\"vda\","
+      "op=\"write\"}} {}\n"
+      "eziotrace_fs_latency_seconds_bucket{{cgroup=\"/a\",user=\"root\",fstype=\"ext4\","
+      "device=\"vda\",op=\"write\",le=\"8.192e-06\"}} {}\n"
+      "eziotrace_fs_latency_seconds_bucket{{cgroup=\"/a\",user=\"root\",fstype=\"ext4\","
+      "device=\"vda\",op=\"write\",le=\"+Inf\"}} {}\n"
       "eziotrace_block_requests_total{{device=\"vda\",op=\"write\"}} 5\n"
       "eziotrace_pagecache_missed_pages_total{{cgroup=\"/a\",user=\"root\",device=\"vda\"}} 3\n"
       "garbage line {{\n",
-      a_bytes, fast, fast + slow, fast + slow);
+      a_bytes, fast, fast + slow, fast + slow, fast + slow, fast + slow, fast + slow);
 }
 
 TEST(MetricsTop, ParsesJobsAndTheirRates) {
@@ -62,8 +69,9 @@ TEST(MetricsTop, TableAndJson) {
   std::vector<JobView> v = job_views(before, now, "io");
   std::string table = format_table(v, "title", 1);
   EXPECT_TRUE(table.starts_with("title\nJOB ")) << table;
-  EXPECT_NE(table.find("\n/a                       root           0    3.0M       0      0       0 "
-                       "      0       0       0      0     4us       -     0\n"),
+  // 100 FS writes in the second, all under 8.192 µs: FSOPS/s and P99FS.
+  EXPECT_NE(table.find("\n/a                       root           0    3.0M       0      0     100 "
+                       "   8us       0       0       0       0      0     4us       -     0\n"),
             std::string::npos)
       << table;
   EXPECT_EQ(table.find("slurm:7"), std::string::npos) << "--limit 1";
