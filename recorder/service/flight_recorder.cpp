@@ -88,20 +88,29 @@ KnownProcess running_process(pid_t pid) {
   return p;
 }
 
-// The cgroup's directory: a path under the mount that names a cgroup v2 (its cgroup.procs). A
-// path leaving the mount ("/../etc") is refused, not resolved.
-fs::path cgroup_dir(const fs::path& mount, const std::string& cgroup) {
-  fs::path rel = fs::path(cgroup).lexically_normal().relative_path();
-  if (!rel.empty() && *rel.begin() == "..") {
+struct CgroupDir {
+  fs::path rel;  // under the mount, normalized: "job42/step_0", "" for the root
+  fs::path dir;
+  struct stat st {};
+};
+
+// A path under the mount that names a cgroup v2 (a directory with its cgroup.procs), however it
+// is written ("job42", "/job42/", "/a/./b"): one cgroup, one job path. A path leaving the mount
+// ("../etc") is refused, not resolved.
+CgroupDir find_cgroup(const fs::path& mount, const std::string& cgroup) {
+  CgroupDir c;
+  c.rel = fs::path(cgroup).lexically_normal().relative_path();
+  if (!c.rel.empty() && !c.rel.has_filename()) c.rel = c.rel.parent_path();  // "job42/"
+  if (!c.rel.empty() && *c.rel.begin() == "..") {
     fail("{} is not a path under the cgroup v2 mount {}", cgroup, mount.string());
   }
-  fs::path dir = mount / rel;
-  struct stat st {};
-  if (stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || !fs::exists(dir / "cgroup.procs")) {
+  c.dir = mount / c.rel;
+  if (stat(c.dir.c_str(), &c.st) != 0 || !S_ISDIR(c.st.st_mode) ||
+      !fs::exists(c.dir / "cgroup.procs")) {
     fail("there is no cgroup {} (no directory {} under the cgroup v2 mount {})", cgroup,
-         dir.string(), mount.string());
+         c.dir.string(), mount.string());
   }
-  return dir;
+  return c;
 }
 
 // A request's positive number field, within [low, high]; `fallback` when absent.
@@ -230,21 +239,18 @@ FlightRecorder::JobSpec FlightRecorder::spec(const std::string& cgroup, Origin o
 }
 
 FlightRecorder::Job& FlightRecorder::open_job(const JobSpec& spec) {
-  fs::path dir = cgroup_dir(mount_, spec.cgroup);
-  fs::path rel = dir.lexically_relative(mount_);
-  struct stat st {};
-  stat(dir.c_str(), &st);
-  std::string path = rel == "." ? "/" : "/" + rel.string();
+  CgroupDir cgroup = find_cgroup(mount_, spec.cgroup);
+  std::string path = "/" + cgroup.rel.string();
   for (const auto& other : jobs_) {
-    if (other->path == path || other->cgroup_id == st.st_ino) {
+    if (other->path == path || other->cgroup_id == cgroup.st.st_ino) {
       fail("cgroup {} is flight-recorded already (job {}, {}'s)", spec.cgroup, other->path,
            user_name(other->owner));
     }
   }
   auto job = std::make_unique<Job>(uint64_t(spec.seconds * 1e9), spec.max_bytes);
   job->path = path;
-  job->cgroup_id = st.st_ino;
-  job->owner = spec.owner.value_or(st.st_uid);
+  job->cgroup_id = cgroup.st.st_ino;
+  job->owner = spec.owner.value_or(cgroup.st.st_uid);
   job->origin = spec.origin;
   job->seconds = spec.seconds;
   job->max_bytes = spec.max_bytes;
@@ -264,19 +270,18 @@ FlightRecorder::Job& FlightRecorder::open_job(const JobSpec& spec) {
   job->started_ns = monotonic_ns();
   Job& j = *job;
   jobs_.push_back(std::move(job));  // closed with the recorder from now on
-  kernel_.set_layers(j.slot, uint32_t(kAllLayers));
-  j.reader =
-      std::make_unique<RingReader>(std::move(opened.rings.front()), opened.ring_bytes, j.buffer);
-  // The cgroup first, then the processes there already: one forking meanwhile is in either.
-  auto level = unsigned(std::distance(rel.begin(), rel.end()));
-  if (rel == ".") level = 0;
   try {
+    kernel_.set_layers(j.slot, uint32_t(kAllLayers));
+    j.reader =
+        std::make_unique<RingReader>(std::move(opened.rings.front()), opened.ring_bytes, j.buffer);
+    // The cgroup first, then the processes there already: one forking meanwhile is in either.
+    auto level = unsigned(std::distance(cgroup.rel.begin(), cgroup.rel.end()));
     kernel_.record_cgroup(j.slot, j.cgroup_id, level, j.owner);
   } catch (const Error&) {
     remove_job(j.path);  // its session closed: a refused job leaves no slot taken
     throw;
   }
-  size_t added = enroll_present(j, dir);
+  size_t added = enroll_present(j, cgroup.dir);
   j.present = added;
   spdlog::info(
       "flight recorder: job {} (cgroup {}, {}'s), the last {} s, at most {} MiB; {} "
