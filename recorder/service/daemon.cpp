@@ -24,7 +24,7 @@ struct Daemon::Connection {
   Peer peer;
   std::string who;  // "alice (pid 123)", for the log
   bool has_session = false;
-  bool flight_change = false;  // a FLIGHT_ADD or FLIGHT_REMOVE: a job (its slot) may have gone
+  bool flight_change = false;  // a FLIGHT_ADD or FLIGHT_REMOVE: a job's slot taken or freed
   unsigned slot = 0;
   uint64_t ring_bytes = 0;
   uint64_t layers = 0;
