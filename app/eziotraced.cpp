@@ -229,6 +229,26 @@ RulesConfig rules_config(const Args& a, const ezio::recorder::metrics::MetricsPr
   return rc;
 }
 
+// The flight recorder: its jobs of --flight and --flight-slurm, and those `eziotrace service
+// flight add` adds later (it waits for them without a job). Without a cgroup v2 hierarchy there
+// are none to add: no recorder, unless jobs are asked for (then the error says why).
+std::unique_ptr<FlightRecorder> start_flight(const Args& a, SessionKernel& kernel,
+                                             const Metrics& metrics) {
+  bool flight_wanted = !a.flight.cgroups.empty() || !a.flight.slurm_root.empty();
+  std::filesystem::path mount;
+  try {
+    mount = ezio::recorder::metrics::cgroup2_mount();
+  } catch (const ezio::Error& e) {
+    if (flight_wanted) throw;
+    spdlog::info("no flight recorder: {}", e.what());
+    return nullptr;
+  }
+  FlightConfig fc = a.flight;
+  fc.max_bytes = a.flight_mib << 20;
+  fc.rules = rules_config(a, metrics.programs.get());
+  return std::make_unique<FlightRecorder>(kernel, fc, mount);
+}
+
 void serve(const Args& a) {
   ezio::recorder::check_recording_privileges();
   auto group = group_id(a.group);
@@ -248,18 +268,7 @@ void serve(const Args& a) {
   if (!activated) sock = listen_at(a.socket, *group);
   std::unique_ptr<SessionKernel> kernel = load_kernel_sessions(a.layers);
   Metrics metrics = start_metrics(a);
-  std::unique_ptr<FlightRecorder> flight;
-  bool flight_wanted = !a.flight.cgroups.empty() || !a.flight.slurm_root.empty();
-  if (!flight_wanted && !a.flight_rules.empty()) {
-    ezio::fail("--flight-rule needs jobs to watch (--flight CGROUP or --flight-slurm)");
-  }
-  if (flight_wanted) {
-    FlightConfig fc = a.flight;
-    fc.max_bytes = a.flight_mib << 20;
-    fc.rules = rules_config(a, metrics.programs.get());
-    flight =
-        std::make_unique<FlightRecorder>(*kernel, fc, ezio::recorder::metrics::cgroup2_mount());
-  }
+  std::unique_ptr<FlightRecorder> flight = start_flight(a, *kernel, metrics);
   if (metrics.programs) {
     config.metrics_hook =
         ezio::recorder::metrics::syscall_hook_name(metrics.programs->syscall_hook());

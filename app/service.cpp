@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
-// `eziotrace service install|status`: sets up eziotraced (docs/service.md), or asks it what it
-// serves.
+// `eziotrace service install|status|flight`: sets up eziotraced (docs/service.md), asks it what it
+// serves, or adds and removes its flight-recorded jobs (docs/flight-recorder.md).
 #include <spawn.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "app/commands.h"
@@ -165,9 +166,10 @@ void status(const std::string& socket) {
   for (const auto& j : s.value("flight", nlohmann::json::array())) {
     fmt::print(
         "  flight-recorded job {} ({}'s): the last {} s, {} events held ({} KiB), {} "
-        "dropped to make room\n",
+        "dropped to make room{}\n",
         j.value("job", "?"), j.value("owner", "?"), j.value("seconds", 0.0),
-        j.value("events", 0ull), j.value("bytes", 0ull) >> 10, j.value("dropped", 0ull));
+        j.value("events", 0ull), j.value("bytes", 0ull) >> 10, j.value("dropped", 0ull),
+        j.value("added", false) ? "; added while eziotraced runs" : "");
   }
   if (const auto& sl = s.value("flight_slurm", nlohmann::json()); sl.is_object()) {
     fmt::print(
@@ -177,6 +179,53 @@ void status(const std::string& socket) {
         sl.value("recorded", 0ull), sl.value("added", 0ull), sl.value("removed", 0ull),
         sl.value("refused", 0ull));
   }
+}
+
+struct FlightArgs {
+  std::string socket = kDefaultSocket;
+  std::string cgroup;
+  std::optional<double> seconds;
+  std::optional<uint64_t> mib;
+};
+
+void flight_add(const FlightArgs& a) {
+  nlohmann::json request{{"cgroup", a.cgroup}};
+  if (a.seconds) request["seconds"] = *a.seconds;
+  if (a.mib) request["mib"] = *a.mib;
+  nlohmann::json j = ServiceClient(a.socket).flight_add(request);
+  fmt::print(
+      "eziotraced flight-records job {} ({}'s) from now on: the last {} s, at most {} MiB; {} "
+      "process(es) there already. A restart of eziotraced forgets it (its configuration is not "
+      "changed).\n",
+      j.value("job", "?"), j.value("owner", "?"), j.value("seconds", 0.0), j.value("mib", 0ull),
+      j.value("processes", 0ull));
+}
+
+void flight_remove(const FlightArgs& a) {
+  nlohmann::json j = ServiceClient(a.socket).flight_remove({{"cgroup", a.cgroup}});
+  fmt::print("eziotraced flight-records job {} no more: its session and kept events are freed\n",
+             j.value("job", "?"));
+}
+
+void add_flight_commands(CLI::App& service) {
+  CLI::App* flight = service.add_subcommand(
+      "flight", "add or remove a job eziotraced flight-records, while it runs (root)");
+  flight->require_subcommand(1);
+  auto a = std::make_shared<FlightArgs>();
+  CLI::App* add = flight->add_subcommand(
+      "add", "flight-record this cgroup v2 from now on (its path under the cgroup2 mount)");
+  add->add_option("cgroup", a->cgroup, "the cgroup, as eziotraced --flight takes it")->required();
+  add->add_option("--seconds", a->seconds, "the seconds of events it keeps (eziotraced's default)")
+      ->check(CLI::Range(0.1, 86400.0));
+  add->add_option("--mib", a->mib, "the memory of its kept events, in MiB (eziotraced's default)")
+      ->check(CLI::Range(1, 1 << 20));
+  add->add_option("--socket", a->socket, "the service's socket");
+  add->callback([a] { flight_add(*a); });
+  CLI::App* remove = flight->add_subcommand(
+      "remove", "stop flight-recording a job: its path, cgroup id or Slurm job id");
+  remove->add_option("job", a->cgroup, "the job, as eziotrace snapshot --job names it")->required();
+  remove->add_option("--socket", a->socket, "the service's socket");
+  remove->callback([a] { flight_remove(*a); });
 }
 
 }  // namespace
@@ -196,6 +245,7 @@ void add_service_command(CLI::App& app) {
       cmd->add_subcommand("status", "the sessions eziotraced serves (yours; all for root)");
   st->add_option("--socket", *socket, "the service's socket");
   st->callback([socket] { status(*socket); });
+  add_flight_commands(*cmd);
 }
 
 }  // namespace ezio::app

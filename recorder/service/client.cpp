@@ -140,6 +140,14 @@ Message ServiceClient::snapshot(const nlohmann::json& body) {
   return request(Type::kSnapshot, body, Type::kSnapshotData);
 }
 
+nlohmann::json ServiceClient::flight_add(const nlohmann::json& body) {
+  return request(Type::kFlightAdd, body, Type::kFlightDone).body;
+}
+
+nlohmann::json ServiceClient::flight_remove(const nlohmann::json& body) {
+  return request(Type::kFlightRemove, body, Type::kFlightDone).body;
+}
+
 // /proc/self/fdinfo of a BPF map: "map_type:\t27" (BPF_MAP_TYPE_RINGBUF), "max_entries:\tN".
 void check_ring_fds(const std::vector<UniqueFd>& rings, uint64_t ring_bytes) {
   for (size_t r = 0; r < rings.size(); ++r) {

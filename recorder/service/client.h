@@ -45,6 +45,10 @@ class ServiceClient {
   nlohmann::json status();
   // A flight-recorded job's snapshot (protocol.h SNAPSHOT): the SNAPSHOT_DATA, its fd the records.
   Message snapshot(const nlohmann::json& request);
+  // Adds or removes a flight-recorded job (protocol.h FLIGHT_ADD, FLIGHT_REMOVE; root's): the
+  // FLIGHT_DONE body.
+  nlohmann::json flight_add(const nlohmann::json& request);
+  nlohmann::json flight_remove(const nlohmann::json& request);
   int fd() const { return sock_.get(); }
 
  private:

@@ -24,6 +24,7 @@ struct Daemon::Connection {
   Peer peer;
   std::string who;  // "alice (pid 123)", for the log
   bool has_session = false;
+  bool flight_change = false;  // a FLIGHT_ADD or FLIGHT_REMOVE: a job's slot taken or freed
   unsigned slot = 0;
   uint64_t ring_bytes = 0;
   uint64_t layers = 0;
@@ -233,6 +234,10 @@ void Daemon::handle(Connection& c, Message& m) {
     case Type::kSnapshot:
       if (c.state != S::kNew) break;
       return on_snapshot(c, m);
+    case Type::kFlightAdd:
+    case Type::kFlightRemove:
+      if (c.state != S::kNew) break;
+      return on_flight_change(c, m);
     case Type::kTrace:
       if (c.state == S::kOpening && !c.trace) {  // sent without waiting for the WELCOME
         c.trace = std::move(m);
@@ -413,6 +418,27 @@ void Daemon::on_snapshot(Connection& c, Message& m) {
   drop(fd, "snapshot sent");
 }
 
+// Root's only: a cgroup's processes may be other users' (a job's owner is whoever owns its
+// directory), and their recording holds the names of the files they open.
+void Daemon::on_flight_change(Connection& c, Message& m) {
+  bool add = m.type == Type::kFlightAdd;
+  if (c.peer.uid != 0) {
+    spdlog::warn("refused {}'s {}: root's only", c.who, type_name(m.type));
+    fail(
+        "only root may {} flight-recorded jobs: a cgroup's processes may be other users', whose "
+        "file names the recording holds",
+        add ? "add" : "remove");
+  }
+  if (!flight_) fail("eziotraced has no flight recorder (no cgroup v2 hierarchy mounted)");
+  c.flight_change = true;  // drop() detaches the programs should nothing need them any more
+  nlohmann::json done = add ? flight_->add(m.body) : flight_->remove(m.body);
+  spdlog::info("flight recorder: job {} {} at the request of {}", done.value("job", "?"),
+               add ? "added" : "removed", c.who);
+  int fd = c.fd.get();
+  send_message(fd, Type::kFlightDone, done);
+  drop(fd, fmt::format("{} {}", add ? "added" : "removed", done.value("job", "?")));
+}
+
 void Daemon::drop(int fd, const std::string& why) {
   auto it = connections_.find(fd);
   if (it == connections_.end()) return;
@@ -427,12 +453,13 @@ void Daemon::drop(int fd, const std::string& why) {
                  why.empty() ? " (the client went away)" : fmt::format(" ({})", why));
   }
   bool had_session = c.has_session;
+  bool slots_changed = had_session || c.flight_change;
   connections_.erase(it);
-  if (had_session) {
+  if (slots_changed) {
     // The last session gone, the programs leave every process's system calls.
     if (!any_session() && !(flight_ && flight_->any())) kernel_.detach();
-    log_sessions();
-    spare_failed_ = false;  // a slot is free again
+    if (had_session) log_sessions();
+    spare_failed_ = false;  // a slot may be free again
     // Its client has its totals and needs the service no more, and the next recording is likely
     // to come soon (a script's next command): the spare is made now, on the ring maker's thread,
     // which an idle timer alone would often start too late.

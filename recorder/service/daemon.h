@@ -100,6 +100,7 @@ class Daemon {
   void on_trace(Connection& c, Message& m);
   void on_status(Connection& c);
   void on_snapshot(Connection& c, Message& m);
+  void on_flight_change(Connection& c, Message& m);
   void drop(int fd, const std::string& why);
   void log_sessions() const;
   bool any_session() const;  // of a client (the spare is none)

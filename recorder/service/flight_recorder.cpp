@@ -28,8 +28,12 @@ struct FlightRecorder::Job {
   std::string path;  // under the cgroup2 mount, "/" first
   uint64_t cgroup_id = 0;
   uid_t owner = 0;
+  Origin origin = Origin::kStart;
+  double seconds = 0;
+  uint64_t max_bytes = 0;
   unsigned slot = 0;
   uint64_t started_ns = 0;
+  size_t present = 0;  // the owner's processes there when its recording began
   FlightBuffer buffer;
   std::unique_ptr<RingReader> reader;
   JobRules rules;
@@ -84,14 +88,48 @@ KnownProcess running_process(pid_t pid) {
   return p;
 }
 
-UniqueFd drain_timer() {
-  UniqueFd fd(timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK));
-  if (!fd) fail("timerfd_create: {}", errno_text(errno));
-  itimerspec period{{0, kDrainPeriodNs}, {0, kDrainPeriodNs}};
-  if (timerfd_settime(fd.get(), 0, &period, nullptr) != 0) {
-    fail("timerfd_settime: {}", errno_text(errno));
+struct CgroupDir {
+  fs::path rel;  // under the mount, normalized: "job42/step_0", "" for the root
+  fs::path dir;
+  struct stat st {};
+};
+
+// A path under the mount that names a cgroup v2 (a directory with its cgroup.procs), however it
+// is written ("job42", "/job42/", "/a/./b"): one cgroup, one job path. A path leaving the mount
+// ("../etc") is refused, not resolved.
+CgroupDir find_cgroup(const fs::path& mount, const std::string& cgroup) {
+  CgroupDir c;
+  c.rel = fs::path(cgroup).lexically_normal().relative_path();
+  if (!c.rel.empty() && !c.rel.has_filename()) c.rel = c.rel.parent_path();  // "job42/"
+  if (!c.rel.empty() && *c.rel.begin() == "..") {
+    fail("{} is not a path under the cgroup v2 mount {}", cgroup, mount.string());
   }
-  return fd;
+  c.dir = mount / c.rel;
+  if (stat(c.dir.c_str(), &c.st) != 0 || !S_ISDIR(c.st.st_mode) ||
+      !fs::exists(c.dir / "cgroup.procs")) {
+    fail("there is no cgroup {} (no directory {} under the cgroup v2 mount {})", cgroup,
+         c.dir.string(), mount.string());
+  }
+  return c;
+}
+
+// A request's positive number field, within [low, high]; `fallback` when absent.
+double request_number(const nlohmann::json& request, const char* name, double fallback, double low,
+                      double high) {
+  auto it = request.find(name);
+  if (it == request.end()) return fallback;
+  if (!it->is_number()) throw ProtocolError(fmt::format("field \"{}\" is not a number", name));
+  double v = it->get<double>();
+  if (!(v >= low && v <= high)) fail("{} {} is out of range: {} to {}", name, v, low, high);
+  return v;
+}
+
+std::string request_string(const nlohmann::json& request, const char* name) {
+  auto it = request.find(name);
+  if (it == request.end() || !it->is_string() || it->get<std::string>().empty()) {
+    throw ProtocolError(fmt::format("field \"{}\" missing or not a non-empty string", name));
+  }
+  return it->get<std::string>();
 }
 
 // The records, then the names of the window's processes (JSON), in a sealed memfd.
@@ -117,9 +155,19 @@ UniqueFd records_file(const FlightBuffer::Window& w, const std::string& processe
 }  // namespace
 
 FlightRecorder::FlightRecorder(SessionKernel& kernel, const FlightConfig& config, fs::path mount)
-    : kernel_(kernel), config_(config), mount_(std::move(mount)) {
-  for (const std::string& cgroup : config_.cgroups) open_job(cgroup);
-  timer_ = drain_timer();
+    : kernel_(kernel),
+      config_(config),
+      mount_(std::move(mount)),
+      timer_(timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK)) {
+  if (!timer_) fail("timerfd_create: {}", errno_text(errno));
+  for (const std::string& cgroup : config_.cgroups) {
+    try {
+      open_job(spec(cgroup, Origin::kStart));
+    } catch (const Error& e) {
+      fail("--flight {}: {}", cgroup, e.what());
+    }
+  }
+  arm_timer();
   if (config_.slurm_root.empty()) return;
   std::vector<fs::path> places{mount_ / fs::path(config_.slurm_root).relative_path()};
   // Slurm built with --enable-multiple-slurmd (Debian's) names the scope after the node.
@@ -132,6 +180,20 @@ FlightRecorder::FlightRecorder(SessionKernel& kernel, const FlightConfig& config
       SlurmJobSet::Actions{
           [this, under_mount](const std::string& d) { return add_slurm_job(under_mount(d)); },
           [this, under_mount](const std::string& d) { remove_job(under_mount(d)); }});
+  arm_timer();
+}
+
+// The drains run while there is something to drain or Slurm's directory to look for: an idle
+// eziotraced (jobs are added later, by request) is not woken ten times a second for nothing.
+void FlightRecorder::arm_timer() {
+  bool wanted = !jobs_.empty() || slurm_;
+  if (wanted == timer_armed_) return;
+  itimerspec period{};
+  if (wanted) period = {{0, kDrainPeriodNs}, {0, kDrainPeriodNs}};
+  if (timerfd_settime(timer_.get(), 0, &period, nullptr) != 0) {
+    fail("timerfd_settime: {}", errno_text(errno));
+  }
+  timer_armed_ = wanted;
 }
 
 int FlightRecorder::watch_fd() const { return slurm_ ? slurm_->fd() : -1; }
@@ -148,7 +210,9 @@ bool FlightRecorder::add_slurm_job(const std::string& cgroup) {
     return false;
   }
   try {
-    open_job(cgroup, user);
+    JobSpec s = spec(cgroup, Origin::kSlurm);
+    s.owner = user;
+    open_job(s);
     return true;
   } catch (const Error& e) {
     // Most likely every session slot taken (recordings and jobs share them).
@@ -163,24 +227,33 @@ void FlightRecorder::remove_job(const std::string& path) {
   kernel_.close((*it)->slot);
   spdlog::info("flight recorder: job {} ended: its session {} and buffer freed", path, (*it)->slot);
   jobs_.erase(it);
+  arm_timer();
 }
 
 FlightRecorder::~FlightRecorder() {
   for (auto& job : jobs_) kernel_.close(job->slot);
 }
 
-void FlightRecorder::open_job(const std::string& cgroup, std::optional<uid_t> owner) {
-  fs::path rel = fs::path(cgroup).relative_path();
-  fs::path dir = mount_ / rel;
-  struct stat st {};
-  if (stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
-    fail("--flight {}: there is no cgroup {} (the cgroup v2 mount is {})", cgroup, dir.string(),
-         mount_.string());
+FlightRecorder::JobSpec FlightRecorder::spec(const std::string& cgroup, Origin origin) const {
+  return {cgroup, std::nullopt, origin, config_.seconds, config_.max_bytes};
+}
+
+FlightRecorder::Job& FlightRecorder::open_job(const JobSpec& spec) {
+  CgroupDir cgroup = find_cgroup(mount_, spec.cgroup);
+  std::string path = "/" + cgroup.rel.string();
+  for (const auto& other : jobs_) {
+    if (other->path == path || other->cgroup_id == cgroup.st.st_ino) {
+      fail("cgroup {} is flight-recorded already (job {}, {}'s)", spec.cgroup, other->path,
+           user_name(other->owner));
+    }
   }
-  auto job = std::make_unique<Job>(uint64_t(config_.seconds * 1e9), config_.max_bytes);
-  job->path = "/" + rel.string();
-  job->cgroup_id = st.st_ino;
-  job->owner = owner.value_or(st.st_uid);
+  auto job = std::make_unique<Job>(uint64_t(spec.seconds * 1e9), spec.max_bytes);
+  job->path = path;
+  job->cgroup_id = cgroup.st.st_ino;
+  job->owner = spec.owner.value_or(cgroup.st.st_uid);
+  job->origin = spec.origin;
+  job->seconds = spec.seconds;
+  job->max_bytes = spec.max_bytes;
   // Attached before the job's processes are looked for: one starting meanwhile is seen.
   kernel_.attach();
   unsigned slot = kernel_.reserve();
@@ -197,17 +270,25 @@ void FlightRecorder::open_job(const std::string& cgroup, std::optional<uid_t> ow
   job->started_ns = monotonic_ns();
   Job& j = *job;
   jobs_.push_back(std::move(job));  // closed with the recorder from now on
-  kernel_.set_layers(j.slot, uint32_t(kAllLayers));
-  j.reader =
-      std::make_unique<RingReader>(std::move(opened.rings.front()), opened.ring_bytes, j.buffer);
-  // The cgroup first, then the processes there already: one forking meanwhile is in either.
-  auto level = unsigned(std::distance(rel.begin(), rel.end()));
-  kernel_.record_cgroup(j.slot, j.cgroup_id, level, j.owner);
-  size_t added = enroll_present(j, dir);
+  try {
+    kernel_.set_layers(j.slot, uint32_t(kAllLayers));
+    j.reader =
+        std::make_unique<RingReader>(std::move(opened.rings.front()), opened.ring_bytes, j.buffer);
+    // The cgroup first, then the processes there already: one forking meanwhile is in either.
+    auto level = unsigned(std::distance(cgroup.rel.begin(), cgroup.rel.end()));
+    kernel_.record_cgroup(j.slot, j.cgroup_id, level, j.owner);
+  } catch (const Error&) {
+    remove_job(j.path);  // its session closed: a refused job leaves no slot taken
+    throw;
+  }
+  size_t added = enroll_present(j, cgroup.dir);
+  j.present = added;
   spdlog::info(
       "flight recorder: job {} (cgroup {}, {}'s), the last {} s, at most {} MiB; {} "
       "process(es) there already",
-      j.path, j.cgroup_id, user_name(j.owner), config_.seconds, config_.max_bytes >> 20, added);
+      j.path, j.cgroup_id, user_name(j.owner), j.seconds, j.max_bytes >> 20, added);
+  arm_timer();
+  return j;
 }
 
 size_t FlightRecorder::enroll_present(Job& job, const fs::path& dir) {
@@ -267,15 +348,15 @@ std::pair<nlohmann::json, UniqueFd> FlightRecorder::snapshot(const Peer& peer,
     throw ProtocolError("SNAPSHOT without a job");
   }
   std::string id = request["job"].get<std::string>();
-  double seconds = config_.seconds;
+  Job* job = find(id);
+  if (!job) fail("eziotraced flight-records no job {} (eziotrace service status lists yours)", id);
+  double seconds = job->seconds;
   if (request.contains("seconds")) {
     if (!request["seconds"].is_number() || request["seconds"].get<double>() <= 0) {
       throw ProtocolError("SNAPSHOT's seconds is not a positive number");
     }
     seconds = std::min(seconds, request["seconds"].get<double>());
   }
-  Job* job = find(id);
-  if (!job) fail("eziotraced flight-records no job {} (eziotrace service status lists yours)", id);
   if (peer.uid != 0 && peer.uid != job->owner) {
     fail("job {} is {}'s: only its owner and root may take its snapshot", id,
          user_name(job->owner));
@@ -318,13 +399,39 @@ nlohmann::json FlightRecorder::status(uid_t uid) const {
     jobs.push_back({{"job", job->path},
                     {"cgroup_id", job->cgroup_id},
                     {"owner", user_name(job->owner)},
-                    {"seconds", config_.seconds},
+                    {"seconds", job->seconds},
+                    {"added", job->origin == Origin::kRequest},
                     {"events", job->buffer.events()},
                     {"bytes", job->buffer.bytes()},
                     {"dropped", job->buffer.dropped()}});
     if (!config_.rules.rules.empty()) jobs.back()["rules"] = job->rules.status();
   }
   return jobs;
+}
+
+nlohmann::json FlightRecorder::add(const nlohmann::json& request) {
+  JobSpec s = spec(request_string(request, "cgroup"), Origin::kRequest);
+  // The ranges eziotraced's --flight-seconds and --flight-mib take.
+  s.seconds = request_number(request, "seconds", config_.seconds, 0.1, 86400);
+  s.max_bytes =
+      uint64_t(request_number(request, "mib", double(config_.max_bytes >> 20), 1, double(1 << 20)))
+      << 20;
+  Job& j = open_job(s);
+  return {{"job", j.path},        {"cgroup_id", j.cgroup_id}, {"owner", user_name(j.owner)},
+          {"seconds", j.seconds}, {"mib", j.max_bytes >> 20}, {"processes", j.present}};
+}
+
+nlohmann::json FlightRecorder::remove(const nlohmann::json& request) {
+  std::string id = request_string(request, "cgroup");
+  Job* job = find(id);
+  if (!job) fail("eziotraced flight-records no job {} (eziotrace service status lists them)", id);
+  if (job->origin == Origin::kSlurm) {
+    fail("job {} is a Slurm job that --flight-slurm follows: its recording ends with the job",
+         job->path);
+  }
+  std::string path = job->path;
+  remove_job(path);
+  return {{"job", path}};
 }
 
 }  // namespace ezio::recorder::service

@@ -61,6 +61,11 @@ class FlightRecorder {
   // The SNAPSHOT of peer: the SNAPSHOT_DATA body and the memfd of the records. Fails (ezio::Error,
   // the message the client shows) for a job that is not there or not the peer's.
   std::pair<nlohmann::json, UniqueFd> snapshot(const Peer& peer, const nlohmann::json& request);
+  // Jobs added and removed while it runs (FLIGHT_ADD, FLIGHT_REMOVE; daemon.cpp lets root only):
+  // the FLIGHT_DONE body. Fail (ezio::Error, the message the client shows) for a cgroup that is
+  // not there or recorded already, no free session slot, a job that is not there or is Slurm's.
+  nlohmann::json add(const nlohmann::json& request);
+  nlohmann::json remove(const nlohmann::json& request);
   // The jobs uid may see (root: all), for STATUS.
   nlohmann::json status(uid_t uid) const;
   // The Slurm jobs followed (added, removed, refused), null without --flight-slurm.
@@ -68,14 +73,24 @@ class FlightRecorder {
 
  private:
   struct Job;
+  // Who asked for a job: `--flight` at the start, `--flight-slurm`, or a FLIGHT_ADD.
+  enum class Origin { kStart, kSlurm, kRequest };
+  struct JobSpec {
+    std::string cgroup;          // a path under the mount
+    std::optional<uid_t> owner;  // else the cgroup's directory's owner
+    Origin origin = Origin::kStart;
+    double seconds = 0;  // the job's window and memory (FlightConfig's unless asked)
+    uint64_t max_bytes = 0;
+  };
   Job* find(const std::string& id);
-  // The job of cgroup, owned by owner (else by the cgroup's directory's owner). Fails (ezio::Error)
-  // when it cannot be recorded.
-  void open_job(const std::string& cgroup, std::optional<uid_t> owner = std::nullopt);
+  JobSpec spec(const std::string& cgroup, Origin origin) const;
+  // The job of spec.cgroup. Fails (ezio::Error) when it cannot be recorded, leaving no trace.
+  Job& open_job(const JobSpec& spec);
   bool add_slurm_job(const std::string& cgroup);  // a path under the mount
   void remove_job(const std::string& path);
   size_t enroll_present(Job& job, const std::filesystem::path& dir);
   void drain(Job& job);
+  void arm_timer();
 
   SessionKernel& kernel_;
   FlightConfig config_;
@@ -83,6 +98,7 @@ class FlightRecorder {
   std::vector<std::unique_ptr<Job>> jobs_;
   std::unique_ptr<SlurmWatch> slurm_;
   UniqueFd timer_;
+  bool timer_armed_ = false;
   unsigned ticks_ = 0;
 };
 

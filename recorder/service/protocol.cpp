@@ -69,6 +69,10 @@ const char* type_name(Type t) {
       return "STATUS";
     case Type::kSnapshot:
       return "SNAPSHOT";
+    case Type::kFlightAdd:
+      return "FLIGHT_ADD";
+    case Type::kFlightRemove:
+      return "FLIGHT_REMOVE";
     case Type::kWelcome:
       return "WELCOME";
     case Type::kTraced:
@@ -81,6 +85,8 @@ const char* type_name(Type t) {
       return "STATE";
     case Type::kSnapshotData:
       return "SNAPSHOT_DATA";
+    case Type::kFlightDone:
+      return "FLIGHT_DONE";
     case Type::kRefused:
       return "REFUSED";
   }

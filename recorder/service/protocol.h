@@ -23,8 +23,9 @@ constexpr uint32_t kMaxBody = 64 * 1024;
 
 // Client requests, then daemon replies. The order a session follows (the daemon enforces it):
 // HELLO -> WELCOME, TRACE -> TRACED, (COUNT -> COUNTED)*, END -> TOTALS. STATUS -> STATE is
-// a connection of its own, and so is SNAPSHOT -> SNAPSHOT_DATA (docs/flight-recorder.md). REFUSED
-// answers any request and ends the connection. The TRACE may follow its HELLO at once, without
+// a connection of its own, and so are SNAPSHOT -> SNAPSHOT_DATA and FLIGHT_ADD or FLIGHT_REMOVE ->
+// FLIGHT_DONE (docs/flight-recorder.md; root's only). REFUSED answers any request and ends the
+// connection. The TRACE may follow its HELLO at once, without
 // waiting for the WELCOME: it is answered after it (one round trip less on the way to the
 // application's start).
 enum class Type : uint16_t {
@@ -34,6 +35,9 @@ enum class Type : uint16_t {
   kEnd = 5,       // {}
   kStatus = 6,    // {}
   kSnapshot = 7,  // {"job", "seconds" (optional: all kept)}: a flight-recorded job's last seconds
+  // {"cgroup", "seconds", "mib" (both optional: eziotraced's --flight-seconds, --flight-mib)}
+  kFlightAdd = 8,
+  kFlightRemove = 9,  // {"cgroup"}: a job, named as SNAPSHOT names it
   // {"slot", "ring_bytes" (each ring's), "rings", "plan", "kernel_release"} + the rings' fds
   kWelcome = 101,
   kTraced = 102,   // {}
@@ -43,6 +47,9 @@ enum class Type : uint16_t {
   // {"job", "cgroup", "owner", "window_start_ns", "window_end_ns", "asked_start_ns", "events",
   // "dropped", "lost", "processes", "plan", "kernel_release"} + a memfd holding the records
   kSnapshotData = 106,
+  // {"job", "cgroup_id", "owner", "seconds", "mib", "processes" (those there already;
+  // FLIGHT_ADD's)}
+  kFlightDone = 107,
   kRefused = 199,  // {"message"}
 };
 const char* type_name(Type t);

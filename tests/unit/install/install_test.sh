@@ -57,7 +57,8 @@ check_man() {
       grep -q -- "$opt\b" <<<"$rendered1" || fail "eziotrace.1 does not document $sub $opt"
     done
   done
-  for opt in $(long_options "$ezt" service install) $(long_options "$ezt" service status); do
+  for opt in $(long_options "$ezt" service install) $(long_options "$ezt" service status) \
+    $(long_options "$ezt" service flight add) $(long_options "$ezt" service flight remove); do
     grep -q -- "$opt\b" <<<"$rendered1" || fail "eziotrace.1 does not document service's $opt"
   done
   for opt in $(long_options "$prefix/bin/eziotraced"); do
@@ -111,6 +112,8 @@ check_completion() {
   expect pagecache eziotrace record --layers pa
   expect install eziotrace service i
   expect --no-start eziotrace service install --no
+  expect remove eziotrace service flight r
+  expect --mib eziotrace service flight add /job42 --seconds 10 --m
   expect --max-sessions-per-user eziotraced --max-s
   # The recorded command's own options are not eziotrace's.
   refuse --layers eziotrace record -o out ls --la
