@@ -91,17 +91,24 @@ TEST(MetricsSystemdUnit, EscapesAreSystemds) {
   expect_place("/_tasks.slice/x.service", "x.service", "tasks.slice");
 }
 
-TEST(MetricsSystemdUnit, LabelsInTheExpositionAndTop) {
-  Snapshot s;
+// A job's series of write calls: its bytes, its cgroup path and the user.
+NamedSeries writes_of(const std::string& cgroup, uint64_t bytes, const std::string& user) {
   NamedSeries n;
   n.s.key.cgroup = 9;
   n.s.key.op = EZIO_M_SC_WRITE;
-  n.s.value.count = 3;
-  n.s.value.bytes = 4096;
-  n.cgroup = "/system.slice/system-x\\x2dy.slice/x\\x2dy@1.service/sub";
+  n.s.value.count = 1;
+  n.s.value.bytes = bytes;
+  n.cgroup = cgroup;
+  n.user = user;
+  return n;
+}
+
+TEST(MetricsSystemdUnit, LabelsInTheExpositionAndTop) {
+  Snapshot s;
+  NamedSeries n =
+      writes_of("/system.slice/system-x\\x2dy.slice/x\\x2dy@1.service/sub", 4096, "root");
   n.unit = "x\\x2dy@1.service";
   n.slice = "system-x\\x2dy.slice";
-  n.user = "root";
   s.series.push_back(n);
   std::string text = expose(s, Format::kOpenMetrics);
   EXPECT_NE(text.find("eziotrace_syscall_bytes_total{cgroup=\"/system.slice/system-x\\\\x2dy.slice/"
@@ -128,17 +135,12 @@ TEST(MetricsSystemdUnit, LabelsInTheExpositionAndTop) {
 
 TEST(MetricsSystemdUnit, TheUsersOwnUnitInTheExpositionAndTop) {
   Snapshot s;
-  NamedSeries n;
-  n.s.key.cgroup = 9;
-  n.s.key.op = EZIO_M_SC_WRITE;
-  n.s.value.count = 1;
-  n.s.value.bytes = 10;
-  n.cgroup = "/user.slice/user-1000.slice/user@1000.service/app.slice/run-u7.service";
+  NamedSeries n = writes_of(
+      "/user.slice/user-1000.slice/user@1000.service/app.slice/run-u7.service", 10, "ann");
   SystemdPlace p = systemd_place(n.cgroup);
   n.unit = p.unit;
   n.slice = p.slice;
   n.user_unit = p.user_unit;
-  n.user = "ann";
   s.series.push_back(n);
   std::string text = expose(s, Format::kOpenMetrics);
   EXPECT_NE(text.find(",unit=\"user@1000.service\",slice=\"user-1000.slice\",user_unit=\"run-"
