@@ -167,7 +167,6 @@ FlightRecorder::FlightRecorder(SessionKernel& kernel, const FlightConfig& config
       fail("--flight {}: {}", cgroup, e.what());
     }
   }
-  arm_timer();
   if (config_.slurm_root.empty()) return;
   std::vector<fs::path> places{mount_ / fs::path(config_.slurm_root).relative_path()};
   // Slurm built with --enable-multiple-slurmd (Debian's) names the scope after the node.

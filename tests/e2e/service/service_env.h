@@ -2,6 +2,7 @@
 #pragma once
 // What the service tests share: real users (two in group eziotrace, one not), an eziotraced of
 // the test's own on a private socket, commands run as one of the users.
+#include <gtest/gtest.h>
 #include <sys/types.h>
 
 #include <cstdint>
@@ -41,6 +42,14 @@ class TestUsers {
 
  private:
   ServiceGroup group_;
+};
+
+// The fixture of a test suite whose tests need the users: made once for the suite, removed after.
+class WithTestUsers : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { users_ = std::make_unique<TestUsers>(); }
+  static void TearDownTestSuite() { users_.reset(); }
+  static inline std::unique_ptr<TestUsers> users_;
 };
 
 // `eziotraced --foreground --socket <private path>` until destroyed (killed).

@@ -45,13 +45,7 @@ void expect_refused(const TestRun& r, const std::string& message) {
   EXPECT_NE(r.err.find(message), std::string::npos) << r.err;
 }
 
-class FlightAdd : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() { users_ = std::make_unique<ezio::test::TestUsers>(); }
-  static void TearDownTestSuite() { users_.reset(); }
-  static std::unique_ptr<ezio::test::TestUsers> users_;
-};
-std::unique_ptr<ezio::test::TestUsers> FlightAdd::users_;
+class FlightAdd : public ezio::test::WithTestUsers {};
 
 TEST_F(FlightAdd, AJobAddedWhileTheServiceRunsIsRecordedUntilRemoved) {
   JobCgroup job("ezio-flight-add", users_->uid(kUserA));

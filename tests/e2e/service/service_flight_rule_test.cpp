@@ -20,13 +20,7 @@ using nlohmann::json;
 
 namespace {
 
-class FlightRule : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() { users_ = std::make_unique<ezio::test::TestUsers>(); }
-  static void TearDownTestSuite() { users_.reset(); }
-  static std::unique_ptr<ezio::test::TestUsers> users_;
-};
-std::unique_ptr<ezio::test::TestUsers> FlightRule::users_;
+class FlightRule : public ezio::test::WithTestUsers {};
 
 // The job's rule state in the service's STATUS.
 json rules_of(const ezio::test::ServiceDaemon& d) {

@@ -88,13 +88,7 @@ Archive read_archive(const fs::path& dir) {
   return a;
 }
 
-class Flight : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() { users_ = std::make_unique<ezio::test::TestUsers>(); }
-  static void TearDownTestSuite() { users_.reset(); }
-  static std::unique_ptr<ezio::test::TestUsers> users_;
-};
-std::unique_ptr<ezio::test::TestUsers> Flight::users_;
+class Flight : public ezio::test::WithTestUsers {};
 
 TEST_F(Flight, SnapshotHoldsTheWindowAskedAndOnlyTheOwnersProcessesOfTheJob) {
   JobCgroup job("ezio-flight-test", users_->uid(kUserA));
