@@ -342,7 +342,10 @@ MergedDd merge_dd(const fs::path& dir, const std::string& name, int bytes) {
 // events it gives the merge while it writes them (docs/merge.md, "After the application ends")
 // is on disk, 1 MiB buffered. dd at full speed makes the recorder lose
 // events at times (the merge then reports violations, exit status 3): the merge is measured
-// all the same.
+// all the same. The recording's own memory may differ by what its bounded buffers hold (records
+// in the store, queued for the writer, in the batch being written: ~12 MB each, record.cpp):
+// they fill when the writer falls behind, which on a loaded machine the long run does for longer
+// (1.41x in one CI run while a qemu guest took both cores).
 TEST(MergeEndToEnd, LongRecordingMergesInTheMemoryOfAShortOne) {
   fs::path dir = ezio::test::scratch_dir("merge-e2e-flat-memory");
   MergedDd small = merge_dd(dir, "short", 300'000);
@@ -350,7 +353,9 @@ TEST(MergeEndToEnd, LongRecordingMergesInTheMemoryOfAShortOne) {
   ASSERT_GE(small.events, 5'000'000u);
   ASSERT_GE(large.events, 2 * small.events);
   EXPECT_LE(static_cast<double>(large.merge_rss_kb), 1.3 * static_cast<double>(small.merge_rss_kb));
-  EXPECT_LE(static_cast<double>(large.run_rss_kb), 1.3 * static_cast<double>(small.run_rss_kb));
+  constexpr double kBoundedBuffersKb = 36.0 * 1024;
+  EXPECT_LE(static_cast<double>(large.run_rss_kb),
+            1.3 * static_cast<double>(small.run_rss_kb) + kBoundedBuffersKb);
 }
 
 }  // namespace
