@@ -118,6 +118,13 @@ void add_options(CLI::App& app, Args& a) {
                      std::string(kSlurmCgroupRoot) +
                      " or /system.slice/<node>_slurmstepd.scope, whichever exists)")
       ->expected(0, 1);
+  app.add_option("--flight-slurm-timeout", a.flight.slurm_timeout,
+                 "seconds scontrol may take to name a new Slurm job's user (default 10): it is "
+                 "killed then, and the job not recorded; the service serves others meanwhile")
+      ->check(CLI::Range(0.1, 3600.0));
+  app.add_option("--flight-slurm-scontrol", a.flight.scontrol,
+                 "the scontrol that names a Slurm job's user (default scontrol, looked for in "
+                 "PATH)");
   app.add_option("--flight-seconds", a.flight.seconds,
                  "the seconds of events a flight-recorded job keeps (default 30)")
       ->check(CLI::Range(0.1, 86400.0));

@@ -149,6 +149,27 @@ void install(const InstallArgs& a) {
   }
 }
 
+// The Slurm jobs whose user or ring the service waits for, by their Slurm id, and those it
+// refused with why (the lines above name no job_<id> cgroup not recorded: scripts wait for these).
+void print_slurm_starts(const nlohmann::json& slurm) {
+  auto id_of = [](const std::string& n) { return n.rfind("job_", 0) == 0 ? n.substr(4) : n; };
+  std::vector<std::string> ids;
+  for (const auto& name : slurm.value("pending_now", nlohmann::json::array())) {
+    ids.push_back(id_of(name.get<std::string>()));
+  }
+  uint64_t gone = slurm.value("gone_pending", 0ull);
+  if (!ids.empty() || gone != 0) {
+    fmt::print(
+        "  Slurm jobs pending (their user asked from scontrol, or their ring being made): {}{}\n",
+        ids.empty() ? "none" : fmt::format("{}", fmt::join(ids, ", ")),
+        gone ? fmt::format("; {} ended before their recording began", gone) : "");
+  }
+  nlohmann::json refused = slurm.value("refused_why", nlohmann::json::object());
+  for (const auto& [name, why] : refused.items()) {
+    fmt::print("  Slurm job {} not recorded: {}\n", id_of(name), why.get<std::string>());
+  }
+}
+
 void status(const std::string& socket) {
   nlohmann::json s = ServiceClient(socket).status();
   fmt::print("eziotraced at {}: {} session(s) open, {} connection(s)\n", socket,
@@ -178,6 +199,7 @@ void status(const std::string& socket) {
         sl.value("dir", "?"), sl.value("watching", false) ? "watched" : "not there yet",
         sl.value("recorded", 0ull), sl.value("added", 0ull), sl.value("removed", 0ull),
         sl.value("refused", 0ull));
+    print_slurm_starts(sl);
   }
 }
 

@@ -106,8 +106,12 @@ void Daemon::run(int listen_fd) {
   watch(epoll_.get(), signals.get());
   maker_ = std::make_unique<RingMaker>(kernel_);
   watch(epoll_.get(), maker_->ready_fd());
-  if (flight_) watch(epoll_.get(), flight_->timer_fd());
-  if (flight_ && flight_->watch_fd() >= 0) watch(epoll_.get(), flight_->watch_fd());
+  if (flight_) {
+    flight_->start(*maker_);  // Slurm's jobs from now on: their rings are maker_'s to make
+    watch(epoll_.get(), flight_->timer_fd());
+    if (flight_->watch_fd() >= 0) watch(epoll_.get(), flight_->watch_fd());
+    if (flight_->lookups_fd() >= 0) watch(epoll_.get(), flight_->lookups_fd());
+  }
   refill_spare();
   for (;;) {
     epoll_event ev[16];
@@ -137,6 +141,8 @@ void Daemon::run(int listen_fd) {
         flight_->on_watch();
         // A job gone may have been the last user of the programs.
         if (!any_session() && !flight_->any()) kernel_.detach();
+      } else if (flight_ && fd == flight_->lookups_fd()) {
+        flight_->on_lookups();
       } else {
         serve(fd);
       }
@@ -337,11 +343,16 @@ void Daemon::on_rings_ready() {
   }
 }
 
-// A ring the thread made (or removed) for a slot: to the client waiting for it, else the spare,
-// else removed again (its client went away meanwhile).
+// A ring the thread made (or removed) for a slot: to the Slurm job or the client waiting for it,
+// else the spare, else removed again (its client went away meanwhile).
 void Daemon::on_ring_made(RingMaker::Done& d) {
   unsigned slot = d.job.slot;
   if (d.job.ring_bytes == 0) return kernel_.unreserve(slot);
+  if (flight_ && flight_->take_ring(d)) {
+    // A Slurm job's: refused after the programs were hooked for it, nothing may need them.
+    if (!any_session() && !flight_->any()) kernel_.detach();
+    return;
+  }
   Connection* waiting = nullptr;
   for (auto& [fd, c] : connections_) {
     if (c->state == Connection::kOpening && c->slot == slot) waiting = c.get();

@@ -44,15 +44,6 @@ namespace {
 constexpr long kDrainPeriodNs = 100'000'000;
 constexpr unsigned kTicksPerRuleCheck = 10;  // the rules are evaluated every second
 
-// system.slice/<node>_slurmstepd.scope: the node's name is its short host name, as slurmd's is
-// unless slurm.conf says otherwise.
-std::string node_scope() {
-  char host[256] = {};
-  gethostname(host, sizeof(host) - 1);
-  std::string node(host);
-  return "system.slice/" + node.substr(0, node.find('.')) + "_slurmstepd.scope";
-}
-
 // Whether pid runs as uid (real and effective): only the owner's processes join the job.
 bool runs_as(pid_t pid, uid_t uid) {
   std::ifstream status(fmt::format("/proc/{}/status", pid));
@@ -167,18 +158,7 @@ FlightRecorder::FlightRecorder(SessionKernel& kernel, const FlightConfig& config
       fail("--flight {}: {}", cgroup, e.what());
     }
   }
-  if (config_.slurm_root.empty()) return;
-  std::vector<fs::path> places{mount_ / fs::path(config_.slurm_root).relative_path()};
-  // Slurm built with --enable-multiple-slurmd (Debian's) names the scope after the node.
-  if (config_.slurm_root == kSlurmCgroupRoot) places.push_back(mount_ / node_scope());
-  auto under_mount = [this](const std::string& dir) {
-    return "/" + fs::path(dir).lexically_relative(mount_).string();
-  };
-  slurm_ = std::make_unique<SlurmWatch>(
-      places,
-      SlurmJobSet::Actions{
-          [this, under_mount](const std::string& d) { return add_slurm_job(under_mount(d)); },
-          [this, under_mount](const std::string& d) { remove_job(under_mount(d)); }});
+  start_slurm();
   arm_timer();
 }
 
@@ -193,31 +173,6 @@ void FlightRecorder::arm_timer() {
     fail("timerfd_settime: {}", errno_text(errno));
   }
   timer_armed_ = wanted;
-}
-
-int FlightRecorder::watch_fd() const { return slurm_ ? slurm_->fd() : -1; }
-
-void FlightRecorder::on_watch() {
-  if (slurm_) slurm_->on_event();
-}
-
-bool FlightRecorder::add_slurm_job(const std::string& cgroup) {
-  std::string id = *slurm_job_of_dir(fs::path(cgroup).filename().string());
-  std::optional<uid_t> user = slurm_job_user(id);
-  if (!user) {
-    spdlog::error("flight recorder: Slurm job {} is not recorded: its user is not known", id);
-    return false;
-  }
-  try {
-    JobSpec s = spec(cgroup, Origin::kSlurm);
-    s.owner = user;
-    open_job(s);
-    return true;
-  } catch (const Error& e) {
-    // Most likely every session slot taken (recordings and jobs share them).
-    spdlog::error("flight recorder: Slurm job {} is not recorded: {}", id, e.what());
-    return false;
-  }
 }
 
 void FlightRecorder::remove_job(const std::string& path) {
@@ -237,15 +192,24 @@ FlightRecorder::JobSpec FlightRecorder::spec(const std::string& cgroup, Origin o
   return {cgroup, std::nullopt, origin, config_.seconds, config_.max_bytes};
 }
 
-FlightRecorder::Job& FlightRecorder::open_job(const JobSpec& spec) {
-  CgroupDir cgroup = find_cgroup(mount_, spec.cgroup);
-  std::string path = "/" + cgroup.rel.string();
-  for (const auto& other : jobs_) {
-    if (other->path == path || other->cgroup_id == cgroup.st.st_ino) {
-      fail("cgroup {} is flight-recorded already (job {}, {}'s)", spec.cgroup, other->path,
-           user_name(other->owner));
+FlightRecorder::Job& FlightRecorder::open_job(const JobSpec& spec, std::optional<MadeRing> made) {
+  CgroupDir cgroup;
+  std::string path;
+  try {
+    cgroup = find_cgroup(mount_, spec.cgroup);
+    path = "/" + cgroup.rel.string();
+    for (const auto& other : jobs_) {
+      if (other->path == path || other->cgroup_id == cgroup.st.st_ino) {
+        fail("cgroup {} is flight-recorded already (job {}, {}'s)", spec.cgroup, other->path,
+             user_name(other->owner));
+      }
     }
+  } catch (const Error&) {
+    // Removed on the ring maker's thread, then its slot given back (daemon.cpp).
+    if (made) maker_->request({made->slot, 0, /*spare=*/true});
+    throw;
   }
+  if (!made) made = make_ring();
   auto job = std::make_unique<Job>(uint64_t(spec.seconds * 1e9), spec.max_bytes);
   job->path = path;
   job->cgroup_id = cgroup.st.st_ino;
@@ -253,23 +217,14 @@ FlightRecorder::Job& FlightRecorder::open_job(const JobSpec& spec) {
   job->origin = spec.origin;
   job->seconds = spec.seconds;
   job->max_bytes = spec.max_bytes;
-  // Attached before the job's processes are looked for: one starting meanwhile is seen.
-  kernel_.attach();
-  unsigned slot = kernel_.reserve();
-  RingSet rings;
-  try {
-    // One ring: the job's buffer keeps its records in the order they were read.
-    rings = kernel_.make_rings(slot, config_.ring_bytes, /*per_cpu=*/false);
-  } catch (const Error&) {
-    kernel_.unreserve(slot);
-    throw;
-  }
-  SessionKernel::Opened opened = kernel_.open(slot, std::move(rings));
+  SessionKernel::Opened opened = kernel_.open(made->slot, std::move(made->rings));
   job->slot = opened.slot;
   job->started_ns = monotonic_ns();
   Job& j = *job;
   jobs_.push_back(std::move(job));  // closed with the recorder from now on
   try {
+    // Attached before the job's processes are looked for: one starting meanwhile is seen.
+    kernel_.attach();
     kernel_.set_layers(j.slot, uint32_t(kAllLayers));
     j.reader =
         std::make_unique<RingReader>(std::move(opened.rings.front()), opened.ring_bytes, j.buffer);
@@ -288,6 +243,17 @@ FlightRecorder::Job& FlightRecorder::open_job(const JobSpec& spec) {
       j.path, j.cgroup_id, user_name(j.owner), j.seconds, j.max_bytes >> 20, added);
   arm_timer();
   return j;
+}
+
+FlightRecorder::MadeRing FlightRecorder::make_ring() {
+  unsigned slot = kernel_.reserve();
+  try {
+    // One ring: the job's buffer keeps its records in the order they were read.
+    return {slot, kernel_.make_rings(slot, config_.ring_bytes, /*per_cpu=*/false)};
+  } catch (const Error&) {
+    kernel_.unreserve(slot);
+    throw;
+  }
 }
 
 size_t FlightRecorder::enroll_present(Job& job, const fs::path& dir) {
@@ -318,8 +284,11 @@ void FlightRecorder::on_timer() {
   uint64_t ticks;
   (void)!read(timer_.get(), &ticks, sizeof(ticks));
   for (auto& job : jobs_) drain(*job);
+  if (lookups_) {
+    for (const SlurmUserLookups::Answer& a : lookups_->expire(monotonic_ns())) on_user(a);
+  }
   bool second = ++ticks_ % kTicksPerRuleCheck == 0;
-  if (slurm_ && second) slurm_->poll();
+  if (slurm_ && maker_ && second) slurm_->poll();
   const RulesConfig& rc = config_.rules;
   if (rc.rules.empty() || !rc.figures || !second) return;
   for (auto& job : jobs_) {
@@ -385,10 +354,6 @@ std::pair<nlohmann::json, UniqueFd> FlightRecorder::snapshot(const Peer& peer,
   spdlog::info("flight recorder: snapshot of job {} for {} (pid {}): {} events, {:.3f} s",
                job->path, user_name(peer.uid), peer.pid, w.events, (w.end_ns - w.start_ns) / 1e9);
   return {std::move(body), records_file(w, processes.dump())};
-}
-
-nlohmann::json FlightRecorder::slurm_status() const {
-  return slurm_ ? slurm_->status() : nlohmann::json();
 }
 
 nlohmann::json FlightRecorder::status(uid_t uid) const {

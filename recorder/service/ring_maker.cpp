@@ -67,7 +67,7 @@ RingMaker::Done RingMaker::work(const Job& job) {
     if (job.ring_bytes == 0) {
       kernel_.remove_ring(job.slot);
     } else {
-      d.rings = kernel_.make_rings(job.slot, job.ring_bytes);
+      d.rings = kernel_.make_rings(job.slot, job.ring_bytes, job.per_cpu);
     }
   } catch (const Error& e) {
     d.error = e.what();

@@ -3,8 +3,9 @@
 // eziotraced's thread for the slow part of opening a session (SessionKernel::make_rings: the ring
 // buffers' memory and the kernel's RCU grace periods; docs/costs.md), so that the daemon's loop,
 // the only thread that answers clients, never waits for it: no client waits behind another's
-// session. The loop owns the slots (reserved before a job, opened or given back after it); this
-// thread only makes and installs, or removes, the rings of the slot it is given.
+// session, nor behind a Slurm job's start (flight_slurm.cpp). The loop owns the slots (reserved
+// before a job, opened or given back after it); this thread only makes and installs, or removes,
+// the rings of the slot it is given.
 #include <sys/types.h>
 
 #include <atomic>
@@ -30,6 +31,7 @@ class RingMaker {
     unsigned slot = kNoSlot;
     uint64_t ring_bytes = 0;  // the session's total; 0: remove the slot's rings (nobody took them)
     bool spare = false;       // made in advance, at low priority: nobody waits for it yet
+    bool per_cpu = true;      // one ring per CPU (a recording's), else one (a flight job's)
   };
   struct Done {
     Job job;

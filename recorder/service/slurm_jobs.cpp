@@ -1,22 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "recorder/service/slurm_jobs.h"
 
-#include <fcntl.h>
-#include <poll.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <chrono>
-#include <csignal>
 #include <regex>
-
-#include "common/error.h"
-#include "common/log.h"
-#include "common/unique_fd.h"
-
-extern char** environ;
 
 namespace ezio::recorder::service {
 
@@ -38,87 +23,58 @@ std::optional<uid_t> scontrol_user_id(const std::string& output) {
 
 namespace {
 
-// What the command writes (stdout and stderr) within timeout_ms (it is killed after), and whether
-// it exited 0.
-std::pair<std::string, bool> run_output(const char* const argv[], int timeout_ms) {
-  int out[2];
-  if (pipe2(out, O_CLOEXEC) != 0) fail("pipe2: {}", errno_text(errno));
-  UniqueFd read_end(out[0]), write_end(out[1]);
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_adddup2(&fa, write_end.get(), 1);
-  // Its errors too: the log then says why a job has no user.
-  posix_spawn_file_actions_adddup2(&fa, write_end.get(), 2);
-  pid_t pid = 0;
-  int err = posix_spawnp(&pid, argv[0], &fa, nullptr, const_cast<char* const*>(argv), environ);
-  posix_spawn_file_actions_destroy(&fa);
-  if (err != 0) return {fmt::format("cannot run {}: {}", argv[0], errno_text(err)), false};
-  write_end = UniqueFd();
-  std::string text;
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
-  for (;;) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-        deadline - std::chrono::steady_clock::now());
-    pollfd p{read_end.get(), POLLIN, 0};
-    if (left.count() <= 0 || poll(&p, 1, int(left.count())) == 0) {
-      kill(pid, SIGKILL);
-      text = fmt::format("{} did not answer within {} ms", argv[0], timeout_ms);
-      break;
-    }
-    char buf[4096];
-    ssize_t n = read(read_end.get(), buf, sizeof(buf));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    text.append(buf, size_t(n));
-  }
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  return {text, WIFEXITED(status) && WEXITSTATUS(status) == 0};
-}
-
-}  // namespace
-
-std::optional<uid_t> slurm_job_user(const std::string& id, int timeout_ms) {
-  const char* argv[] = {"scontrol", "show", "job", "-o", id.c_str(), nullptr};
-  auto [text, ok] = run_output(argv, timeout_ms);
-  std::optional<uid_t> uid = ok ? scontrol_user_id(text) : std::nullopt;
-  if (!uid) {
-    spdlog::warn("flight recorder: Slurm job {}: no user from `scontrol show job -o {}`: {}", id,
-                 id, text.empty() ? "no output" : text.substr(0, 300));
-  }
-  return uid;
-}
-
-void SlurmJobSet::reconcile(const std::set<std::string>& present, const Actions& act) {
-  for (auto it = recorded_.begin(); it != recorded_.end();) {
+// Takes out of names those not present, each handed to gone (when there is one): how many.
+uint64_t take_gone(std::set<std::string>& names, const std::set<std::string>& present,
+                   const std::function<void(const std::string&)>& gone) {
+  uint64_t n = 0;
+  for (auto it = names.begin(); it != names.end();) {
     if (present.count(*it)) {
       ++it;
       continue;
     }
-    act.remove(*it);
-    ++removed_;
-    it = recorded_.erase(it);
+    if (gone) gone(*it);
+    ++n;
+    it = names.erase(it);
   }
-  std::erase_if(refused_, [&](const std::string& n) { return !present.count(n); });
+  return n;
+}
+
+}  // namespace
+
+void SlurmJobSet::reconcile(const std::set<std::string>& present, const Actions& act) {
+  removed_ += take_gone(recorded_, present, act.remove);
+  gone_pending_ += take_gone(pending_, present, act.cancel);
+  std::erase_if(refused_, [&](const auto& r) { return !present.count(r.first); });
   for (const std::string& name : present) {
-    if (recorded_.count(name) || refused_.count(name)) continue;
-    if (act.add(name)) {
-      recorded_.insert(name);
-      ++added_;
+    if (recorded_.count(name) || pending_.count(name) || refused_.count(name)) continue;
+    if (std::string why = act.add(name); why.empty()) {
+      pending_.insert(name);
     } else {
-      refused_.insert(name);
-      ++refused_total_;
+      refuse(name, why);
     }
   }
 }
 
+void SlurmJobSet::refuse(const std::string& name, const std::string& why) {
+  refused_[name] = why;
+  ++refused_total_;
+}
+
+void SlurmJobSet::settle(const std::string& name, const std::string& why) {
+  if (!pending_.erase(name)) return;
+  if (!why.empty()) return refuse(name, why);
+  recorded_.insert(name);
+  ++added_;
+}
+
 nlohmann::json SlurmJobSet::status() const {
-  return {{"recorded", recorded_.size()},
-          {"added", added_},
-          {"removed", removed_},
-          {"refused", refused_total_},
-          {"refused_now", refused_}};
+  nlohmann::json refused_now = nlohmann::json::array();
+  for (const auto& [name, why] : refused_) refused_now.push_back(name);
+  return {{"recorded", recorded_.size()}, {"added", added_},
+          {"removed", removed_},          {"refused", refused_total_},
+          {"refused_now", refused_now},   {"refused_why", refused_},
+          {"pending", pending_.size()},   {"pending_now", pending_},
+          {"gone_pending", gone_pending_}};
 }
 
 }  // namespace ezio::recorder::service

@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 // The Slurm jobs of a node as eziotraced's flight recorder follows them (--flight-slurm,
-// docs/flight-recorder.md): the job_<id> cgroups of Slurm's cgroup/v2 plugin, their owner from
-// scontrol, and the bookkeeping of which are recorded. The parts here touch neither the file system
-// nor the kernel (unit-tested); slurm_watch.h watches the directory.
+// docs/flight-recorder.md): the job_<id> cgroups of Slurm's cgroup/v2 plugin, their owner in
+// scontrol's answer, and the bookkeeping of which are recorded. The parts here touch neither the
+// file system nor the kernel (unit-tested); slurm_watch.h watches the directory,
+// slurm_user_lookups.h runs scontrol.
 #include <sys/types.h>
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
@@ -25,26 +27,31 @@ std::optional<std::string> slurm_job_of_dir(const std::string& name);
 // The uid in scontrol's `show job -o` line (UserId=name(uid)), else nothing.
 std::optional<uid_t> scontrol_user_id(const std::string& output);
 
-// The uid of Slurm job id's user, asked from `scontrol show job -o ID` (within timeout_ms); nothing
-// when scontrol fails or does not say (logged).
-std::optional<uid_t> slurm_job_user(const std::string& id, int timeout_ms = 10000);
-
-// Which job directories are recorded: reconcile() with the names present now adds the new ones
-// (add() false: it did not fit, counted and not tried again while it is there) and removes those
-// gone.
+// Which job directories are recorded. reconcile() with the names present now begins the new ones
+// (add(): their user is asked for and their ring made, apart from the service's loop; a reason
+// when it cannot even begin), removes those recorded that are gone and cancels those pending that
+// are gone. settle() ends a pending one: recorded, or refused with a reason (counted, listed, not
+// tried again while it is there).
 class SlurmJobSet {
  public:
   struct Actions {
-    std::function<bool(const std::string& name)> add;
-    std::function<void(const std::string& name)> remove;
+    std::function<std::string(const std::string& name)> add;  // "" begun, else why not
+    std::function<void(const std::string& name)> remove;      // a recorded job gone
+    std::function<void(const std::string& name)> cancel;      // a pending job gone
   };
   void reconcile(const std::set<std::string>& present, const Actions& act);
+  // add()'s outcome: recorded (why empty) or refused; nothing for a job no longer pending (gone
+  // meanwhile: cancelled).
+  void settle(const std::string& name, const std::string& why);
   const std::set<std::string>& recorded() const { return recorded_; }
+  const std::set<std::string>& pending() const { return pending_; }
   nlohmann::json status() const;
 
  private:
-  std::set<std::string> recorded_, refused_;
-  uint64_t added_ = 0, removed_ = 0, refused_total_ = 0;
+  void refuse(const std::string& name, const std::string& why);
+  std::set<std::string> recorded_, pending_;
+  std::map<std::string, std::string> refused_;  // those present, with why
+  uint64_t added_ = 0, removed_ = 0, refused_total_ = 0, gone_pending_ = 0;
 };
 
 }  // namespace ezio::recorder::service

@@ -19,12 +19,14 @@ SlurmWatch::SlurmWatch(std::vector<fs::path> places, SlurmJobSet::Actions act)
   // The job set names jobs by their directory's name; the recorder wants their path.
   act_.add = [this, add = std::move(act.add)](const std::string& n) { return add(dir_ / n); };
   act_.remove = [this, rm = std::move(act.remove)](const std::string& n) { rm(dir_ / n); };
+  act_.cancel = [this, cancel = std::move(act.cancel)](const std::string& n) {
+    if (cancel) cancel(dir_ / n);
+  };
   inotify_ = UniqueFd(inotify_init1(IN_NONBLOCK | IN_CLOEXEC));
   if (!inotify_) fail("inotify_init1: {}", errno_text(errno));
   for (const fs::path& p : places_) {
     spdlog::info("flight recorder: following the Slurm jobs of {} once it is there", p.string());
   }
-  poll();
 }
 
 void SlurmWatch::poll() {
@@ -72,6 +74,10 @@ void SlurmWatch::rescan() {
     if (slurm_job_of_dir(name) && entry.is_directory(ec)) present.insert(name);
   }
   jobs_.reconcile(present, act_);
+}
+
+void SlurmWatch::settle(const fs::path& job, const std::string& why) {
+  jobs_.settle(job.filename().string(), why);
 }
 
 nlohmann::json SlurmWatch::status() const {

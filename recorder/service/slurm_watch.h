@@ -7,6 +7,7 @@
 // (Slurm names it after the node when built with --enable-multiple-slurmd, as Debian's is).
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <string>
 #include <vector>
 
 #include "common/unique_fd.h"
@@ -18,13 +19,16 @@ class SlurmWatch {
  public:
   // places: where the directory of the job_<id> cgroups may be (absolute), the first that exists
   // is watched; act: what to do with a job's directory (its absolute path) as it comes (add:
-  // false when it cannot be recorded) and goes.
+  // begins its recording, settle() ends it; a reason when it cannot even begin) and goes (remove
+  // if recorded, cancel if pending). Nothing is looked at before the first poll().
   SlurmWatch(std::vector<std::filesystem::path> places, SlurmJobSet::Actions act);
   int fd() const { return inotify_.get(); }
   // fd() is readable: the directory has changed.
   void on_event();
   // Now and then: watches the directory once it exists (and again after it went).
   void poll();
+  // The outcome of add() for job (its directory's path): recorded (why empty), or refused.
+  void settle(const std::filesystem::path& job, const std::string& why);
   nlohmann::json status() const;
 
  private:

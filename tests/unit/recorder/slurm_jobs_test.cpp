@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // eziotraced --flight-slurm without Slurm or the kernel: which directories are jobs, the user in
-// scontrol's line, the bookkeeping of jobs added, refused and removed; and the watcher on a real
-// directory with real inotify (mkdir and rmdir of job_<id> as Slurm's step daemon does).
+// scontrol's line, the bookkeeping of jobs begun, added, refused, cancelled and removed; and the
+// watcher on a real directory with real inotify (mkdir and rmdir of job_<id> as Slurm's step daemon
+// does).
 #include "recorder/service/slurm_jobs.h"
 
 #include <gtest/gtest.h>
@@ -42,35 +43,46 @@ TEST(SlurmJobs, TheUserIdComesFromScontrolsUserIdField) {
   EXPECT_FALSE(scontrol_user_id("slurm_load_jobs error: Invalid job id specified"));
 }
 
-// What add() and remove() were called with (the name's last component: the watcher gives paths).
+// What add(), remove() and cancel() were called with (the name's last component: the watcher
+// gives paths).
 struct Recorder {
-  std::vector<std::string> added, removed, paths;
+  std::vector<std::string> added, removed, cancelled, paths;
   std::set<std::string> full;  // add() refuses these
   SlurmJobSet::Actions actions() {
-    return {[this](const std::string& n) {
+    return {[this](const std::string& n) -> std::string {
               std::string name = fs::path(n).filename();
-              if (full.count(name)) return false;
+              if (full.count(name)) return "no session slot";
               added.push_back(name);
               paths.push_back(n);
-              return true;
+              return "";
             },
-            [this](const std::string& n) { removed.push_back(fs::path(n).filename()); }};
+            [this](const std::string& n) { removed.push_back(fs::path(n).filename()); },
+            [this](const std::string& n) { cancelled.push_back(fs::path(n).filename()); }};
   }
 };
 
-TEST(SlurmJobs, NewJobsAreAddedOnceAndGoneOnesRemoved) {
+TEST(SlurmJobs, NewJobsAreBegunOnceRecordedWhenSettledAndGoneOnesRemoved) {
   Recorder r;
   SlurmJobSet set;
   set.reconcile({"job_1", "job_2"}, r.actions());
   set.reconcile({"job_1", "job_2"}, r.actions());
   EXPECT_EQ(r.added, (std::vector<std::string>{"job_1", "job_2"}));
+  EXPECT_EQ(set.pending(), (std::set<std::string>{"job_1", "job_2"}));
+  EXPECT_TRUE(set.recorded().empty()) << "recorded once their start is over, not before";
+  EXPECT_EQ(set.status()["pending_now"], nlohmann::json::array({"job_1", "job_2"}));
+  set.settle("job_1", "");
+  set.settle("job_2", "");
+  EXPECT_TRUE(set.pending().empty());
   set.reconcile({"job_2", "job_3"}, r.actions());
+  set.settle("job_3", "");
   EXPECT_EQ(r.removed, std::vector<std::string>{"job_1"});
+  EXPECT_TRUE(r.cancelled.empty());
   EXPECT_EQ(r.added.back(), "job_3");
   EXPECT_EQ(set.recorded(), (std::set<std::string>{"job_2", "job_3"}));
   EXPECT_EQ(set.status()["added"], 3);
   EXPECT_EQ(set.status()["removed"], 1);
   EXPECT_EQ(set.status()["refused"], 0);
+  EXPECT_EQ(set.status()["pending"], 0);
 }
 
 TEST(SlurmJobs, AJobThatDoesNotFitIsCountedAndNotRetriedWhileItRuns) {
@@ -78,17 +90,42 @@ TEST(SlurmJobs, AJobThatDoesNotFitIsCountedAndNotRetriedWhileItRuns) {
   r.full = {"job_5"};
   SlurmJobSet set;
   set.reconcile({"job_4", "job_5"}, r.actions());
+  set.settle("job_4", "");
   r.full.clear();  // a slot frees: job_5, half run, stays out; it is refused, not half recorded
   set.reconcile({"job_4", "job_5", "job_6"}, r.actions());
+  set.settle("job_6", "");
   EXPECT_EQ(r.added, (std::vector<std::string>{"job_4", "job_6"}));
   EXPECT_EQ(set.status()["refused"], 1);
   EXPECT_EQ(set.status()["refused_now"], nlohmann::json::array({"job_5"}));
+  EXPECT_EQ(set.status()["refused_why"], (nlohmann::json{{"job_5", "no session slot"}}));
   // Gone, it is forgotten (never removed: it was not added); its id coming again is a new job.
   set.reconcile({"job_4", "job_6"}, r.actions());
   EXPECT_TRUE(r.removed.empty());
   EXPECT_EQ(set.status()["refused_now"], nlohmann::json::array());
+  EXPECT_EQ(set.status()["refused_why"], nlohmann::json::object());
   set.reconcile({"job_4", "job_5", "job_6"}, r.actions());
   EXPECT_EQ(r.added.back(), "job_5");
+}
+
+// A start that fails (scontrol's answer, the ring) refuses its job with the reason; a job gone
+// before its start is over is cancelled, and its late outcome changes nothing.
+TEST(SlurmJobs, AStartRefusedIsListedWithWhyAndOneGoneIsCancelled) {
+  Recorder r;
+  SlurmJobSet set;
+  set.reconcile({"job_7", "job_8"}, r.actions());
+  set.settle("job_7", "its user is not known: exit status 1");
+  EXPECT_EQ(set.status()["refused_why"],
+            (nlohmann::json{{"job_7", "its user is not known: exit status 1"}}));
+  EXPECT_EQ(set.status()["refused"], 1);
+  set.reconcile({"job_7"}, r.actions());
+  EXPECT_EQ(r.cancelled, std::vector<std::string>{"job_8"});
+  EXPECT_EQ(set.status()["gone_pending"], 1);
+  set.settle("job_8", "");  // its ring came after it went: not recorded
+  EXPECT_TRUE(set.recorded().empty());
+  EXPECT_EQ(set.status()["added"], 0);
+  EXPECT_EQ(r.added, (std::vector<std::string>{"job_7", "job_8"}));  // neither begun again
+  set.reconcile({"job_7"}, r.actions());
+  EXPECT_EQ(r.added.size(), 2u);
 }
 
 // Waits (no time asserted) for the watcher's descriptor and lets it read the directory.
@@ -114,9 +151,11 @@ TEST(SlurmWatch, FollowsJobDirectoriesAsTheyComeAndGoAndWaitsForTheRoot) {
   EXPECT_EQ(r.added, std::vector<std::string>{"job_11"});
   EXPECT_EQ(r.paths, std::vector<std::string>{(root / "job_11").string()});
   EXPECT_EQ(w.status()["dir"], root.string());
+  w.settle(root / "job_11", "");
   fs::create_directory(root / "job_12");
   settle(w);
   EXPECT_EQ(r.added, (std::vector<std::string>{"job_11", "job_12"}));
+  w.settle(root / "job_12", "");
   fs::remove_all(root / "job_11");
   settle(w);
   EXPECT_EQ(r.removed, std::vector<std::string>{"job_11"});

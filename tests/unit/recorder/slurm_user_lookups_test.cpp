@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// The users of new Slurm jobs asked from scontrol without waiting for it (slurm_user_lookups.h),
+// with tests/support/fake_scontrol.sh: it answers once the test writes the job's answer file, so
+// that no time is guessed. Each child is reaped: none is left running or a zombie.
+#include "recorder/service/slurm_user_lookups.h"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "common/error.h"
+#include "run.h"
+
+namespace ezio::recorder::service {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr char kFake[] = EZIO_TEST_SUPPORT_DIR "/fake_scontrol.sh";
+constexpr uint64_t kMinute = 60'000'000'000ull;
+
+// The fake scontrol's answer directory (FAKE_SCONTROL_DIR, which the children inherit).
+class SlurmUserLookupsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = ezio::test::scratch_dir("fake-scontrol");
+    setenv("FAKE_SCONTROL_DIR", dir_.c_str(), 1);
+  }
+  void TearDown() override { unsetenv("FAKE_SCONTROL_DIR"); }
+  void answer(const std::string& id, const std::string& text) {
+    std::ofstream(dir_ / (id + ".tmp")) << text << "\n";
+    fs::rename(dir_ / (id + ".tmp"), dir_ / id);  // whole, never half written
+  }
+  // Waits for the lookups' fd (a safety net of 20 s, no time asserted) until answers come or
+  // every child is reaped.
+  static std::vector<SlurmUserLookups::Answer> wait(SlurmUserLookups& l) {
+    for (;;) {
+      pollfd p{l.fd(), POLLIN, 0};
+      if (poll(&p, 1, 20000) != 1) {
+        ADD_FAILURE() << "scontrol's children never said anything within 20 s";
+        return {};
+      }
+      std::vector<SlurmUserLookups::Answer> a = l.on_ready();
+      if (!a.empty() || l.children() == 0) return a;
+    }
+  }
+  fs::path dir_;
+};
+
+TEST_F(SlurmUserLookupsTest, TheUserComesWhenScontrolAnswersNotBefore) {
+  SlurmUserLookups l(kFake, kMinute);
+  l.start("41", 0);
+  EXPECT_EQ(l.children(), 1u);
+  EXPECT_TRUE(l.on_ready().empty()) << "no answer before scontrol's";
+  answer("41", "1234");
+  std::vector<SlurmUserLookups::Answer> a = wait(l);
+  ASSERT_EQ(a.size(), 1u);
+  EXPECT_EQ(a[0].id, "41");
+  EXPECT_EQ(a[0].uid, uid_t(1234));
+  EXPECT_EQ(a[0].why, "");
+  EXPECT_EQ(l.children(), 0u);
+}
+
+TEST_F(SlurmUserLookupsTest, AFailureOrAnAnswerWithoutAUserIsSaid) {
+  SlurmUserLookups l(kFake, kMinute);
+  answer("42", "fail");
+  answer("43", "garbage");
+  l.start("42", 0);
+  l.start("43", 0);
+  std::vector<SlurmUserLookups::Answer> all;
+  while (all.size() < 2 && !HasFailure()) {
+    for (auto& a : wait(l)) all.push_back(a);
+  }
+  ASSERT_EQ(all.size(), 2u);
+  for (const auto& a : all) {
+    EXPECT_FALSE(a.uid) << a.id;
+    if (a.id == "42") {
+      EXPECT_NE(a.why.find("failed, exit status 1"), std::string::npos) << a.why;
+      EXPECT_NE(a.why.find("Invalid job id specified"), std::string::npos) << a.why;
+    } else {
+      EXPECT_NE(a.why.find("names no user"), std::string::npos) << a.why;
+    }
+  }
+  EXPECT_EQ(l.children(), 0u);
+}
+
+TEST_F(SlurmUserLookupsTest, ALookupPastItsTimeoutIsKilledAndReaped) {
+  SlurmUserLookups l(kFake, 500'000'000);
+  l.start("44", 1'000'000'000);
+  EXPECT_TRUE(l.expire(1'400'000'000).empty()) << "before its deadline";
+  std::vector<SlurmUserLookups::Answer> a = l.expire(1'500'000'000);
+  ASSERT_EQ(a.size(), 1u);
+  EXPECT_FALSE(a[0].uid);
+  EXPECT_NE(a[0].why.find("did not answer within 0.5 s: killed"), std::string::npos) << a[0].why;
+  EXPECT_TRUE(wait(l).empty()) << "a killed child gives no answer";
+  EXPECT_EQ(l.children(), 0u);
+  EXPECT_TRUE(l.expire(9'000'000'000).empty()) << "said once";
+}
+
+TEST_F(SlurmUserLookupsTest, ACancelledLookupIsKilledReapedAndNeverAnswers) {
+  SlurmUserLookups l(kFake, kMinute);
+  l.start("45", 0);
+  l.cancel("45");
+  EXPECT_TRUE(wait(l).empty());
+  EXPECT_EQ(l.children(), 0u);
+  EXPECT_TRUE(l.expire(2 * kMinute).empty());
+}
+
+TEST_F(SlurmUserLookupsTest, ChildrenStillRunningAtTheEndAreKilledAndReaped) {
+  pid_t child = -1;
+  {
+    SlurmUserLookups l(kFake, kMinute);
+    l.start("46", 0);
+    // The only child of this process (the test runs nothing else meanwhile).
+    std::ifstream kids(fmt::format("/proc/{}/task/{}/children", getpid(), getpid()));
+    kids >> child;
+    ASSERT_GT(child, 0);
+  }
+  EXPECT_FALSE(fs::exists(fmt::format("/proc/{}", child))) << "neither running nor a zombie";
+}
+
+TEST_F(SlurmUserLookupsTest, AnScontrolThatCannotRunIsAnError) {
+  SlurmUserLookups l("/nonexistent/scontrol", kMinute);
+  EXPECT_THROW(l.start("47", 0), ezio::Error);
+  EXPECT_EQ(l.children(), 0u);
+}
+
+}  // namespace
+}  // namespace ezio::recorder::service
