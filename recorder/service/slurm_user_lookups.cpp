@@ -142,6 +142,8 @@ class SlurmUserLookups::Child {
     posix_spawn_file_actions_addopen(&fa.a, 0, "/dev/null", O_RDONLY, 0);
     posix_spawn_file_actions_adddup2(&fa.a, write_end.get(), 1);
     posix_spawn_file_actions_adddup2(&fa.a, write_end.get(), 2);
+    // Nothing of the service's: the socket systemd passed (fd 3) is not close-on-exec.
+    posix_spawn_file_actions_addclosefrom_np(&fa.a, 3);
     SpawnAttr attr;
     default_signals(attr);
     const char* argv[] = {scontrol.c_str(), "show", "job", "-o", id.c_str(), nullptr};

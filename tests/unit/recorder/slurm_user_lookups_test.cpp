@@ -126,6 +126,26 @@ TEST_F(SlurmUserLookupsTest, ChildrenStillRunningAtTheEndAreKilledAndReaped) {
   EXPECT_FALSE(fs::exists(fmt::format("/proc/{}", child))) << "neither running nor a zombie";
 }
 
+// scontrol gets stdin, stdout and stderr, nothing else of the service's (systemd's socket is not
+// close-on-exec): the fake's shell may open its script, never one of this process's fds.
+TEST_F(SlurmUserLookupsTest, AChildHoldsNoneOfTheServicesFds) {
+  int p[2];
+  ASSERT_EQ(pipe(p), 0);  // without O_CLOEXEC, as an inherited fd is
+  std::string ours = fs::read_symlink(fmt::format("/proc/self/fd/{}", p[0])).string();
+  SlurmUserLookups l(kFake, kMinute);
+  l.start("48", 0);
+  pid_t child = -1;
+  std::ifstream(fmt::format("/proc/{}/task/{}/children", getpid(), getpid())) >> child;
+  ASSERT_GT(child, 0);
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(fmt::format("/proc/{}/fd", child), ec)) {
+    EXPECT_NE(fs::read_symlink(e.path(), ec).string(), ours) << e.path();
+  }
+  EXPECT_FALSE(ec) << ec.message();
+  close(p[0]);
+  close(p[1]);
+}
+
 TEST_F(SlurmUserLookupsTest, AnScontrolThatCannotRunIsAnError) {
   SlurmUserLookups l("/nonexistent/scontrol", kMinute);
   EXPECT_THROW(l.start("47", 0), ezio::Error);
