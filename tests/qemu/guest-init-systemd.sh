@@ -35,8 +35,12 @@ mkdir -p /rw/upper /rw/work
 # users while a guest runs (scripts/test.sh runs the guests beside them), and a file the host
 # renames under cache=loose made the guest's useradd fail later on.
 mkdir -p /rw/upper/etc
+# Their locks hidden too (whiteouts): the host's show through the overlay, and a guest useradd that
+# finds one naming a live pid fails (both the guest's users missing in one CI run; reproduced with
+# a host /etc/passwd.lock naming pid 1). No process of the guest holds the host's locks.
 for f in passwd group shadow gshadow subuid subgid; do
   [ ! -e "/lower/etc/$f" ] || cp -p "/lower/etc/$f" "/rw/upper/etc/$f" || fail "copy /etc/$f up"
+  mknod "/rw/upper/etc/$f.lock" c 0 0 || fail "hide the host's /etc/$f.lock"
 done
 mount -t overlay -o lowerdir=/lower,upperdir=/rw/upper,workdir=/rw/work overlay /newroot ||
   fail "mount -t overlay (the host's / under a tmpfs)"

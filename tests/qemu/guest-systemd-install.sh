@@ -68,8 +68,13 @@ check "/run/eziotrace: root 0755 ($(stat -c '%U %a' /run/eziotrace))" \
   [ "$(stat -c '%U %a' /run/eziotrace)" = "root 755" ]
 
 # --- a member of the group records through the socket-activated service -------------------------
-useradd -m -G eziotrace $member
-useradd -m $outsider
+made() {  # made USER OPTIONS...: useradd, said with its words when it fails
+  local user=$1 out
+  shift
+  if out=$(useradd -m "$@" "$user" 2>&1); then ok "useradd $user"; else bad "useradd $user: $out"; fi
+}
+made $member -G eziotrace
+made $outsider
 as_user() {  # as_user USER COMMAND...: in USER's home, with USER's groups and environment
   local user=$1
   shift
