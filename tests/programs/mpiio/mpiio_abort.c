@@ -41,6 +41,9 @@ int main(int argc, char** argv) {
   if (f) fprintf(f, "rank=%d pid=%d writing\n", rank, (int)getpid()), fclose(f);
   printf("rank=%d pid=%d writing\n", rank, (int)getpid());
   fflush(stdout);
+  /* Both notes written before rank 1 aborts: the launcher kills rank 0 at once then, which left
+   * rank 0 without its note in one CI run (it had left the first write later than rank 1). */
+  MPI_Barrier(MPI_COMM_WORLD);
   MPI_File_write_all(fh, bytes, rank == 1 ? -1 : BLOCK, MPI_BYTE, MPI_STATUS_IGNORE);
   MPI_File_close(&fh);
   MPI_Finalize();
