@@ -11,6 +11,7 @@
 
 #include "common/error.h"
 #include "common/log.h"
+#include "recorder/service/epoll_watch.h"
 #include "recorder/service/flight_recorder.h"
 
 namespace ezio::recorder::service {
@@ -42,13 +43,6 @@ UniqueFd signal_fd() {
   UniqueFd fd(signalfd(-1, &set, SFD_CLOEXEC));
   if (!fd) fail("signalfd: {}", errno_text(errno));
   return fd;
-}
-
-void watch(int epoll, int fd) {
-  epoll_event ev{};
-  ev.events = EPOLLIN;
-  ev.data.fd = fd;
-  if (epoll_ctl(epoll, EPOLL_CTL_ADD, fd, &ev) != 0) fail("epoll_ctl: {}", errno_text(errno));
 }
 
 // A refusal the client shows its user; the connection ends after it. Framed as the client's

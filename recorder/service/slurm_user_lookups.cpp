@@ -12,6 +12,7 @@
 #include <csignal>
 
 #include "common/error.h"
+#include "recorder/service/epoll_watch.h"
 #include "recorder/service/slurm_jobs.h"
 
 // glibc 2.36's header declares its functions without C linkage.
@@ -51,13 +52,6 @@ void default_signals(SpawnAttr& attr) {
   posix_spawnattr_setsigmask(&attr.a, &none);
   posix_spawnattr_setsigdefault(&attr.a, &reset);
   posix_spawnattr_setflags(&attr.a, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-}
-
-void watch(int epoll, int fd) {
-  epoll_event ev{};
-  ev.events = EPOLLIN;
-  ev.data.fd = fd;
-  if (epoll_ctl(epoll, EPOLL_CTL_ADD, fd, &ev) != 0) fail("epoll_ctl: {}", errno_text(errno));
 }
 
 // A started process, killed and reaped when destroyed before it was reaped: no child outlives its
