@@ -5,10 +5,12 @@
 // (converters/eztrace/preload/mpi_finalize.c), MPICH 4.0's ch4:ucx finalization deadlocks after
 // EZTrace's own finalization traffic: one rank waits in its PMI barrier while the other's UCX
 // disconnect waits on it (docs/cluster.md, "EZTrace's layers across nodes"). It did every time on
-// this machine (12 of 12). MPICH also has a race of its own in that finalization, rarer (2 of 6
-// runs of the program alone over TCP; 5 of 39 under eziotrace with both cores busy): a run
-// that hangs is cut by `timeout` and tried again, said in the output. The test fails when four
-// tries in a row hang, which the deadlock it guards against, hanging every time, always does.
+// this machine when first found (12 of 12); in session 41, without the helper's barrier and
+// pause, 2 of 8 tries hung on an idle machine. MPICH also has a race of its own in that
+// finalization (2 of 6 runs of the program alone over TCP; 5 of 39 under eziotrace with both
+// cores busy before the pause): a try that hangs is cut by `timeout` and tried again, said in the
+// output. The test fails when four tries in a row hang: it catches a deadlock that hangs every
+// time, not a return of the rarer race (which the runs in docs/cluster.md measure).
 #include <gtest/gtest.h>
 
 #include <iostream>
