@@ -154,6 +154,7 @@ nlohmann::json FlightRecorder::slurm_status() const {
   // killed included until they are reaped).
   s["starting"] = starts_.size();
   s["scontrol_children"] = lookups_->children();
+  s["scontrol_waiting"] = lookups_->waiting();
   return s;
 }
 

@@ -173,12 +173,29 @@ SlurmUserLookups::SlurmUserLookups(std::string scontrol, uint64_t timeout_ns)
 SlurmUserLookups::~SlurmUserLookups() = default;
 
 void SlurmUserLookups::start(const std::string& id, uint64_t now_ns) {
+  if (children_.size() >= kMaxChildren) {
+    waiting_.push_back({id, now_ns + timeout_ns_});
+    return;
+  }
   children_.push_back(std::make_unique<Child>(scontrol_, id, now_ns + timeout_ns_, epoll_.get()));
 }
 
 void SlurmUserLookups::cancel(const std::string& id) {
   for (auto& c : children_) {
     if (c->wanted && c->id == id) c->kill();
+  }
+  std::erase_if(waiting_, [&](const Waiting& w) { return w.id == id; });
+}
+
+void SlurmUserLookups::run_waiting(std::vector<Answer>& answers) {
+  while (children_.size() < kMaxChildren && !waiting_.empty()) {
+    Waiting w = std::move(waiting_.front());
+    waiting_.pop_front();
+    try {
+      children_.push_back(std::make_unique<Child>(scontrol_, w.id, w.deadline_ns, epoll_.get()));
+    } catch (const Error& e) {
+      answers.push_back({w.id, std::nullopt, e.what()});
+    }
   }
 }
 
@@ -203,6 +220,7 @@ std::vector<SlurmUserLookups::Answer> SlurmUserLookups::on_ready() {
     answers.push_back(std::move(a));
     return true;
   });
+  run_waiting(answers);
   return answers;
 }
 
@@ -215,6 +233,14 @@ std::vector<SlurmUserLookups::Answer> SlurmUserLookups::expire(uint64_t now_ns) 
                                    scontrol_, c->id, double(timeout_ns_) / 1e9)});
     c->kill();
   }
+  std::erase_if(waiting_, [&](const Waiting& w) {
+    if (now_ns < w.deadline_ns) return false;
+    answers.push_back({w.id, std::nullopt,
+                       fmt::format("`{} show job -o {}` did not get its turn within {:g} s ({} "
+                                   "lookups ran)",
+                                   scontrol_, w.id, double(timeout_ns_) / 1e9, kMaxChildren)});
+    return true;
+  });
   return answers;
 }
 

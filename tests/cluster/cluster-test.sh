@@ -28,10 +28,19 @@ rc=$?
 [ $rc -eq 0 ] || { echo "FAIL - run.sh exited $rc"; exit 1; }
 d=$out/shared
 failed=0
+# Every check's line also goes to $log, whose FAIL lines are said again at the end: CI shows the
+# head and the tail of a long output, and the guests' output comes first.
+log=$out/checks.log
 check() {  # check DESCRIPTION COMMAND...
-  local desc=$1
+  local desc=$1 line
   shift
-  if "$@"; then echo "ok   - $desc"; else echo "FAIL - $desc"; failed=1; fi
+  if "$@"; then line="ok   - $desc"; else line="FAIL - $desc"; failed=1; fi
+  echo "$line"
+  echo "$line" >> "$log"
+}
+pycheck() {  # pycheck SCRIPT ARGS...: one of the check_*.py of this directory
+  /usr/bin/python3 -u "$here/$1" "${@:2}" 2>&1 | tee -a "$log"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || failed=1
 }
 check "srun -N 2 hostname exits 0" [ "$(cat "$d/hostname.rc")" = 0 ]
 check "it ran on node1 and node2 ($(sort "$d/hostname.out" | tr '\n' ' '))" \
@@ -83,12 +92,12 @@ check "each offset has an error bound > 0 (${e1}, ${e2} ns)" [ "$e1" -gt 0 -a "$
 # Over the 5 s between them the two may differ by the drift; a wrong pairing would be seconds off.
 d12=$((o2 - o1))
 check "both measurements agree within 1 ms (differ by ${d12} ns)" [ "${d12#-}" -lt 1000000 ]
-/usr/bin/python3 "$here/check_step.py" "$bin_dir/eziotrace" "$d" kstep kstat || failed=1
-/usr/bin/python3 "$here/check_layers.py" "$bin_dir/eziotrace" "$d" ulayers 2 || failed=1
-/usr/bin/python3 "$here/check_stopped.py" "$bin_dir/eziotrace" "$d" || failed=1
-/usr/bin/python3 "$here/check_step.py" "$bin_dir/eziotrace" "$d" khydra - || failed=1
+pycheck check_step.py "$bin_dir/eziotrace" "$d" kstep kstat
+pycheck check_layers.py "$bin_dir/eziotrace" "$d" ulayers 2
+pycheck check_stopped.py "$bin_dir/eziotrace" "$d"
+pycheck check_step.py "$bin_dir/eziotrace" "$d" khydra -
 # srun --eziotrace (the SPANK plugin): the same step and checks as kstep; salloc refuses it.
-/usr/bin/python3 "$here/check_step.py" "$bin_dir/eziotrace" "$d" spank sstat || failed=1
+pycheck check_step.py "$bin_dir/eziotrace" "$d" spank sstat
 salloc_refused() {
   [ "$(cat "$d/spank-salloc.rc")" != 0 ] && [ ! -e "$d/spank-salloc" ] &&
     grep -q 'option of srun' "$d/spank-salloc.out"
@@ -96,17 +105,18 @@ salloc_refused() {
 check "salloc --eziotrace is refused, naming srun: $(tail -n 2 "$d/spank-salloc.out" | tr '\n' ' ')" \
   salloc_refused
 # Two ranks per node (job_ompi.sh): srun's tasks; Open MPI's mpirun, mpirun itself on node1.
-/usr/bin/python3 "$here/check_ompi.py" "$bin_dir/eziotrace" "$d/ompi" ktasks ttstat dd \
-  --staggered --gap-on node2 || failed=1
-/usr/bin/python3 "$here/check_ompi.py" "$bin_dir/eziotrace" "$d/ompi" kompi ostat mpi_node_io \
-  --mpirun-on node1 || failed=1
+pycheck check_ompi.py "$bin_dir/eziotrace" "$d/ompi" ktasks ttstat dd --staggered --gap-on node2
+pycheck check_ompi.py "$bin_dir/eziotrace" "$d/ompi" kompi ostat mpi_node_io --mpirun-on node1
 # EZTrace's layers of the ranks started by hydra and by Open MPI's mpirun (job_ulaunch.sh).
 # Four ranks, two per node, each node's disk counters read around the step.
-/usr/bin/python3 "$here/check_layers.py" "$bin_dir/eziotrace" "$d/ulaunch" uhydra 4 --stat uhstat ||
-  failed=1
-/usr/bin/python3 "$here/check_layers.py" "$bin_dir/eziotrace" "$d/ulaunch" uompi 4 --stat uostat ||
-  failed=1
+pycheck check_layers.py "$bin_dir/eziotrace" "$d/ulaunch" uhydra 4 --stat uhstat
+pycheck check_layers.py "$bin_dir/eziotrace" "$d/ulaunch" uompi 4 --stat uostat
 retries=$(cat "$d/mpich-retries" "$d/ulaunch/mpich-retries" 2>/dev/null | tr '\n' ' ')
 [ -n "$retries" ] && echo "note - steps run twice (MPICH 4.0's finalize race, docs/limits.md): $retries"
-[ $failed -eq 0 ] && echo "cluster slurm+mpi: all checks passed"
+if [ $failed -eq 0 ]; then
+  echo "cluster slurm+mpi: all checks passed"
+else
+  echo "cluster slurm+mpi: the checks that failed (above with their steps' output):"
+  grep -E '^(FAIL|Traceback|[A-Za-z]*Error)' "$log" || echo "(a check script failed without a FAIL line)"
+fi
 exit $failed

@@ -146,6 +146,82 @@ TEST_F(SlurmUserLookupsTest, AChildHoldsNoneOfTheServicesFds) {
   close(p[1]);
 }
 
+// A burst of jobs (slurmd restarted on a full node) runs kMaxChildren scontrols, the others in
+// order as those end.
+TEST_F(SlurmUserLookupsTest, NoMoreThanMaxChildrenRunTheOthersWaitTheirTurn) {
+  constexpr size_t n = SlurmUserLookups::kMaxChildren;
+  SlurmUserLookups l(kFake, kMinute);
+  for (size_t i = 0; i < n + 3; ++i) l.start(fmt::format("{}", 100 + i), 0);
+  EXPECT_EQ(l.children(), n);
+  EXPECT_EQ(l.waiting(), 3u);
+  answer(fmt::format("{}", 100 + n), "7");  // a waiting one's answer: it has not asked yet
+  answer("100", "1000");
+  std::vector<SlurmUserLookups::Answer> a = wait(l);
+  ASSERT_EQ(a.size(), 1u);
+  EXPECT_EQ(a[0].id, "100");
+  EXPECT_EQ(l.children(), n) << "the first waiting took the room";
+  EXPECT_EQ(l.waiting(), 2u);
+  a = wait(l);
+  ASSERT_EQ(a.size(), 1u);
+  EXPECT_EQ(a[0].id, fmt::format("{}", 100 + n));
+  EXPECT_EQ(a[0].uid, uid_t(7));
+  EXPECT_EQ(l.children(), n) << "its room taken by the next waiting one";
+  EXPECT_EQ(l.waiting(), 1u);
+}
+
+// Waiting ones cancelled or past their time never run; their time counts from start().
+TEST_F(SlurmUserLookupsTest, AWaitingLookupCancelledOrTimedOutNeverRuns) {
+  constexpr size_t n = SlurmUserLookups::kMaxChildren;
+  SlurmUserLookups l(kFake, 500'000'000);
+  for (size_t i = 0; i < n; ++i) l.start(fmt::format("{}", 200 + i), 0);
+  l.start("300", 100'000'000);
+  l.start("301", 100'000'000);
+  EXPECT_EQ(l.waiting(), 2u);
+  l.cancel("301");
+  EXPECT_EQ(l.waiting(), 1u);
+  std::vector<SlurmUserLookups::Answer> a = l.expire(550'000'000);
+  EXPECT_EQ(a.size(), n) << "the running ones' time is up";
+  EXPECT_EQ(l.waiting(), 1u) << "300's is not";
+  a = l.expire(600'000'000);
+  ASSERT_EQ(a.size(), 1u);
+  EXPECT_EQ(a[0].id, "300");
+  EXPECT_FALSE(a[0].uid);
+  EXPECT_NE(a[0].why.find("did not get its turn within 0.5 s"), std::string::npos) << a[0].why;
+  EXPECT_EQ(l.waiting(), 0u);
+  while (l.children() > 0 && !HasFailure()) EXPECT_TRUE(wait(l).empty());
+  EXPECT_TRUE(l.expire(9'000'000'000).empty()) << "said once";
+}
+
+// Its turn come, a lookup whose scontrol cannot run any more is answered with why. scontrol is a
+// name looked for in PATH, which then loses it (the running ones' shells hold their script).
+TEST_F(SlurmUserLookupsTest, AWaitingLookupThatCannotRunIsAnsweredWithWhy) {
+  constexpr size_t n = SlurmUserLookups::kMaxChildren;
+  fs::path bin = dir_ / "bin";
+  fs::create_directory(bin);
+  fs::create_symlink(kFake, bin / "ezio-fake-scontrol");
+  struct PathKept {  // PATH as it was at the end, whatever fails
+    std::string path = getenv("PATH");
+    ~PathKept() { setenv("PATH", path.c_str(), 1); }
+  } kept;
+  // The fake's own commands (sleep, cat) are found in the rest, which the children inherit.
+  setenv("PATH", (bin.string() + ":" + kept.path).c_str(), 1);
+  SlurmUserLookups l("ezio-fake-scontrol", kMinute);
+  for (size_t i = 0; i < n; ++i) l.start(fmt::format("{}", 400 + i), 0);
+  l.start("500", 0);
+  setenv("PATH", (dir_ / "empty").c_str(), 1);
+  answer("400", "1");
+  std::vector<SlurmUserLookups::Answer> all;
+  while (all.size() < 2 && !HasFailure()) {
+    for (auto& x : wait(l)) all.push_back(x);
+  }
+  ASSERT_EQ(all.size(), 2u);
+  EXPECT_EQ(all[0].id, "400");
+  EXPECT_EQ(all[1].id, "500");
+  EXPECT_FALSE(all[1].uid);
+  EXPECT_NE(all[1].why.find("cannot run"), std::string::npos) << all[1].why;
+  EXPECT_EQ(l.waiting(), 0u);
+}
+
 TEST_F(SlurmUserLookupsTest, AnScontrolThatCannotRunIsAnError) {
   SlurmUserLookups l("/nonexistent/scontrol", kMinute);
   EXPECT_THROW(l.start("47", 0), ezio::Error);
