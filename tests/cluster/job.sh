@@ -41,6 +41,17 @@ record_run() {
   echo $? > clock-ref.rc
 }
 once_more record record_run
+# The clocks: node2 answers, node1 measures twice, a few seconds apart (docs/cluster.md, Clocks).
+# Right after the ranks' own measurements, which the first is compared with: their agreement
+# allows 1 ms and the guests drift by ~10 ppm, so no step may lie between them (a step timed out
+# and run once more took 5 minutes there once: 4 ms apart).
+srun -N 1 -w node2 eziotrace clock serve --port 7471 --connections 2 > clock-serve.out 2>&1 &
+serve=$!
+step clock1 eziotrace clock measure node2 --port 7471 --rounds 500
+sleep 5
+step clock2 eziotrace clock measure node2 --port 7471 --rounds 500
+wait $serve
+echo $? > clock-serve.rc
 # The same job recorded by one command (docs/cluster.md): each task run by srun under its node's
 # eziotraced, the parts merged into one archive when the step ends. What earlier steps left dirty
 # on the disks is written first; each disk's counters are read just before and after the step, so
@@ -56,19 +67,9 @@ kstep_run() {
   kstat after
 }
 once_more kstep kstep_run
-# The clocks: node2 answers, node1 measures twice, a few seconds apart (docs/cluster.md, Clocks).
-srun -N 1 -w node2 eziotrace clock serve --port 7471 --connections 2 > clock-serve.out 2>&1 &
-serve=$!
-step clock1 eziotrace clock measure node2 --port 7471 --rounds 500
-sleep 5
-step clock2 eziotrace clock measure node2 --port 7471 --rounds 500
-wait $serve
-echo $? > clock-serve.rc
 # EZTrace's layers of every rank, merged with each node's kernel events (job_layers.sh).
 . ./job_layers.sh
 once_more ulayers layers_steps
-# Last, steps whose minutes would otherwise lie between the ranks' clock measurements above and
-# node1's of node2 (their agreement allows 1 ms; the guests drift by ~10 ppm).
 # A node whose eziotraced stops mid-job (docs/cluster.md, "A host lost mid-job"): the step's tasks
 # start recording, node2's eziotraced is stopped (by root on node2: node.sh's admin requests),
 # then the tasks write. The archive must say node2's part is incomplete, and why; exit status 4.
