@@ -166,7 +166,8 @@ TEST_F(FlightSlurm, AJobScontrolFailsOnOrNamesNoUserForIsRefusedWithWhy) {
 }
 
 TEST_F(FlightSlurm, AJobGoneBeforeScontrolAnswersIsCancelledItsChildKilledAndReaped) {
-  start("gone");
+  // A timeout far beyond the waits: only the cancellation can kill scontrol here.
+  start("gone", {"--flight-slurm-timeout", "600"});
   job_comes("90004", users_->uid(kUserA));
   ASSERT_TRUE(wait_for([&] { return pending("90004"); })) << slurm().dump();
   std::vector<pid_t> kids = children_of(daemon_->pid());
