@@ -31,20 +31,21 @@ mount -t 9p -o trans=virtio,version=9p2000.L,ro,cache=loose,msize=262144 hostroo
   fail "mount -t 9p hostroot (the host's / exported by qemu -virtfs)"
 mount -t tmpfs -o mode=755 tmpfs /rw || fail "mount tmpfs /rw"
 mkdir -p /rw/upper /rw/work
-# The account files copied into the upper layer now, whole: the host's own tests add and remove
-# users while a guest runs (scripts/test.sh runs the guests beside them), and a file the host
-# renames under cache=loose made the guest's useradd fail later on.
-mkdir -p /rw/upper/etc
-# Their locks hidden too (whiteouts): the host's show through the overlay, and a guest useradd that
-# finds one naming a live pid fails (both the guest's users missing in one CI run; reproduced with
-# a host /etc/passwd.lock naming pid 1). No process of the guest holds the host's locks.
-for f in passwd group shadow gshadow subuid subgid; do
-  [ ! -e "/lower/etc/$f" ] || cp -p "/lower/etc/$f" "/rw/upper/etc/$f" || fail "copy /etc/$f up"
-  mknod "/rw/upper/etc/$f.lock" c 0 0 || fail "hide the host's /etc/$f.lock"
-done
 mount -t overlay -o lowerdir=/lower,upperdir=/rw/upper,workdir=/rw/work overlay /newroot ||
   fail "mount -t overlay (the host's / under a tmpfs)"
 [ -x /newroot/lib/systemd/systemd ] || fail "no /lib/systemd/systemd on the host's root"
+# An /etc of its own, a copy of the host's taken now: the host's own tests add and remove users and
+# groups while a guest runs (scripts/test.sh runs the guests beside them), and an overlay whose
+# lower /etc changes under it is undefined: a file renamed under cache=loose, the host's account
+# locks showing through, once groupadd finding no gshadow.lock it had just made (all in CI). The
+# host's locks are not copied: no process of the guest holds them. A file the host removes during
+# the copy may be missed (cp's error ignored); the account files are checked.
+mount -t tmpfs -o mode=755 tmpfs /newroot/etc || fail "mount tmpfs /etc"
+cp -a /lower/etc/. /newroot/etc/ 2>/dev/null
+rm -f /newroot/etc/*.lock
+for f in passwd group shadow gshadow; do
+  [ -s "/newroot/etc/$f" ] || fail "copy the host's /etc/$f"
+done
 # A /tmp of its own: the host's would be emptied (whiteout by whiteout) by systemd-tmpfiles.
 mount -t tmpfs -o mode=1777 tmpfs /newroot/tmp || fail "mount tmpfs /tmp"
 
